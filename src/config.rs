@@ -1,0 +1,214 @@
+//! `site.toml`: every key has a default, so an empty file is valid; unknown keys are errors that
+//! name the key, its line and the valid keys. Paths inside are relative to the file's folder.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// The whole site configuration.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Site title in every page header. Default: "fragstats".
+    pub title: String,
+    /// One line under the title. Default: empty.
+    pub description: String,
+    /// Absolute URL of the published site, used only for absolute links in feeds. Default: none.
+    pub base_url: Option<String>,
+    /// Log files or folders (walked recursively). Default: `["sample-logs"]`.
+    pub logs: Vec<PathBuf>,
+    /// Output folder. Default: `public`.
+    pub output: PathBuf,
+    /// Extra names counted as one player: `"Main name" = ["other name", ...]`. Default: none.
+    pub aliases: BTreeMap<String, Vec<String>>,
+    /// Declared clans. Default: none.
+    pub clans: Vec<ClanConfig>,
+    /// Also find clans from bracketed tags (`[TAG]`, `=TAG=`, ...) shared by two or more players.
+    /// Default: true.
+    pub detect_clans: bool,
+    /// Rating systems. Default: see [`RatingConfig`].
+    pub rating: RatingConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            title: "fragstats".into(),
+            description: String::new(),
+            base_url: None,
+            logs: vec![PathBuf::from("sample-logs")],
+            output: PathBuf::from("public"),
+            aliases: BTreeMap::new(),
+            clans: Vec::new(),
+            detect_clans: true,
+            rating: RatingConfig::default(),
+        }
+    }
+}
+
+/// A clan declared in `[[clans]]`: members are players whose plain name matches a pattern.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClanConfig {
+    /// Clan name shown on the site.
+    pub name: String,
+    /// Names starting with one of these belong to the clan.
+    pub prefix: Vec<String>,
+    /// Names ending with one of these belong to the clan.
+    pub suffix: Vec<String>,
+    /// Names containing one of these belong to the clan.
+    pub contains: Vec<String>,
+}
+
+/// `[rating]`: the rating systems' parameters.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RatingConfig {
+    /// Becker's dynamic (Elo) rating.
+    pub dynamic: DynamicConfig,
+    /// Becker's static (least squares) rating.
+    #[serde(rename = "static")]
+    pub static_: StaticConfig,
+}
+
+/// How duels (1v1 tournament matches) feed the dynamic rating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DuelMode {
+    /// Every frag is a 1:0 result, as in other game types.
+    Frag,
+    /// The match is one result at its end (frags minus suicides as the score).
+    Match,
+}
+
+/// `[rating.dynamic]`: Becker's Elo ladder (RANKING.md section 1).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DynamicConfig {
+    /// Elo K factor. Default: 40.
+    pub k: f64,
+    /// Rating of a new player. Default: 0.
+    pub initial: f64,
+    /// Weight of a frag. Default: 1.
+    pub frag: f64,
+    /// Weight of a flag capture. Default: 7.
+    pub capture: f64,
+    /// Weight of a flag return. Default: 0 (ignored).
+    pub flag_return: f64,
+    /// Weight of taking the enemy flag. Default: 0 (ignored).
+    pub flag_pickup: f64,
+    /// Weight of killing the enemy flag carrier. Default: 0 (ignored).
+    pub flag_carrier_kill: f64,
+    /// Points subtracted from everyone per decay period. Default: 0 (no decay).
+    pub decay_points: f64,
+    /// Length of a decay period in days of log time. Default: 7.
+    pub decay_every_days: u32,
+    /// `"frag"` (default) or `"match"`: how duels are rated.
+    pub duel: DuelMode,
+}
+
+impl Default for DynamicConfig {
+    fn default() -> Self {
+        DynamicConfig {
+            k: 40.0,
+            initial: 0.0,
+            frag: 1.0,
+            capture: 7.0,
+            flag_return: 0.0,
+            flag_pickup: 0.0,
+            flag_carrier_kill: 0.0,
+            decay_points: 0.0,
+            decay_every_days: 7,
+            duel: DuelMode::Frag,
+        }
+    }
+}
+
+/// `[rating.static]`: Becker's least squares on the frag matrix (RANKING.md section 2).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StaticConfig {
+    /// Frags between two players (both ways) for the pair to count in the core. Default: 5.
+    pub min_pair_frags: u32,
+    /// Frags made plus suffered for a player to be considered for the core. Default: 20.
+    pub min_incidents: u32,
+}
+
+impl Default for StaticConfig {
+    fn default() -> Self {
+        StaticConfig {
+            min_pair_frags: 5,
+            min_incidents: 20,
+        }
+    }
+}
+
+impl Config {
+    /// Parses the text of a `site.toml`. `origin` names the file in error messages.
+    pub fn parse(text: &str, origin: &str) -> Result<Config> {
+        toml::from_str(text).map_err(|err| {
+            let place = match err.span() {
+                Some(span) => {
+                    let before = &text[..span.start.min(text.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                    format!("{origin}:{line}:{col}")
+                }
+                None => origin.to_string(),
+            };
+            anyhow::anyhow!("{place}: {}", err.message().trim())
+        })
+    }
+
+    /// Reads and parses a `site.toml`.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config file {}", path.display()))?;
+        Config::parse(&text, &path.display().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_gives_defaults() {
+        let c = Config::parse("", "site.toml").unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.logs, vec![PathBuf::from("sample-logs")]);
+        assert_eq!(c.rating.dynamic.k, 40.0);
+        assert_eq!(c.rating.static_.min_pair_frags, 5);
+    }
+
+    #[test]
+    fn unknown_key_names_key_line_and_valid_keys() {
+        let err = Config::parse("title = \"x\"\n\n[rating.dynamic]\nkk = 3\n", "site.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("site.toml:4:1: unknown field `kk`"),
+            "{err}"
+        );
+        assert!(err.contains("expected one of"), "{err}");
+        assert!(err.contains("`decay_points`"), "{err}");
+        assert!(!err.contains('\n'), "one line: {err}");
+    }
+
+    #[test]
+    fn rating_keys_and_duel_mode() {
+        let c = Config::parse(
+            "[rating.dynamic]\nk = 32.0\nduel = \"match\"\n[rating.static]\nmin_incidents = 3\n",
+            "s",
+        )
+        .unwrap();
+        assert_eq!(c.rating.dynamic.k, 32.0);
+        assert_eq!(c.rating.dynamic.duel, DuelMode::Match);
+        assert_eq!(c.rating.static_.min_incidents, 3);
+        assert_eq!(c.rating.static_.min_pair_frags, 5);
+        let err = Config::parse("[rating.dynamic]\nduel = \"round\"\n", "s").unwrap_err();
+        assert!(err.to_string().contains("unknown variant `round`"), "{err}");
+    }
+}

@@ -1,0 +1,15 @@
+//! fragstats: game-server logs in, static statistics website out.
+//!
+//! Data flows one way: [`crawl`] -> [`parse`] -> [`model`] -> [`stats`] -> [`render`] ->
+//! [`output`]; [`build`] runs the pipeline.
+
+pub mod build;
+pub mod cli;
+pub mod config;
+pub mod crawl;
+pub mod diagnostics;
+pub mod model;
+pub mod output;
+pub mod parse;
+pub mod render;
+pub mod stats;

@@ -1,0 +1,48 @@
+//! The `fragstats` binary: parses the command line, runs the build, prints the summary.
+//! Exit status: 0 site written, 1 nothing could be built (the error says why), 2 bad usage.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use fragstats::build::{BuildRequest, build};
+use fragstats::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Build(args) => {
+            let req = BuildRequest {
+                config: args.config,
+                out: args.out,
+                paths: args.paths,
+            };
+            match build(&req) {
+                Ok(built) => {
+                    eprint!("{}", built.diagnostics.summary());
+                    eprintln!(
+                        "wrote {} files ({} players, {} matches) to {}",
+                        built.files,
+                        built.players,
+                        built.matches,
+                        built.out.display()
+                    );
+                    println!("open {}", built.out.join("index.html").display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {}", one_line(&format!("{e:#}")));
+                    ExitCode::from(1)
+                }
+            }
+        }
+    }
+}
+
+/// Errors are printed on one line.
+fn one_line(s: &str) -> String {
+    s.split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}

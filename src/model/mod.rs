@@ -1,0 +1,179 @@
+//! The game-neutral event model every log parser produces: matches, the players in them and what
+//! happened (frags, suicides, team kills, flag events, awards, team changes). It knows nothing of
+//! log syntax, ratings or HTML.
+
+pub mod identity;
+pub mod names;
+
+use chrono::NaiveDateTime;
+use serde::{Deserialize, Serialize};
+
+/// A side in a match. `Free` is "no team" (free-for-all); `Spectator` is not playing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum Team {
+    Free,
+    Red,
+    Blue,
+    Spectator,
+}
+
+impl Team {
+    /// True for red and blue, the two sides that can team-kill and capture.
+    pub fn is_side(self) -> bool {
+        matches!(self, Team::Red | Team::Blue)
+    }
+
+    /// True when the player takes part in play (not a spectator).
+    pub fn is_playing(self) -> bool {
+        self != Team::Spectator
+    }
+
+    /// The opposing side, for red and blue.
+    pub fn opponent(self) -> Option<Team> {
+        match self {
+            Team::Red => Some(Team::Blue),
+            Team::Blue => Some(Team::Red),
+            _ => None,
+        }
+    }
+
+    /// Lower-case English name used in pages and JSON.
+    pub fn label(self) -> &'static str {
+        match self {
+            Team::Free => "free",
+            Team::Red => "red",
+            Team::Blue => "blue",
+            Team::Spectator => "spectator",
+        }
+    }
+}
+
+/// What kind of game a match was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameType {
+    /// Short stable name, e.g. `ffa`, `duel`, `tdm`, `ctf`, `unknown`.
+    pub code: String,
+    /// Human-readable name, e.g. "Capture the Flag".
+    pub name: String,
+    /// Two sides (red and blue) play against each other.
+    pub team_based: bool,
+    /// One against one (tournament).
+    pub duel: bool,
+}
+
+/// What a flag event was. Captures score; the others are configurable extras.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FlagAction {
+    Pickup,
+    Capture,
+    Return,
+    Drop,
+    CarrierKill,
+}
+
+/// One thing that happened in a match. Player numbers index [`Match::players`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum EventKind {
+    /// `actor` killed `target`, who was not a team mate.
+    Frag,
+    /// `actor` killed themself (own weapon, world, environment).
+    Suicide,
+    /// `actor` killed team mate `target`.
+    TeamKill,
+    /// `actor` did something with a flag of side `flag_team`.
+    Flag(FlagAction, Team),
+    /// `actor` received the award `detail` (index into [`Match::awards`]).
+    Award,
+    /// `actor` is now on `team` (first assignment included).
+    TeamChange(Team),
+    /// `actor` left the server.
+    Leave,
+}
+
+/// Marker for "no second player" in [`Event::target`].
+pub const NO_PLAYER: u32 = u32::MAX;
+
+/// A timed event inside a match.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Seconds since the match started.
+    pub time: u32,
+    /// 1-based line number in the source file (for diagnostics and ordering).
+    pub line: u64,
+    pub kind: EventKind,
+    /// The player acting (killer, suicider, capturer).
+    pub actor: u32,
+    /// The victim of a frag or team kill, else [`NO_PLAYER`].
+    pub target: u32,
+    /// Weapon index into [`Match::weapons`] for kills, award index for awards, else 0.
+    pub detail: u16,
+}
+
+/// A player as seen in one match.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchPlayer {
+    /// Name with colour codes removed and white space trimmed (before alias rules).
+    pub plain: String,
+    /// Latest name as written in the log, colour codes kept.
+    pub name: String,
+    /// Final score from the `score:` lines, if logged.
+    pub score: Option<i32>,
+    /// Last team seen.
+    pub team: Team,
+    /// Seconds since match start of the first sighting in this match.
+    pub joined: u32,
+    /// Seconds since match start of the disconnect, if it happened inside the match.
+    pub left: Option<u32>,
+    /// Took part in play: named by a kill, score, flag or award line.
+    pub active: bool,
+    /// Bot skill from the userinfo (`skill\ 4.00`). An answer key for evaluation only:
+    /// never an input to a rating.
+    pub bot_skill: Option<f32>,
+}
+
+/// One match (one map played from InitGame to its end), in game-neutral form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Match {
+    /// Content fingerprint (hex); the same match uploaded twice gets the same id.
+    pub id: String,
+    /// Log file path relative to its log root, with `/` separators.
+    pub source: String,
+    /// Index of the source file in crawl order (for stable ordering).
+    pub file_index: usize,
+    /// 1-based line where the match starts in the source file.
+    pub line: u64,
+    pub map: String,
+    pub gametype: GameType,
+    /// Server name as written (colour codes kept).
+    pub server: String,
+    /// Absolute start time (server local time), when the log has one.
+    pub start: Option<NaiveDateTime>,
+    pub duration_seconds: u32,
+    /// Why the match ended (`Fraglimit hit.`), if logged.
+    pub exit_reason: Option<String>,
+    /// Final red and blue scores, in team games that logged them.
+    pub team_scores: Option<[i32; 2]>,
+    /// The file began in the middle of this match (its start is missing).
+    pub partial: bool,
+    pub players: Vec<MatchPlayer>,
+    pub events: Vec<Event>,
+    /// Weapon (means of death) names, indexed by [`Event::detail`] of kill events.
+    pub weapons: Vec<String>,
+    /// Award names, indexed by [`Event::detail`] of award events.
+    pub awards: Vec<String>,
+}
+
+impl Match {
+    /// Players that took part in play.
+    pub fn active_players(&self) -> impl Iterator<Item = (usize, &MatchPlayer)> {
+        self.players.iter().enumerate().filter(|(_, p)| p.active)
+    }
+
+    /// Number of frags (kills that were neither suicides nor team kills).
+    pub fn frag_count(&self) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Frag))
+            .count()
+    }
+}

@@ -1,0 +1,80 @@
+//! Log formats: sniffing which format a file is in, a bounded line reader, and one parser module per
+//! format behind the [`LogFormat`] trait. Parsers stream: they hold one line and the match being
+//! built, never the whole file.
+
+pub mod lines;
+pub mod q3;
+
+use std::io::BufRead;
+
+use crate::diagnostics::FileReport;
+use crate::model::Match;
+
+/// Where the bytes being parsed come from.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// Path relative to its log root, `/`-separated.
+    pub path: String,
+    /// Index of the file in crawl order.
+    pub file_index: usize,
+}
+
+/// One log format: recognises its files and turns them into matches.
+pub trait LogFormat: Sync {
+    /// Short name shown in diagnostics, e.g. `quake3`.
+    fn name(&self) -> &'static str;
+    /// True when the head of a file (its first bytes) looks like this format.
+    fn sniff(&self, head: &[u8]) -> bool;
+    /// Parses a whole file, calling `emit` for every match in file order and reporting every line
+    /// it could not use into `report`.
+    fn parse(
+        &self,
+        input: &mut dyn BufRead,
+        source: &Source,
+        report: &mut FileReport,
+        emit: &mut dyn FnMut(Match),
+    ) -> std::io::Result<()>;
+}
+
+/// Every format fragstats can parse, in sniffing order.
+pub fn formats() -> &'static [&'static dyn LogFormat] {
+    &[&q3::Quake3]
+}
+
+/// What sniffing a file's head found.
+pub enum Detected {
+    Parser(&'static dyn LogFormat),
+    /// A recognised format with no parser yet (the reason says which).
+    Unsupported(&'static str),
+    /// Not a log this program knows; the reason says why.
+    Unknown(&'static str),
+}
+
+/// How many bytes of a file sniffing looks at.
+pub const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Decides the format of a file from its first bytes (at most [`SNIFF_BYTES`]).
+pub fn detect(head: &[u8]) -> Detected {
+    if head.is_empty() {
+        return Detected::Unknown("empty file");
+    }
+    if head.contains(&0) {
+        return Detected::Unknown("binary file (contains NUL bytes)");
+    }
+    if let Some(f) = formats().iter().find(|f| f.sniff(head)) {
+        return Detected::Parser(*f);
+    }
+    if looks_like_half_life(head) {
+        return Detected::Unsupported("Half-Life/Source log: no parser for this format yet");
+    }
+    Detected::Unknown("unknown format: not a log format fragstats reads")
+}
+
+/// Half-Life log standard lines start with `L MM/DD/YYYY - ` (after an optional BOM).
+fn looks_like_half_life(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    lines::complete_lines(head).take(20).any(|l| {
+        let l = l.strip_prefix(b"\xFF\xFF\xFF\xFF").unwrap_or(l);
+        l.len() > 15 && l.starts_with(b"L ") && l[4] == b'/' && l[7] == b'/' && &l[12..15] == b" - "
+    })
+}

@@ -1,0 +1,896 @@
+//! Quake 3 family `games.log` (baseq3/ioquake3, OpenArena, Urban Terror 4.x):
+//!
+//! ```text
+//!  20:54 Kill: 1022 2 22: <world> killed Isgalamido by MOD_TRIGGER_HURT
+//! ```
+//!
+//! Every line is a level-time stamp (`M+:SS`), a kind word and a payload. A match runs from
+//! `InitGame` to `ShutdownGame`, the next `InitGame` or the end of the file; lines before the first
+//! `InitGame` form a partial match. Players are known by client slot: the latest
+//! `ClientUserinfoChanged` for a slot gives its name and team (kept across `InitGame`, cleared by
+//! `ClientDisconnect`). Kill lines are read by their slot numbers, never by splitting the names.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use chrono::NaiveDateTime;
+
+use super::lines::{Line, LineReader, complete_lines};
+use super::{LogFormat, Source};
+use crate::diagnostics::FileReport;
+use crate::model::names::plain_name;
+use crate::model::{Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team};
+
+/// Slot number the game uses for the world as a killer (`ENTITYNUM_WORLD`); 1023 is `NONE`.
+const WORLD_SLOTS: [u32; 2] = [1022, 1023];
+/// Client slots above this are not real clients.
+const MAX_SLOT: u32 = 1023;
+
+/// The Quake 3 family parser.
+pub struct Quake3;
+
+impl LogFormat for Quake3 {
+    fn name(&self) -> &'static str {
+        "quake3"
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        let mut framed = 0;
+        let mut other = 0;
+        let mut known_kind = false;
+        for line in complete_lines(head).take(400) {
+            let text = String::from_utf8_lossy(line);
+            if text.trim().is_empty() {
+                continue;
+            }
+            match split_stamp(&text) {
+                Some((_, rest)) => {
+                    framed += 1;
+                    let kind = rest.split(':').next().unwrap_or("");
+                    known_kind |= rest.starts_with("---")
+                        || matches!(
+                            kind,
+                            "InitGame"
+                                | "Kill"
+                                | "ClientConnect"
+                                | "ClientUserinfoChanged"
+                                | "ShutdownGame"
+                                | "Exit"
+                                | "ClientBegin"
+                                | "Item"
+                        );
+                }
+                None => other += 1,
+            }
+        }
+        known_kind && framed >= 1 && framed >= other * 4
+    }
+
+    fn parse(
+        &self,
+        input: &mut dyn BufRead,
+        source: &Source,
+        report: &mut FileReport,
+        emit: &mut dyn FnMut(Match),
+    ) -> std::io::Result<()> {
+        let mut reader = LineReader::new(input);
+        let mut parser = Parser {
+            source,
+            slots: HashMap::new(),
+            current: None,
+            emitted: 0,
+        };
+        while let Some((number, line)) = reader.next_line()? {
+            match line {
+                Line::TooLong => report.skip_line("line longer than 64 KiB", number, ""),
+                Line::Text(bytes) => {
+                    parser.line(&String::from_utf8_lossy(bytes), number, report, emit)
+                }
+            }
+        }
+        report.lines = reader.number;
+        parser.close(None, report, emit);
+        report.matches = parser.emitted;
+        Ok(())
+    }
+}
+
+/// Splits `  12:34 Kind: payload` into (seconds, `Kind: payload`). None when there is no stamp.
+fn split_stamp(line: &str) -> Option<(u32, &str)> {
+    let t = line.trim_start_matches(' ');
+    let colon = t.find(':')?;
+    let (min, rest) = (&t[..colon], &t[colon + 1..]);
+    if min.is_empty() || min.len() > 7 || !min.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let sec = rest.get(..2)?;
+    if !sec.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let rest = &rest[2..];
+    let rest = match rest.strip_prefix(' ') {
+        Some(r) => r,
+        None if rest.is_empty() => rest,
+        None => return None,
+    };
+    let minutes: u32 = min.parse().ok()?;
+    let seconds: u32 = sec.parse().ok()?;
+    Some((minutes.checked_mul(60)?.checked_add(seconds)?, rest))
+}
+
+/// Iterates `key\value` pairs of a Quake info string (leading `\` optional).
+fn info_pairs(s: &str) -> impl Iterator<Item = (&str, &str)> {
+    let s = s.strip_prefix('\\').unwrap_or(s);
+    let mut parts = s.split('\\');
+    std::iter::from_fn(move || {
+        let key = parts.next()?;
+        let value = parts.next().unwrap_or("");
+        Some((key, value))
+    })
+}
+
+/// C `atoi`: optional white space and sign, then digits; anything else ends the number (0 if none).
+fn atoi(s: &str) -> i64 {
+    let s = s.trim_start();
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let mut n: i64 = 0;
+    for b in digits.bytes().take_while(u8::is_ascii_digit) {
+        n = n.saturating_mul(10).saturating_add(i64::from(b - b'0'));
+    }
+    if neg { -n } else { n }
+}
+
+/// Parses leading space-separated integers of `s`, e.g. `"3 6 7"`.
+fn ints<const N: usize>(s: &str) -> Option<[i64; N]> {
+    let mut out = [0i64; N];
+    let mut it = s.split_ascii_whitespace();
+    for slot in out.iter_mut() {
+        *slot = it.next()?.parse().ok()?;
+    }
+    Some(out)
+}
+
+fn team_from_number(t: &str) -> Team {
+    match atoi(t) {
+        1 => Team::Red,
+        2 => Team::Blue,
+        3 => Team::Spectator,
+        _ => Team::Free,
+    }
+}
+
+/// Game type from `g_gametype` and the mod (`gamename`): Urban Terror numbers its modes differently.
+pub fn game_type(raw: Option<&str>, gamename: &str) -> GameType {
+    let Some(raw) = raw else {
+        return gt("unknown", "Unknown", false, false);
+    };
+    let n = atoi(raw.trim_start_matches(|c: char| c == '=' || c.is_whitespace()));
+    let urt = gamename.starts_with("q3ut") || gamename.starts_with("q3urt");
+    if urt {
+        match n {
+            0 => gt("ffa", "Free For All", false, false),
+            1 => gt("lms", "Last Man Standing", false, false),
+            3 => gt("tdm", "Team Deathmatch", true, false),
+            4 => gt("ts", "Team Survivor", true, false),
+            5 => gt("ftl", "Follow the Leader", true, false),
+            6 => gt("cah", "Capture and Hold", true, false),
+            7 => gt("ctf", "Capture the Flag", true, false),
+            8 => gt("bomb", "Bomb", true, false),
+            9 => gt("jump", "Jump", false, false),
+            10 => gt("freeze", "Freeze Tag", true, false),
+            11 => gt("gungame", "Gun Game", false, false),
+            _ => gt(&format!("mode{n}"), &format!("Mode {n}"), false, false),
+        }
+    } else {
+        match n {
+            0 => gt("ffa", "Free For All", false, false),
+            1 => gt("duel", "Tournament (duel)", false, true),
+            2 => gt("sp", "Single Player", false, false),
+            3 => gt("tdm", "Team Deathmatch", true, false),
+            4 => gt("ctf", "Capture the Flag", true, false),
+            5 => gt("1fctf", "One Flag CTF", true, false),
+            6 => gt("overload", "Overload", true, false),
+            7 => gt("harvester", "Harvester", true, false),
+            8 => gt("elimination", "Elimination", true, false),
+            9 => gt("ctfelim", "CTF Elimination", true, false),
+            10 => gt("lms", "Last Man Standing", false, false),
+            11 => gt("dd", "Double Domination", true, false),
+            12 => gt("dom", "Domination", true, false),
+            _ => gt(&format!("mode{n}"), &format!("Mode {n}"), false, false),
+        }
+    }
+}
+
+fn gt(code: &str, name: &str, team_based: bool, duel: bool) -> GameType {
+    GameType {
+        code: code.to_string(),
+        name: name.to_string(),
+        team_based,
+        duel,
+    }
+}
+
+/// What the latest userinfo line said about a client slot.
+#[derive(Debug, Clone)]
+struct Slot {
+    name: String,
+    plain: String,
+    team: Team,
+    skill: Option<f32>,
+}
+
+/// FNV-1a, 64 bit: a stable content fingerprint for match ids.
+struct Fnv64(u64);
+
+impl Fnv64 {
+    fn new() -> Self {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes.iter().chain(b"\n") {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// A match being read.
+struct Builder {
+    m: Match,
+    hash: Fnv64,
+    /// Level time of the match start.
+    start_time: u32,
+    last_time: u32,
+    exit_time: Option<u32>,
+    shutdown: bool,
+    by_plain: HashMap<String, u32>,
+    weapons: HashMap<String, u16>,
+}
+
+impl Builder {
+    fn new(source: &Source, line: u64, time: u32) -> Self {
+        Builder {
+            m: Match {
+                id: String::new(),
+                source: source.path.clone(),
+                file_index: source.file_index,
+                line,
+                map: "(unknown)".to_string(),
+                gametype: game_type(None, ""),
+                server: String::new(),
+                start: None,
+                duration_seconds: 0,
+                exit_reason: None,
+                team_scores: None,
+                partial: false,
+                players: Vec::new(),
+                events: Vec::new(),
+                weapons: Vec::new(),
+                awards: Vec::new(),
+            },
+            hash: Fnv64::new(),
+            start_time: time,
+            last_time: time,
+            exit_time: None,
+            shutdown: false,
+            by_plain: HashMap::new(),
+            weapons: HashMap::new(),
+        }
+    }
+
+    fn rel(&self, time: u32) -> u32 {
+        time.saturating_sub(self.start_time)
+    }
+
+    /// The match player for a slot's current identity, created on first sight.
+    fn player(&mut self, slot: &Slot, time: u32, line: u64) -> u32 {
+        if let Some(&i) = self.by_plain.get(&slot.plain) {
+            let p = &mut self.m.players[i as usize];
+            p.name.clone_from(&slot.name);
+            if slot.skill.is_some() {
+                p.bot_skill = slot.skill;
+            }
+            return i;
+        }
+        let i = self.m.players.len() as u32;
+        self.m.players.push(MatchPlayer {
+            plain: slot.plain.clone(),
+            name: slot.name.clone(),
+            score: None,
+            team: slot.team,
+            joined: self.rel(time),
+            left: None,
+            active: false,
+            bot_skill: slot.skill,
+        });
+        self.by_plain.insert(slot.plain.clone(), i);
+        self.push(
+            time,
+            line,
+            EventKind::TeamChange(slot.team),
+            i,
+            NO_PLAYER,
+            0,
+        );
+        i
+    }
+
+    fn push(
+        &mut self,
+        time: u32,
+        line: u64,
+        kind: EventKind,
+        actor: u32,
+        target: u32,
+        detail: u16,
+    ) {
+        self.m.events.push(Event {
+            time: self.rel(time),
+            line,
+            kind,
+            actor,
+            target,
+            detail,
+        });
+    }
+
+    fn weapon(&mut self, name: &str) -> u16 {
+        if let Some(&i) = self.weapons.get(name) {
+            return i;
+        }
+        let i = u16::try_from(self.m.weapons.len()).unwrap_or(u16::MAX);
+        if i < u16::MAX {
+            self.m.weapons.push(name.to_string());
+            self.weapons.insert(name.to_string(), i);
+        }
+        i
+    }
+
+    fn award(&mut self, name: &str) -> u16 {
+        match self.m.awards.iter().position(|a| a == name) {
+            Some(i) => i as u16,
+            None => {
+                self.m.awards.push(name.to_string());
+                (self.m.awards.len() - 1) as u16
+            }
+        }
+    }
+}
+
+struct Parser<'s> {
+    source: &'s Source,
+    slots: HashMap<u32, Slot>,
+    current: Option<Builder>,
+    emitted: usize,
+}
+
+const MALFORMED: &str = "malformed line (fields missing or not numbers)";
+const UNKNOWN_SLOT: &str =
+    "names a client slot with no player (no ClientUserinfoChanged before it)";
+
+impl Parser<'_> {
+    fn line(
+        &mut self,
+        text: &str,
+        number: u64,
+        report: &mut FileReport,
+        emit: &mut dyn FnMut(Match),
+    ) {
+        if text.trim().is_empty() {
+            return;
+        }
+        let Some((time, rest)) = split_stamp(text) else {
+            report.skip_line("corrupt line (no level-time stamp)", number, text);
+            return;
+        };
+        if rest.starts_with("---") || rest.is_empty() {
+            return;
+        }
+        let (kind, payload) = match rest.find(':') {
+            Some(i) => (
+                &rest[..i],
+                rest[i + 1..].strip_prefix(' ').unwrap_or(&rest[i + 1..]),
+            ),
+            None => (rest, ""),
+        };
+        if kind == "InitGame" {
+            self.close(
+                Some("closed by the next InitGame (no ShutdownGame)"),
+                report,
+                emit,
+            );
+            self.init_game(payload, time, number);
+            return;
+        }
+        if let Some(b) = self.current.as_mut() {
+            b.hash.write(text.as_bytes());
+        }
+        if kind == "ShutdownGame" {
+            if self.current.is_none() {
+                report.note(
+                    "ShutdownGame without InitGame (file starts mid-game)",
+                    number,
+                    text,
+                );
+            } else if let Some(b) = self.current.as_mut() {
+                b.shutdown = true;
+                b.last_time = b.last_time.max(time);
+            }
+            self.close(None, report, emit);
+            return;
+        }
+        if is_ignored(kind, rest) {
+            return;
+        }
+        if !is_handled(kind) {
+            report.skip_line("unknown line kind", number, text);
+            return;
+        }
+        let b = match self.current.as_mut() {
+            Some(b) => b,
+            None => {
+                report.note(
+                    "match starts before the file (no InitGame; map unknown)",
+                    number,
+                    text,
+                );
+                let mut b = Builder::new(self.source, number, time);
+                b.m.partial = true;
+                b.hash.write(text.as_bytes());
+                self.current.insert(b)
+            }
+        };
+        if time >= b.start_time {
+            b.last_time = b.last_time.max(time);
+        }
+        let ok = match kind {
+            "Exit" => {
+                b.m.exit_reason = Some(payload.trim().to_string());
+                b.exit_time = Some(time);
+                true
+            }
+            "ClientUserinfoChanged" => userinfo(b, &mut self.slots, payload, time, number, report),
+            "ClientConnect" => true,
+            "ClientBegin" => slot_event(b, &self.slots, payload, time, number, false),
+            "ClientDisconnect" => {
+                let ok = slot_event(b, &self.slots, payload, time, number, true);
+                if let Some([slot]) = ints::<1>(payload) {
+                    self.slots.remove(&(slot as u32));
+                }
+                ok
+            }
+            "Kill" => kill(b, &self.slots, payload, time, number, report),
+            "score" => score(b, &self.slots, payload, time, number, report),
+            "red" => team_scores(b, payload),
+            "CTF" => ctf(b, &self.slots, payload, time, number, report),
+            "Flag" => urt_flag(b, &self.slots, payload, time, number, report),
+            "Award" => award(b, &self.slots, payload, time, number, report),
+            _ => true,
+        };
+        if !ok {
+            report.skip_line(&format!("{MALFORMED}: {kind}"), number, text);
+        }
+    }
+
+    fn init_game(&mut self, payload: &str, time: u32, number: u64) {
+        let mut b = Builder::new(self.source, number, time);
+        b.hash.write(b"InitGame");
+        b.hash.write(payload.as_bytes());
+        let mut gametype = None;
+        let mut gamename = "";
+        for (k, v) in info_pairs(payload) {
+            match k.to_ascii_lowercase().as_str() {
+                "mapname" => b.m.map = v.to_string(),
+                "g_gametype" => gametype = Some(v),
+                "sv_hostname" => b.m.server = v.to_string(),
+                "gamename" => gamename = v,
+                "g_timestamp" => {
+                    b.m.start = NaiveDateTime::parse_from_str(v.trim(), "%Y-%m-%d %H:%M:%S").ok()
+                }
+                _ => {}
+            }
+        }
+        b.m.gametype = game_type(gametype, gamename);
+        self.current = Some(b);
+    }
+
+    /// Finishes the current match, if any, and emits it when someone played in it.
+    fn close(&mut self, why: Option<&str>, report: &mut FileReport, emit: &mut dyn FnMut(Match)) {
+        let Some(mut b) = self.current.take() else {
+            return;
+        };
+        let end = b.exit_time.unwrap_or(b.last_time);
+        b.m.duration_seconds = end.saturating_sub(b.start_time);
+        b.m.id = format!("{:016x}", b.hash.0);
+        if !b.m.players.iter().any(|p| p.active) {
+            report.note("match with no players dropped", b.m.line, &b.m.map);
+            return;
+        }
+        if let Some(why) = why.filter(|_| !b.shutdown && b.exit_time.is_none()) {
+            report.note(&format!("match {why}"), b.m.line, &b.m.map);
+        }
+        self.emitted += 1;
+        emit(b.m);
+    }
+}
+
+/// Line kinds that carry nothing the model uses (chat, items, engine noise).
+fn is_ignored(kind: &str, rest: &str) -> bool {
+    matches!(
+        kind,
+        "Item"
+            | "say"
+            | "sayteam"
+            | "tell"
+            | "Info"
+            | "Playerstore"
+            | "PlayerScore"
+            | "TeamScore"
+            | "Challenge"
+            | "ClientSpawn"
+            | "ClientUserinfo"
+            | "FlagCaptureTime"
+            | "Assist"
+            | "Hotpotato"
+            | "Warmup"
+            | "InitAuth"
+            | "AccountValidated"
+            | "InitRound"
+            | "Hit"
+            | "Radio"
+            | "Callvote"
+            | "Vote"
+            | "VotePassed"
+            | "VoteFailed"
+            | "SurvivorWinner"
+            | "ClientSavePosition"
+            | "ClientLoadPosition"
+            | "ClientGoto"
+            | "ClientJumpRunStarted"
+            | "ClientJumpRunStopped"
+            | "ClientJumpRunCanceled"
+            | "ClientJumpTimerStarted"
+            | "ClientJumpTimerStopped"
+            | "setteam"
+            | "Restored player with guid"
+            | "Flag Return"
+    ) || rest.starts_with("Session data initialised")
+        || rest.starts_with("Bomb ")
+        || rest.starts_with("Pop!")
+}
+
+fn is_handled(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Exit"
+            | "ClientUserinfoChanged"
+            | "ClientConnect"
+            | "ClientBegin"
+            | "ClientDisconnect"
+            | "Kill"
+            | "score"
+            | "red"
+            | "CTF"
+            | "Flag"
+            | "Award"
+    )
+}
+
+/// `ClientUserinfoChanged: 2 n\Isgalamido\t\0\model\...`
+fn userinfo(
+    b: &mut Builder,
+    slots: &mut HashMap<u32, Slot>,
+    payload: &str,
+    time: u32,
+    line: u64,
+    report: &mut FileReport,
+) -> bool {
+    let Some((slot, info)) = payload.split_once(' ') else {
+        return false;
+    };
+    let Ok(slot) = slot.parse::<u32>() else {
+        return false;
+    };
+    if slot > MAX_SLOT {
+        report.skip_line("client slot number out of range", line, payload);
+        return true;
+    }
+    let mut name = None;
+    let mut team = Team::Free;
+    let mut skill = None;
+    for (k, v) in info_pairs(info) {
+        match k {
+            "n" => name = Some(v),
+            "t" => team = team_from_number(v),
+            "skill" => skill = v.trim().parse::<f32>().ok().filter(|s| s.is_finite()),
+            _ => {}
+        }
+    }
+    let Some(name) = name else {
+        return false;
+    };
+    let new = Slot {
+        name: name.to_string(),
+        plain: plain_name(name),
+        team,
+        skill,
+    };
+    let previous = slots.insert(slot, new.clone());
+    let known = b.by_plain.get(&new.plain).copied();
+    match known {
+        Some(i) => {
+            b.player(&new, time, line);
+            let p = &mut b.m.players[i as usize];
+            if p.team != team {
+                p.team = team;
+                b.push(time, line, EventKind::TeamChange(team), i, NO_PLAYER, 0);
+            }
+        }
+        None if team.is_playing() => {
+            b.player(&new, time, line);
+        }
+        None => {}
+    }
+    // A rename moves the slot to a new identity: the old one is no longer on the server.
+    if let Some(old) = previous.filter(|o| o.plain != new.plain)
+        && let Some(&i) = b.by_plain.get(&old.plain)
+    {
+        b.push(time, line, EventKind::Leave, i, NO_PLAYER, 0);
+    }
+    true
+}
+
+/// `ClientBegin: 2` / `ClientDisconnect: 2`
+fn slot_event(
+    b: &mut Builder,
+    slots: &HashMap<u32, Slot>,
+    payload: &str,
+    time: u32,
+    line: u64,
+    leave: bool,
+) -> bool {
+    let Some([slot]) = ints::<1>(payload) else {
+        return false;
+    };
+    let Some(s) = slots.get(&(slot as u32)) else {
+        return true;
+    };
+    let Some(&i) = b.by_plain.get(&s.plain) else {
+        return true;
+    };
+    if leave {
+        let rel = b.rel(time);
+        b.m.players[i as usize].left = Some(rel);
+        b.push(time, line, EventKind::Leave, i, NO_PLAYER, 0);
+    }
+    true
+}
+
+/// Looks up a slot's current player, creating the match player; None (with a diagnostic) when the
+/// slot has no name yet or is out of range.
+fn slot_player(
+    b: &mut Builder,
+    slots: &HashMap<u32, Slot>,
+    slot: i64,
+    (time, line): (u32, u64),
+    (kind, text): (&str, &str),
+    report: &mut FileReport,
+) -> Option<u32> {
+    if !(0..=i64::from(MAX_SLOT)).contains(&slot) {
+        report.skip_line("client slot number out of range", line, text);
+        return None;
+    }
+    match slots.get(&(slot as u32)) {
+        Some(s) => {
+            let i = b.player(s, time, line);
+            b.m.players[i as usize].active = true;
+            Some(i)
+        }
+        None => {
+            report.skip_line(&format!("{kind} line {UNKNOWN_SLOT}"), line, text);
+            None
+        }
+    }
+}
+
+/// `Kill: 3 2 10: Isgalamido killed Dono da Bola by MOD_RAILGUN`
+fn kill(
+    b: &mut Builder,
+    slots: &HashMap<u32, Slot>,
+    payload: &str,
+    time: u32,
+    line: u64,
+    report: &mut FileReport,
+) -> bool {
+    let Some((numbers, text)) = payload.split_once(':') else {
+        return false;
+    };
+    let Some([killer, victim, mod_number]) = ints::<3>(numbers) else {
+        return false;
+    };
+    let weapon = match text.rfind(" by ") {
+        Some(i) if !text[i + 4..].trim().is_empty() => text[i + 4..].trim().to_string(),
+        _ => format!("MOD#{mod_number}"),
+    };
+    let world = WORLD_SLOTS.iter().any(|w| i64::from(*w) == killer);
+    // Resolve both slots before creating anyone, so a skipped line adds no player.
+    let victim_known =
+        (0..=i64::from(MAX_SLOT)).contains(&victim) && slots.contains_key(&(victim as u32));
+    let killer_known = world
+        || ((0..=i64::from(MAX_SLOT)).contains(&killer) && slots.contains_key(&(killer as u32)));
+    if !(victim_known && killer_known) {
+        let bad = if victim_known { killer } else { victim };
+        if !(0..=i64::from(MAX_SLOT)).contains(&bad) {
+            report.skip_line("client slot number out of range", line, payload);
+        } else {
+            report.skip_line(&format!("Kill line {UNKNOWN_SLOT}"), line, payload);
+        }
+        return true;
+    }
+    let Some(v) = slot_player(b, slots, victim, (time, line), ("Kill", payload), report) else {
+        return true;
+    };
+    let w = b.weapon(&weapon);
+    if world || killer == victim {
+        b.push(time, line, EventKind::Suicide, v, NO_PLAYER, w);
+        return true;
+    }
+    let Some(k) = slot_player(b, slots, killer, (time, line), ("Kill", payload), report) else {
+        return true;
+    };
+    if k == v {
+        // Two slots with the same name: one identity, so this counts as a suicide.
+        b.push(time, line, EventKind::Suicide, v, NO_PLAYER, w);
+        return true;
+    }
+    let kt = slots[&(killer as u32)].team;
+    let vt = slots[&(victim as u32)].team;
+    let kind = if kt.is_side() && kt == vt {
+        EventKind::TeamKill
+    } else {
+        EventKind::Frag
+    };
+    b.push(time, line, kind, k, v, w);
+    true
+}
+
+/// `score: 20  ping: 8  client: 3 Oootsimo`
+fn score(
+    b: &mut Builder,
+    slots: &HashMap<u32, Slot>,
+    payload: &str,
+    time: u32,
+    line: u64,
+    report: &mut FileReport,
+) -> bool {
+    let mut it = payload.split_ascii_whitespace();
+    let Some(points) = it.next().and_then(|s| s.parse::<i32>().ok()) else {
+        return false;
+    };
+    let Some(slot) = payload
+        .split_once("client:")
+        .and_then(|(_, r)| r.split_ascii_whitespace().next())
+        .and_then(|s| s.parse::<i64>().ok())
+    else {
+        return false;
+    };
+    if let Some(i) = slot_player(b, slots, slot, (time, line), ("score", payload), report) {
+        b.m.players[i as usize].score = Some(points);
+    }
+    true
+}
+
+/// `red:8  blue:6` (the kind is `red`, the payload `8  blue:6`).
+fn team_scores(b: &mut Builder, payload: &str) -> bool {
+    let Some((red, rest)) = payload.split_once("blue:") else {
+        return false;
+    };
+    match (red.trim().parse(), rest.trim().parse()) {
+        (Ok(r), Ok(bl)) => {
+            b.m.team_scores = Some([r, bl]);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// OpenArena `CTF: 7 1 1: {TDK}Liz captured the RED flag!` (slot, flag team, action).
+fn ctf(
+    b: &mut Builder,
+    slots: &HashMap<u32, Slot>,
+    payload: &str,
+    time: u32,
+    line: u64,
+    report: &mut FileReport,
+) -> bool {
+    let Some((numbers, _)) = payload.split_once(':') else {
+        return false;
+    };
+    let Some([slot, flag_team, action]) = ints::<3>(numbers) else {
+        return false;
+    };
+    let action = match action {
+        0 => FlagAction::Pickup,
+        1 => FlagAction::Capture,
+        2 => FlagAction::Return,
+        3 => FlagAction::CarrierKill,
+        _ => return false,
+    };
+    let team = team_from_number(&flag_team.to_string());
+    if let Some(i) = slot_player(b, slots, slot, (time, line), ("CTF", payload), report) {
+        b.push(time, line, EventKind::Flag(action, team), i, NO_PLAYER, 0);
+    }
+    true
+}
+
+/// Urban Terror `Flag: 0 2: team_CTF_blueflag` (slot, action: 0 drop, 1 return, 2 capture).
+fn urt_flag(
+    b: &mut Builder,
+    slots: &HashMap<u32, Slot>,
+    payload: &str,
+    time: u32,
+    line: u64,
+    report: &mut FileReport,
+) -> bool {
+    let Some((numbers, flag)) = payload.split_once(':') else {
+        return false;
+    };
+    let Some([slot, action]) = ints::<2>(numbers) else {
+        return false;
+    };
+    let action = match action {
+        0 => FlagAction::Drop,
+        1 => FlagAction::Return,
+        2 => FlagAction::Capture,
+        _ => return false,
+    };
+    let team = if flag.contains("redflag") {
+        Team::Red
+    } else if flag.contains("blueflag") {
+        Team::Blue
+    } else {
+        Team::Free
+    };
+    if let Some(i) = slot_player(b, slots, slot, (time, line), ("Flag", payload), report) {
+        b.push(time, line, EventKind::Flag(action, team), i, NO_PLAYER, 0);
+    }
+    true
+}
+
+/// OpenArena `Award: 2 1: xXSkullXx gained the EXCELLENT award!`
+fn award(
+    b: &mut Builder,
+    slots: &HashMap<u32, Slot>,
+    payload: &str,
+    time: u32,
+    line: u64,
+    report: &mut FileReport,
+) -> bool {
+    let Some((numbers, _)) = payload.split_once(':') else {
+        return false;
+    };
+    let Some([slot, kind]) = ints::<2>(numbers) else {
+        return false;
+    };
+    let name = match kind {
+        0 => "Gauntlet".to_string(),
+        1 => "Excellent".to_string(),
+        2 => "Impressive".to_string(),
+        3 => "Defence".to_string(),
+        4 => "Capture".to_string(),
+        5 => "Assist".to_string(),
+        n => format!("Award {n}"),
+    };
+    if let Some(i) = slot_player(b, slots, slot, (time, line), ("Award", payload), report) {
+        let a = b.award(&name);
+        b.push(time, line, EventKind::Award, i, NO_PLAYER, a);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,361 @@
+//! Parser tests on real lines from `../shared/data` (quoted) and the quirks SOURCES.md lists.
+
+use super::*;
+use crate::model::EventKind as K;
+
+fn parse_bytes(bytes: &[u8]) -> (Vec<Match>, FileReport) {
+    let source = Source {
+        path: "test.log".into(),
+        file_index: 0,
+    };
+    let mut report = FileReport::new("test.log");
+    let mut out = Vec::new();
+    let mut input = bytes;
+    Quake3
+        .parse(&mut input, &source, &mut report, &mut |m| out.push(m))
+        .unwrap();
+    (out, report)
+}
+
+fn parse(text: &str) -> (Vec<Match>, FileReport) {
+    parse_bytes(text.as_bytes())
+}
+
+fn player<'a>(m: &'a Match, plain: &str) -> (u32, &'a MatchPlayer) {
+    let i = m.players.iter().position(|p| p.plain == plain).unwrap();
+    (i as u32, &m.players[i])
+}
+
+fn kinds(m: &Match) -> Vec<K> {
+    m.events
+        .iter()
+        .map(|e| e.kind)
+        .filter(|k| matches!(k, K::Frag | K::Suicide | K::TeamKill))
+        .collect()
+}
+
+const OA_FFA: &str = r"  0:00 ------------------------------------------------------------
+  0:00 InitGame: \com_protocol\71\fraglimit\25\timelimit\10\g_gametype\0\mapname\oa_dm1\sv_hostname\Bot Arena\gamename\baseoa\g_timestamp\2026-11-22 01:54:56
+  0:00 Info: ServerInfo length: 790 of 1024
+  0:00 ClientUserinfoChanged: 0 n\The Dude\t\0\model\sergei\hmodel\sergei\c1\4\c2\5\hc\70\w\0\l\0\skill\ 2.00\tt\0\tl\0\id\
+  0:00 ClientConnect: 0
+  0:00 Playerstore: Failed to restore player. Invalid guid: 
+  0:00 ClientBegin: 0
+  0:00 ClientUserinfoChanged: 3 n\=XiX=Grunt\t\0\model\grunt\skill\ 3.00\id\
+  0:00 ClientConnect: 3
+  0:00 ClientBegin: 3
+  0:00 ClientUserinfoChanged: 6 n\^1Red^7Devil\t\0\model\major\skill\ 4.00\id\
+  0:33 Kill: 0 3 6: The Dude killed =XiX=Grunt by MOD_ROCKET
+  0:40 Kill: 1022 3 16: <world> killed =XiX=Grunt by MOD_LAVA
+  1:29 Kill: 6 6 9: ^1Red^7Devil killed ^1Red^7Devil by MOD_PLASMA_SPLASH
+  1:35 Kill: 0 6 16: The Dude killed ^1Red^7Devil by MOD_LAVA
+  0:21 Award: 0 0: The Dude gained the GAUNTLET award!
+  2:57 Exit: Fraglimit hit.
+  2:57 score: 25  ping: 0  client: 0 The Dude
+  2:57 score: -1  ping: 0  client: 3 =XiX=Grunt
+  3:13 ShutdownGame:
+  3:13 ------------------------------------------------------------
+";
+
+#[test]
+fn openarena_ffa_match() {
+    let (ms, report) = parse(OA_FFA);
+    assert_eq!(ms.len(), 1);
+    let m = &ms[0];
+    assert_eq!(m.map, "oa_dm1");
+    assert_eq!(m.gametype.code, "ffa");
+    assert_eq!(m.server, "Bot Arena");
+    assert_eq!(
+        m.start.unwrap().to_string(),
+        "2026-11-22 01:54:56",
+        "g_timestamp is the start"
+    );
+    assert_eq!(m.duration_seconds, 177, "Exit at 2:57");
+    assert_eq!(m.exit_reason.as_deref(), Some("Fraglimit hit."));
+    assert_eq!(m.line, 2);
+    assert_eq!(
+        kinds(m),
+        [K::Frag, K::Suicide, K::Suicide, K::Frag],
+        "world and self kills are suicides; an environment MOD with a killer is a frag"
+    );
+    let (dude, p) = player(m, "The Dude");
+    assert_eq!(p.score, Some(25));
+    assert_eq!(p.bot_skill, Some(2.0));
+    let (grunt, g) = player(m, "=XiX=Grunt");
+    assert_eq!(g.score, Some(-1));
+    let first = m.events.iter().find(|e| e.kind == K::Frag).unwrap();
+    assert_eq!((first.actor, first.target), (dude, grunt));
+    assert_eq!(m.weapons[usize::from(first.detail)], "MOD_ROCKET");
+    assert_eq!(first.time, 33);
+    let (_, devil) = player(m, "RedDevil");
+    assert_eq!(
+        devil.name, "^1Red^7Devil",
+        "display name keeps colour codes"
+    );
+    assert!(
+        m.events
+            .iter()
+            .any(|e| e.kind == K::Award && e.actor == dude)
+    );
+    assert_eq!(report.lines, 21);
+    assert!(
+        report.skipped_lines.is_empty(),
+        "{:?}",
+        report.skipped_lines
+    );
+    assert_eq!(report.matches, 1);
+}
+
+#[test]
+fn names_containing_killed_and_by_are_read_by_slot() {
+    let log = r"  0:00 InitGame: \mapname\q3dm17\g_gametype\0
+  0:01 ClientUserinfoChanged: 1 n\a killed b by MOD_X\t\0
+  0:01 ClientUserinfoChanged: 2 n\Dono da Bola\t\0
+  0:02 Kill: 1 2 10: a killed b by MOD_X killed Dono da Bola by MOD_RAILGUN
+  0:03 ShutdownGame:
+";
+    let (ms, _) = parse(log);
+    let m = &ms[0];
+    let (k, _) = player(m, "a killed b by MOD_X");
+    let (v, _) = player(m, "Dono da Bola");
+    let e = m.events.iter().find(|e| e.kind == K::Frag).unwrap();
+    assert_eq!((e.actor, e.target), (k, v));
+    assert_eq!(m.weapons[usize::from(e.detail)], "MOD_RAILGUN");
+}
+
+#[test]
+fn team_kills_need_the_same_side() {
+    let log = r"  0:00 InitGame: \mapname\oa_dm5\g_gametype\3\gamename\baseoa
+  0:00 ClientUserinfoChanged: 0 n\A\t\1
+  0:00 ClientUserinfoChanged: 1 n\B\t\1
+  0:00 ClientUserinfoChanged: 2 n\C\t\2
+  0:05 Kill: 0 1 6: A killed B by MOD_ROCKET
+  0:06 Kill: 0 2 6: A killed C by MOD_ROCKET
+  0:07 ClientUserinfoChanged: 2 n\C\t\1
+  0:08 Kill: 0 2 6: A killed C by MOD_ROCKET
+  0:10 Exit: Timelimit hit.
+  0:10 red:14  blue:50
+  0:11 ShutdownGame:
+";
+    let (ms, _) = parse(log);
+    let m = &ms[0];
+    assert!(m.gametype.team_based);
+    assert_eq!(kinds(m), [K::TeamKill, K::Frag, K::TeamKill]);
+    assert_eq!(m.team_scores, Some([14, 50]));
+    assert_eq!(player(m, "C").1.team, Team::Red);
+}
+
+#[test]
+fn q3_challenge_quirks() {
+    // Corrupt line 97, a game without ShutdownGame, `= 0` game type, 981:27 timers, line 4337.
+    let log = r"  0:00 InitGame: \sv_hostname\Code Miner Server\g_gametype\0\mapname\q3dm17\gamename\baseq3
+ 25:05 ClientUserinfoChanged: 2 n\Isgalamido\t\0\model\xian/default
+ 25:06 ClientUserinfoChanged: 3 n\Oootsimo\t\0
+ 25:07 Kill: 3 2 7:O ootsimo killed Isgalamido by MOD_ROCKET_SPLASH
+ 26  0:00 ------------------------------------------------------------
+  0:00 InitGame: \sv_hostname\Code Miner Server\g_gametype\= 0\mapname\q3dm17
+981:27 ClientUserinfoChanged: 2 n\Isgalamido\t\0
+981:30 Kill: 1022 2 22: <world> killed Isgalamido by MOD_TRIGGER_HURT
+982:27 Exit: Timelimit hit.
+";
+    let (ms, report) = parse(log);
+    assert_eq!(ms.len(), 2);
+    assert_eq!(
+        ms[0].duration_seconds,
+        25 * 60 + 7,
+        "closed by the next InitGame"
+    );
+    assert_eq!(kinds(&ms[0]), [K::Frag]);
+    assert_eq!(ms[1].gametype.code, "ffa", "`= 0` reads as 0 like C atoi");
+    // Level time was not reset: the match starts at 0:00 by its InitGame stamp, lines come at 981:27.
+    assert_eq!(ms[1].events.last().unwrap().time, 981 * 60 + 30);
+    assert_eq!(ms[1].duration_seconds, 982 * 60 + 27);
+    assert_eq!(
+        report.skipped_lines["corrupt line (no level-time stamp)"].count,
+        1
+    );
+    assert_eq!(
+        report.skipped_lines["corrupt line (no level-time stamp)"].examples[0].line,
+        5
+    );
+    assert!(
+        report
+            .notes
+            .contains_key("match closed by the next InitGame (no ShutdownGame)")
+    );
+}
+
+#[test]
+fn file_starting_mid_game() {
+    // urt41-agea-tdm.log starts like this: no InitGame, slots named before the file began.
+    let log = r"  1:03 ClientConnect: 4
+  1:03 ClientUserinfo: 4 \ip\192.168.10.96:27960\name\Pizzuto
+  1:03 ClientUserinfoChanged: 4 n\Pizzuto\t\3\r\2\tl\0\f0\\f1\\f2\\a0\128\a1\128\a2\128
+  1:21 Kill: 2 1 20: Pl4StiK0 killed Agea by UT_MOD_G36
+  1:33 ClientUserinfoChanged: 4 n\Pizzuto\t\1\r\2
+  1:33 Kill: 4 4 10: Pizzuto killed Pizzuto by MOD_CHANGE_TEAM
+  2:33 ShutdownGame:
+  0:00 ShutdownGame:
+";
+    let (ms, report) = parse(log);
+    assert_eq!(ms.len(), 1);
+    assert!(ms[0].partial);
+    assert_eq!(ms[0].map, "(unknown)");
+    assert_eq!(kinds(&ms[0]), [K::Suicide]);
+    assert_eq!(
+        report.skipped_lines[&format!("Kill line {UNKNOWN_SLOT}")].count,
+        1,
+        "a kill by unnamed slots is reported, not guessed from the text"
+    );
+    assert!(
+        report
+            .notes
+            .contains_key("ShutdownGame without InitGame (file starts mid-game)")
+    );
+    // The guid/ip line is never stored.
+    assert!(!format!("{ms:?}").contains("192.168"));
+}
+
+#[test]
+fn crlf_and_invalid_utf8_are_kept() {
+    let log = b"  0:00 InitGame: \\mapname\\m1\\g_gametype\\0\r\n  0:01 ClientUserinfoChanged: 0 n\\Bob\xabX\\t\\0\r\n  0:01 ClientUserinfoChanged: 1 n\\Al\\t\\0\r\n  0:02 Kill: 0 1 3: x killed y by MOD_MACHINEGUN\r\n  0:03 ShutdownGame:";
+    let (ms, report) = parse_bytes(log);
+    assert_eq!(ms.len(), 1);
+    let m = &ms[0];
+    assert_eq!(m.map, "m1", "CR is not part of the value");
+    assert_eq!(m.players[0].plain, "Bob\u{FFFD}X");
+    assert_eq!(m.weapons, ["MOD_MACHINEGUN"]);
+    assert_eq!(kinds(m), [K::Frag]);
+    assert!(report.skipped_lines.is_empty());
+}
+
+#[test]
+fn ctf_events_openarena_and_urban_terror() {
+    let oa = r"  0:00 InitGame: \mapname\ctf_gate1\g_gametype\4\gamename\baseoa
+  0:00 ClientUserinfoChanged: 7 n\{TDK}Liz\t\2
+  0:00 ClientUserinfoChanged: 3 n\[OA]Sarge\t\1
+  0:39 CTF: 7 1 0: {TDK}Liz got the RED flag!
+  0:55 CTF: 7 1 1: {TDK}Liz captured the RED flag!
+  0:52 CTF: 3 2 2: [OA]Sarge returned the BLUE flag!
+  0:49 CTF: 7 1 3: {TDK}Liz fragged RED's flag carrier!
+  3:04 Exit: Capturelimit hit.
+  3:13 ShutdownGame:
+";
+    let (ms, _) = parse(oa);
+    let m = &ms[0];
+    assert_eq!(m.gametype.code, "ctf");
+    let flags: Vec<_> = m
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            K::Flag(a, t) => Some((m.players[e.actor as usize].plain.as_str(), a, t)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            ("{TDK}Liz", FlagAction::Pickup, Team::Red),
+            ("{TDK}Liz", FlagAction::Capture, Team::Red),
+            ("[OA]Sarge", FlagAction::Return, Team::Blue),
+            ("{TDK}Liz", FlagAction::CarrierKill, Team::Red),
+        ]
+    );
+    let urt = r"  0:00 InitGame: \g_gametype\7\mapname\ut4_abbey\gamename\q3urt43
+  0:00 ClientUserinfoChanged: 0 n\[ACE]\t\1\r\2
+  1:35 Flag: 0 2: team_CTF_blueflag
+  1:56 Flag: 0 0: team_CTF_redflag
+  1:58 Flag Return: RED
+  2:00 ShutdownGame:
+";
+    let (ms, report) = parse(urt);
+    let m = &ms[0];
+    assert_eq!(m.gametype.code, "ctf", "Urban Terror mode 7 is CTF");
+    assert!(matches!(
+        m.events[1].kind,
+        K::Flag(FlagAction::Capture, Team::Blue)
+    ));
+    assert!(matches!(
+        m.events[2].kind,
+        K::Flag(FlagAction::Drop, Team::Red)
+    ));
+    assert!(
+        report.skipped_lines.is_empty(),
+        "{:?}",
+        report.skipped_lines
+    );
+}
+
+#[test]
+fn rename_mid_game_is_a_new_identity() {
+    let log = r"  0:00 InitGame: \mapname\q3dm17\g_gametype\0
+  0:01 ClientUserinfoChanged: 2 n\Dono da Bola\t\0
+  0:01 ClientUserinfoChanged: 3 n\Zeh\t\0
+  0:02 Kill: 2 3 10: Dono da Bola killed Zeh by MOD_RAILGUN
+  0:03 ClientUserinfoChanged: 2 n\Mocinha\t\0
+  0:04 Kill: 2 3 10: Mocinha killed Zeh by MOD_RAILGUN
+  0:05 ShutdownGame:
+";
+    let (ms, _) = parse(log);
+    let m = &ms[0];
+    let (dono, _) = player(m, "Dono da Bola");
+    let (moc, _) = player(m, "Mocinha");
+    let frags: Vec<u32> = m
+        .events
+        .iter()
+        .filter(|e| e.kind == K::Frag)
+        .map(|e| e.actor)
+        .collect();
+    assert_eq!(frags, [dono, moc]);
+}
+
+#[test]
+fn bad_numbers_and_slots_are_reported() {
+    let log = r"  0:00 InitGame: \mapname\q3dm17\g_gametype\0
+  0:01 ClientUserinfoChanged: 2 n\A\t\0
+  0:01 ClientUserinfoChanged: 99999 n\Huge\t\0
+  0:02 Kill: 2 x 10: A killed ? by MOD_RAILGUN
+  0:02 Kill: 2 5000000 10: A killed ? by MOD_RAILGUN
+  0:02 Kill: 2 2 10: A killed A by MOD_RAILGUN
+  0:03 Weird: stuff
+  0:05 ShutdownGame:
+";
+    let (ms, report) = parse(log);
+    assert_eq!(ms.len(), 1);
+    assert_eq!(
+        report.skipped_lines["client slot number out of range"].count,
+        2
+    );
+    assert_eq!(report.skipped_lines[&format!("{MALFORMED}: Kill")].count, 1);
+    assert_eq!(report.skipped_lines["unknown line kind"].count, 1);
+}
+
+#[test]
+fn empty_matches_are_dropped() {
+    let log = r"  0:00 InitGame: \mapname\q3dm17\g_gametype\0
+  0:00 ClientConnect: 2
+ 22:00 Exit: Timelimit hit.
+ 22:00 red:0  blue:0
+ 22:01 ShutdownGame:
+";
+    let (ms, report) = parse(log);
+    assert!(ms.is_empty());
+    assert_eq!(report.notes["match with no players dropped"].count, 1);
+}
+
+#[test]
+fn same_content_same_id() {
+    let (a, _) = parse(OA_FFA);
+    let (b, _) = parse(&format!("  0:00 ShutdownGame:\n{OA_FFA}"));
+    assert_eq!(a[0].id, b[0].id);
+    let (c, _) = parse(&OA_FFA.replace("0:33 Kill", "0:34 Kill"));
+    assert_ne!(a[0].id, c[0].id);
+}
+
+#[test]
+fn sniffing() {
+    assert!(Quake3.sniff(OA_FFA.as_bytes()));
+    assert!(!Quake3.sniff(b"L 09/29/2010 - 19:36:00: Log file started\n"));
+    assert!(!Quake3.sniff(b"# README\n\nSome 12:30 text: here\n"));
+    assert!(!Quake3.sniff(b""));
+}

@@ -1,0 +1,119 @@
+//! Machine-readable output under `data/`: `players.json` and `matches.json`. Field names are a
+//! contract other tools read; add fields, never rename them. No guid or IP address is ever written.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::{Links, OutputFile, SiteInput};
+
+/// One object of `data/players.json`.
+#[derive(Debug, Serialize)]
+pub struct PlayerJson<'a> {
+    /// Latest name, colour codes kept.
+    pub name: &'a str,
+    /// Identity key: colour codes removed, trimmed, aliases applied.
+    pub plain_name: &'a str,
+    /// Player page, relative to the site root.
+    pub url: &'a str,
+    pub kills: u32,
+    pub deaths: u32,
+    pub suicides: u32,
+    pub team_kills: u32,
+    pub captures: u32,
+    /// Number of matches taken part in.
+    pub matches: usize,
+    pub flag_returns: u32,
+    /// Every name seen for this player, colour codes kept.
+    pub names: &'a [String],
+}
+
+/// One object of `data/matches.json`.
+#[derive(Debug, Serialize)]
+pub struct MatchJson<'a> {
+    pub id: &'a str,
+    pub url: &'a str,
+    pub map: &'a str,
+    /// Short game type code: ffa, duel, tdm, ctf, ...
+    pub gametype: &'a str,
+    pub gametype_name: &'a str,
+    /// ISO 8601 local server time, or null when the log has no date.
+    pub start: Option<String>,
+    pub duration_seconds: u32,
+    /// Number of players who took part.
+    pub players: usize,
+    /// Frags (kills that were neither suicides nor team kills).
+    pub kills: u32,
+    pub suicides: u32,
+    pub team_kills: u32,
+    /// Log file path relative to its log root.
+    pub source: &'a str,
+    /// Line of the log file where the match starts.
+    pub line: u64,
+    pub exit_reason: Option<&'a str>,
+    /// `[red, blue]` final team scores where logged.
+    pub team_scores: Option<[i32; 2]>,
+    /// The log file begins in the middle of this match.
+    pub partial: bool,
+}
+
+/// `data/players.json` and `data/matches.json`.
+pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
+    let players: Vec<PlayerJson> = input
+        .roster
+        .players
+        .iter()
+        .zip(&input.stats.players)
+        .zip(&links.players)
+        .map(|((p, s), url)| PlayerJson {
+            name: &p.name,
+            plain_name: &p.key,
+            url,
+            kills: s.kills,
+            deaths: s.deaths,
+            suicides: s.suicides,
+            team_kills: s.team_kills,
+            captures: s.captures,
+            matches: s.matches.len(),
+            flag_returns: s.flag_returns,
+            names: &p.names_seen,
+        })
+        .collect();
+    let matches: Vec<MatchJson> = input
+        .matches
+        .iter()
+        .zip(&input.stats.matches)
+        .zip(&links.matches)
+        .map(|((m, s), url)| MatchJson {
+            id: &m.id,
+            url,
+            map: &m.map,
+            gametype: &m.gametype.code,
+            gametype_name: &m.gametype.name,
+            start: m.start.map(|t| t.format("%Y-%m-%dT%H:%M:%S").to_string()),
+            duration_seconds: m.duration_seconds,
+            players: s.lines.len(),
+            kills: s.frags,
+            suicides: s.suicides,
+            team_kills: s.team_kills,
+            source: &m.source,
+            line: m.line,
+            exit_reason: m.exit_reason.as_deref(),
+            team_scores: m.team_scores,
+            partial: m.partial,
+        })
+        .collect();
+    Ok(vec![
+        json_file("data/players.json", &players)?,
+        json_file("data/matches.json", &matches)?,
+    ])
+}
+
+/// Pretty JSON with a trailing newline.
+pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
+    bytes.push(b'\n');
+    Ok(OutputFile {
+        path: path.to_string(),
+        bytes,
+    })
+}

@@ -1,0 +1,654 @@
+//! Turns counted data into the files of the site: HTML pages (Tera), static assets and the
+//! machine-readable JSON under `data/`. A pure function from data to a list of files; writing them
+//! is the output module's job.
+
+pub mod colour;
+pub mod data;
+pub mod markdown;
+pub mod paths;
+pub mod templates;
+pub mod views;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::Result;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::model::identity::Roster;
+use crate::model::{EventKind, Match, Team};
+use crate::stats::{MatchStats, Stats};
+use colour::name_html;
+use paths::unique_slugs;
+use templates::{BUILTIN_STATIC, Templates};
+use views::*;
+
+/// Everything the site is made from.
+pub struct SiteInput<'a> {
+    pub title: &'a str,
+    pub description: &'a str,
+    /// Matches in site order (chronological by RANKING.md's rule).
+    pub matches: &'a [Match],
+    pub roster: &'a Roster,
+    pub stats: &'a Stats,
+    /// Folder of site.toml: its `templates/` and `static/` override the built-ins.
+    pub site_dir: &'a Path,
+}
+
+/// One file of the output, path relative to the output folder (`/`-separated).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Relative URLs of every page, by identity, map name and match position.
+pub struct Links {
+    pub players: Vec<String>,
+    pub maps: HashMap<String, String>,
+    pub matches: Vec<String>,
+}
+
+impl Links {
+    /// Assigns stable, unique, safe page paths.
+    pub fn new(input: &SiteInput) -> Links {
+        let players = unique_slugs(
+            input.roster.players.iter().map(|p| p.key.as_str()),
+            "player",
+        )
+        .into_iter()
+        .map(|s| format!("players/{s}.html"))
+        .collect();
+        let map_names: Vec<&str> = input.stats.maps.iter().map(|m| m.name.as_str()).collect();
+        let maps = map_names
+            .iter()
+            .zip(unique_slugs(map_names.iter().copied(), "map"))
+            .map(|(name, slug)| (name.to_string(), format!("maps/{slug}.html")))
+            .collect();
+        let matches = input
+            .matches
+            .iter()
+            .map(|m| format!("matches/{}.html", m.id))
+            .collect();
+        Links {
+            players,
+            maps,
+            matches,
+        }
+    }
+}
+
+/// Renders every page, asset and data file of the site.
+pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
+    let templates = Templates::load(Some(&input.site_dir.join("templates")))?;
+    let links = Links::new(input);
+    let site = SiteView {
+        title: input.title.to_string(),
+        description: input.description.to_string(),
+        updated: updated_line(input.matches),
+        version: env!("CARGO_PKG_VERSION"),
+    };
+    let nav = vec![
+        nav_item("Overview", "index.html"),
+        nav_item("Players", "players.html"),
+        nav_item("Matches", "matches.html"),
+        nav_item("Maps", "maps.html"),
+    ];
+    let page = |root: &'static str, current: &str| Common {
+        site: &site,
+        nav: &nav,
+        root,
+        current: current.to_string(),
+    };
+    let r = Renderer {
+        input,
+        links: &links,
+    };
+
+    let mut files = Vec::new();
+    let player_rows = r.player_rows();
+    let match_rows: Vec<MatchRow> = (0..input.matches.len())
+        .rev()
+        .map(|i| r.match_row(i))
+        .collect();
+    let map_rows = r.map_rows();
+
+    let mut top_maps = map_rows.clone();
+    top_maps.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
+    top_maps.truncate(10);
+    let mut index = context(&page("", "index.html"), "totals", r.totals())?;
+    index["top_players"] = serde_json::to_value(&player_rows[..player_rows.len().min(25)])?;
+    index["recent_matches"] = serde_json::to_value(&match_rows[..match_rows.len().min(10)])?;
+    index["top_maps"] = serde_json::to_value(top_maps)?;
+    files.push(html("index.html", templates.render("index.html", &index)?));
+    for (name, key, rows) in [
+        (
+            "players.html",
+            "players",
+            serde_json::to_value(&player_rows)?,
+        ),
+        (
+            "matches.html",
+            "matches",
+            serde_json::to_value(&match_rows)?,
+        ),
+        ("maps.html", "maps", serde_json::to_value(&map_rows)?),
+    ] {
+        let ctx = context(&page("", name), key, rows)?;
+        files.push(html(name, templates.render(name, &ctx)?));
+    }
+
+    let render_each = |count: usize,
+                       template: &str,
+                       key: &str,
+                       url: &(dyn Fn(usize) -> String + Sync),
+                       view: &(dyn Fn(usize) -> serde_json::Value + Sync)|
+     -> Result<Vec<OutputFile>> {
+        (0..count)
+            .into_par_iter()
+            .map(|i| {
+                let url = url(i);
+                let ctx = context(&page("../", &url), key, view(i))?;
+                Ok(html(&url, templates.render(template, &ctx)?))
+            })
+            .collect()
+    };
+    files.extend(render_each(
+        input.roster.players.len(),
+        "player.html",
+        "p",
+        &|i| links.players[i].clone(),
+        &|i| to_value(r.player_page(i)),
+    )?);
+    files.extend(render_each(
+        input.stats.maps.len(),
+        "map.html",
+        "map",
+        &|i| links.maps[&input.stats.maps[i].name].clone(),
+        &|i| to_value(r.map_page(i)),
+    )?);
+    files.extend(render_each(
+        input.matches.len(),
+        "match.html",
+        "m",
+        &|i| links.matches[i].clone(),
+        &|i| to_value(r.match_page(i)),
+    )?);
+
+    files.extend(data::data_files(input, &links)?);
+    files.extend(static_files(input.site_dir)?);
+    Ok(files)
+}
+
+/// The template context of a page: the common fields plus `key` = `value`.
+fn context(common: &Common, key: &str, value: impl Serialize) -> Result<serde_json::Value> {
+    let mut ctx = serde_json::to_value(common)?;
+    ctx[key] = serde_json::to_value(value)?;
+    Ok(ctx)
+}
+
+/// Views are plain data: serialising them cannot fail.
+fn to_value(view: impl Serialize) -> serde_json::Value {
+    serde_json::to_value(view).unwrap_or(serde_json::Value::Null)
+}
+
+fn nav_item(label: &str, url: &str) -> NavItem {
+    NavItem {
+        label: label.to_string(),
+        url: url.to_string(),
+    }
+}
+
+fn html(path: &str, body: String) -> OutputFile {
+    OutputFile {
+        path: path.to_string(),
+        bytes: body.into_bytes(),
+    }
+}
+
+/// Built-in assets, then the site's own `static/` folder copied over them.
+fn static_files(site_dir: &Path) -> Result<Vec<OutputFile>> {
+    let mut files: std::collections::BTreeMap<String, Vec<u8>> = BUILTIN_STATIC
+        .iter()
+        .map(|(p, b)| (format!("static/{p}"), b.to_vec()))
+        .collect();
+    let dir = site_dir.join("static");
+    if dir.is_dir() {
+        for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+            let entry = entry?;
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let rel = entry.path().strip_prefix(&dir).unwrap_or(entry.path());
+            let rel = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            files.insert(format!("static/{rel}"), std::fs::read(entry.path())?);
+        }
+    }
+    Ok(files
+        .into_iter()
+        .map(|(path, bytes)| OutputFile { path, bytes })
+        .collect())
+}
+
+/// "Newest match: 2026-11-22 01:54" — the time of the data, never of the build.
+fn updated_line(matches: &[Match]) -> String {
+    match matches.iter().filter_map(|m| m.start).max() {
+        Some(t) => format!("Newest match: {}", t.format("%Y-%m-%d %H:%M")),
+        None => format!("{} matches (the logs carry no dates)", matches.len()),
+    }
+}
+
+/// `m:ss` or `h:mm:ss`.
+pub fn clock(seconds: u32) -> String {
+    let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
+/// Weapon display name: `MOD_ROCKET_SPLASH` -> `Rocket splash`.
+pub fn weapon_label(raw: &str) -> String {
+    let s = raw
+        .strip_prefix("UT_MOD_")
+        .or_else(|| raw.strip_prefix("MOD_"))
+        .unwrap_or(raw);
+    let lower = s.replace('_', " ").to_lowercase();
+    let mut chars = lower.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => raw.to_string(),
+    }
+}
+
+fn ratio(a: u32, b: u32) -> String {
+    if b == 0 {
+        format!("{a}.00")
+    } else {
+        format!("{:.2}", f64::from(a) / f64::from(b))
+    }
+}
+
+fn percent(part: u32, whole: u32) -> u32 {
+    if whole == 0 {
+        0
+    } else {
+        ((f64::from(part) * 100.0 / f64::from(whole)).round()) as u32
+    }
+}
+
+struct Renderer<'a> {
+    input: &'a SiteInput<'a>,
+    links: &'a Links,
+}
+
+impl Renderer<'_> {
+    fn when(&self, i: usize) -> String {
+        match self.input.matches[i].start {
+            Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
+            None => format!("Match {}", i + 1),
+        }
+    }
+
+    fn map_url(&self, map: &str) -> String {
+        self.links.maps.get(map).cloned().unwrap_or_default()
+    }
+
+    fn player_ref(&self, id: u32) -> (String, String) {
+        let p = &self.input.roster.players[id as usize];
+        (name_html(&p.name), self.links.players[id as usize].clone())
+    }
+
+    fn player_rows(&self) -> Vec<PlayerRow> {
+        let mut rows: Vec<(usize, PlayerRow)> = self
+            .input
+            .stats
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let (name_html, url) = self.player_ref(i as u32);
+                (
+                    i,
+                    PlayerRow {
+                        name_html,
+                        plain: self.input.roster.players[i].key.clone(),
+                        url,
+                        kills: s.kills,
+                        deaths: s.deaths,
+                        kd: ratio(s.kills, s.deaths),
+                        suicides: s.suicides,
+                        team_kills: s.team_kills,
+                        captures: s.captures,
+                        matches: s.matches.len(),
+                    },
+                )
+            })
+            .collect();
+        rows.sort_by(|(ia, a), (ib, b)| {
+            b.kills
+                .cmp(&a.kills)
+                .then(a.deaths.cmp(&b.deaths))
+                .then(ia.cmp(ib))
+        });
+        rows.into_iter().map(|(_, r)| r).collect()
+    }
+
+    fn match_row(&self, i: usize) -> MatchRow {
+        let m = &self.input.matches[i];
+        let ms = &self.input.stats.matches[i];
+        MatchRow {
+            url: self.links.matches[i].clone(),
+            when: self.when(i),
+            map: m.map.clone(),
+            map_url: self.map_url(&m.map),
+            gametype: m.gametype.name.clone(),
+            players: ms.lines.len(),
+            frags: ms.frags,
+            duration: clock(m.duration_seconds),
+        }
+    }
+
+    fn map_rows(&self) -> Vec<MapRow> {
+        self.input
+            .stats
+            .maps
+            .iter()
+            .map(|m| MapRow {
+                name: m.name.clone(),
+                url: self.map_url(&m.name),
+                matches: m.matches.len(),
+                frags: m.frags,
+                frags_per_minute: if m.seconds == 0 {
+                    "-".into()
+                } else {
+                    format!("{:.1}", f64::from(m.frags) * 60.0 / m.seconds as f64)
+                },
+                players: m.players.len(),
+            })
+            .collect()
+    }
+
+    fn totals(&self) -> Totals {
+        let dates: Vec<_> = self.input.matches.iter().filter_map(|m| m.start).collect();
+        let span = match (dates.iter().min(), dates.iter().max()) {
+            (Some(a), Some(b)) => Some(format!(
+                "{} to {}",
+                a.format("%Y-%m-%d"),
+                b.format("%Y-%m-%d")
+            )),
+            _ => None,
+        };
+        Totals {
+            players: self.input.roster.players.len(),
+            matches: self.input.matches.len(),
+            maps: self.input.stats.maps.len(),
+            frags: self
+                .input
+                .stats
+                .matches
+                .iter()
+                .map(|m| u64::from(m.frags))
+                .sum(),
+            span,
+        }
+    }
+
+    fn player_page(&self, i: usize) -> PlayerPage {
+        let id = i as u32;
+        let identity = &self.input.roster.players[i];
+        let s = &self.input.stats.players[i];
+        let named = |(other, count): (&u32, &u32)| {
+            let (name_html, url) = self.player_ref(*other);
+            NamedCount {
+                name_html,
+                url,
+                count: *count,
+            }
+        };
+        // Most frags; ties to the lower identity number (byte order of the name).
+        let top = |m: &std::collections::BTreeMap<u32, u32>| {
+            m.iter()
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                .map(named)
+        };
+        let total_frags: u32 = s.weapons.values().sum();
+        let mut weapons: Vec<LabelCount> = s
+            .weapons
+            .iter()
+            .map(|(w, c)| LabelCount {
+                name: weapon_label(w),
+                count: *c,
+                percent: percent(*c, total_frags),
+                url: String::new(),
+            })
+            .collect();
+        weapons.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+        let mut maps: Vec<LabelCount> = s
+            .maps
+            .iter()
+            .map(|(m, c)| LabelCount {
+                name: m.clone(),
+                count: *c,
+                percent: percent(*c, s.matches.len() as u32),
+                url: self.map_url(m),
+            })
+            .collect();
+        maps.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+        let awards = s
+            .awards
+            .iter()
+            .map(|(a, c)| LabelCount {
+                name: a.clone(),
+                count: *c,
+                percent: 0,
+                url: String::new(),
+            })
+            .collect();
+        let mut opponents: Vec<(u32, u32, u32)> = Vec::new();
+        for (&o, &made) in &s.victims {
+            opponents.push((o, made, s.killers.get(&o).copied().unwrap_or(0)));
+        }
+        for (&o, &suffered) in &s.killers {
+            if !s.victims.contains_key(&o) {
+                opponents.push((o, 0, suffered));
+            }
+        }
+        opponents.sort_by(|a, b| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0)));
+        let opponents = opponents
+            .into_iter()
+            .map(|(o, made, suffered)| {
+                let (name_html, url) = self.player_ref(o);
+                Opponent {
+                    name_html,
+                    url,
+                    made,
+                    suffered,
+                    share: percent(made, made + suffered),
+                }
+            })
+            .collect();
+        let match_rows = s
+            .matches
+            .iter()
+            .rev()
+            .map(|&mi| {
+                let mi = mi as usize;
+                let m = &self.input.matches[mi];
+                let ms = &self.input.stats.matches[mi];
+                let place = ms.lines.iter().position(|l| l.player == id).unwrap_or(0);
+                let line = &ms.lines[place];
+                PlayerMatchRow {
+                    url: self.links.matches[mi].clone(),
+                    when: self.when(mi),
+                    map: m.map.clone(),
+                    map_url: self.map_url(&m.map),
+                    gametype: m.gametype.name.clone(),
+                    place: place + 1,
+                    frags: line.frags,
+                    deaths: line.deaths,
+                    score: line
+                        .score
+                        .map(|s| s.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                }
+            })
+            .collect();
+        PlayerPage {
+            name_html: name_html(&identity.name),
+            plain: identity.key.clone(),
+            aliases: identity.names_seen.iter().map(|n| name_html(n)).collect(),
+            kills: s.kills,
+            deaths: s.deaths,
+            kd: ratio(s.kills, s.deaths),
+            suicides: s.suicides,
+            team_kills: s.team_kills,
+            captures: s.captures,
+            matches: s.matches.len(),
+            victim: top(&s.victims),
+            nemesis: top(&s.killers),
+            weapons,
+            maps,
+            awards,
+            opponents,
+            match_rows,
+        }
+    }
+
+    fn map_page(&self, i: usize) -> MapPage {
+        let m = &self.input.stats.maps[i];
+        let row = &self.map_rows()[i];
+        let mut top: Vec<(&u32, &u32)> = m.frags_by_player.iter().collect();
+        top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        MapPage {
+            name: m.name.clone(),
+            matches: row.matches,
+            frags: row.frags,
+            frags_per_minute: row.frags_per_minute.clone(),
+            players: row.players,
+            top: top
+                .into_iter()
+                .take(10)
+                .map(|(p, c)| {
+                    let (name_html, url) = self.player_ref(*p);
+                    NamedCount {
+                        name_html,
+                        url,
+                        count: *c,
+                    }
+                })
+                .collect(),
+            match_rows: m
+                .matches
+                .iter()
+                .rev()
+                .map(|&mi| self.match_row(mi as usize))
+                .collect(),
+        }
+    }
+
+    fn match_page(&self, i: usize) -> MatchPage {
+        let m = &self.input.matches[i];
+        let ms: &MatchStats = &self.input.stats.matches[i];
+        let ids = &self.input.roster.match_players[i];
+        let line_view = |place: usize, l: &crate::stats::MatchLine| {
+            let (name_html, url) = self.player_ref(l.player);
+            ScoreLine {
+                place,
+                name_html,
+                url,
+                score: l.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+                frags: l.frags,
+                deaths: l.deaths,
+                suicides: l.suicides,
+                team_kills: l.team_kills,
+                captures: l.captures,
+            }
+        };
+        let sides = if m.gametype.team_based {
+            [Team::Red, Team::Blue, Team::Free, Team::Spectator]
+                .iter()
+                .filter_map(|t| {
+                    let lines: Vec<ScoreLine> = ms
+                        .lines
+                        .iter()
+                        .filter(|l| l.team == Some(*t))
+                        .enumerate()
+                        .map(|(n, l)| line_view(n + 1, l))
+                        .collect();
+                    (!lines.is_empty()).then(|| Side {
+                        team: t.label().to_string(),
+                        label: match t {
+                            Team::Red => "Red team".into(),
+                            Team::Blue => "Blue team".into(),
+                            _ => "Without a team at the end".into(),
+                        },
+                        lines,
+                    })
+                })
+                .collect()
+        } else {
+            vec![Side {
+                team: "free".into(),
+                label: String::new(),
+                lines: ms
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .map(|(n, l)| line_view(n + 1, l))
+                    .collect(),
+            }]
+        };
+        let kills = m
+            .events
+            .iter()
+            .filter_map(|e| {
+                let kind = match e.kind {
+                    EventKind::Frag => "frag",
+                    EventKind::Suicide => "suicide",
+                    EventKind::TeamKill => "teamkill",
+                    _ => return None,
+                };
+                let killer = self.player_ref(ids[e.actor as usize]).0;
+                let victim = if kind == "suicide" {
+                    "<em>suicide</em>".to_string()
+                } else {
+                    self.player_ref(ids[e.target as usize]).0
+                };
+                Some(KillRow {
+                    time: clock(e.time),
+                    kind,
+                    killer,
+                    victim,
+                    weapon: weapon_label(&m.weapons[usize::from(e.detail)]),
+                })
+            })
+            .collect();
+        MatchPage {
+            map: m.map.clone(),
+            map_url: self.map_url(&m.map),
+            gametype: m.gametype.name.clone(),
+            when: self.when(i),
+            duration: clock(m.duration_seconds),
+            exit_reason: m.exit_reason.clone(),
+            server_html: if m.server.is_empty() {
+                String::new()
+            } else {
+                name_html(&m.server)
+            },
+            source: m.source.chars().filter(|c| !c.is_control()).collect(),
+            line: m.line,
+            partial: m.partial,
+            team_scores: m.team_scores,
+            sides,
+            kill_lines: ms.kill_lines,
+            kills,
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Safe file names for pages: slugs derived from names are ASCII letters, digits and `-`, never
+//! empty, never starting with a dot, never a reserved device name, and unique within a folder.
+
+use std::collections::HashSet;
+
+/// Longest slug kept before a collision suffix.
+const MAX_SLUG: usize = 48;
+
+/// Names Windows will not create as files, whatever the extension.
+const RESERVED: &[&str] = &[
+    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9", "index",
+];
+
+/// A slug for `name`: lower-case ASCII letters and digits, other runs become one `-`.
+/// Falls back to `fallback` when nothing usable is left. Total: any input gives a safe slug.
+pub fn slug(name: &str, fallback: &str) -> String {
+    let mut out = String::with_capacity(name.len().min(MAX_SLUG));
+    let mut dash = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            if dash && !out.is_empty() {
+                out.push('-');
+            }
+            dash = false;
+            out.push(c.to_ascii_lowercase());
+            if out.len() >= MAX_SLUG {
+                break;
+            }
+        } else {
+            dash = true;
+        }
+    }
+    if out.is_empty() {
+        out.push_str(fallback);
+    }
+    if RESERVED.contains(&out.as_str()) {
+        out.push_str("-1");
+    }
+    out
+}
+
+/// Assigns unique slugs to `names` in the order given (give them in a stable order): the second
+/// `foo` becomes `foo-2`, and so on.
+pub fn unique_slugs<'a>(names: impl IntoIterator<Item = &'a str>, fallback: &str) -> Vec<String> {
+    let mut used: HashSet<String> = HashSet::new();
+    let mut out = Vec::new();
+    for name in names {
+        let base = slug(name, fallback);
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while used.contains(&candidate) {
+            candidate = format!("{base}-{n}");
+            n += 1;
+        }
+        used.insert(candidate.clone());
+        out.push(candidate);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_safe() {
+        assert_eq!(slug("[OA]Sarge", "p"), "oa-sarge");
+        assert_eq!(slug("The Dude", "p"), "the-dude");
+        assert_eq!(slug("../../etc/passwd", "p"), "etc-passwd");
+        assert_eq!(slug("..", "p"), "p");
+        assert_eq!(slug("ʚϊɞ", "p"), "p");
+        assert_eq!(slug("CON", "p"), "con-1");
+        assert_eq!(slug(&"a".repeat(500), "p").len(), MAX_SLUG);
+    }
+
+    #[test]
+    fn collisions_get_suffixes() {
+        let s = unique_slugs(["A b", "a-b", "a b", "x"], "p");
+        assert_eq!(s, ["a-b", "a-b-2", "a-b-3", "x"]);
+    }
+}

@@ -1,0 +1,97 @@
+//! The Tera templates: the built-in theme is embedded in the binary; a site's own `templates/`
+//! folder overrides built-ins name by name, and a user template can extend a built-in one as
+//! `builtin/<name>`. The only module that talks to Tera.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use tera::Tera;
+
+/// Built-in templates: (name, source).
+pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
+    ("base.html", include_str!("../../templates/base.html")),
+    ("index.html", include_str!("../../templates/index.html")),
+    ("players.html", include_str!("../../templates/players.html")),
+    ("matches.html", include_str!("../../templates/matches.html")),
+    ("maps.html", include_str!("../../templates/maps.html")),
+    ("player.html", include_str!("../../templates/player.html")),
+    ("map.html", include_str!("../../templates/map.html")),
+    ("match.html", include_str!("../../templates/match.html")),
+    ("page.html", include_str!("../../templates/page.html")),
+    (
+        "partials/player_table.html",
+        include_str!("../../templates/partials/player_table.html"),
+    ),
+    (
+        "partials/match_table.html",
+        include_str!("../../templates/partials/match_table.html"),
+    ),
+    (
+        "partials/map_table.html",
+        include_str!("../../templates/partials/map_table.html"),
+    ),
+];
+
+/// Built-in static assets: (path under `static/`, bytes).
+pub const BUILTIN_STATIC: &[(&str, &[u8])] =
+    &[("style.css", include_bytes!("../../static/style.css"))];
+
+/// The template set used to render pages.
+pub struct Templates {
+    tera: Tera,
+}
+
+impl Templates {
+    /// Built-in templates, overridden by any `*.html` under `site_templates` (if it exists).
+    pub fn load(site_templates: Option<&Path>) -> Result<Templates> {
+        let mut sources: BTreeMap<String, String> = BTreeMap::new();
+        for (name, text) in BUILTIN_TEMPLATES {
+            sources.insert(name.to_string(), text.to_string());
+            sources.insert(format!("builtin/{name}"), text.to_string());
+        }
+        if let Some(dir) = site_templates.filter(|d| d.is_dir()) {
+            for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+                let entry =
+                    entry.with_context(|| format!("cannot read templates in {}", dir.display()))?;
+                if !entry.file_type().is_file() {
+                    continue;
+                }
+                let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+                let name = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                let text = std::fs::read_to_string(entry.path())
+                    .with_context(|| format!("cannot read template {}", entry.path().display()))?;
+                sources.insert(name, text);
+            }
+        }
+        let mut tera = Tera::default();
+        tera.add_raw_templates(sources.iter().map(|(n, t)| (n.as_str(), t.as_str())))
+            .map_err(|e| anyhow::anyhow!("{}", tera_error_chain(&e)))?;
+        Ok(Templates { tera })
+    }
+
+    /// Renders template `name` with `context` (any serialisable view).
+    pub fn render(&self, name: &str, context: &impl Serialize) -> Result<String> {
+        let ctx = tera::Context::from_serialize(context)
+            .with_context(|| format!("cannot prepare data for template {name}"))?;
+        self.tera
+            .render(name, &ctx)
+            .map_err(|e| anyhow::anyhow!("{}", tera_error_chain(&e)))
+    }
+}
+
+/// Tera puts the useful part (template name, line, what went wrong) in the error's sources.
+fn tera_error_chain(e: &tera::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        parts.push(s.to_string());
+        source = s.source();
+    }
+    parts.join(": ")
+}

@@ -1,0 +1,221 @@
+//! View structs: what templates see. They are the public template API (a site's own templates use
+//! these field names), built from the model and stats, with every player text pre-escaped into
+//! `*_html` fields or left as plain strings for Tera's autoescaping.
+
+use serde::Serialize;
+
+/// Site-wide values every page gets as `site`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteView {
+    pub title: String,
+    pub description: String,
+    /// "Newest match: ..." (never the wall-clock time of the build, so output is reproducible).
+    pub updated: String,
+    pub version: &'static str,
+}
+
+/// A navigation link.
+#[derive(Debug, Clone, Serialize)]
+pub struct NavItem {
+    pub label: String,
+    /// Relative to the site root.
+    pub url: String,
+}
+
+/// Fields common to every page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Common<'a> {
+    pub site: &'a SiteView,
+    pub nav: &'a [NavItem],
+    /// Prefix from the page to the site root: "" or "../".
+    pub root: &'static str,
+    /// URL of the page itself, relative to the site root.
+    pub current: String,
+}
+
+/// A row in a player table.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerRow {
+    pub name_html: String,
+    pub plain: String,
+    pub url: String,
+    pub kills: u32,
+    pub deaths: u32,
+    pub kd: String,
+    pub suicides: u32,
+    pub team_kills: u32,
+    pub captures: u32,
+    pub matches: usize,
+}
+
+/// A row in a match table.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchRow {
+    pub url: String,
+    pub when: String,
+    pub map: String,
+    pub map_url: String,
+    pub gametype: String,
+    pub players: usize,
+    pub frags: u32,
+    pub duration: String,
+}
+
+/// A row in a map table, and the head of a map page.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapRow {
+    pub name: String,
+    pub url: String,
+    pub matches: usize,
+    pub frags: u32,
+    pub frags_per_minute: String,
+    pub players: usize,
+}
+
+/// A player named with a count (nemesis, top player on a map).
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedCount {
+    pub name_html: String,
+    pub url: String,
+    pub count: u32,
+}
+
+/// A plain label with a count and share (weapons, awards, maps).
+#[derive(Debug, Clone, Serialize)]
+pub struct LabelCount {
+    pub name: String,
+    pub count: u32,
+    pub percent: u32,
+    /// Link, where the label has a page.
+    pub url: String,
+}
+
+/// One opponent in a head-to-head table.
+#[derive(Debug, Clone, Serialize)]
+pub struct Opponent {
+    pub name_html: String,
+    pub url: String,
+    pub made: u32,
+    pub suffered: u32,
+    pub share: u32,
+}
+
+/// One match in a player's match list.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerMatchRow {
+    pub url: String,
+    pub when: String,
+    pub map: String,
+    pub map_url: String,
+    pub gametype: String,
+    pub place: usize,
+    pub frags: u32,
+    pub deaths: u32,
+    pub score: String,
+}
+
+/// A player page.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerPage {
+    pub name_html: String,
+    pub plain: String,
+    pub aliases: Vec<String>,
+    pub kills: u32,
+    pub deaths: u32,
+    pub kd: String,
+    pub suicides: u32,
+    pub team_kills: u32,
+    pub captures: u32,
+    pub matches: usize,
+    pub victim: Option<NamedCount>,
+    pub nemesis: Option<NamedCount>,
+    pub weapons: Vec<LabelCount>,
+    pub maps: Vec<LabelCount>,
+    pub awards: Vec<LabelCount>,
+    pub opponents: Vec<Opponent>,
+    pub match_rows: Vec<PlayerMatchRow>,
+}
+
+/// A map page.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapPage {
+    pub name: String,
+    pub matches: usize,
+    pub frags: u32,
+    pub frags_per_minute: String,
+    pub players: usize,
+    pub top: Vec<NamedCount>,
+    pub match_rows: Vec<MatchRow>,
+}
+
+/// One line of a match scoreboard.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScoreLine {
+    pub place: usize,
+    pub name_html: String,
+    pub url: String,
+    pub score: String,
+    pub frags: u32,
+    pub deaths: u32,
+    pub suicides: u32,
+    pub team_kills: u32,
+    pub captures: u32,
+}
+
+/// The players of one side in a match scoreboard.
+#[derive(Debug, Clone, Serialize)]
+pub struct Side {
+    /// `red`, `blue` or `free`.
+    pub team: String,
+    /// Heading, empty for free-for-all.
+    pub label: String,
+    pub lines: Vec<ScoreLine>,
+}
+
+/// One kill in a match's kill list.
+#[derive(Debug, Clone, Serialize)]
+pub struct KillRow {
+    pub time: String,
+    /// `frag`, `suicide` or `teamkill`.
+    pub kind: &'static str,
+    pub killer: String,
+    pub victim: String,
+    pub weapon: String,
+}
+
+/// A match page.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchPage {
+    pub map: String,
+    pub map_url: String,
+    pub gametype: String,
+    pub when: String,
+    pub duration: String,
+    pub exit_reason: Option<String>,
+    pub server_html: String,
+    pub source: String,
+    pub line: u64,
+    pub partial: bool,
+    pub team_scores: Option<[i32; 2]>,
+    pub sides: Vec<Side>,
+    pub kill_lines: u32,
+    pub kills: Vec<KillRow>,
+}
+
+/// Totals on the index page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Totals {
+    pub players: usize,
+    pub matches: usize,
+    pub maps: usize,
+    pub frags: u64,
+    /// "2026-11-01 to 2026-11-22", when matches have dates.
+    pub span: Option<String>,
+}
+
+/// A Markdown page.
+#[derive(Debug, Clone, Serialize)]
+pub struct TextPage {
+    pub title: String,
+    pub html: String,
+}

@@ -1,0 +1,370 @@
+//! End-to-end tests: run the real `fragstats` binary on the real logs in `../shared/data` and check
+//! the files it writes.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+}
+
+fn fragstats(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fragstats"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run fragstats")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The logs the foundation issue names: all OpenArena bot logs and the public logs.
+fn q3_family_logs() -> Vec<PathBuf> {
+    let d = shared();
+    // `public` also holds Half-Life logs and Markdown files: they must be reported and skipped.
+    vec![d.join("openarena"), d.join("public")]
+}
+
+fn build_real(out: &Path) -> Output {
+    let mut args: Vec<String> = vec!["build".into(), "--out".into(), out.display().to_string()];
+    args.extend(q3_family_logs().iter().map(|p| p.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    fragstats(&args, Path::new(env!("CARGO_MANIFEST_DIR")))
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn plain(name: &str) -> String {
+    let b = name.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'^' && b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric()) {
+            i += 2;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).trim().to_string()
+}
+
+#[derive(Default, Debug, PartialEq)]
+struct Counts {
+    kills: u32,
+    deaths: u32,
+    suicides: u32,
+    team_kills: u32,
+}
+
+/// An independent, deliberately naive count of the Kill lines by RANKING.md "What counts":
+/// slot -> (name, team) from the latest userinfo line; world (1022) or self = suicide; same red/blue
+/// team = team kill; everything else a frag.
+fn independent_counts(roots: &[PathBuf]) -> HashMap<String, Counts> {
+    let mut counts: HashMap<String, Counts> = HashMap::new();
+    let mut files = Vec::new();
+    for r in roots {
+        // The folders also hold READMEs that quote log lines.
+        files.extend(
+            walk(r)
+                .into_iter()
+                .filter(|f| f.extension().is_some_and(|e| e == "log")),
+        );
+    }
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        if !text.contains("InitGame:") && !text.contains(" Kill: ") {
+            continue;
+        }
+        let mut slots: HashMap<i64, (String, String)> = HashMap::new();
+        for line in text.lines() {
+            let Some((_, rest)) = line.trim_start().split_once(' ') else {
+                continue;
+            };
+            if !line.trim_start().split(' ').next().unwrap().contains(':') {
+                continue;
+            }
+            if let Some(p) = rest.strip_prefix("ClientUserinfoChanged: ") {
+                let (slot, info) = p.split_once(' ').unwrap();
+                let parts: Vec<&str> = info.split('\\').collect();
+                let mut name = String::new();
+                let mut team = "0".to_string();
+                for kv in parts.chunks(2) {
+                    match kv {
+                        ["n", v] => name = plain(v),
+                        ["t", v] => team = v.to_string(),
+                        _ => {}
+                    }
+                }
+                slots.insert(slot.parse().unwrap(), (name, team));
+            } else if let Some(p) = rest.strip_prefix("ClientDisconnect: ") {
+                slots.remove(&p.trim().parse::<i64>().unwrap());
+            } else if let Some(p) = rest.strip_prefix("Kill: ") {
+                let nums: Vec<i64> = p
+                    .split(':')
+                    .next()
+                    .unwrap()
+                    .split_whitespace()
+                    .map(|n| n.parse().unwrap())
+                    .collect();
+                let (k, v) = (nums[0], nums[1]);
+                let Some((vname, vteam)) = slots.get(&v).cloned() else {
+                    continue;
+                };
+                if k == 1022 || k == v {
+                    let c = counts.entry(vname).or_default();
+                    c.suicides += 1;
+                    c.deaths += 1;
+                    continue;
+                }
+                let Some((kname, kteam)) = slots.get(&k).cloned() else {
+                    continue;
+                };
+                counts.entry(vname.clone()).or_default().deaths += 1;
+                if kname == vname {
+                    counts.entry(vname).or_default().suicides += 1;
+                } else if (kteam == "1" || kteam == "2") && kteam == vteam {
+                    counts.entry(kname).or_default().team_kills += 1;
+                } else {
+                    counts.entry(kname).or_default().kills += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
+fn walk(p: &Path) -> Vec<PathBuf> {
+    if p.is_file() {
+        return vec![p.to_path_buf()];
+    }
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(p).unwrap() {
+        out.extend(walk(&e.unwrap().path()));
+    }
+    out
+}
+
+#[test]
+fn builds_site_from_real_logs_with_exact_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let o = build_real(&out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("corrupt line (no level-time stamp)"), "{err}");
+    assert!(
+        err.contains("q3/qgames-challenge.log:97:  26  0:00 ---"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Half-Life/Source log"),
+        "public HL logs are reported: {err}"
+    );
+
+    let players = json(&out.join("data/players.json"));
+    let players = players.as_array().unwrap();
+    let expected = independent_counts(&q3_family_logs());
+    let with_kill_lines = expected.len();
+    assert!(
+        players.len() >= with_kill_lines,
+        "{} < {}",
+        players.len(),
+        with_kill_lines
+    );
+    for p in players {
+        let name = p["plain_name"].as_str().unwrap();
+        let got = Counts {
+            kills: p["kills"].as_u64().unwrap() as u32,
+            deaths: p["deaths"].as_u64().unwrap() as u32,
+            suicides: p["suicides"].as_u64().unwrap() as u32,
+            team_kills: p["team_kills"].as_u64().unwrap() as u32,
+        };
+        let want = expected
+            .get(name)
+            .map_or(Counts::default(), |c| Counts { ..*c });
+        assert_eq!(got, want, "counts of {name}");
+        let url = p["url"].as_str().unwrap();
+        assert!(
+            url.starts_with("players/") && url.ends_with(".html"),
+            "{url}"
+        );
+        assert!(out.join(url).is_file(), "page of {name} at {url}");
+    }
+    // Every OpenArena bot has a page.
+    for bot in [
+        "[OA]Sarge",
+        "The Dude",
+        "RedDevil",
+        "Jenna<3",
+        "xXSkullXx",
+        "|RB|Headcrash",
+    ] {
+        assert!(players.iter().any(|p| p["plain_name"] == bot), "{bot}");
+    }
+
+    let matches = json(&out.join("data/matches.json"));
+    let matches = matches.as_array().unwrap();
+    // 71 complete bot matches, plus the public Q3-family games that had players.
+    let completed_bot_matches = matches
+        .iter()
+        .filter(|m| {
+            let source = m["source"].as_str().unwrap();
+            ["ffa/", "ctf/", "tdm/", "duel/"]
+                .iter()
+                .any(|d| source.starts_with(d))
+                && !m["exit_reason"].is_null()
+        })
+        .count();
+    assert_eq!(completed_bot_matches, 71, "README: 71 complete matches");
+    for m in matches {
+        let url = m["url"].as_str().unwrap();
+        assert!(out.join(url).is_file(), "{url}");
+        for key in [
+            "id",
+            "map",
+            "gametype",
+            "duration_seconds",
+            "players",
+            "kills",
+            "source",
+        ] {
+            assert!(!m[key].is_null(), "{key} in {m}");
+        }
+        assert!(m["start"].is_null() || m["start"].as_str().unwrap().len() == 19);
+    }
+    let oa = matches
+        .iter()
+        .find(|m| m["source"] == "ffa/games-1.log")
+        .unwrap();
+    assert_eq!(oa["map"], "oa_dm1");
+    assert_eq!(oa["start"], "2026-11-22T01:54:56");
+    assert_eq!(oa["gametype"], "ffa");
+
+    for page in [
+        "index.html",
+        "players.html",
+        "matches.html",
+        "maps.html",
+        "static/style.css",
+    ] {
+        assert!(out.join(page).is_file(), "{page}");
+    }
+    // No guid or IP address anywhere in the output.
+    for f in walk(&out) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        assert!(!text.contains("192.168."), "IP address in {}", f.display());
+        assert!(
+            !text.contains("http://") && !text.contains("https://"),
+            "external link in {}",
+            f.display()
+        );
+    }
+}
+
+#[test]
+fn output_is_deterministic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    assert!(build_real(&a).status.success());
+    assert!(build_real(&b).status.success());
+    let files_a = walk(&a);
+    assert_eq!(files_a.len(), walk(&b).len());
+    for f in files_a {
+        let rel = f.strip_prefix(&a).unwrap();
+        assert_eq!(
+            std::fs::read(&f).unwrap(),
+            std::fs::read(b.join(rel)).unwrap(),
+            "{}",
+            rel.display()
+        );
+    }
+}
+
+#[test]
+fn empty_config_builds_sample_logs() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("site.toml"), "").unwrap();
+    let logs = tmp.path().join("sample-logs");
+    std::fs::create_dir(&logs).unwrap();
+    std::fs::copy(
+        shared().join("openarena/tdm/games.log"),
+        logs.join("games.log"),
+    )
+    .unwrap();
+    let o = fragstats(&["build"], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tmp.path().join("public/index.html").is_file());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("index.html"));
+}
+
+#[test]
+fn bad_config_and_missing_paths_fail_with_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("site.toml"), "title = \"x\"\nlogz = []\n").unwrap();
+    let o = fragstats(&["build"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("site.toml:2:1: unknown field `logz`"), "{err}");
+
+    std::fs::write(tmp.path().join("site.toml"), "").unwrap();
+    let o = fragstats(&["build", "no/such/dir"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("log path no/such/dir does not exist"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = fragstats(&["build", "--config", "missing.toml"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("cannot read config file missing.toml"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn help_explains_every_option() {
+    let o = fragstats(&["build", "--help"], Path::new("."));
+    let help = String::from_utf8_lossy(&o.stdout);
+    for opt in ["--config", "--out", "[PATH]..."] {
+        assert!(help.contains(opt), "{help}");
+    }
+    let o = fragstats(&["--help"], Path::new("."));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("build"));
+}
+
+#[test]
+fn config_paths_are_relative_to_the_config_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("mysite");
+    std::fs::create_dir_all(site.join("logs")).unwrap();
+    std::fs::copy(
+        shared().join("openarena/duel/games-oa_minia.log"),
+        site.join("logs/a.log"),
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("site.toml"),
+        "logs = [\"logs\"]\noutput = \"out\"\n",
+    )
+    .unwrap();
+    let o = fragstats(&["build", "--config", "mysite/site.toml"], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let matches = json(&site.join("out/data/matches.json"));
+    assert_eq!(
+        matches.as_array().unwrap().len(),
+        3,
+        "3 duels with an Exit; restarts are empty"
+    );
+    assert_eq!(matches[0]["source"], "a.log");
+}
