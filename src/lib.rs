@@ -11,5 +11,6 @@ pub mod diagnostics;
 pub mod model;
 pub mod output;
 pub mod parse;
+pub mod rating;
 pub mod render;
 pub mod stats;

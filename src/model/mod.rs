@@ -2,6 +2,7 @@
 //! happened (frags, suicides, team kills, flag events, awards, team changes). It knows nothing of
 //! log syntax, ratings or HTML.
 
+pub mod clans;
 pub mod identity;
 pub mod names;
 

@@ -1,0 +1,407 @@
+//! Becker's dynamic rating (RANKING.md section 1): an Elo ladder where every frag is a 1:0 result,
+//! suicides and team kills are -1:0 against an imaginary player of equal rating, flag captures are
+//! x:0 against the mean rating of the opposing team present, duels can be rated per match, ratings
+//! decay with log time, and clans are virtual players fed by their members' events.
+//!
+//! Two steps: [`Stream::build`] turns matches into a flat list of rating operations (all the game
+//! logic: who was present, which clan, which weight), and [`Stream::run`] replays it (only
+//! arithmetic, fast). Players are numbered as in the roster; clan `c` is number `players + c`.
+
+use std::collections::HashSet;
+
+use crate::config::{DuelMode, DynamicConfig};
+use crate::model::clans::Clans;
+use crate::model::identity::Roster;
+use crate::model::{EventKind, FlagAction, Match, Team};
+
+/// The Elo scale (400 points = 10:1 odds).
+pub const SCALE: f64 = 400.0;
+
+/// Expected score of a player rated `gi` against one rated `gj`: 1 / (1 + 10^((gj - gi)/400)).
+#[inline]
+pub fn expected(gi: f64, gj: f64) -> f64 {
+    1.0 / (1.0 + ((gj - gi) * (std::f64::consts::LN_10 / SCALE)).exp())
+}
+
+/// One rating operation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    /// A result between `a` and `b` with weight `weight` and share `e` for `a` (1 = a won).
+    Result { a: u32, b: u32, weight: f64, e: f64 },
+    /// A -x:0 result against an imaginary player of equal rating: g <- max(0, g - x*K/2).
+    Penalty { player: u32, weight: f64 },
+    /// An x:0 result against a virtual opponent rated at the mean of `side[start..end]`.
+    Bonus {
+        player: u32,
+        weight: f64,
+        start: u32,
+        end: u32,
+    },
+    /// Subtract the decay points `periods` times from every rated player (floor 0).
+    Decay { periods: u32 },
+    /// End of match `index`: record the ratings of `side[start..end]`.
+    EndMatch { index: u32, start: u32, end: u32 },
+}
+
+/// Whether decay was applied, for the site to say so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecayStatus {
+    /// `decay_points` is 0.
+    Off,
+    /// Decay is configured but the logs carry no dates.
+    NoDates,
+    /// Decay was applied this many periods in all.
+    Applied { periods: u32 },
+}
+
+/// The operations of a whole history, ready to replay.
+#[derive(Debug, Clone)]
+pub struct Stream {
+    pub ops: Vec<Op>,
+    /// Player lists referenced by [`Op::Bonus`] and [`Op::EndMatch`].
+    pub side: Vec<u32>,
+    /// Number of players; clans follow them.
+    pub players: usize,
+    pub clans: usize,
+    pub decay: DecayStatus,
+}
+
+/// Final ratings and their history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynamicRatings {
+    /// Final rating per player.
+    pub players: Vec<f64>,
+    /// Final rating per clan.
+    pub clans: Vec<f64>,
+    /// Per player, then per clan (index `players + c`): (match index, rating after the match).
+    pub history: Vec<Vec<(u32, f64)>>,
+    pub decay: DecayStatus,
+    /// Points added by the floor at 0 over the whole history.
+    pub floor_added: f64,
+}
+
+/// Per-match view used while building: the identity and current side of each match player.
+struct Presence {
+    team: Vec<Option<Team>>,
+}
+
+impl Stream {
+    /// Turns `matches` (in rating order) into operations. `roster` maps match players to
+    /// identities; `clans` gives each identity's clan.
+    pub fn build(matches: &[Match], roster: &Roster, clans: &Clans, cfg: &DynamicConfig) -> Stream {
+        let players = roster.players.len();
+        let clan_of = |id: u32| clans.of_player[id as usize].map(|c| players as u32 + c);
+        let mut ops = Vec::new();
+        let mut side = Vec::new();
+        let decay_on = cfg.decay_points > 0.0 && cfg.decay_every_days > 0;
+        let period_seconds = i64::from(cfg.decay_every_days) * 86_400;
+        let mut epoch = None;
+        let mut periods_done: i64 = 0;
+        for (mi, (m, ids)) in matches.iter().zip(&roster.match_players).enumerate() {
+            if decay_on && let Some(start) = m.start {
+                let epoch = *epoch.get_or_insert(start);
+                let due = (start - epoch).num_seconds().div_euclid(period_seconds);
+                if due > periods_done {
+                    ops.push(Op::Decay {
+                        periods: (due - periods_done).min(i64::from(u32::MAX)) as u32,
+                    });
+                    periods_done = due;
+                }
+            }
+            let duel_pair = duel_pair(m, ids, cfg);
+            let mut presence = Presence {
+                team: vec![None; m.players.len()],
+            };
+            for e in &m.events {
+                let actor = ids[e.actor as usize];
+                match e.kind {
+                    EventKind::TeamChange(t) => presence.team[e.actor as usize] = Some(t),
+                    EventKind::Leave => presence.team[e.actor as usize] = None,
+                    _ if duel_pair.is_some() => {}
+                    EventKind::Frag => {
+                        let victim = ids[e.target as usize];
+                        ops.push(Op::Result {
+                            a: actor,
+                            b: victim,
+                            weight: cfg.frag,
+                            e: 1.0,
+                        });
+                        match (clan_of(actor), clan_of(victim)) {
+                            (Some(ca), Some(cv)) if ca != cv => ops.push(Op::Result {
+                                a: ca,
+                                b: cv,
+                                weight: cfg.frag,
+                                e: 1.0,
+                            }),
+                            (Some(ca), Some(_)) => ops.push(Op::Penalty {
+                                player: ca,
+                                weight: cfg.frag,
+                            }),
+                            _ => {}
+                        }
+                    }
+                    // A team kill is rated as a suicide of the killer, for the clan too.
+                    EventKind::Suicide | EventKind::TeamKill => {
+                        ops.push(Op::Penalty {
+                            player: actor,
+                            weight: cfg.frag,
+                        });
+                        if let Some(c) = clan_of(actor) {
+                            ops.push(Op::Penalty {
+                                player: c,
+                                weight: cfg.frag,
+                            });
+                        }
+                    }
+                    EventKind::Flag(action, flag_team) => {
+                        let weight = match action {
+                            FlagAction::Capture => cfg.capture,
+                            FlagAction::Return => cfg.flag_return,
+                            FlagAction::Pickup => cfg.flag_pickup,
+                            FlagAction::CarrierKill => cfg.flag_carrier_kill,
+                            FlagAction::Drop => 0.0,
+                        };
+                        if weight == 0.0 {
+                            continue;
+                        }
+                        let own = presence.team[e.actor as usize].filter(|t| t.is_side());
+                        let Some(opposing) = own
+                            .and_then(Team::opponent)
+                            .or(flag_team.is_side().then_some(flag_team))
+                        else {
+                            continue;
+                        };
+                        let present: Vec<u32> = unique(
+                            presence
+                                .team
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, t)| **t == Some(opposing))
+                                .map(|(i, _)| ids[i]),
+                        );
+                        push_bonus(&mut ops, &mut side, actor, weight, &present);
+                        if let Some(c) = clan_of(actor) {
+                            let opposing_clans: Vec<u32> =
+                                present.iter().filter_map(|p| clan_of(*p)).collect();
+                            push_bonus(&mut ops, &mut side, c, weight, &opposing_clans);
+                        }
+                    }
+                    EventKind::Award => {}
+                }
+            }
+            if let Some((a, b, share)) = duel_pair {
+                ops.push(Op::Result {
+                    a,
+                    b,
+                    weight: 1.0,
+                    e: share,
+                });
+                if let (Some(ca), Some(cb)) = (clan_of(a), clan_of(b))
+                    && ca != cb
+                {
+                    ops.push(Op::Result {
+                        a: ca,
+                        b: cb,
+                        weight: 1.0,
+                        e: share,
+                    });
+                }
+            }
+            let start = side.len() as u32;
+            let participants = unique(m.active_players().map(|(i, _)| ids[i]));
+            let participant_clans = unique(participants.iter().filter_map(|p| clan_of(*p)));
+            side.extend(participants);
+            side.extend(participant_clans);
+            ops.push(Op::EndMatch {
+                index: mi as u32,
+                start,
+                end: side.len() as u32,
+            });
+        }
+        let decay = if !decay_on {
+            DecayStatus::Off
+        } else if epoch.is_none() {
+            DecayStatus::NoDates
+        } else {
+            DecayStatus::Applied {
+                periods: periods_done as u32,
+            }
+        };
+        Stream {
+            ops,
+            side,
+            players,
+            clans: clans.clans.len(),
+            decay,
+        }
+    }
+
+    /// Replays the operations from `cfg.initial` and returns the final ratings and history.
+    pub fn run(&self, cfg: &DynamicConfig) -> DynamicRatings {
+        self.run_from(cfg, vec![cfg.initial; self.players + self.clans])
+    }
+
+    /// Replays the operations from the given starting ratings (players, then clans).
+    pub fn run_from(&self, cfg: &DynamicConfig, start: Vec<f64>) -> DynamicRatings {
+        let n = self.players + self.clans;
+        let mut g = start;
+        g.resize(n, cfg.initial);
+        let mut seen = vec![false; n];
+        let mut seen_list: Vec<u32> = Vec::new();
+        let mut history: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
+        let mut floor_added = 0.0;
+        let k = cfg.k;
+        for op in &self.ops {
+            match *op {
+                Op::Result { a, b, weight, e } => {
+                    let (ia, ib) = (a as usize, b as usize);
+                    let (ga, gb) = (g[ia], g[ib]);
+                    let ea = expected(ga, gb);
+                    let na = ga + weight * k * (e - ea);
+                    let nb = gb + weight * k * ((1.0 - e) - (1.0 - ea));
+                    g[ia] = floor(na, &mut floor_added);
+                    g[ib] = floor(nb, &mut floor_added);
+                    mark(a, &mut seen, &mut seen_list);
+                    mark(b, &mut seen, &mut seen_list);
+                }
+                Op::Penalty { player, weight } => {
+                    let i = player as usize;
+                    g[i] = floor(g[i] - weight * k * 0.5, &mut floor_added);
+                    mark(player, &mut seen, &mut seen_list);
+                }
+                Op::Bonus {
+                    player,
+                    weight,
+                    start,
+                    end,
+                } => {
+                    let opponents = &self.side[start as usize..end as usize];
+                    if opponents.is_empty() {
+                        continue;
+                    }
+                    let mean = opponents.iter().map(|o| g[*o as usize]).sum::<f64>()
+                        / opponents.len() as f64;
+                    let i = player as usize;
+                    g[i] = floor(
+                        g[i] + weight * k * (1.0 - expected(g[i], mean)),
+                        &mut floor_added,
+                    );
+                    mark(player, &mut seen, &mut seen_list);
+                }
+                Op::Decay { periods } => {
+                    let points = cfg.decay_points * f64::from(periods);
+                    for &id in &seen_list {
+                        let i = id as usize;
+                        g[i] = (g[i] - points).max(0.0);
+                    }
+                }
+                Op::EndMatch { index, start, end } => {
+                    for &id in &self.side[start as usize..end as usize] {
+                        history[id as usize].push((index, g[id as usize]));
+                    }
+                }
+            }
+        }
+        let clans = g.split_off(self.players);
+        DynamicRatings {
+            players: g,
+            clans,
+            history,
+            decay: self.decay,
+            floor_added,
+        }
+    }
+}
+
+/// Notes that `id` has a rating (decay applies to rated players only).
+#[inline]
+fn mark(id: u32, seen: &mut [bool], list: &mut Vec<u32>) {
+    if !seen[id as usize] {
+        seen[id as usize] = true;
+        list.push(id);
+    }
+}
+
+/// Applies the floor at 0, counting the points it adds.
+#[inline]
+fn floor(value: f64, added: &mut f64) -> f64 {
+    if value < 0.0 {
+        *added -= value;
+        0.0
+    } else {
+        value
+    }
+}
+
+fn push_bonus(ops: &mut Vec<Op>, side: &mut Vec<u32>, player: u32, weight: f64, opponents: &[u32]) {
+    // No opponent present: no change.
+    if opponents.is_empty() {
+        return;
+    }
+    let start = side.len() as u32;
+    side.extend_from_slice(opponents);
+    ops.push(Op::Bonus {
+        player,
+        weight,
+        start,
+        end: side.len() as u32,
+    });
+}
+
+/// Distinct values in first-seen order.
+fn unique(it: impl Iterator<Item = u32>) -> Vec<u32> {
+    let mut seen = HashSet::new();
+    it.filter(|x| seen.insert(*x)).collect()
+}
+
+/// For a duel rated per match: the two players and the first one's share, from frags minus
+/// suicides with negative scores lifted (`6:-2 -> 8:0`, `-3:-5 -> 5:3`).
+fn duel_pair(m: &Match, ids: &[u32], cfg: &DynamicConfig) -> Option<(u32, u32, f64)> {
+    if cfg.duel != DuelMode::Match || !m.gametype.duel {
+        return None;
+    }
+    let players = unique(m.active_players().map(|(i, _)| ids[i]));
+    let [a, b] = players[..] else {
+        return None;
+    };
+    let mut score = [0i64; 2];
+    for e in &m.events {
+        let slot = |id: u32| {
+            if id == a {
+                Some(0)
+            } else if id == b {
+                Some(1)
+            } else {
+                None
+            }
+        };
+        match e.kind {
+            EventKind::Frag => {
+                if let Some(s) = slot(ids[e.actor as usize]) {
+                    score[s] += 1;
+                }
+            }
+            EventKind::Suicide | EventKind::TeamKill => {
+                if let Some(s) = slot(ids[e.actor as usize]) {
+                    score[s] -= 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    Some((a, b, duel_share(score[0], score[1])))
+}
+
+/// The share of the first player in a duel ending `a:b`, by RANKING.md's negative-score rule.
+pub fn duel_share(a: i64, b: i64) -> f64 {
+    let negative: i64 = [a, b].iter().filter(|s| **s < 0).sum();
+    let (a, b) = (a - negative, b - negative);
+    if a + b == 0 {
+        0.5
+    } else {
+        a as f64 / (a + b) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests;
