@@ -13,7 +13,9 @@ use crate::config::Config;
 use crate::crawl::{LogFile, crawl};
 use crate::diagnostics::{Diagnostics, FileReport};
 use crate::model::Match;
+use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
+use crate::rating::Ratings;
 use crate::parse::{Detected, SNIFF_BYTES, Source, detect};
 use crate::render::{SiteInput, render_site};
 use crate::stats::Stats;
@@ -74,12 +76,17 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let (matches, diagnostics) = read_logs(&roots)?;
     let roster = Roster::build(&matches, &Aliases::new(&config.aliases));
     let stats = Stats::compute(&matches, &roster);
+    let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
+    let ratings = Ratings::compute(&matches, &roster, &clans, &stats, &config.rating);
     let files = render_site(&SiteInput {
         title: &config.title,
         description: &config.description,
         matches: &matches,
         roster: &roster,
         stats: &stats,
+        clans: &clans,
+        ratings: &ratings,
+        rating_config: &config.rating,
         site_dir: &site_dir,
     })?;
     crate::output::write_site(&out, &files)?;

@@ -368,3 +368,83 @@ fn config_paths_are_relative_to_the_config_file() {
     );
     assert_eq!(matches[0]["source"], "a.log");
 }
+
+#[test]
+fn ratings_in_players_and_clans_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let o = fragstats(
+        &["build", "--out", out.to_str().unwrap(), shared().join("openarena").to_str().unwrap()],
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let players = json(&out.join("data/players.json"));
+    let players = players.as_array().unwrap();
+    let mut core = 0;
+    for p in players {
+        let rating = p["rating"].as_f64().unwrap();
+        assert!(rating >= 0.0, "{p}");
+        let in_core = p["in_core"].as_bool().unwrap();
+        let incidents = p["incidents"].as_u64().unwrap();
+        assert!(incidents >= p["kills"].as_u64().unwrap());
+        match p["static_rating"].as_f64() {
+            Some(v) => {
+                assert!(in_core && (-1.0..=1.0).contains(&v), "{p}");
+                assert!(p["static_rating_outside"].is_null());
+                assert!(incidents >= 20, "core members have at least min_incidents");
+                core += 1;
+            }
+            None => {
+                assert!(!in_core);
+                assert_eq!(p["static_rating_outside"].is_null(), incidents == 0, "{p}");
+            }
+        }
+    }
+    assert!(core >= 2);
+    // The strongest bot (skill 5, xXSkullXx) tops the static core ranking on these logs.
+    let best = players
+        .iter()
+        .filter(|p| p["in_core"] == true)
+        .max_by(|a, b| a["static_rating"].as_f64().partial_cmp(&b["static_rating"].as_f64()).unwrap())
+        .unwrap();
+    assert_eq!(best["plain_name"], "xXSkullXx");
+
+    let clans = json(&out.join("data/clans.json"));
+    let clans = clans.as_array().unwrap();
+    let names: Vec<&str> = clans.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["=XiX=", "[OA]", "{TDK}"], "|RB| has one member only");
+    for c in clans {
+        assert!(out.join(c["url"].as_str().unwrap()).is_file());
+        assert_eq!(c["members"].as_array().unwrap().len(), 2);
+        assert!(c["rating"].as_f64().unwrap() >= 0.0);
+    }
+    let ranking = std::fs::read_to_string(out.join("ranking.html")).unwrap();
+    assert!(ranking.contains(&format!("<strong>{core}</strong> of {} players", players.len())), "core size shown");
+    assert!(ranking.contains("not decay"));
+}
+
+#[test]
+fn rating_config_keys_are_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("site.toml"),
+        format!(
+            "logs = [{:?}]\n[rating.dynamic]\nk = 0.0\ninitial = 100.0\n[rating.static]\nmin_incidents = 100000\n",
+            shared().join("openarena/tdm").display().to_string()
+        ),
+    )
+    .unwrap();
+    let o = fragstats(&["build"], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let players = json(&tmp.path().join("public/data/players.json"));
+    for p in players.as_array().unwrap() {
+        assert_eq!(p["rating"].as_f64(), Some(100.0), "K = 0 keeps the initial rating");
+        assert_eq!(p["in_core"], false, "nobody has 100000 incidents");
+    }
+
+    std::fs::write(tmp.path().join("site.toml"), "[rating.dynamic]\nkay = 1\n").unwrap();
+    let o = fragstats(&["build"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("unknown field `kay`") && err.contains("`k`"), "{err}");
+}

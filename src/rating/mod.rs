@@ -3,6 +3,7 @@
 //! counts; knows nothing of HTML.
 
 pub mod dynamic;
+pub mod explain;
 pub mod static_rank;
 
 use crate::config::RatingConfig;

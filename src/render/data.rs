@@ -25,6 +25,31 @@ pub struct PlayerJson<'a> {
     pub flag_returns: u32,
     /// Every name seen for this player, colour codes kept.
     pub names: &'a [String],
+    /// Becker dynamic rating (final g).
+    pub rating: f64,
+    /// Becker static core value in [-1, 1]; null outside the core.
+    pub static_rating: Option<f64>,
+    pub in_core: bool,
+    /// Frags made plus suffered (suicides and team kills not counted).
+    pub incidents: u64,
+    /// Exact least-squares value for players outside the core; null in the core or when unmet.
+    pub static_rating_outside: Option<f64>,
+    /// Clan name, or null.
+    pub clan: Option<&'a str>,
+}
+
+/// One object of `data/clans.json`.
+#[derive(Debug, Serialize)]
+pub struct ClanJson<'a> {
+    pub name: &'a str,
+    /// Clan page, relative to the site root.
+    pub url: &'a str,
+    /// Plain names (identity keys) of the members.
+    pub members: Vec<&'a str>,
+    /// Dynamic rating of the clan as a virtual player.
+    pub rating: f64,
+    /// Declared in site.toml (else detected from a shared tag).
+    pub declared: bool,
 }
 
 /// One object of `data/matches.json`.
@@ -56,15 +81,20 @@ pub struct MatchJson<'a> {
     pub partial: bool,
 }
 
-/// `data/players.json` and `data/matches.json`.
+/// `data/players.json`, `data/matches.json` and `data/clans.json`.
 pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
+    let st = &input.ratings.static_;
+    let clan_name = |i: usize| {
+        input.clans.of_player[i].map(|c| input.clans.clans[c as usize].name.as_str())
+    };
     let players: Vec<PlayerJson> = input
         .roster
         .players
         .iter()
         .zip(&input.stats.players)
         .zip(&links.players)
-        .map(|((p, s), url)| PlayerJson {
+        .enumerate()
+        .map(|(i, ((p, s), url))| PlayerJson {
             name: &p.name,
             plain_name: &p.key,
             url,
@@ -76,6 +106,12 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             matches: s.matches.len(),
             flag_returns: s.flag_returns,
             names: &p.names_seen,
+            rating: input.ratings.dynamic.players[i],
+            static_rating: st.value[i],
+            in_core: st.value[i].is_some(),
+            incidents: st.incidents[i],
+            static_rating_outside: st.outside[i],
+            clan: clan_name(i),
         })
         .collect();
     let matches: Vec<MatchJson> = input
@@ -102,9 +138,27 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             partial: m.partial,
         })
         .collect();
+    let clans: Vec<ClanJson> = input
+        .clans
+        .clans
+        .iter()
+        .enumerate()
+        .map(|(c, clan)| ClanJson {
+            name: &clan.name,
+            url: &links.clans[c],
+            members: clan
+                .members
+                .iter()
+                .map(|m| input.roster.players[*m as usize].key.as_str())
+                .collect(),
+            rating: input.ratings.dynamic.clans[c],
+            declared: clan.declared,
+        })
+        .collect();
     Ok(vec![
         json_file("data/players.json", &players)?,
         json_file("data/matches.json", &matches)?,
+        json_file("data/clans.json", &clans)?,
     ])
 }
 

@@ -16,8 +16,11 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::config::RatingConfig;
+use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match, Team};
+use crate::rating::Ratings;
 use crate::stats::{MatchStats, Stats};
 use colour::name_html;
 use paths::unique_slugs;
@@ -32,6 +35,9 @@ pub struct SiteInput<'a> {
     pub matches: &'a [Match],
     pub roster: &'a Roster,
     pub stats: &'a Stats,
+    pub clans: &'a Clans,
+    pub ratings: &'a Ratings,
+    pub rating_config: &'a RatingConfig,
     /// Folder of site.toml: its `templates/` and `static/` override the built-ins.
     pub site_dir: &'a Path,
 }
@@ -46,6 +52,7 @@ pub struct OutputFile {
 /// Relative URLs of every page, by identity, map name and match position.
 pub struct Links {
     pub players: Vec<String>,
+    pub clans: Vec<String>,
     pub maps: HashMap<String, String>,
     pub matches: Vec<String>,
 }
@@ -71,8 +78,13 @@ impl Links {
             .iter()
             .map(|m| format!("matches/{}.html", m.id))
             .collect();
+        let clans = unique_slugs(input.clans.clans.iter().map(|c| c.name.as_str()), "clan")
+            .into_iter()
+            .map(|s| format!("clans/{s}.html"))
+            .collect();
         Links {
             players,
+            clans,
             maps,
             matches,
         }
@@ -94,6 +106,8 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav_item("Players", "players.html"),
         nav_item("Matches", "matches.html"),
         nav_item("Maps", "maps.html"),
+        nav_item("Clans", "clans.html"),
+        nav_item("Rankings explained", "ranking.html"),
     ];
     let page = |root: &'static str, current: &str| Common {
         site: &site,
@@ -101,10 +115,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         root,
         current: current.to_string(),
     };
-    let r = Renderer {
-        input,
-        links: &links,
-    };
+    let r = Renderer::new(input, &links);
 
     let mut files = Vec::new();
     let player_rows = r.player_rows();
@@ -121,6 +132,9 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     index["top_players"] = serde_json::to_value(&player_rows[..player_rows.len().min(25)])?;
     index["recent_matches"] = serde_json::to_value(&match_rows[..match_rows.len().min(10)])?;
     index["top_maps"] = serde_json::to_value(top_maps)?;
+    let static_rows = r.static_rows(&input.ratings.static_.core, |i| input.ratings.static_.value[i]);
+    index["static_core"] = serde_json::to_value(&static_rows[..static_rows.len().min(25)])?;
+    index["static_core_size"] = static_rows.len().into();
     files.push(html("index.html", templates.render("index.html", &index)?));
     for (name, key, rows) in [
         (
@@ -134,6 +148,8 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
             serde_json::to_value(&match_rows)?,
         ),
         ("maps.html", "maps", serde_json::to_value(&map_rows)?),
+        ("clans.html", "clans", serde_json::to_value(r.clan_rows())?),
+        ("ranking.html", "ranking", serde_json::to_value(r.ranking_page(static_rows))?),
     ] {
         let ctx = context(&page("", name), key, rows)?;
         files.push(html(name, templates.render(name, &ctx)?));
@@ -167,6 +183,13 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         "map",
         &|i| links.maps[&input.stats.maps[i].name].clone(),
         &|i| to_value(r.map_page(i)),
+    )?);
+    files.extend(render_each(
+        input.clans.clans.len(),
+        "clan.html",
+        "clan",
+        &|i| links.clans[i].clone(),
+        &|i| to_value(r.clan_page(i)),
     )?);
     files.extend(render_each(
         input.matches.len(),
@@ -243,6 +266,19 @@ fn updated_line(matches: &[Match]) -> String {
     }
 }
 
+/// Identity numbers by dynamic rating, best first (ties: more frags, then identity order).
+fn ladder(input: &SiteInput) -> Vec<usize> {
+    let g = &input.ratings.dynamic.players;
+    let stats = &input.stats.players;
+    let mut order: Vec<usize> = (0..g.len()).collect();
+    order.sort_by(|&a, &b| {
+        g[b].total_cmp(&g[a])
+            .then(stats[b].kills.cmp(&stats[a].kills))
+            .then(a.cmp(&b))
+    });
+    order
+}
+
 /// `m:ss` or `h:mm:ss`.
 pub fn clock(seconds: u32) -> String {
     let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
@@ -286,9 +322,27 @@ fn percent(part: u32, whole: u32) -> u32 {
 struct Renderer<'a> {
     input: &'a SiteInput<'a>,
     links: &'a Links,
+    /// Identity numbers by dynamic rating, best first.
+    ladder: Vec<usize>,
+    /// 1-based ladder position of each identity.
+    rank: Vec<usize>,
 }
 
-impl Renderer<'_> {
+impl<'a> Renderer<'a> {
+    fn new(input: &'a SiteInput<'a>, links: &'a Links) -> Self {
+        let ladder = ladder(input);
+        let mut rank = vec![0; ladder.len()];
+        for (pos, &i) in ladder.iter().enumerate() {
+            rank[i] = pos + 1;
+        }
+        Renderer {
+            input,
+            links,
+            ladder,
+            rank,
+        }
+    }
+
     fn when(&self, i: usize) -> String {
         match self.input.matches[i].start {
             Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
@@ -305,39 +359,110 @@ impl Renderer<'_> {
         (name_html(&p.name), self.links.players[id as usize].clone())
     }
 
+    fn player_row(&self, i: usize) -> PlayerRow {
+        let s = &self.input.stats.players[i];
+        let (name_html, url) = self.player_ref(i as u32);
+        let (clan, clan_url) = self.clan_of(i);
+        PlayerRow {
+            name_html,
+            plain: self.input.roster.players[i].key.clone(),
+            url,
+            rating: format!("{:.1}", self.input.ratings.dynamic.players[i]),
+            clan,
+            clan_url,
+            kills: s.kills,
+            deaths: s.deaths,
+            kd: ratio(s.kills, s.deaths),
+            suicides: s.suicides,
+            team_kills: s.team_kills,
+            captures: s.captures,
+            matches: s.matches.len(),
+        }
+    }
+
     fn player_rows(&self) -> Vec<PlayerRow> {
-        let mut rows: Vec<(usize, PlayerRow)> = self
-            .input
-            .stats
-            .players
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let (name_html, url) = self.player_ref(i as u32);
-                (
-                    i,
-                    PlayerRow {
-                        name_html,
-                        plain: self.input.roster.players[i].key.clone(),
-                        url,
-                        kills: s.kills,
-                        deaths: s.deaths,
-                        kd: ratio(s.kills, s.deaths),
-                        suicides: s.suicides,
-                        team_kills: s.team_kills,
-                        captures: s.captures,
-                        matches: s.matches.len(),
-                    },
-                )
+        self.ladder.iter().map(|&i| self.player_row(i)).collect()
+    }
+
+    fn clan_of(&self, player: usize) -> (String, String) {
+        match self.input.clans.of_player[player] {
+            Some(c) => (
+                self.input.clans.clans[c as usize].name.clone(),
+                self.links.clans[c as usize].clone(),
+            ),
+            None => (String::new(), String::new()),
+        }
+    }
+
+    fn static_rows(&self, ids: &[u32], value: impl Fn(usize) -> Option<f64>) -> Vec<StaticRow> {
+        ids.iter()
+            .filter_map(|&id| {
+                let i = id as usize;
+                let v = value(i)?;
+                let (name_html, url) = self.player_ref(id);
+                Some(StaticRow {
+                    name_html,
+                    url,
+                    value: format!("{v:+.3}"),
+                    percent: format!("{:.1}", (v + 1.0) * 50.0),
+                    incidents: self.input.ratings.static_.incidents[i],
+                })
             })
+            .collect()
+    }
+
+    fn clan_rows(&self) -> Vec<ClanRow> {
+        let clans = &self.input.clans.clans;
+        let g = &self.input.ratings.dynamic.clans;
+        let mut order: Vec<usize> = (0..clans.len()).collect();
+        order.sort_by(|&a, &b| g[b].total_cmp(&g[a]).then(a.cmp(&b)));
+        order
+            .into_iter()
+            .map(|c| ClanRow {
+                name: clans[c].name.clone(),
+                url: self.links.clans[c].clone(),
+                rating: format!("{:.1}", g[c]),
+                members: clans[c].members.len(),
+                declared: clans[c].declared,
+            })
+            .collect()
+    }
+
+    fn clan_page(&self, c: usize) -> ClanPage {
+        let clan = &self.input.clans.clans[c];
+        let g = &self.input.ratings.dynamic.players;
+        let mut members = clan.members.clone();
+        members.sort_by(|a, b| g[*b as usize].total_cmp(&g[*a as usize]).then(a.cmp(b)));
+        ClanPage {
+            name: clan.name.clone(),
+            rating: format!("{:.1}", self.input.ratings.dynamic.clans[c]),
+            declared: clan.declared,
+            members: members.iter().map(|m| self.player_row(*m as usize)).collect(),
+        }
+    }
+
+    fn ranking_page(&self, core: Vec<StaticRow>) -> RankingPage {
+        let st = &self.input.ratings.static_;
+        let mut outside: Vec<u32> = (0..st.outside.len() as u32)
+            .filter(|i| st.outside[*i as usize].is_some())
             .collect();
-        rows.sort_by(|(ia, a), (ib, b)| {
-            b.kills
-                .cmp(&a.kills)
-                .then(a.deaths.cmp(&b.deaths))
-                .then(ia.cmp(ib))
+        outside.sort_by(|a, b| {
+            st.outside[*b as usize]
+                .unwrap_or(0.0)
+                .total_cmp(&st.outside[*a as usize].unwrap_or(0.0))
+                .then(a.cmp(b))
         });
-        rows.into_iter().map(|(_, r)| r).collect()
+        let explain = crate::rating::explain::markdown(
+            self.input.rating_config,
+            &self.input.ratings.dynamic,
+            st,
+            self.input.roster.players.len(),
+        );
+        RankingPage {
+            explain_html: markdown::to_html(&explain),
+            core,
+            outside: self.static_rows(&outside, |i| st.outside[i]),
+        }
     }
 
     fn match_row(&self, i: usize) -> MatchRow {
@@ -500,9 +625,18 @@ impl Renderer<'_> {
                 }
             })
             .collect();
+        let st = &self.input.ratings.static_;
+        let (clan, clan_url) = self.clan_of(i);
         PlayerPage {
             name_html: name_html(&identity.name),
             plain: identity.key.clone(),
+            rating: format!("{:.1}", self.input.ratings.dynamic.players[i]),
+            rank: self.rank[i],
+            static_percent: st.value[i].map(|v| format!("{:.1}", (v + 1.0) * 50.0)),
+            static_outside_percent: st.outside[i].map(|v| format!("{:.1}", (v + 1.0) * 50.0)),
+            incidents: st.incidents[i],
+            clan,
+            clan_url,
             aliases: identity.names_seen.iter().map(|n| name_html(n)).collect(),
             kills: s.kills,
             deaths: s.deaths,

@@ -20,6 +20,13 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("map.html", include_str!("../../templates/map.html")),
     ("match.html", include_str!("../../templates/match.html")),
     ("page.html", include_str!("../../templates/page.html")),
+    ("ranking.html", include_str!("../../templates/ranking.html")),
+    ("clans.html", include_str!("../../templates/clans.html")),
+    ("clan.html", include_str!("../../templates/clan.html")),
+    (
+        "partials/static_table.html",
+        include_str!("../../templates/partials/static_table.html"),
+    ),
     (
         "partials/player_table.html",
         include_str!("../../templates/partials/player_table.html"),

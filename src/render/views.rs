@@ -39,6 +39,11 @@ pub struct PlayerRow {
     pub name_html: String,
     pub plain: String,
     pub url: String,
+    /// Dynamic rating, one decimal.
+    pub rating: String,
+    /// Clan name (plain text) and page, empty without a clan.
+    pub clan: String,
+    pub clan_url: String,
     pub kills: u32,
     pub deaths: u32,
     pub kd: String,
@@ -119,6 +124,16 @@ pub struct PlayerMatchRow {
 pub struct PlayerPage {
     pub name_html: String,
     pub plain: String,
+    /// Dynamic rating, one decimal, and rank on the ladder (1-based).
+    pub rating: String,
+    pub rank: usize,
+    /// Static core value as a percentage (0-100), when in the core.
+    pub static_percent: Option<String>,
+    /// Static value outside the core (less reliable), as a percentage.
+    pub static_outside_percent: Option<String>,
+    pub incidents: u64,
+    pub clan: String,
+    pub clan_url: String,
     pub aliases: Vec<String>,
     pub kills: u32,
     pub deaths: u32,
@@ -218,4 +233,44 @@ pub struct Totals {
 pub struct TextPage {
     pub title: String,
     pub html: String,
+}
+
+/// A row of the static (least squares) ranking.
+#[derive(Debug, Clone, Serialize)]
+pub struct StaticRow {
+    pub name_html: String,
+    pub url: String,
+    /// g in [-1, 1], signed, three decimals.
+    pub value: String,
+    /// (g + 1) / 2 as a percentage, one decimal.
+    pub percent: String,
+    pub incidents: u64,
+}
+
+/// A clan in a table and on its page.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClanRow {
+    pub name: String,
+    pub url: String,
+    pub rating: String,
+    pub members: usize,
+    pub declared: bool,
+}
+
+/// A clan page.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClanPage {
+    pub name: String,
+    pub rating: String,
+    pub declared: bool,
+    pub members: Vec<PlayerRow>,
+}
+
+/// The rankings-explained page.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankingPage {
+    /// The explanation, Markdown rendered to HTML.
+    pub explain_html: String,
+    pub core: Vec<StaticRow>,
+    pub outside: Vec<StaticRow>,
 }
