@@ -15,8 +15,8 @@ use crate::diagnostics::{Diagnostics, FileReport};
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
-use crate::rating::Ratings;
 use crate::parse::{Detected, SNIFF_BYTES, Source, detect};
+use crate::rating::Ratings;
 use crate::render::{SiteInput, render_site};
 use crate::stats::Stats;
 

@@ -374,7 +374,12 @@ fn ratings_in_players_and_clans_json() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
     let o = fragstats(
-        &["build", "--out", out.to_str().unwrap(), shared().join("openarena").to_str().unwrap()],
+        &[
+            "build",
+            "--out",
+            out.to_str().unwrap(),
+            shared().join("openarena").to_str().unwrap(),
+        ],
         Path::new(env!("CARGO_MANIFEST_DIR")),
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -405,21 +410,36 @@ fn ratings_in_players_and_clans_json() {
     let best = players
         .iter()
         .filter(|p| p["in_core"] == true)
-        .max_by(|a, b| a["static_rating"].as_f64().partial_cmp(&b["static_rating"].as_f64()).unwrap())
+        .max_by(|a, b| {
+            a["static_rating"]
+                .as_f64()
+                .partial_cmp(&b["static_rating"].as_f64())
+                .unwrap()
+        })
         .unwrap();
     assert_eq!(best["plain_name"], "xXSkullXx");
 
     let clans = json(&out.join("data/clans.json"));
     let clans = clans.as_array().unwrap();
     let names: Vec<&str> = clans.iter().map(|c| c["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["=XiX=", "[OA]", "{TDK}"], "|RB| has one member only");
+    assert_eq!(
+        names,
+        ["=XiX=", "[OA]", "{TDK}"],
+        "|RB| has one member only"
+    );
     for c in clans {
         assert!(out.join(c["url"].as_str().unwrap()).is_file());
         assert_eq!(c["members"].as_array().unwrap().len(), 2);
         assert!(c["rating"].as_f64().unwrap() >= 0.0);
     }
     let ranking = std::fs::read_to_string(out.join("ranking.html")).unwrap();
-    assert!(ranking.contains(&format!("<strong>{core}</strong> of {} players", players.len())), "core size shown");
+    assert!(
+        ranking.contains(&format!(
+            "<strong>{core}</strong> of {} players",
+            players.len()
+        )),
+        "core size shown"
+    );
     assert!(ranking.contains("not decay"));
 }
 
@@ -438,7 +458,11 @@ fn rating_config_keys_are_used() {
     assert!(o.status.success(), "{}", stderr(&o));
     let players = json(&tmp.path().join("public/data/players.json"));
     for p in players.as_array().unwrap() {
-        assert_eq!(p["rating"].as_f64(), Some(100.0), "K = 0 keeps the initial rating");
+        assert_eq!(
+            p["rating"].as_f64(),
+            Some(100.0),
+            "K = 0 keeps the initial rating"
+        );
         assert_eq!(p["in_core"], false, "nobody has 100000 incidents");
     }
 
@@ -446,5 +470,8 @@ fn rating_config_keys_are_used() {
     let o = fragstats(&["build"], tmp.path());
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("unknown field `kay`") && err.contains("`k`"), "{err}");
+    assert!(
+        err.contains("unknown field `kay`") && err.contains("`k`"),
+        "{err}"
+    );
 }

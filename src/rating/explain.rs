@@ -9,7 +9,12 @@ use super::static_rank::StaticRanking;
 use crate::config::{DuelMode, RatingConfig};
 
 /// Markdown text explaining the dynamic and static rankings.
-pub fn markdown(cfg: &RatingConfig, dynamic: &DynamicRatings, st: &StaticRanking, players: usize) -> String {
+pub fn markdown(
+    cfg: &RatingConfig,
+    dynamic: &DynamicRatings,
+    st: &StaticRanking,
+    players: usize,
+) -> String {
     let d = &cfg.dynamic;
     let mut md = String::new();
     let _ = writeln!(md, "# How the rankings work\n");
@@ -57,7 +62,9 @@ pub fn markdown(cfg: &RatingConfig, dynamic: &DynamicRatings, st: &StaticRanking
         }
     );
     let decay = match dynamic.decay {
-        DecayStatus::Off => "Ratings do **not decay**: inactive players keep their rating.".to_string(),
+        DecayStatus::Off => {
+            "Ratings do **not decay**: inactive players keep their rating.".to_string()
+        }
         DecayStatus::NoDates => format!(
             "Decay of {} points every {} days is configured, but the logs carry no dates, so it was \
              **not applied**.",
@@ -76,7 +83,10 @@ pub fn markdown(cfg: &RatingConfig, dynamic: &DynamicRatings, st: &StaticRanking
          clans is a frag between the clans, and a member's suicide, team kill or kill of a clan mate \
          is a suicide of the clan.\n"
     );
-    let _ = writeln!(md, "## The static ranking: least squares on the frag matrix\n");
+    let _ = writeln!(
+        md,
+        "## The static ranking: least squares on the frag matrix\n"
+    );
     let _ = writeln!(
         md,
         "For every two players who met, `r = (frags of A on B − frags of B on A) / (all frags between \

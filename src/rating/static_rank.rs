@@ -143,6 +143,9 @@ pub fn rank(matrix: &FragMatrix, cfg: &StaticConfig) -> StaticRanking {
     }
 }
 
+/// Players with one partner count, smallest (incidents, larger id first) on top.
+type Bucket = BinaryHeap<Reverse<(u64, Reverse<u32>)>>;
+
 /// Greedy peeling: from all players with at least `min_incidents` incidents, repeatedly remove the
 /// one with the fewest qualifying partners in the set (ties: fewer incidents, then the larger
 /// identity number, i.e. the larger key in byte order) until every pair in the set qualifies.
@@ -168,17 +171,28 @@ pub fn core(matrix: &FragMatrix, incidents: &[u64], cfg: &StaticConfig) -> Vec<u
     let mut in_set = candidate.clone();
     let mut size = candidate.iter().filter(|c| **c).count();
     let mut partners: Vec<usize> = (0..n).map(|i| adjacency.neighbours(i).len()).collect();
-    // Lazy min-heap: stale entries are skipped when popped.
-    let key = |i: usize, partners: usize| Reverse((partners, incidents[i], Reverse(i)));
-    let mut heap: BinaryHeap<_> = (0..n)
-        .filter(|&i| in_set[i])
-        .map(|i| key(i, partners[i]))
-        .collect();
-    while let Some(Reverse((count, _, Reverse(i)))) = heap.pop() {
-        if !in_set[i] || count != partners[i] {
+    // Bucket queue by partner count; inside a bucket a min-heap on (incidents, larger id first).
+    // A decrement pushes the player into the next lower bucket; the entry left behind is stale
+    // and skipped when popped (its partner count no longer matches the bucket).
+    let max_partners = partners.iter().copied().max().unwrap_or(0);
+    let mut buckets: Vec<Bucket> = vec![BinaryHeap::new(); max_partners + 1];
+    for i in (0..n).filter(|&i| in_set[i]) {
+        buckets[partners[i]].push(Reverse((incidents[i], Reverse(i as u32))));
+    }
+    let mut lowest = 0;
+    while size >= 2 {
+        while lowest <= max_partners && buckets[lowest].is_empty() {
+            lowest += 1;
+        }
+        let Some(Reverse((_, Reverse(i)))) = buckets.get_mut(lowest).and_then(BinaryHeap::pop)
+        else {
+            break;
+        };
+        let i = i as usize;
+        if !in_set[i] || partners[i] != lowest {
             continue;
         }
-        if count + 1 >= size {
+        if lowest + 1 >= size {
             // The weakest member qualifies with everyone else: so does every member.
             break;
         }
@@ -188,7 +202,8 @@ pub fn core(matrix: &FragMatrix, incidents: &[u64], cfg: &StaticConfig) -> Vec<u
             let j = j as usize;
             if in_set[j] {
                 partners[j] -= 1;
-                heap.push(key(j, partners[j]));
+                buckets[partners[j]].push(Reverse((incidents[j], Reverse(j as u32))));
+                lowest = lowest.min(partners[j]);
             }
         }
     }

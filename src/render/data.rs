@@ -84,9 +84,8 @@ pub struct MatchJson<'a> {
 /// `data/players.json`, `data/matches.json` and `data/clans.json`.
 pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
     let st = &input.ratings.static_;
-    let clan_name = |i: usize| {
-        input.clans.of_player[i].map(|c| input.clans.clans[c as usize].name.as_str())
-    };
+    let clan_name =
+        |i: usize| input.clans.of_player[i].map(|c| input.clans.clans[c as usize].name.as_str());
     let players: Vec<PlayerJson> = input
         .roster
         .players

@@ -132,7 +132,9 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     index["top_players"] = serde_json::to_value(&player_rows[..player_rows.len().min(25)])?;
     index["recent_matches"] = serde_json::to_value(&match_rows[..match_rows.len().min(10)])?;
     index["top_maps"] = serde_json::to_value(top_maps)?;
-    let static_rows = r.static_rows(&input.ratings.static_.core, |i| input.ratings.static_.value[i]);
+    let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
+        input.ratings.static_.value[i]
+    });
     index["static_core"] = serde_json::to_value(&static_rows[..static_rows.len().min(25)])?;
     index["static_core_size"] = static_rows.len().into();
     files.push(html("index.html", templates.render("index.html", &index)?));
@@ -149,7 +151,11 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         ),
         ("maps.html", "maps", serde_json::to_value(&map_rows)?),
         ("clans.html", "clans", serde_json::to_value(r.clan_rows())?),
-        ("ranking.html", "ranking", serde_json::to_value(r.ranking_page(static_rows))?),
+        (
+            "ranking.html",
+            "ranking",
+            serde_json::to_value(r.ranking_page(static_rows))?,
+        ),
     ] {
         let ctx = context(&page("", name), key, rows)?;
         files.push(html(name, templates.render(name, &ctx)?));
@@ -437,7 +443,10 @@ impl<'a> Renderer<'a> {
             name: clan.name.clone(),
             rating: format!("{:.1}", self.input.ratings.dynamic.clans[c]),
             declared: clan.declared,
-            members: members.iter().map(|m| self.player_row(*m as usize)).collect(),
+            members: members
+                .iter()
+                .map(|m| self.player_row(*m as usize))
+                .collect(),
         }
     }
 

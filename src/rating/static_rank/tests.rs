@@ -180,3 +180,63 @@ fn components_have_mean_zero_and_unmet_players_none() {
     assert!((g[2].unwrap() + 0.5).abs() < 1e-12 && (g[3].unwrap() - 0.5).abs() < 1e-12);
     assert_eq!(g[4], None);
 }
+
+/// The peeling rule written the slow, obvious way.
+fn naive_core(m: &FragMatrix, cfg: &StaticConfig) -> Vec<u32> {
+    let inc = m.incidents();
+    let met = |a: u32, b: u32| {
+        m.pairs
+            .iter()
+            .find(|p| (p.i, p.j) == (a.min(b), a.max(b)))
+            .map_or(0, |p| p.met())
+    };
+    let mut set: Vec<u32> = (0..m.n as u32)
+        .filter(|&i| inc[i as usize] >= u64::from(cfg.min_incidents))
+        .collect();
+    loop {
+        let partners = |i: u32| {
+            set.iter()
+                .filter(|&&j| j != i && met(i, j) >= u64::from(cfg.min_pair_frags.max(1)))
+                .count()
+        };
+        if set.iter().all(|&i| partners(i) + 1 == set.len()) {
+            break;
+        }
+        let worst = *set
+            .iter()
+            .min_by_key(|&&i| (partners(i), inc[i as usize], std::cmp::Reverse(i)))
+            .unwrap();
+        set.retain(|&i| i != worst);
+    }
+    if set.len() < 2 { Vec::new() } else { set }
+}
+
+proptest::proptest! {
+    #[test]
+    fn peeling_matches_the_obvious_algorithm(
+        n in 2usize..12,
+        raw in proptest::collection::vec((0u32..12, 0u32..12, 0u32..9), 0..60),
+        min_pair in 1u32..6,
+        min_inc in 0u32..30,
+    ) {
+        let counts: Vec<(u32, u32, u32)> = raw
+            .into_iter()
+            .filter(|(a, b, _)| (*a as usize) < n && (*b as usize) < n)
+            .collect();
+        let m = FragMatrix::from_counts(n, counts);
+        let cfg = StaticConfig { min_pair_frags: min_pair, min_incidents: min_inc };
+        proptest::prop_assert_eq!(core(&m, &m.incidents(), &cfg), naive_core(&m, &cfg));
+        // The exact least squares satisfies the normal equations L g = b.
+        let g = least_squares(&m);
+        for i in 0..n {
+            let mut lg = 0.0;
+            let mut b = 0.0;
+            for p in &m.pairs {
+                let (gi, gj) = (g[p.i as usize].unwrap(), g[p.j as usize].unwrap());
+                if p.i as usize == i { lg += gi - gj; b += p.r(); }
+                if p.j as usize == i { lg += gj - gi; b -= p.r(); }
+            }
+            proptest::prop_assert!((lg - b).abs() < 1e-7, "row {}: {} vs {}", i, lg, b);
+        }
+    }
+}
