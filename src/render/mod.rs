@@ -2,6 +2,7 @@
 //! machine-readable JSON under `data/`. A pure function from data to a list of files; writing them
 //! is the output module's job.
 
+pub mod charts;
 pub mod colour;
 pub mod data;
 pub mod markdown;
@@ -137,6 +138,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     });
     index["static_core"] = serde_json::to_value(&static_rows[..static_rows.len().min(25)])?;
     index["static_core_size"] = static_rows.len().into();
+    index["awards"] = serde_json::to_value(r.awards())?;
     files.push(html("index.html", templates.render("index.html", &index)?));
     for (name, key, rows) in [
         (
@@ -309,6 +311,26 @@ pub fn weapon_label(raw: &str) -> String {
     }
 }
 
+/// A name shortened for a chart legend.
+fn plain_label(name: &str) -> String {
+    let mut s: String = name.chars().filter(|c| !c.is_control()).take(20).collect();
+    if name.chars().count() > 20 {
+        s.push('…');
+    }
+    s
+}
+
+/// `up`, `down` or `flat` for a rating change (a tenth of a point counts as no change).
+fn change_class(delta: f64) -> &'static str {
+    if delta > 0.05 {
+        "up"
+    } else if delta < -0.05 {
+        "down"
+    } else {
+        "flat"
+    }
+}
+
 fn ratio(a: u32, b: u32) -> String {
     if b == 0 {
         format!("{a}.00")
@@ -332,6 +354,8 @@ struct Renderer<'a> {
     ladder: Vec<usize>,
     /// 1-based ladder position of each identity.
     rank: Vec<usize>,
+    /// Every match has a date: curves use dates on the x axis, else match numbers.
+    dated: bool,
 }
 
 impl<'a> Renderer<'a> {
@@ -346,7 +370,78 @@ impl<'a> Renderer<'a> {
             links,
             ladder,
             rank,
+            dated: !input.matches.is_empty() && input.matches.iter().all(|m| m.start.is_some()),
         }
+    }
+
+    /// Rating of identity (or clan, numbered after the players) `id` after match `mi`, and the
+    /// change that match brought.
+    fn rating_at(&self, id: usize, mi: u32) -> Option<(f64, f64)> {
+        let h = &self.input.ratings.dynamic.history[id];
+        let pos = h.binary_search_by_key(&mi, |e| e.0).ok()?;
+        let before = match pos {
+            0 => self.input.rating_config.dynamic.initial,
+            _ => h[pos - 1].1,
+        };
+        Some((h[pos].1, h[pos].1 - before))
+    }
+
+    /// `up`, `down` or `flat`: the rating change over the last five matches.
+    fn trend(&self, id: usize) -> &'static str {
+        let h = &self.input.ratings.dynamic.history[id];
+        let Some(last) = h.last() else {
+            return "flat";
+        };
+        let before = if h.len() > 5 {
+            h[h.len() - 6].1
+        } else {
+            self.input.rating_config.dynamic.initial
+        };
+        change_class(last.1 - before)
+    }
+
+    /// The x coordinate of a match on curves: its start time, or its number.
+    fn x_of(&self, mi: u32) -> f64 {
+        match (self.dated, self.input.matches[mi as usize].start) {
+            (true, Some(t)) => t.and_utc().timestamp() as f64,
+            _ => f64::from(mi + 1),
+        }
+    }
+
+    /// A rating curve for identity or clan number `id`.
+    fn curve(&self, id: usize, what: &str) -> String {
+        let points: Vec<(f64, f64)> = self.input.ratings.dynamic.history[id]
+            .iter()
+            .map(|(mi, g)| (self.x_of(*mi), *g))
+            .collect();
+        if points.is_empty() {
+            return String::new();
+        }
+        let span = points.last().map_or(0.0, |p| p.0) - points[0].0;
+        let dated = self.dated;
+        let format = move |x: f64| {
+            if !dated {
+                return format!("#{x:.0}");
+            }
+            match chrono::DateTime::from_timestamp(x as i64, 0) {
+                Some(t) if span < 2.0 * 86_400.0 => t.format("%H:%M").to_string(),
+                Some(t) if span < 200.0 * 86_400.0 => t.format("%b %d").to_string(),
+                Some(t) => t.format("%Y-%m").to_string(),
+                None => String::new(),
+            }
+        };
+        let dots = points.len() <= 60;
+        charts::line_chart(&charts::LineChart {
+            title: &format!("Rating of {what} over time"),
+            x_label: if dated { "match start" } else { "match number" },
+            y_label: "rating",
+            series: vec![charts::Series {
+                label: what.to_string(),
+                points,
+            }],
+            x_format: &format,
+            dots,
+        })
     }
 
     fn when(&self, i: usize) -> String {
@@ -383,6 +478,7 @@ impl<'a> Renderer<'a> {
             team_kills: s.team_kills,
             captures: s.captures,
             matches: s.matches.len(),
+            trend: self.trend(i),
         }
     }
 
@@ -439,6 +535,35 @@ impl<'a> Renderer<'a> {
         let g = &self.input.ratings.dynamic.players;
         let mut members = clan.members.clone();
         members.sort_by(|a, b| g[*b as usize].total_cmp(&g[*a as usize]).then(a.cmp(b)));
+        let of_player = &self.input.clans.of_player;
+        let mut versus: Vec<(u32, u32)> = vec![(0, 0); self.input.clans.clans.len()];
+        let mut played: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
+        for &m in &clan.members {
+            let s = &self.input.stats.players[m as usize];
+            played.extend(s.matches.iter().copied());
+            for (v, n) in &s.victims {
+                if let Some(oc) = of_player[*v as usize].filter(|oc| *oc as usize != c) {
+                    versus[oc as usize].0 += n;
+                }
+            }
+            for (k, n) in &s.killers {
+                if let Some(oc) = of_player[*k as usize].filter(|oc| *oc as usize != c) {
+                    versus[oc as usize].1 += n;
+                }
+            }
+        }
+        let versus = versus
+            .iter()
+            .enumerate()
+            .filter(|(_, (a, b))| a + b > 0)
+            .map(|(oc, (made, suffered))| ClanVersus {
+                name: self.input.clans.clans[oc].name.clone(),
+                url: self.links.clans[oc].clone(),
+                made: *made,
+                suffered: *suffered,
+                share: percent(*made, made + suffered),
+            })
+            .collect();
         ClanPage {
             name: clan.name.clone(),
             rating: format!("{:.1}", self.input.ratings.dynamic.clans[c]),
@@ -447,7 +572,86 @@ impl<'a> Renderer<'a> {
                 .iter()
                 .map(|m| self.player_row(*m as usize))
                 .collect(),
+            curve_svg: self.curve(self.input.roster.players.len() + c, &clan.name),
+            versus,
+            match_rows: played
+                .iter()
+                .rev()
+                .map(|&mi| self.match_row(mi as usize))
+                .collect(),
         }
+    }
+
+    /// Cumulative frags over match time of the match's five best fraggers.
+    fn timeline(&self, i: usize) -> String {
+        let m = &self.input.matches[i];
+        let ms = &self.input.stats.matches[i];
+        let ids = &self.input.roster.match_players[i];
+        let mut best: Vec<&crate::stats::MatchLine> =
+            ms.lines.iter().filter(|l| l.frags > 0).collect();
+        best.sort_by(|a, b| b.frags.cmp(&a.frags).then(a.player.cmp(&b.player)));
+        best.truncate(5);
+        let end = f64::from(m.duration_seconds) / 60.0;
+        let series = best
+            .iter()
+            .map(|l| {
+                let mut count = 0.0;
+                let mut points = vec![(0.0, 0.0)];
+                for e in m.events.iter().filter(|e| e.kind == EventKind::Frag) {
+                    if ids[e.actor as usize] == l.player {
+                        count += 1.0;
+                        points.push((f64::from(e.time) / 60.0, count));
+                    }
+                }
+                points.push((end.max(points.last().map_or(0.0, |p| p.0)), count));
+                charts::Series {
+                    label: plain_label(&self.input.roster.players[l.player as usize].key),
+                    points,
+                }
+            })
+            .collect();
+        charts::line_chart(&charts::LineChart {
+            title: "Frags over the match",
+            x_label: "minutes",
+            y_label: "frags",
+            series,
+            x_format: &|x| format!("{x:.0}"),
+            dots: false,
+        })
+    }
+
+    fn awards(&self) -> Vec<AwardView> {
+        crate::stats::awards::awards(self.input.stats)
+            .into_iter()
+            .map(|a| AwardView {
+                title: a.title.to_string(),
+                entries: a
+                    .places
+                    .iter()
+                    .map(|p| {
+                        let (name_html, url) = self.player_ref(p.player);
+                        let (detail, detail_url) = match p.match_index {
+                            Some(mi) => (
+                                format!(
+                                    "{} · {}",
+                                    self.input.matches[mi as usize].map,
+                                    self.when(mi as usize)
+                                ),
+                                self.links.matches[mi as usize].clone(),
+                            ),
+                            None => (String::new(), String::new()),
+                        };
+                        AwardEntry {
+                            name_html,
+                            url,
+                            value: format!("{:.*}", a.decimals, p.value),
+                            detail,
+                            detail_url,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
     }
 
     fn ranking_page(&self, core: Vec<StaticRow>) -> RankingPage {
@@ -489,23 +693,25 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    fn map_row(&self, i: usize) -> MapRow {
+        let m = &self.input.stats.maps[i];
+        MapRow {
+            name: m.name.clone(),
+            url: self.map_url(&m.name),
+            matches: m.matches.len(),
+            frags: m.frags,
+            frags_per_minute: if m.seconds == 0 {
+                "-".into()
+            } else {
+                format!("{:.1}", f64::from(m.frags) * 60.0 / m.seconds as f64)
+            },
+            players: m.players.len(),
+        }
+    }
+
     fn map_rows(&self) -> Vec<MapRow> {
-        self.input
-            .stats
-            .maps
-            .iter()
-            .map(|m| MapRow {
-                name: m.name.clone(),
-                url: self.map_url(&m.name),
-                matches: m.matches.len(),
-                frags: m.frags,
-                frags_per_minute: if m.seconds == 0 {
-                    "-".into()
-                } else {
-                    format!("{:.1}", f64::from(m.frags) * 60.0 / m.seconds as f64)
-                },
-                players: m.players.len(),
-            })
+        (0..self.input.stats.maps.len())
+            .map(|i| self.map_row(i))
             .collect()
     }
 
@@ -618,7 +824,11 @@ impl<'a> Renderer<'a> {
                 let ms = &self.input.stats.matches[mi];
                 let place = ms.lines.iter().position(|l| l.player == id).unwrap_or(0);
                 let line = &ms.lines[place];
+                let (after, delta) = self.rating_at(i, mi as u32).unwrap_or((0.0, 0.0));
                 PlayerMatchRow {
+                    rating: format!("{after:.1}"),
+                    change: format!("{delta:+.1}"),
+                    change_class: change_class(delta),
                     url: self.links.matches[mi].clone(),
                     when: self.when(mi),
                     map: m.map.clone(),
@@ -661,12 +871,40 @@ impl<'a> Renderer<'a> {
             awards,
             opponents,
             match_rows,
+            curve_svg: self.curve(i, &identity.key),
         }
     }
 
     fn map_page(&self, i: usize) -> MapPage {
         let m = &self.input.stats.maps[i];
-        let row = &self.map_rows()[i];
+        let row = &self.map_row(i);
+        let mut weapon_frags: std::collections::BTreeMap<String, u32> = Default::default();
+        let (mut red_wins, mut blue_wins, mut draws) = (0, 0, 0);
+        for &mi in &m.matches {
+            let game = &self.input.matches[mi as usize];
+            for e in game.events.iter().filter(|e| e.kind == EventKind::Frag) {
+                *weapon_frags
+                    .entry(weapon_label(&game.weapons[usize::from(e.detail)]))
+                    .or_default() += 1;
+            }
+            if let Some([red, blue]) = game.team_scores.filter(|_| game.gametype.team_based) {
+                match red.cmp(&blue) {
+                    std::cmp::Ordering::Greater => red_wins += 1,
+                    std::cmp::Ordering::Less => blue_wins += 1,
+                    std::cmp::Ordering::Equal => draws += 1,
+                }
+            }
+        }
+        let mut weapons: Vec<LabelCount> = weapon_frags
+            .into_iter()
+            .map(|(name, count)| LabelCount {
+                name,
+                count,
+                percent: percent(count, m.frags),
+                url: String::new(),
+            })
+            .collect();
+        weapons.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
         let mut top: Vec<(&u32, &u32)> = m.frags_by_player.iter().collect();
         top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         MapPage {
@@ -693,6 +931,11 @@ impl<'a> Renderer<'a> {
                 .rev()
                 .map(|&mi| self.match_row(mi as usize))
                 .collect(),
+            weapons,
+            red_wins,
+            blue_wins,
+            draws,
+            red_percent: percent(red_wins, red_wins + blue_wins),
         }
     }
 
@@ -702,6 +945,9 @@ impl<'a> Renderer<'a> {
         let ids = &self.input.roster.match_players[i];
         let line_view = |place: usize, l: &crate::stats::MatchLine| {
             let (name_html, url) = self.player_ref(l.player);
+            let delta = self
+                .rating_at(l.player as usize, i as u32)
+                .map_or(0.0, |(_, d)| d);
             ScoreLine {
                 place,
                 name_html,
@@ -712,6 +958,9 @@ impl<'a> Renderer<'a> {
                 suicides: l.suicides,
                 team_kills: l.team_kills,
                 captures: l.captures,
+                best_spree: l.best_spree,
+                change: format!("{delta:+.1}"),
+                change_class: change_class(delta),
             }
         };
         let sides = if m.gametype.team_based {
@@ -792,6 +1041,7 @@ impl<'a> Renderer<'a> {
             sides,
             kill_lines: ms.kill_lines,
             kills,
+            timeline_svg: self.timeline(i),
         }
     }
 }

@@ -51,6 +51,8 @@ pub struct PlayerRow {
     pub team_kills: u32,
     pub captures: u32,
     pub matches: usize,
+    /// Rating trend over the player's last matches: `up`, `down` or `flat`.
+    pub trend: &'static str,
 }
 
 /// A row in a match table.
@@ -117,6 +119,10 @@ pub struct PlayerMatchRow {
     pub frags: u32,
     pub deaths: u32,
     pub score: String,
+    /// Rating after the match, and the change it brought (signed), with `up`/`down`/`flat`.
+    pub rating: String,
+    pub change: String,
+    pub change_class: &'static str,
 }
 
 /// A player page.
@@ -149,6 +155,8 @@ pub struct PlayerPage {
     pub awards: Vec<LabelCount>,
     pub opponents: Vec<Opponent>,
     pub match_rows: Vec<PlayerMatchRow>,
+    /// Inline SVG of the rating over time (built and escaped in Rust).
+    pub curve_svg: String,
 }
 
 /// A map page.
@@ -161,6 +169,12 @@ pub struct MapPage {
     pub players: usize,
     pub top: Vec<NamedCount>,
     pub match_rows: Vec<MatchRow>,
+    pub weapons: Vec<LabelCount>,
+    /// Team matches on this map won by red, by blue, drawn (from the final team scores).
+    pub red_wins: u32,
+    pub blue_wins: u32,
+    pub draws: u32,
+    pub red_percent: u32,
 }
 
 /// One line of a match scoreboard.
@@ -175,6 +189,10 @@ pub struct ScoreLine {
     pub suicides: u32,
     pub team_kills: u32,
     pub captures: u32,
+    pub best_spree: u32,
+    /// Rating change from this match (signed), with `up`/`down`/`flat`.
+    pub change: String,
+    pub change_class: &'static str,
 }
 
 /// The players of one side in a match scoreboard.
@@ -215,6 +233,8 @@ pub struct MatchPage {
     pub sides: Vec<Side>,
     pub kill_lines: u32,
     pub kills: Vec<KillRow>,
+    /// Inline SVG: cumulative frags over the match of its best players.
+    pub timeline_svg: String,
 }
 
 /// Totals on the index page.
@@ -264,6 +284,39 @@ pub struct ClanPage {
     pub rating: String,
     pub declared: bool,
     pub members: Vec<PlayerRow>,
+    pub curve_svg: String,
+    /// Frags between this clan's members and each other clan's.
+    pub versus: Vec<ClanVersus>,
+    /// Matches in which a member took part, newest first.
+    pub match_rows: Vec<MatchRow>,
+}
+
+/// A clan-vs-clan record.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClanVersus {
+    pub name: String,
+    pub url: String,
+    pub made: u32,
+    pub suffered: u32,
+    pub share: u32,
+}
+
+/// One place in an award ("most frags in a match").
+#[derive(Debug, Clone, Serialize)]
+pub struct AwardEntry {
+    pub name_html: String,
+    pub url: String,
+    pub value: String,
+    /// Where it happened (a match), may be empty.
+    pub detail: String,
+    pub detail_url: String,
+}
+
+/// A "big numbers" award with winner and runner-up.
+#[derive(Debug, Clone, Serialize)]
+pub struct AwardView {
+    pub title: String,
+    pub entries: Vec<AwardEntry>,
 }
 
 /// The rankings-explained page.

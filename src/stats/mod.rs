@@ -2,6 +2,8 @@
 //! opponents) and per map, by the rules of RANKING.md "What counts". Works on identity numbers from
 //! the [`Roster`]; knows nothing of ratings or HTML.
 
+pub mod awards;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::model::identity::Roster;
@@ -18,6 +20,8 @@ pub struct MatchLine {
     pub team_kills: u32,
     pub captures: u32,
     pub score: Option<i32>,
+    /// Longest run of frags without dying in this match.
+    pub best_spree: u32,
     /// Last team in the match.
     pub team: Option<Team>,
 }
@@ -121,6 +125,15 @@ impl Stats {
     }
 }
 
+/// Ends `who`'s killing spree (they died, or the match ended), keeping their best.
+fn end_spree(spree: &mut HashMap<u32, u32>, who: u32, lines: &mut HashMap<u32, MatchLine>) {
+    if let Some(run) = spree.insert(who, 0)
+        && let Some(l) = lines.get_mut(&who)
+    {
+        l.best_spree = l.best_spree.max(run);
+    }
+}
+
 /// Counts one match into its own lines and the players' totals.
 fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStats {
     // Several match players can share one identity (aliases): merge their lines.
@@ -136,11 +149,15 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStat
         line.team = Some(p.team);
     }
     let mut ms = MatchStats::default();
+    // Current killing spree per identity: frags since the last death.
+    let mut spree: HashMap<u32, u32> = HashMap::new();
     for e in &m.events {
         let actor = ids[e.actor as usize];
         match e.kind {
             EventKind::Frag => {
                 let victim = ids[e.target as usize];
+                *spree.entry(actor).or_default() += 1;
+                end_spree(&mut spree, victim, &mut lines);
                 ms.frags += 1;
                 ms.kill_lines += 1;
                 if let Some(l) = lines.get_mut(&actor) {
@@ -164,6 +181,7 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStat
                 *v.killers.entry(actor).or_default() += 1;
             }
             EventKind::Suicide => {
+                end_spree(&mut spree, actor, &mut lines);
                 ms.suicides += 1;
                 ms.kill_lines += 1;
                 if let Some(l) = lines.get_mut(&actor) {
@@ -175,6 +193,7 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStat
             }
             EventKind::TeamKill => {
                 let victim = ids[e.target as usize];
+                end_spree(&mut spree, victim, &mut lines);
                 ms.team_kills += 1;
                 ms.kill_lines += 1;
                 if let Some(l) = lines.get_mut(&actor) {
@@ -210,6 +229,10 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStat
             }
             EventKind::TeamChange(_) | EventKind::Leave => {}
         }
+    }
+    let open: Vec<u32> = spree.keys().copied().collect();
+    for who in open {
+        end_spree(&mut spree, who, &mut lines);
     }
     let mut lines: Vec<MatchLine> = lines.into_values().collect();
     lines.sort_by(|a, b| {

@@ -1,0 +1,327 @@
+//! SVG charts drawn with plotters' SVG backend, inlined into pages. Plotters draws the plot area
+//! (grid, lines, points); the axis and legend labels are `<text>` elements written here, so no
+//! font file is needed: the browser renders the text. Every label is escaped. The only module that
+//! talks to plotters.
+
+use std::fmt::Write as _;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::colour::escape;
+
+const WIDTH: u32 = 720;
+const HEIGHT: u32 = 260;
+const LEFT: u32 = 56;
+const BOTTOM: u32 = 34;
+const TOP: u32 = 12;
+const RIGHT: u32 = 16;
+
+/// Line colours that read on light and dark backgrounds.
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(234, 88, 12),
+    RGBColor(37, 99, 235),
+    RGBColor(22, 163, 74),
+    RGBColor(190, 24, 93),
+    RGBColor(202, 138, 4),
+    RGBColor(124, 58, 237),
+];
+const GRID: RGBColor = RGBColor(128, 128, 128);
+
+/// One line of a chart.
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart with labelled axes.
+pub struct LineChart<'a> {
+    /// Accessible description (`aria-label`).
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    pub series: Vec<Series>,
+    /// Formats an x value for a tick label (dates, match numbers, clock times).
+    pub x_format: &'a dyn Fn(f64) -> String,
+    /// Draw a dot at every point (for short series).
+    pub dots: bool,
+}
+
+/// Renders a chart to an SVG string that scales to its container. An empty chart gives "".
+pub fn line_chart(chart: &LineChart) -> String {
+    let points = chart.series.iter().flat_map(|s| s.points.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in points {
+        if x.is_finite() && y.is_finite() {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+    }
+    if x0 > x1 {
+        return String::new();
+    }
+    if x1 - x0 < 1e-9 {
+        x0 -= 1.0;
+        x1 += 1.0;
+    }
+    let (y0, y1) = nice_range(y0, y1);
+    let mut svg = String::new();
+    let mut labels = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        if draw(&root, chart, (x0, x1, y0, y1), &mut labels).is_err() {
+            return String::new();
+        }
+        if root.present().is_err() {
+            return String::new();
+        }
+    }
+    finish(svg, chart.title, &labels)
+}
+
+fn draw(
+    root: &DrawingArea<SVGBackend, Shift>,
+    chart: &LineChart,
+    (x0, x1, y0, y1): (f64, f64, f64, f64),
+    labels: &mut String,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let legend = chart.series.len() > 1;
+    let mut c = ChartBuilder::on(root)
+        .margin_top(if legend { TOP + 20 } else { TOP })
+        .margin_right(RIGHT)
+        .x_label_area_size(BOTTOM)
+        .y_label_area_size(LEFT)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    c.configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(GRID.mix(0.0))
+        .bold_line_style(GRID.mix(0.25))
+        .axis_style(GRID.mix(0.6))
+        .x_labels(6)
+        .y_labels(5)
+        .draw()?;
+    for (i, s) in chart.series.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        c.draw_series(LineSeries::new(
+            s.points.iter().copied(),
+            colour.stroke_width(2),
+        ))?;
+        if chart.dots {
+            c.draw_series(s.points.iter().map(|p| Circle::new(*p, 3, colour.filled())))?;
+        }
+    }
+    // Tick labels, written as text for the browser to render.
+    for t in ticks(y0, y1, 5) {
+        let (px, py) = c.backend_coord(&(x0, t));
+        let _ = write!(
+            labels,
+            r#"<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>"#,
+            px - 6,
+            py,
+            escape(&short_number(t))
+        );
+    }
+    for t in ticks(x0, x1, 6) {
+        let (px, py) = c.backend_coord(&(t, y0));
+        let _ = write!(
+            labels,
+            r#"<text x="{px}" y="{}" text-anchor="middle">{}</text>"#,
+            py + 18,
+            escape(&(chart.x_format)(t))
+        );
+    }
+    let (left, top) = c.backend_coord(&(x0, y1));
+    let _ = write!(
+        labels,
+        r#"<text x="{}" y="{}" class="axis" transform="rotate(-90 {} {})" text-anchor="middle">{}</text>"#,
+        12,
+        (top + HEIGHT as i32 - BOTTOM as i32) / 2,
+        12,
+        (top + HEIGHT as i32 - BOTTOM as i32) / 2,
+        escape(chart.y_label)
+    );
+    let _ = write!(
+        labels,
+        r#"<text x="{}" y="{}" class="axis" text-anchor="end">{}</text>"#,
+        WIDTH - RIGHT,
+        HEIGHT - 2,
+        escape(chart.x_label)
+    );
+    if legend {
+        let top = top - 26;
+        let mut x = left + 8;
+        for (i, s) in chart.series.iter().enumerate() {
+            let colour = PALETTE[i % PALETTE.len()];
+            let _ = write!(
+                labels,
+                r##"<rect x="{x}" y="{}" width="10" height="10" fill="#{:02x}{:02x}{:02x}"/><text x="{}" y="{}">{}</text>"##,
+                top + 2,
+                colour.0,
+                colour.1,
+                colour.2,
+                x + 14,
+                top + 11,
+                escape(&s.label)
+            );
+            x += 24 + 7 * s.label.chars().count().min(24) as i32;
+        }
+    }
+    Ok(())
+}
+
+/// Makes the SVG responsive and accessible, and adds the labels.
+fn finish(svg: String, title: &str, labels: &str) -> String {
+    let body = match svg.find('>') {
+        Some(i) => &svg[i + 1..],
+        None => return String::new(),
+    };
+    let body = body.trim_end().strip_suffix("</svg>").unwrap_or(body);
+    let body = strip_text_elements(body);
+    // Plotters fills the background white: drop it so the page colour shows (dark mode).
+    let body = body.replacen(
+        &format!(r##"<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" opacity="1" fill="#FFFFFF" stroke="none"/>"##),
+        "",
+        1,
+    );
+    format!(
+        r#"<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{}">{body}<g class="labels">{labels}</g></svg>"#,
+        escape(title)
+    )
+}
+
+/// Removes plotters' own `<text>` elements: it sizes them with a font it does not have; ours are
+/// placed explicitly.
+fn strip_text_elements(svg: &str) -> String {
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg;
+    while let Some(start) = rest.find("<text") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("</text>") {
+            Some(end) => rest = &rest[start + end + "</text>".len()..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Widens a value range to round numbers with some head room.
+fn nice_range(lo: f64, hi: f64) -> (f64, f64) {
+    let (lo, hi) = if hi - lo < 1e-9 {
+        (lo - 1.0, hi + 1.0)
+    } else {
+        (lo, hi)
+    };
+    let step = nice_step((hi - lo) / 4.0);
+    ((lo / step).floor() * step, (hi / step).ceil() * step)
+}
+
+fn nice_step(raw: f64) -> f64 {
+    let mag = 10f64.powf(raw.abs().max(1e-12).log10().floor());
+    let f = raw / mag;
+    let nice = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+/// Round tick positions inside [lo, hi], about `count` of them.
+fn ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
+    let step = nice_step((hi - lo) / count as f64);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + step * 1e-9 && out.len() < 50 {
+        out.push(t);
+        t += step;
+    }
+    out
+}
+
+fn short_number(v: f64) -> String {
+    if v.abs() >= 10_000.0 {
+        format!("{:.0}k", v / 1000.0)
+    } else if v.fract().abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_lines_and_escaped_labels() {
+        let svg = line_chart(&LineChart {
+            title: "rating of <script>",
+            x_label: "match",
+            y_label: "rating",
+            series: vec![
+                Series {
+                    label: "a<b".into(),
+                    points: vec![(1.0, 0.0), (2.0, 20.0), (3.0, 35.5)],
+                },
+                Series {
+                    label: "b".into(),
+                    points: vec![(1.0, 5.0)],
+                },
+            ],
+            x_format: &|x| format!("#{x:.0}"),
+            dots: true,
+        });
+        assert!(
+            svg.starts_with("<svg class=\"chart\" viewBox=\"0 0 720 260\""),
+            "{svg}"
+        );
+        assert!(svg.contains("<polyline") || svg.contains("<path"), "{svg}");
+        assert!(svg.contains(">#2</text>"), "{svg}");
+        assert!(svg.contains(">rating</text>"));
+        assert!(svg.contains("a&lt;b"));
+        assert!(!svg.contains("<script>"));
+        assert!(!svg.contains("fill=\"#FFFFFF\""));
+        assert!(svg.ends_with("</g></svg>"));
+    }
+
+    #[test]
+    fn empty_and_flat_series() {
+        let empty = LineChart {
+            title: "t",
+            x_label: "x",
+            y_label: "y",
+            series: vec![],
+            x_format: &|x| x.to_string(),
+            dots: false,
+        };
+        assert_eq!(line_chart(&empty), "");
+        let flat = LineChart {
+            series: vec![Series {
+                label: "x".into(),
+                points: vec![(5.0, 0.0)],
+            }],
+            ..empty
+        };
+        assert!(line_chart(&flat).contains("<svg"));
+    }
+
+    #[test]
+    fn tick_helpers() {
+        assert_eq!(nice_range(3.0, 97.0), (0.0, 100.0));
+        assert_eq!(ticks(0.0, 100.0, 5), [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert_eq!(short_number(12.5), "12.5");
+        assert_eq!(short_number(40.0), "40");
+    }
+}
