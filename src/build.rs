@@ -74,28 +74,44 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         .unwrap_or_else(|| site_dir.join(&config.output));
 
     let (matches, diagnostics) = read_logs(&roots)?;
-    let roster = Roster::build(&matches, &Aliases::new(&config.aliases));
-    let stats = Stats::compute(&matches, &roster);
+    let site = render(&matches, &config, &site_dir)?;
+    let files = site.files;
+    crate::output::write_site(&out, &files)?;
+    Ok(Built {
+        out,
+        diagnostics,
+        players: site.players,
+        matches: matches.len(),
+        files: files.len(),
+    })
+}
+
+/// The files of a site rendered from matches (in site order), and how many players it has.
+pub struct RenderedSite {
+    pub files: Vec<crate::render::OutputFile>,
+    pub players: usize,
+}
+
+/// Everything after parsing: identities, counts, clans, ratings and pages, in memory.
+pub fn render(matches: &[Match], config: &Config, site_dir: &Path) -> Result<RenderedSite> {
+    let roster = Roster::build(matches, &Aliases::new(&config.aliases));
+    let stats = Stats::compute(matches, &roster);
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
-    let ratings = Ratings::compute(&matches, &roster, &clans, &stats, &config.rating);
+    let ratings = Ratings::compute(matches, &roster, &clans, &stats, &config.rating);
     let files = render_site(&SiteInput {
         title: &config.title,
         description: &config.description,
-        matches: &matches,
+        matches,
         roster: &roster,
         stats: &stats,
         clans: &clans,
         ratings: &ratings,
         rating_config: &config.rating,
-        site_dir: &site_dir,
+        site_dir,
     })?;
-    crate::output::write_site(&out, &files)?;
-    Ok(Built {
-        out,
-        diagnostics,
+    Ok(RenderedSite {
+        files,
         players: roster.players.len(),
-        matches: matches.len(),
-        files: files.len(),
     })
 }
 

@@ -1,0 +1,30 @@
+//! Any bytes as a log through the whole pipeline after crawling: parse, order, identities,
+//! counts, clans, ratings, pages and JSON. Must never panic, every output path must be safe, and
+//! every page must be valid UTF-8 without a live `<script` that the templates did not write.
+#![no_main]
+
+use std::path::Path;
+
+use fragstats::build::{order_and_dedupe, render};
+use fragstats::config::Config;
+use fragstats::diagnostics::FileReport;
+use fragstats::parse::{LogFormat, Source, q3::Quake3};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let source = Source { path: "fuzz.log".into(), file_index: 0 };
+    let mut report = FileReport::new("fuzz.log");
+    let mut input = data;
+    let mut matches = Vec::new();
+    Quake3.parse(&mut input, &source, &mut report, &mut |m| matches.push(m)).unwrap();
+    let matches = order_and_dedupe(matches, std::slice::from_mut(&mut report));
+    let config = Config::default();
+    let site = render(&matches, &config, Path::new("/nonexistent-fuzz-site")).unwrap();
+    for f in &site.files {
+        assert!(!f.path.contains("..") && !f.path.starts_with('/'), "{}", f.path);
+        if f.path.ends_with(".html") {
+            let text = std::str::from_utf8(&f.bytes).unwrap();
+            assert!(!text.contains("<script>alert"), "{}", f.path);
+        }
+    }
+});

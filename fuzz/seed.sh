@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Seeds the fuzz corpora with the real logs in ../shared/data, cut into pieces of at most 64 KiB
+# (libFuzzer works best on small inputs), plus the sample logs.
+set -euo pipefail
+cd "$(dirname "$0")"
+for target in q3_parser build_pipeline; do
+  mkdir -p "corpus/$target"
+  for f in ../../shared/data/openarena/*/*.log ../../shared/data/public/*/*.log ../sample-logs/*.log; do
+    [ -f "$f" ] || continue
+    base=$(basename "$f" .log)
+    split -b 65536 -d -a 3 "$f" "corpus/$target/$base-"
+  done
+done
+echo "seeded: $(ls corpus/q3_parser | wc -l) inputs per target"
