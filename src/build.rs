@@ -99,14 +99,12 @@ pub fn render(matches: &[Match], config: &Config, site_dir: &Path) -> Result<Ren
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     let ratings = Ratings::compute(matches, &roster, &clans, &stats, &config.rating);
     let files = render_site(&SiteInput {
-        title: &config.title,
-        description: &config.description,
+        config,
         matches,
         roster: &roster,
         stats: &stats,
         clans: &clans,
         ratings: &ratings,
-        rating_config: &config.rating,
         site_dir,
     })?;
     Ok(RenderedSite {

@@ -30,6 +30,35 @@ pub struct Config {
     pub detect_clans: bool,
     /// Rating systems. Default: see [`RatingConfig`].
     pub rating: RatingConfig,
+    /// Folder of Markdown pages (`*.md`), each rendered as a page linked from the navigation.
+    /// Default: `content`.
+    pub content: PathBuf,
+    /// Extra navigation links (`[[nav]]` with `label` and `url`). Default: none.
+    pub nav: Vec<NavLink>,
+    /// Theme colours. Default: the built-in theme's.
+    pub colors: Colors,
+}
+
+/// A navigation link added by the site owner.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NavLink {
+    pub label: String,
+    pub url: String,
+}
+
+/// `[colors]`: CSS colours of the theme, as `#rgb` or `#rrggbb`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Colors {
+    /// Accent (title, highlights) on light pages. Default: the theme's orange.
+    pub accent: Option<String>,
+    /// Accent on dark pages. Default: the theme's light orange.
+    pub accent_dark: Option<String>,
+    /// Links on light pages.
+    pub link: Option<String>,
+    /// Links on dark pages.
+    pub link_dark: Option<String>,
 }
 
 impl Default for Config {
@@ -44,6 +73,9 @@ impl Default for Config {
             clans: Vec::new(),
             detect_clans: true,
             rating: RatingConfig::default(),
+            content: PathBuf::from("content"),
+            nav: Vec::new(),
+            colors: Colors::default(),
         }
     }
 }
@@ -148,7 +180,7 @@ impl Default for StaticConfig {
 impl Config {
     /// Parses the text of a `site.toml`. `origin` names the file in error messages.
     pub fn parse(text: &str, origin: &str) -> Result<Config> {
-        toml::from_str(text).map_err(|err| {
+        let config: Config = toml::from_str(text).map_err(|err| {
             let place = match err.span() {
                 Some(span) => {
                     let before = &text[..span.start.min(text.len())];
@@ -159,7 +191,9 @@ impl Config {
                 None => origin.to_string(),
             };
             anyhow::anyhow!("{place}: {}", err.message().trim())
-        })
+        })?;
+        config.validate(origin)?;
+        Ok(config)
     }
 
     /// Reads and parses a `site.toml`.
@@ -168,6 +202,30 @@ impl Config {
             .with_context(|| format!("cannot read config file {}", path.display()))?;
         Config::parse(&text, &path.display().to_string())
     }
+
+    /// Checks values serde cannot: colours must be hex colours (they go into CSS).
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        let c = &self.colors;
+        for (key, value) in [
+            ("accent", &c.accent),
+            ("accent_dark", &c.accent_dark),
+            ("link", &c.link),
+            ("link_dark", &c.link_dark),
+        ] {
+            if let Some(v) = value
+                && !is_hex_colour(v)
+            {
+                anyhow::bail!("{origin}: colors.{key} = {v:?} is not a colour: write it as #rgb or #rrggbb");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `#rgb` or `#rrggbb`.
+pub fn is_hex_colour(v: &str) -> bool {
+    v.strip_prefix('#')
+        .is_some_and(|h| matches!(h.len(), 3 | 6) && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[cfg(test)]
@@ -195,6 +253,13 @@ mod tests {
         assert!(err.contains("expected one of"), "{err}");
         assert!(err.contains("`decay_points`"), "{err}");
         assert!(!err.contains('\n'), "one line: {err}");
+    }
+
+    #[test]
+    fn colours_must_be_hex() {
+        assert!(Config::parse("[colors]\naccent = \"#0af\"\n", "s").is_ok());
+        let err = Config::parse("[colors]\naccent = \"red;}body{x:1\"\n", "s").unwrap_err();
+        assert!(err.to_string().contains("colors.accent"), "{err}");
     }
 
     #[test]

@@ -154,10 +154,12 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             declared: clan.declared,
         })
         .collect();
+    let search = search_index(input, links)?;
     Ok(vec![
         json_file("data/players.json", &players)?,
         json_file("data/matches.json", &matches)?,
         json_file("data/clans.json", &clans)?,
+        search,
     ])
 }
 
@@ -168,5 +170,23 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
     Ok(OutputFile {
         path: path.to_string(),
         bytes,
+    })
+}
+
+/// `data/search-index.js`: the player search index as a script (browsers block `fetch` of JSON on
+/// `file://`, but load scripts). Names are JSON string literals with `<` escaped, so the file
+/// cannot close or open a tag even if it were inlined.
+fn search_index(input: &SiteInput, links: &Links) -> Result<OutputFile> {
+    let entries: Vec<(&str, &str)> = input
+        .roster
+        .players
+        .iter()
+        .zip(&links.players)
+        .map(|(p, url)| (p.key.as_str(), url.as_str()))
+        .collect();
+    let json = serde_json::to_string(&entries)?.replace('<', "\\u003c");
+    Ok(OutputFile {
+        path: "data/search-index.js".into(),
+        bytes: format!("window.FRAGSTATS_PLAYERS = {json};\n").into_bytes(),
     })
 }

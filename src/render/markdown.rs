@@ -1,17 +1,54 @@
 //! Markdown to HTML (pulldown-cmark) for the explanatory pages and site-owner pages. Raw HTML in the
 //! Markdown is escaped, not passed through.
 
-use pulldown_cmark::{Event, Options, Parser, html};
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, html};
 
-/// Renders Markdown to HTML, with tables; raw HTML blocks and inline HTML are shown as text.
+/// Renders Markdown to HTML, with tables; raw HTML blocks and inline HTML are shown as text, and
+/// links or images with a `javascript:`/`data:` address lead nowhere.
 pub fn to_html(markdown: &str) -> String {
     let parser = Parser::new_ext(markdown, Options::ENABLE_TABLES).map(|event| match event {
         Event::Html(text) | Event::InlineHtml(text) => Event::Text(text),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: safe_url(dest_url),
+            title,
+            id,
+        }),
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Image {
+            link_type,
+            dest_url: safe_url(dest_url),
+            title,
+            id,
+        }),
         other => other,
     });
     let mut out = String::new();
     html::push_html(&mut out, parser);
     out
+}
+
+fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
+    let lower: String = url
+        .chars()
+        .filter(|c| !c.is_whitespace() && !c.is_control())
+        .take(16)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if ["javascript:", "vbscript:", "data:"].iter().any(|s| lower.starts_with(s)) {
+        CowStr::Borrowed("#")
+    } else {
+        url
+    }
 }
 
 #[cfg(test)]
@@ -24,5 +61,8 @@ mod tests {
         assert!(html.contains("<h1>Hi</h1>"));
         assert!(html.contains("&lt;script&gt;"));
         assert!(html.contains("<table>"));
+        let html = to_html("[x](javascript:alert(1)) [y]( JavaScript:x) [ok](rules.html)");
+        assert!(!html.to_lowercase().contains("javascript"), "{html}");
+        assert!(html.contains("href=\"rules.html\""));
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod charts;
 pub mod colour;
+pub mod content;
 pub mod data;
 pub mod markdown;
 pub mod paths;
@@ -17,7 +18,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::config::RatingConfig;
+use crate::config::Config;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match, Team};
@@ -30,15 +31,13 @@ use views::*;
 
 /// Everything the site is made from.
 pub struct SiteInput<'a> {
-    pub title: &'a str,
-    pub description: &'a str,
+    pub config: &'a Config,
     /// Matches in site order (chronological by RANKING.md's rule).
     pub matches: &'a [Match],
     pub roster: &'a Roster,
     pub stats: &'a Stats,
     pub clans: &'a Clans,
     pub ratings: &'a Ratings,
-    pub rating_config: &'a RatingConfig,
     /// Folder of site.toml: its `templates/` and `static/` override the built-ins.
     pub site_dir: &'a Path,
 }
@@ -96,13 +95,15 @@ impl Links {
 pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     let templates = Templates::load(Some(&input.site_dir.join("templates")))?;
     let links = Links::new(input);
+    let content_pages = content::pages(&input.site_dir.join(&input.config.content))?;
     let site = SiteView {
-        title: input.title.to_string(),
-        description: input.description.to_string(),
+        title: input.config.title.clone(),
+        description: input.config.description.clone(),
         updated: updated_line(input.matches),
         version: env!("CARGO_PKG_VERSION"),
+        colors_css: colors_css(&input.config.colors),
     };
-    let nav = vec![
+    let mut nav = vec![
         nav_item("Overview", "index.html"),
         nav_item("Players", "players.html"),
         nav_item("Matches", "matches.html"),
@@ -110,6 +111,12 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav_item("Clans", "clans.html"),
         nav_item("Rankings explained", "ranking.html"),
     ];
+    nav.extend(content_pages.iter().map(|p| nav_item(&p.title, &p.url)));
+    nav.extend(input.config.nav.iter().map(|l| NavItem {
+        label: l.label.clone(),
+        url: l.url.clone(),
+        external: true,
+    }));
     let page = |root: &'static str, current: &str| Common {
         site: &site,
         nav: &nav,
@@ -207,6 +214,13 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &|i| to_value(r.match_page(i)),
     )?);
 
+    for p in &content_pages {
+        let ctx = context(&page("../", &p.url), "page", views::TextPage {
+            title: p.title.clone(),
+            html: p.html.clone(),
+        })?;
+        files.push(html(&p.url, templates.render("page.html", &ctx)?));
+    }
     files.extend(data::data_files(input, &links)?);
     files.extend(static_files(input.site_dir)?);
     Ok(files)
@@ -228,7 +242,37 @@ fn nav_item(label: &str, url: &str) -> NavItem {
     NavItem {
         label: label.to_string(),
         url: url.to_string(),
+        external: false,
     }
+}
+
+/// CSS overriding the theme colours from `[colors]` (validated as hex colours when loaded).
+fn colors_css(c: &crate::config::Colors) -> String {
+    fn valid(v: &Option<String>) -> Option<&str> {
+        v.as_deref().filter(|v| crate::config::is_hex_colour(v))
+    }
+    let mut light = String::new();
+    let mut dark = String::new();
+    if let Some(v) = valid(&c.accent) {
+        light.push_str(&format!("--accent:{v};"));
+    }
+    if let Some(v) = valid(&c.link) {
+        light.push_str(&format!("--link:{v};"));
+    }
+    if let Some(v) = valid(&c.accent_dark) {
+        dark.push_str(&format!("--accent:{v};"));
+    }
+    if let Some(v) = valid(&c.link_dark) {
+        dark.push_str(&format!("--link:{v};"));
+    }
+    let mut css = String::new();
+    if !light.is_empty() {
+        css.push_str(&format!(":root{{{light}}}"));
+    }
+    if !dark.is_empty() {
+        css.push_str(&format!("@media (prefers-color-scheme: dark){{:root{{{dark}}}}}"));
+    }
+    css
 }
 
 fn html(path: &str, body: String) -> OutputFile {
@@ -380,7 +424,7 @@ impl<'a> Renderer<'a> {
         let h = &self.input.ratings.dynamic.history[id];
         let pos = h.binary_search_by_key(&mi, |e| e.0).ok()?;
         let before = match pos {
-            0 => self.input.rating_config.dynamic.initial,
+            0 => self.input.config.rating.dynamic.initial,
             _ => h[pos - 1].1,
         };
         Some((h[pos].1, h[pos].1 - before))
@@ -395,7 +439,7 @@ impl<'a> Renderer<'a> {
         let before = if h.len() > 5 {
             h[h.len() - 6].1
         } else {
-            self.input.rating_config.dynamic.initial
+            self.input.config.rating.dynamic.initial
         };
         change_class(last.1 - before)
     }
@@ -666,7 +710,7 @@ impl<'a> Renderer<'a> {
                 .then(a.cmp(b))
         });
         let explain = crate::rating::explain::markdown(
-            self.input.rating_config,
+            &self.input.config.rating,
             &self.input.ratings.dynamic,
             st,
             self.input.roster.players.len(),

@@ -12,14 +12,18 @@ pub struct SiteView {
     /// "Newest match: ..." (never the wall-clock time of the build, so output is reproducible).
     pub updated: String,
     pub version: &'static str,
+    /// CSS custom properties from `[colors]` (hex colours only, validated).
+    pub colors_css: String,
 }
 
 /// A navigation link.
 #[derive(Debug, Clone, Serialize)]
 pub struct NavItem {
     pub label: String,
-    /// Relative to the site root.
+    /// Relative to the site root, unless `external`.
     pub url: String,
+    /// A link from `[[nav]]` in site.toml, used as written.
+    pub external: bool,
 }
 
 /// Fields common to every page.
