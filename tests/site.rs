@@ -475,3 +475,79 @@ fn rating_config_keys_are_used() {
         "{err}"
     );
 }
+
+/// Player, map and server names that try to break out of the page.
+#[test]
+fn hostile_names_never_become_live_markup_or_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let long = "L".repeat(5000);
+    let names = [
+        "<script>alert(1)</script>",
+        "\"><img src=x onerror=alert(2)>",
+        "../../../../etc/passwd",
+        "..",
+        "^1<marquee>^2</marquee>'\"&",
+        "\u{202e}evil\u{202c}gnp.exe",
+        "tab\tbell\u{7}esc\u{1b}[31m",
+        long.as_str(),
+        "{{ site.title }}{% raw %}",
+        "</textarea><iframe src=//evil.example>",
+    ];
+    let mut log = String::from(
+        "  0:00 InitGame: \\sv_hostname\\<iframe src=//x>^1Srv\\g_gametype\\0\\mapname\\<svg onload=alert(3)>../x\\g_timestamp\\2026-01-02 03:04:05\n",
+    );
+    for (i, n) in names.iter().enumerate() {
+        log.push_str(&format!("  0:01 ClientUserinfoChanged: {i} n\\{n}\\t\\0\n"));
+    }
+    for i in 0..names.len() {
+        let j = (i + 1) % names.len();
+        log.push_str(&format!("  0:02 Kill: {i} {j} 10: x killed y by MOD_RAILGUN</script>\n"));
+    }
+    log.push_str("  0:03 say: <script>alert(4)</script>\n  0:04 Exit: <marquee>Fraglimit</marquee>\n  0:05 ShutdownGame:\n");
+    std::fs::write(logs.join("evil.log"), log).unwrap();
+    let out = tmp.path().join("site");
+    let o = fragstats(&["build", "--out", out.to_str().unwrap(), logs.to_str().unwrap()], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // Nothing was written outside the output folder.
+    let mut top: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    assert_eq!(top, ["logs", "site"]);
+
+    let players = json(&out.join("data/players.json"));
+    assert_eq!(players.as_array().unwrap().len(), names.len());
+    for p in players.as_array().unwrap() {
+        let url = p["url"].as_str().unwrap();
+        let slug = url.strip_prefix("players/").unwrap().strip_suffix(".html").unwrap();
+        assert!(!slug.is_empty() && slug.len() <= 60, "{slug}");
+        assert!(slug.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{slug}");
+        assert!(out.join(url).is_file());
+    }
+    let names_in_json: Vec<&str> = players.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert!(names_in_json.contains(&"<script>alert(1)</script>"), "JSON keeps the real name");
+
+    for f in walk(&out) {
+        let rel = f.strip_prefix(&out).unwrap().to_string_lossy().into_owned();
+        assert!(rel.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b)), "unsafe file name {rel:?}");
+        if !rel.ends_with(".html") {
+            continue;
+        }
+        let page = std::fs::read_to_string(&f).unwrap();
+        let lower = page.to_lowercase();
+        for live in ["<img", "<iframe", "<svg onload", "<marquee", "<script>alert", "javascript:", "<textarea"] {
+            assert!(!lower.contains(live), "live {live:?} in {rel}");
+        }
+        // The only scripts are the two the theme loads.
+        assert_eq!(lower.matches("<script").count(), 2, "{rel}");
+        assert!(!page.contains('\u{7}') && !page.contains('\u{1b}'), "control characters in {rel}");
+    }
+    let list = std::fs::read_to_string(out.join("players.html")).unwrap();
+    assert!(list.contains("{{ site.title }}{% raw %}"), "names are data, never template code");
+    let search = std::fs::read_to_string(out.join("data/search-index.js")).unwrap();
+    assert!(!search.contains('<'), "the search index cannot open or close a tag");
+}

@@ -77,6 +77,8 @@ impl Templates {
             }
         }
         let mut tera = Tera::default();
+        // Autoescape also drops control characters: log text carries escape sequences and bells.
+        tera.set_escape_fn(super::colour::escape);
         tera.add_raw_templates(sources.iter().map(|(n, t)| (n.as_str(), t.as_str())))
             .map_err(|e| anyhow::anyhow!("{}", tera_error_chain(&e)))?;
         Ok(Templates { tera })
