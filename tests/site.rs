@@ -551,3 +551,30 @@ fn hostile_names_never_become_live_markup_or_paths() {
     let search = std::fs::read_to_string(out.join("data/search-index.js")).unwrap();
     assert!(!search.contains('<'), "the search index cannot open or close a tag");
 }
+
+/// Every `href`/`src` in every page points at a file of the site (relative links only).
+#[test]
+fn every_internal_link_and_asset_resolves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let o = build_real(&out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut checked = 0;
+    for page in walk(&out).into_iter().filter(|p| p.extension().is_some_and(|e| e == "html")) {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for attr in ["href=\"", "src=\""] {
+            for piece in text.split(attr).skip(1) {
+                let target = piece.split('"').next().unwrap();
+                assert!(!target.contains("://") && !target.starts_with("//"), "{target} in {}", page.display());
+                let path = target.split(['#', '?']).next().unwrap();
+                if path.is_empty() {
+                    continue;
+                }
+                let resolved = page.parent().unwrap().join(path);
+                assert!(resolved.is_file(), "{target} in {} does not resolve", page.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} links checked");
+}
