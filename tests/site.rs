@@ -578,3 +578,46 @@ fn every_internal_link_and_asset_resolves() {
     }
     assert!(checked > 1000, "{checked} links checked");
 }
+
+#[test]
+fn site_templates_and_static_override_the_theme() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path();
+    std::fs::create_dir_all(site.join("templates")).unwrap();
+    std::fs::create_dir_all(site.join("static")).unwrap();
+    std::fs::create_dir_all(site.join("content")).unwrap();
+    std::fs::write(
+        site.join("templates/index.html"),
+        "{% extends \"builtin/index.html\" %}{% block content %}<p id=\"custom\">Welcome {{ site.title }}</p>{{ super() }}{% endblock content %}",
+    )
+    .unwrap();
+    std::fs::write(site.join("static/extra.css"), "body{}").unwrap();
+    std::fs::write(site.join("content/rules.md"), "# Server rules\n\nNo camping.\n").unwrap();
+    std::fs::write(
+        site.join("site.toml"),
+        format!(
+            "title = \"My <clan>\"\nlogs = [{:?}]\n[[nav]]\nlabel = \"Forum\"\nurl = \"https://forum.example/\"\n[colors]\naccent = \"#123abc\"\n",
+            shared().join("openarena/tdm").display().to_string()
+        ),
+    )
+    .unwrap();
+    let o = fragstats(&["build"], site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index = std::fs::read_to_string(site.join("public/index.html")).unwrap();
+    assert!(index.contains("<p id=\"custom\">Welcome My &lt;clan&gt;</p>"), "user template extends the built-in");
+    assert!(index.contains("Ladder"), "built-in content kept through super()");
+    assert!(index.contains("href=\"pages/server-rules.html\"") || index.contains("href=\"pages/rules.html\""), "content page in nav");
+    assert!(index.contains("href=\"https://forum.example/\""), "[[nav]] link");
+    assert!(index.contains("--accent:#123abc"));
+    assert!(site.join("public/static/extra.css").is_file());
+    assert!(site.join("public/static/style.css").is_file());
+    let rules = std::fs::read_to_string(site.join("public/pages/rules.html")).unwrap();
+    assert!(rules.contains("<h1>Server rules</h1>") && rules.contains("No camping."));
+
+    // A broken template is an error that names the template.
+    std::fs::write(site.join("templates/player.html"), "{% extends \"base.html\" %}\n{% block content %}\n{% if %}\n{% endblock content %}").unwrap();
+    let o = fragstats(&["build"], site);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("player.html") && err.contains("3:"), "{err}");
+}
