@@ -215,7 +215,9 @@ impl Config {
             if let Some(v) = value
                 && !is_hex_colour(v)
             {
-                anyhow::bail!("{origin}: colors.{key} = {v:?} is not a colour: write it as #rgb or #rrggbb");
+                anyhow::bail!(
+                    "{origin}: colors.{key} = {v:?} is not a colour: write it as #rgb or #rrggbb"
+                );
             }
         }
         Ok(())

@@ -3,6 +3,11 @@
 
 use std::process::ExitCode;
 
+/// Rendering allocates many small strings on every thread; mimalloc handles that far better than
+/// the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::Parser;
 use fragstats::build::{BuildRequest, build};
 use fragstats::cli::{Cli, Command};

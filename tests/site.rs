@@ -503,12 +503,22 @@ fn hostile_names_never_become_live_markup_or_paths() {
     }
     for i in 0..names.len() {
         let j = (i + 1) % names.len();
-        log.push_str(&format!("  0:02 Kill: {i} {j} 10: x killed y by MOD_RAILGUN</script>\n"));
+        log.push_str(&format!(
+            "  0:02 Kill: {i} {j} 10: x killed y by MOD_RAILGUN</script>\n"
+        ));
     }
     log.push_str("  0:03 say: <script>alert(4)</script>\n  0:04 Exit: <marquee>Fraglimit</marquee>\n  0:05 ShutdownGame:\n");
     std::fs::write(logs.join("evil.log"), log).unwrap();
     let out = tmp.path().join("site");
-    let o = fragstats(&["build", "--out", out.to_str().unwrap(), logs.to_str().unwrap()], tmp.path());
+    let o = fragstats(
+        &[
+            "build",
+            "--out",
+            out.to_str().unwrap(),
+            logs.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
 
     // Nothing was written outside the output folder.
@@ -523,33 +533,70 @@ fn hostile_names_never_become_live_markup_or_paths() {
     assert_eq!(players.as_array().unwrap().len(), names.len());
     for p in players.as_array().unwrap() {
         let url = p["url"].as_str().unwrap();
-        let slug = url.strip_prefix("players/").unwrap().strip_suffix(".html").unwrap();
+        let slug = url
+            .strip_prefix("players/")
+            .unwrap()
+            .strip_suffix(".html")
+            .unwrap();
         assert!(!slug.is_empty() && slug.len() <= 60, "{slug}");
-        assert!(slug.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{slug}");
+        assert!(
+            slug.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            "{slug}"
+        );
         assert!(out.join(url).is_file());
     }
-    let names_in_json: Vec<&str> = players.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
-    assert!(names_in_json.contains(&"<script>alert(1)</script>"), "JSON keeps the real name");
+    let names_in_json: Vec<&str> = players
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names_in_json.contains(&"<script>alert(1)</script>"),
+        "JSON keeps the real name"
+    );
 
     for f in walk(&out) {
         let rel = f.strip_prefix(&out).unwrap().to_string_lossy().into_owned();
-        assert!(rel.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b)), "unsafe file name {rel:?}");
+        assert!(
+            rel.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b)),
+            "unsafe file name {rel:?}"
+        );
         if !rel.ends_with(".html") {
             continue;
         }
         let page = std::fs::read_to_string(&f).unwrap();
         let lower = page.to_lowercase();
-        for live in ["<img", "<iframe", "<svg onload", "<marquee", "<script>alert", "javascript:", "<textarea"] {
+        for live in [
+            "<img",
+            "<iframe",
+            "<svg onload",
+            "<marquee",
+            "<script>alert",
+            "javascript:",
+            "<textarea",
+        ] {
             assert!(!lower.contains(live), "live {live:?} in {rel}");
         }
         // The only scripts are the two the theme loads.
         assert_eq!(lower.matches("<script").count(), 2, "{rel}");
-        assert!(!page.contains('\u{7}') && !page.contains('\u{1b}'), "control characters in {rel}");
+        assert!(
+            !page.contains('\u{7}') && !page.contains('\u{1b}'),
+            "control characters in {rel}"
+        );
     }
     let list = std::fs::read_to_string(out.join("players.html")).unwrap();
-    assert!(list.contains("{{ site.title }}{% raw %}"), "names are data, never template code");
+    assert!(
+        list.contains("{{ site.title }}{% raw %}"),
+        "names are data, never template code"
+    );
     let search = std::fs::read_to_string(out.join("data/search-index.js")).unwrap();
-    assert!(!search.contains('<'), "the search index cannot open or close a tag");
+    assert!(
+        !search.contains('<'),
+        "the search index cannot open or close a tag"
+    );
 }
 
 /// Every `href`/`src` in every page points at a file of the site (relative links only).
@@ -560,18 +607,29 @@ fn every_internal_link_and_asset_resolves() {
     let o = build_real(&out);
     assert!(o.status.success(), "{}", stderr(&o));
     let mut checked = 0;
-    for page in walk(&out).into_iter().filter(|p| p.extension().is_some_and(|e| e == "html")) {
+    for page in walk(&out)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+    {
         let text = std::fs::read_to_string(&page).unwrap();
         for attr in ["href=\"", "src=\""] {
             for piece in text.split(attr).skip(1) {
                 let target = piece.split('"').next().unwrap();
-                assert!(!target.contains("://") && !target.starts_with("//"), "{target} in {}", page.display());
+                assert!(
+                    !target.contains("://") && !target.starts_with("//"),
+                    "{target} in {}",
+                    page.display()
+                );
                 let path = target.split(['#', '?']).next().unwrap();
                 if path.is_empty() {
                     continue;
                 }
                 let resolved = page.parent().unwrap().join(path);
-                assert!(resolved.is_file(), "{target} in {} does not resolve", page.display());
+                assert!(
+                    resolved.is_file(),
+                    "{target} in {} does not resolve",
+                    page.display()
+                );
                 checked += 1;
             }
         }
@@ -592,7 +650,11 @@ fn site_templates_and_static_override_the_theme() {
     )
     .unwrap();
     std::fs::write(site.join("static/extra.css"), "body{}").unwrap();
-    std::fs::write(site.join("content/rules.md"), "# Server rules\n\nNo camping.\n").unwrap();
+    std::fs::write(
+        site.join("content/rules.md"),
+        "# Server rules\n\nNo camping.\n",
+    )
+    .unwrap();
     std::fs::write(
         site.join("site.toml"),
         format!(
@@ -604,10 +666,23 @@ fn site_templates_and_static_override_the_theme() {
     let o = fragstats(&["build"], site);
     assert!(o.status.success(), "{}", stderr(&o));
     let index = std::fs::read_to_string(site.join("public/index.html")).unwrap();
-    assert!(index.contains("<p id=\"custom\">Welcome My &lt;clan&gt;</p>"), "user template extends the built-in");
-    assert!(index.contains("Ladder"), "built-in content kept through super()");
-    assert!(index.contains("href=\"pages/server-rules.html\"") || index.contains("href=\"pages/rules.html\""), "content page in nav");
-    assert!(index.contains("href=\"https://forum.example/\""), "[[nav]] link");
+    assert!(
+        index.contains("<p id=\"custom\">Welcome My &lt;clan&gt;</p>"),
+        "user template extends the built-in"
+    );
+    assert!(
+        index.contains("Ladder"),
+        "built-in content kept through super()"
+    );
+    assert!(
+        index.contains("href=\"pages/server-rules.html\"")
+            || index.contains("href=\"pages/rules.html\""),
+        "content page in nav"
+    );
+    assert!(
+        index.contains("href=\"https://forum.example/\""),
+        "[[nav]] link"
+    );
     assert!(index.contains("--accent:#123abc"));
     assert!(site.join("public/static/extra.css").is_file());
     assert!(site.join("public/static/style.css").is_file());
@@ -615,7 +690,11 @@ fn site_templates_and_static_override_the_theme() {
     assert!(rules.contains("<h1>Server rules</h1>") && rules.contains("No camping."));
 
     // A broken template is an error that names the template.
-    std::fs::write(site.join("templates/player.html"), "{% extends \"base.html\" %}\n{% block content %}\n{% if %}\n{% endblock content %}").unwrap();
+    std::fs::write(
+        site.join("templates/player.html"),
+        "{% extends \"base.html\" %}\n{% block content %}\n{% if %}\n{% endblock content %}",
+    )
+    .unwrap();
     let o = fragstats(&["build"], site);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);

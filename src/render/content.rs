@@ -51,7 +51,10 @@ pub fn pages(dir: &Path) -> Result<Vec<ContentPage>> {
             html: markdown::to_html(&text),
         });
     }
-    for (p, slug) in pages.iter_mut().zip(unique_slugs(stems.iter().map(String::as_str), "page")) {
+    for (p, slug) in pages
+        .iter_mut()
+        .zip(unique_slugs(stems.iter().map(String::as_str), "page"))
+    {
         p.url = format!("pages/{slug}.html");
     }
     Ok(pages)

@@ -44,7 +44,10 @@ fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
         .take(16)
         .collect::<String>()
         .to_ascii_lowercase();
-    if ["javascript:", "vbscript:", "data:"].iter().any(|s| lower.starts_with(s)) {
+    if ["javascript:", "vbscript:", "data:"]
+        .iter()
+        .any(|s| lower.starts_with(s))
+    {
         CowStr::Borrowed("#")
     } else {
         url

@@ -136,106 +136,169 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     let mut top_maps = map_rows.clone();
     top_maps.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
     top_maps.truncate(10);
-    let mut index = context(&page("", "index.html"), "totals", r.totals())?;
-    index["top_players"] = serde_json::to_value(&player_rows[..player_rows.len().min(25)])?;
-    index["recent_matches"] = serde_json::to_value(&match_rows[..match_rows.len().min(10)])?;
-    index["top_maps"] = serde_json::to_value(top_maps)?;
     let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
         input.ratings.static_.value[i]
     });
-    index["static_core"] = serde_json::to_value(&static_rows[..static_rows.len().min(25)])?;
-    index["static_core_size"] = static_rows.len().into();
-    index["awards"] = serde_json::to_value(r.awards())?;
-    files.push(html("index.html", templates.render("index.html", &index)?));
-    for (name, key, rows) in [
-        (
-            "players.html",
-            "players",
-            serde_json::to_value(&player_rows)?,
-        ),
-        (
-            "matches.html",
-            "matches",
-            serde_json::to_value(&match_rows)?,
-        ),
-        ("maps.html", "maps", serde_json::to_value(&map_rows)?),
-        ("clans.html", "clans", serde_json::to_value(r.clan_rows())?),
-        (
-            "ranking.html",
-            "ranking",
-            serde_json::to_value(r.ranking_page(static_rows))?,
-        ),
-    ] {
-        let ctx = context(&page("", name), key, rows)?;
-        files.push(html(name, templates.render(name, &ctx)?));
-    }
-
-    let render_each = |count: usize,
-                       template: &str,
-                       key: &str,
-                       url: &(dyn Fn(usize) -> String + Sync),
-                       view: &(dyn Fn(usize) -> serde_json::Value + Sync)|
-     -> Result<Vec<OutputFile>> {
-        (0..count)
-            .into_par_iter()
-            .map(|i| {
-                let url = url(i);
-                let ctx = context(&page("../", &url), key, view(i))?;
-                Ok(html(&url, templates.render(template, &ctx)?))
-            })
-            .collect()
+    let index = IndexPage {
+        totals: r.totals(),
+        top_players: &player_rows[..player_rows.len().min(25)],
+        recent_matches: &match_rows[..match_rows.len().min(10)],
+        top_maps,
+        static_core: &static_rows[..static_rows.len().min(25)],
+        static_core_size: static_rows.len(),
+        awards: r.awards(),
     };
-    files.extend(render_each(
+    files.push(html(
+        "index.html",
+        templates.render("index.html", &page("", "index.html"), &index)?,
+    ));
+    let top = |name: &'static str| page("", name);
+    files.push(top_page(
+        &templates,
+        top("players.html"),
+        &Keyed("players", &player_rows),
+    )?);
+    files.push(top_page(
+        &templates,
+        top("matches.html"),
+        &Keyed("matches", &match_rows),
+    )?);
+    files.push(top_page(
+        &templates,
+        top("maps.html"),
+        &Keyed("maps", &map_rows),
+    )?);
+    files.push(top_page(
+        &templates,
+        top("clans.html"),
+        &Keyed("clans", r.clan_rows()),
+    )?);
+    files.push(top_page(
+        &templates,
+        top("ranking.html"),
+        &Keyed("ranking", r.ranking_page(static_rows)),
+    )?);
+
+    let timings = std::env::var_os("FRAGSTATS_TIMINGS").is_some();
+    let clock = std::time::Instant::now();
+    let player_urls = |i: usize| links.players[i].clone();
+    files.extend(render_pages(
+        &templates,
+        &page,
         input.roster.players.len(),
         "player.html",
-        "p",
-        &|i| links.players[i].clone(),
-        &|i| to_value(r.player_page(i)),
+        &player_urls,
+        &|i| Keyed("p", r.player_page(i)),
     )?);
-    files.extend(render_each(
+    if timings {
+        eprintln!(
+            "timing: {} player pages in {:.2} s",
+            input.roster.players.len(),
+            clock.elapsed().as_secs_f64()
+        );
+    }
+    let clock = std::time::Instant::now();
+    let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
+    files.extend(render_pages(
+        &templates,
+        &page,
         input.stats.maps.len(),
         "map.html",
-        "map",
-        &|i| links.maps[&input.stats.maps[i].name].clone(),
-        &|i| to_value(r.map_page(i)),
+        &map_urls,
+        &|i| Keyed("map", r.map_page(i)),
     )?);
-    files.extend(render_each(
+    let clan_urls = |i: usize| links.clans[i].clone();
+    files.extend(render_pages(
+        &templates,
+        &page,
         input.clans.clans.len(),
         "clan.html",
-        "clan",
-        &|i| links.clans[i].clone(),
-        &|i| to_value(r.clan_page(i)),
+        &clan_urls,
+        &|i| Keyed("clan", r.clan_page(i)),
     )?);
-    files.extend(render_each(
+    let match_urls = |i: usize| links.matches[i].clone();
+    files.extend(render_pages(
+        &templates,
+        &page,
         input.matches.len(),
         "match.html",
-        "m",
-        &|i| links.matches[i].clone(),
-        &|i| to_value(r.match_page(i)),
+        &match_urls,
+        &|i| Keyed("m", r.match_page(i)),
     )?);
 
+    if timings {
+        eprintln!(
+            "timing: {} map, clan and match pages in {:.2} s",
+            input.stats.maps.len() + input.clans.clans.len() + input.matches.len(),
+            clock.elapsed().as_secs_f64()
+        );
+    }
     for p in &content_pages {
-        let ctx = context(&page("../", &p.url), "page", views::TextPage {
-            title: p.title.clone(),
-            html: p.html.clone(),
-        })?;
-        files.push(html(&p.url, templates.render("page.html", &ctx)?));
+        let view = Keyed(
+            "page",
+            views::TextPage {
+                title: p.title.clone(),
+                html: p.html.clone(),
+            },
+        );
+        files.push(html(
+            &p.url,
+            templates.render("page.html", &page("../", &p.url), &view)?,
+        ));
     }
     files.extend(data::data_files(input, &links)?);
     files.extend(static_files(input.site_dir)?);
     Ok(files)
 }
 
-/// The template context of a page: the common fields plus `key` = `value`.
-fn context(common: &Common, key: &str, value: impl Serialize) -> Result<serde_json::Value> {
-    let mut ctx = serde_json::to_value(common)?;
-    ctx[key] = serde_json::to_value(value)?;
-    Ok(ctx)
+/// A view under one name in the template context (`p`, `map`, `m`, ...): serialises as
+/// `{ name: view }`.
+struct Keyed<T: Serialize>(&'static str, T);
+
+impl<T: Serialize> Serialize for Keyed<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry(self.0, &self.1)?;
+        map.end()
+    }
 }
 
-/// Views are plain data: serialising them cannot fail.
-fn to_value(view: impl Serialize) -> serde_json::Value {
-    serde_json::to_value(view).unwrap_or(serde_json::Value::Null)
+/// The index page's own fields.
+#[derive(Serialize)]
+struct IndexPage<'a> {
+    totals: Totals,
+    top_players: &'a [PlayerRow],
+    recent_matches: &'a [MatchRow],
+    top_maps: Vec<MapRow>,
+    static_core: &'a [StaticRow],
+    static_core_size: usize,
+    awards: Vec<AwardView>,
+}
+
+/// Renders a page at the site root whose template has the page's own name.
+fn top_page(templates: &Templates, common: Common, view: &impl Serialize) -> Result<OutputFile> {
+    let name = common.current.clone();
+    Ok(html(&name, templates.render(&name, &common, view)?))
+}
+
+/// Renders `count` pages of one template in parallel (one per player, map, match ...).
+fn render_pages<'a, V: Serialize>(
+    templates: &Templates,
+    common: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
+    count: usize,
+    template: &str,
+    url: &(dyn Fn(usize) -> String + Sync),
+    view: &(dyn Fn(usize) -> V + Sync),
+) -> Result<Vec<OutputFile>> {
+    (0..count)
+        .into_par_iter()
+        .map(|i| {
+            let url = url(i);
+            let body = templates.render(template, &common("../", &url), &view(i))?;
+            Ok(html(&url, body))
+        })
+        .collect()
 }
 
 fn nav_item(label: &str, url: &str) -> NavItem {
@@ -270,7 +333,9 @@ fn colors_css(c: &crate::config::Colors) -> String {
         css.push_str(&format!(":root{{{light}}}"));
     }
     if !dark.is_empty() {
-        css.push_str(&format!("@media (prefers-color-scheme: dark){{:root{{{dark}}}}}"));
+        css.push_str(&format!(
+            "@media (prefers-color-scheme: dark){{:root{{{dark}}}}}"
+        ));
     }
     css
 }
@@ -400,6 +465,8 @@ struct Renderer<'a> {
     rank: Vec<usize>,
     /// Every match has a date: curves use dates on the x axis, else match numbers.
     dated: bool,
+    /// Each identity's coloured name as safe HTML, built once.
+    names_html: Vec<String>,
 }
 
 impl<'a> Renderer<'a> {
@@ -415,6 +482,12 @@ impl<'a> Renderer<'a> {
             ladder,
             rank,
             dated: !input.matches.is_empty() && input.matches.iter().all(|m| m.start.is_some()),
+            names_html: input
+                .roster
+                .players
+                .par_iter()
+                .map(|p| name_html(&p.name))
+                .collect(),
         }
     }
 
@@ -500,8 +573,10 @@ impl<'a> Renderer<'a> {
     }
 
     fn player_ref(&self, id: u32) -> (String, String) {
-        let p = &self.input.roster.players[id as usize];
-        (name_html(&p.name), self.links.players[id as usize].clone())
+        (
+            self.names_html[id as usize].clone(),
+            self.links.players[id as usize].clone(),
+        )
     }
 
     fn player_row(&self, i: usize) -> PlayerRow {

@@ -84,10 +84,20 @@ impl Templates {
         Ok(Templates { tera })
     }
 
-    /// Renders template `name` with `context` (any serialisable view).
-    pub fn render(&self, name: &str, context: &impl Serialize) -> Result<String> {
-        let ctx = tera::Context::from_serialize(context)
+    /// Renders template `name` with the fields of `common` and of `view` (both serialisable
+    /// structs) at the top level of the context.
+    pub fn render(
+        &self,
+        name: &str,
+        common: &impl Serialize,
+        view: &impl Serialize,
+    ) -> Result<String> {
+        let mut ctx = tera::Context::from_serialize(common)
             .with_context(|| format!("cannot prepare data for template {name}"))?;
+        ctx.extend(
+            tera::Context::from_serialize(view)
+                .with_context(|| format!("cannot prepare data for template {name}"))?,
+        );
         self.tera
             .render(name, &ctx)
             .map_err(|e| anyhow::anyhow!("{}", tera_error_chain(&e)))
