@@ -111,7 +111,14 @@ fn main() {
     let matches = synthetic(10_000, 20_000);
     let config = Config::default();
     let t = Instant::now();
-    let site = render(&matches, &config, Path::new("/nonexistent-bench-site")).expect("render");
+    let diagnostics = fragstats::diagnostics::Diagnostics::default();
+    let site = render(
+        &matches,
+        &diagnostics,
+        &config,
+        Path::new("/nonexistent-bench-site"),
+    )
+    .expect("render");
     let secs = t.elapsed().as_secs_f64();
     let player_pages = site
         .files

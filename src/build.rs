@@ -29,6 +29,8 @@ pub struct BuildRequest {
     pub out: Option<PathBuf>,
     /// Log paths replacing the config's.
     pub paths: Vec<PathBuf>,
+    /// Any skipped file or line makes the build fail (after writing the site).
+    pub strict: bool,
 }
 
 /// What a build produced.
@@ -74,7 +76,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         .unwrap_or_else(|| site_dir.join(&config.output));
 
     let (matches, diagnostics) = read_logs(&roots)?;
-    let site = render(&matches, &config, &site_dir)?;
+    let site = render(&matches, &diagnostics, &config, &site_dir)?;
     let files = site.files;
     crate::output::write_site(&out, &files)?;
     Ok(Built {
@@ -93,7 +95,12 @@ pub struct RenderedSite {
 }
 
 /// Everything after parsing: identities, counts, clans, ratings and pages, in memory.
-pub fn render(matches: &[Match], config: &Config, site_dir: &Path) -> Result<RenderedSite> {
+pub fn render(
+    matches: &[Match],
+    diagnostics: &Diagnostics,
+    config: &Config,
+    site_dir: &Path,
+) -> Result<RenderedSite> {
     let roster = Roster::build(matches, &Aliases::new(&config.aliases));
     let stats = Stats::compute(matches, &roster);
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
@@ -105,6 +112,7 @@ pub fn render(matches: &[Match], config: &Config, site_dir: &Path) -> Result<Ren
         stats: &stats,
         clans: &clans,
         ratings: &ratings,
+        diagnostics,
         site_dir,
     })?;
     Ok(RenderedSite {

@@ -32,6 +32,9 @@ pub struct BuildArgs {
     /// Output folder, replacing `output` from the config. [default: public/ beside the config]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Exit with status 3 when any file or line was skipped (the site is still written).
+    #[arg(long)]
+    pub strict: bool,
     /// Log files or folders (walked recursively) to read instead of the config's `logs`.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,

@@ -9,6 +9,8 @@ use serde::Serialize;
 
 /// How many example lines are kept per reason and file.
 pub const EXAMPLES_PER_REASON: usize = 3;
+/// Above this many files, the summary lists only files where something was skipped.
+const PER_FILE_LIMIT: usize = 40;
 /// Examples are cut to this many characters.
 const EXAMPLE_CHARS: usize = 120;
 
@@ -32,9 +34,46 @@ impl Tally {
         if self.examples.len() < EXAMPLES_PER_REASON {
             let mut text: String = text.chars().take(EXAMPLE_CHARS).collect();
             text.retain(|c| !c.is_control());
-            self.examples.push(Example { line, text });
+            self.examples.push(Example {
+                line,
+                text: redact(&text),
+            });
         }
     }
+}
+
+/// Hides what identifies a person in an example line: IPv4 addresses and long hexadecimal
+/// strings (guids). Examples end up in `data/diagnostics.json`, which is published.
+pub fn redact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let token_end = rest
+            .find(|c: char| !(c.is_ascii_hexdigit() || c == '.' || c == ':'))
+            .unwrap_or(rest.len());
+        if token_end == 0 {
+            let c = rest.chars().next().unwrap_or(' ');
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let token = &rest[..token_end];
+        let dotted = token.split(':').next().unwrap_or("");
+        let is_ip = dotted.split('.').count() == 4
+            && dotted
+                .split('.')
+                .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()));
+        let is_guid = token.len() >= 16 && token.bytes().all(|b| b.is_ascii_hexdigit());
+        if is_ip {
+            out.push_str("[ip]");
+        } else if is_guid {
+            out.push_str("[guid]");
+        } else {
+            out.push_str(token);
+        }
+        rest = &rest[token_end..];
+    }
+    out
 }
 
 /// What happened to one input file.
@@ -80,6 +119,11 @@ impl FileReport {
             .add(line, text);
     }
 
+    /// Whether anything in this file was skipped (the file, or lines of it).
+    pub fn skipped_anything(&self) -> bool {
+        self.file_skipped.is_some() || !self.skipped_lines.is_empty()
+    }
+
     /// Number of lines skipped for any reason.
     pub fn skipped_line_count(&self) -> u64 {
         self.skipped_lines.values().map(|t| t.count).sum()
@@ -114,13 +158,25 @@ impl Diagnostics {
             lines,
             matches
         );
-        for f in self.files.iter().filter(|f| f.file_skipped.is_some()) {
-            let _ = writeln!(
-                out,
-                "skipped file {}: {}",
-                f.path,
-                f.file_skipped.as_deref().unwrap_or_default()
-            );
+        // Per file; with many files only those where something was skipped.
+        let many = read.len() > PER_FILE_LIMIT;
+        for f in self.files.iter().filter(|f| !many || f.skipped_anything()) {
+            match &f.file_skipped {
+                Some(why) => {
+                    let _ = writeln!(out, "  {}: skipped: {why}", f.path);
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "  {}: {}, {} lines, {} matches, {} lines skipped",
+                        f.path,
+                        f.format.as_deref().unwrap_or("?"),
+                        f.lines,
+                        f.matches,
+                        f.skipped_line_count()
+                    );
+                }
+            }
         }
         fn lines_of(f: &FileReport) -> &BTreeMap<String, Tally> {
             &f.skipped_lines
@@ -175,5 +231,21 @@ mod tests {
         let s = d.summary();
         assert!(s.contains("5 x corrupt line"), "{s}");
         assert!(s.contains("e.g. a.log:1: xy"), "{s}");
+        assert!(d.anything_skipped());
+    }
+
+    #[test]
+    fn examples_hide_addresses_and_guids() {
+        assert_eq!(
+            redact(
+                r"1:03 ClientUserinfo: 4 \ip\192.168.10.96:27960\cl_guid\0123456789ABCDEF0123456789ABCDEF\name\x 12:30"
+            ),
+            r"1:03 ClientUserinfo: 4 \ip\[ip]\cl_guid\[guid]\name\x 12:30"
+        );
+        assert_eq!(
+            redact("Kill: 2 3 10: ab killed cd by MOD_X"),
+            "Kill: 2 3 10: ab killed cd by MOD_X"
+        );
+        assert_eq!(redact("ʚϊɞ 1.2.3"), "ʚϊɞ 1.2.3");
     }
 }

@@ -1,5 +1,6 @@
 //! The `fragstats` binary: parses the command line, runs the build, prints the summary.
-//! Exit status: 0 site written, 1 nothing could be built (the error says why), 2 bad usage.
+//! Exit status: 0 site written, 1 nothing could be built (the error says why), 2 bad usage,
+//! 3 site written but something was skipped and `--strict` was given.
 
 use std::process::ExitCode;
 
@@ -20,6 +21,7 @@ fn main() -> ExitCode {
                 config: args.config,
                 out: args.out,
                 paths: args.paths,
+                strict: args.strict,
             };
             match build(&req) {
                 Ok(built) => {
@@ -32,6 +34,10 @@ fn main() -> ExitCode {
                         built.out.display()
                     );
                     println!("open {}", built.out.join("index.html").display());
+                    if req.strict && built.diagnostics.anything_skipped() {
+                        eprintln!("error: --strict: files or lines were skipped (listed above)");
+                        return ExitCode::from(3);
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(e) => {

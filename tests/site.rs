@@ -700,3 +700,93 @@ fn site_templates_and_static_override_the_theme() {
     let err = stderr(&o);
     assert!(err.contains("player.html") && err.contains("3:"), "{err}");
 }
+
+/// Binary files, huge lines, symlinks and quirky files are reported per file and reason, in the
+/// summary and in data/diagnostics.json; `--strict` turns any skip into exit status 3.
+#[test]
+fn diagnostics_and_strict_mode() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let mut bin = vec![0u8, 159, 146, 150];
+    bin.extend(std::iter::repeat_n(7u8, 200_000));
+    std::fs::write(logs.join("core.dump"), &bin).unwrap();
+    let mut log = std::fs::read(shared().join("openarena/tdm/games.log")).unwrap();
+    log.extend_from_slice(b"  9:99 say: ");
+    log.extend(std::iter::repeat_n(b'x', 100_000));
+    log.extend_from_slice(b"\n 26  0:00 ---\n");
+    std::fs::write(logs.join("games.log"), &log).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/etc", logs.join("etc-link")).unwrap();
+
+    let out = tmp.path().join("site");
+    let o = fragstats(
+        &[
+            "build",
+            "--out",
+            out.to_str().unwrap(),
+            logs.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("core.dump: skipped: binary file"), "{err}");
+    assert!(
+        err.contains("games.log: quake3, 3349 lines, 5 matches, 2 lines skipped"),
+        "{err}"
+    );
+    assert!(err.contains("1 x line longer than 64 KiB"), "{err}");
+    #[cfg(unix)]
+    assert!(
+        err.contains("etc-link: skipped: symbolic link (not followed)"),
+        "{err}"
+    );
+
+    let diag = json(&out.join("data/diagnostics.json"));
+    let files = diag["files"].as_array().unwrap();
+    let games = files.iter().find(|f| f["path"] == "games.log").unwrap();
+    assert_eq!(games["matches"], 5);
+    assert_eq!(
+        games["skipped_lines"]["corrupt line (no level-time stamp)"]["count"],
+        1
+    );
+    assert_eq!(
+        games["skipped_lines"]["corrupt line (no level-time stamp)"]["examples"][0]["line"],
+        3349
+    );
+
+    let o = fragstats(
+        &[
+            "build",
+            "--strict",
+            "--out",
+            out.to_str().unwrap(),
+            logs.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        out.join("index.html").is_file(),
+        "the site is still written"
+    );
+    let clean = tmp.path().join("clean");
+    std::fs::create_dir(&clean).unwrap();
+    std::fs::copy(
+        shared().join("openarena/tdm/games.log"),
+        clean.join("games.log"),
+    )
+    .unwrap();
+    let o = fragstats(
+        &[
+            "build",
+            "--strict",
+            "--out",
+            out.to_str().unwrap(),
+            clean.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use fragstats::build::{order_and_dedupe, render};
 use fragstats::config::Config;
-use fragstats::diagnostics::FileReport;
+use fragstats::diagnostics::{Diagnostics, FileReport};
 use fragstats::parse::{LogFormat, Source, q3::Quake3};
 use libfuzzer_sys::fuzz_target;
 
@@ -19,7 +19,8 @@ fuzz_target!(|data: &[u8]| {
     Quake3.parse(&mut input, &source, &mut report, &mut |m| matches.push(m)).unwrap();
     let matches = order_and_dedupe(matches, std::slice::from_mut(&mut report));
     let config = Config::default();
-    let site = render(&matches, &config, Path::new("/nonexistent-fuzz-site")).unwrap();
+    let diagnostics = Diagnostics { files: vec![report] };
+    let site = render(&matches, &diagnostics, &config, Path::new("/nonexistent-fuzz-site")).unwrap();
     for f in &site.files {
         assert!(!f.path.contains("..") && !f.path.starts_with('/'), "{}", f.path);
         if f.path.ends_with(".html") {

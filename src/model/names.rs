@@ -108,3 +108,21 @@ mod tests {
         assert_eq!(colour_runs("plain")[0].colour, None);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+
+    proptest::proptest! {
+        /// Stripping is total (one pass, as the game does), trimmed, and agrees with the runs a
+        /// page draws: the runs' text, trimmed, is the plain name.
+        #[test]
+        fn colour_stripping_is_total(name in "\\PC*") {
+            let plain = plain_name(&name);
+            proptest::prop_assert_eq!(plain.trim(), plain.as_str());
+            let joined: String = colour_runs(&name).iter().map(|r| r.text).collect();
+            proptest::prop_assert_eq!(joined.trim(), plain.as_str());
+            proptest::prop_assert!(colour_runs(&name).iter().all(|r| r.colour.is_none_or(|c| c < 8)));
+        }
+    }
+}

@@ -81,7 +81,8 @@ pub struct MatchJson<'a> {
     pub partial: bool,
 }
 
-/// `data/players.json`, `data/matches.json` and `data/clans.json`.
+/// `data/players.json`, `data/matches.json`, `data/clans.json`, `data/diagnostics.json` (what was
+/// skipped, per file and reason, examples redacted) and the search index.
 pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
     let st = &input.ratings.static_;
     let clan_name =
@@ -159,6 +160,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         json_file("data/players.json", &players)?,
         json_file("data/matches.json", &matches)?,
         json_file("data/clans.json", &clans)?,
+        json_file("data/diagnostics.json", input.diagnostics)?,
         search,
     ])
 }

@@ -38,6 +38,8 @@ pub struct SiteInput<'a> {
     pub stats: &'a Stats,
     pub clans: &'a Clans,
     pub ratings: &'a Ratings,
+    /// What was read and skipped, published as `data/diagnostics.json`.
+    pub diagnostics: &'a crate::diagnostics::Diagnostics,
     /// Folder of site.toml: its `templates/` and `static/` override the built-ins.
     pub site_dir: &'a Path,
 }

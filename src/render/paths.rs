@@ -80,3 +80,28 @@ mod tests {
         assert_eq!(s, ["a-b", "a-b-2", "a-b-3", "x"]);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+
+    proptest::proptest! {
+        /// Any name gives a slug that is a safe, non-empty file name.
+        #[test]
+        fn slugs_are_total_and_safe(name in "\\PC*", fallback in "[a-z]{1,8}") {
+            let s = slug(&name, &fallback);
+            proptest::prop_assert!(!s.is_empty());
+            proptest::prop_assert!(!s.starts_with('.') && !s.starts_with('-'));
+            proptest::prop_assert!(s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'));
+            proptest::prop_assert!(s.len() <= MAX_SLUG + 2);
+        }
+
+        /// Unique slugs stay unique and safe whatever the names.
+        #[test]
+        fn unique_slugs_are_unique(names in proptest::collection::vec("[a-zA-Z .-]{0,6}", 0..40)) {
+            let slugs = unique_slugs(names.iter().map(String::as_str), "p");
+            let set: HashSet<&String> = slugs.iter().collect();
+            proptest::prop_assert_eq!(set.len(), slugs.len());
+        }
+    }
+}

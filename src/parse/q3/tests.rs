@@ -359,3 +359,100 @@ fn sniffing() {
     assert!(!Quake3.sniff(b"# README\n\nSome 12:30 text: here\n"));
     assert!(!Quake3.sniff(b""));
 }
+
+/// A comparable summary of parsed matches: id, map, and per-player (name, frags, deaths).
+fn summary(ms: &[Match]) -> Vec<(String, String, Vec<(String, u32, u32)>)> {
+    let mut out: Vec<_> = ms
+        .iter()
+        .map(|m| {
+            let mut per: Vec<(String, u32, u32)> = m
+                .players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let i = i as u32;
+                    let frags = m
+                        .events
+                        .iter()
+                        .filter(|e| e.kind == K::Frag && e.actor == i)
+                        .count() as u32;
+                    let deaths = m
+                        .events
+                        .iter()
+                        .filter(|e| {
+                            (e.kind == K::Frag || e.kind == K::TeamKill) && e.target == i
+                                || e.kind == K::Suicide && e.actor == i
+                        })
+                        .count() as u32;
+                    (p.plain.clone(), frags, deaths)
+                })
+                .collect();
+            per.sort();
+            (m.id.clone(), m.map.clone(), per)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn real_log(rel: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/../shared/data/{rel}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any bytes: no panic, and every event points inside its match.
+    #[test]
+    fn any_bytes_parse_without_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..4000)) {
+        let (ms, report) = parse_bytes(&bytes);
+        for m in &ms {
+            for e in &m.events {
+                proptest::prop_assert!((e.actor as usize) < m.players.len());
+            }
+        }
+        proptest::prop_assert!(report.lines <= bytes.len() as u64 + 1);
+    }
+
+    /// Real lines shuffled, cut and repeated: still no panic.
+    #[test]
+    fn mangled_real_lines_parse_without_panic(
+        picks in proptest::collection::vec((0usize..3982, 0usize..200, proptest::bool::ANY), 0..300)
+    ) {
+        let log = real_log("openarena/ctf/games-2.log");
+        let lines: Vec<&[u8]> = log.split(|b| *b == b'\n').collect();
+        let mut input = Vec::new();
+        for (i, cut, whole) in picks {
+            let line = lines[i % lines.len()];
+            input.extend_from_slice(if whole { line } else { &line[..cut.min(line.len())] });
+            input.push(b'\n');
+        }
+        let _ = parse_bytes(&input);
+    }
+
+    /// Splitting a log into two files between matches gives the same matches and counts.
+    #[test]
+    fn split_between_matches_changes_nothing(pick in 0usize..1000) {
+        let log = real_log("openarena/tdm/games.log");
+        let text = String::from_utf8_lossy(&log);
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let cuts: Vec<usize> = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.contains("ShutdownGame:"))
+            .map(|(i, _)| i + 1)
+            .collect();
+        let cut = cuts[pick % cuts.len()];
+        let first: String = lines[..cut].concat();
+        let second: String = lines[cut..].concat();
+        let (whole, _) = parse(&text);
+        let (mut a, _) = parse(&first);
+        let (b, _) = parse(&second);
+        a.extend(b);
+        proptest::prop_assert_eq!(summary(&whole), summary(&a));
+    }
+}
