@@ -360,8 +360,11 @@ fn sniffing() {
     assert!(!Quake3.sniff(b""));
 }
 
-/// A comparable summary of parsed matches: id, map, and per-player (name, frags, deaths).
-fn summary(ms: &[Match]) -> Vec<(String, String, Vec<(String, u32, u32)>)> {
+/// Per player of a match: (plain name, frags, deaths).
+type Lines = Vec<(String, u32, u32)>;
+
+/// A comparable summary of parsed matches: id, map, and per-player lines.
+fn summary(ms: &[Match]) -> Vec<(String, String, Lines)> {
     let mut out: Vec<_> = ms
         .iter()
         .map(|m| {
