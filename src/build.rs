@@ -3,7 +3,7 @@
 //! previous step's data.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Read as _, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -15,9 +15,10 @@ use crate::diagnostics::{Diagnostics, FileReport};
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
-use crate::parse::{Detected, SNIFF_BYTES, Source, detect};
+use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::rating::Ratings;
 use crate::render::{SiteInput, render_site};
+use crate::state::{self, FileState, Fingerprint, Loaded, State};
 use crate::stats::Stats;
 
 /// What `fragstats build` was asked to do.
@@ -31,6 +32,8 @@ pub struct BuildRequest {
     pub paths: Vec<PathBuf>,
     /// Any skipped file or line makes the build fail (after writing the site).
     pub strict: bool,
+    /// Ignore the incremental state and read every log from the start.
+    pub full: bool,
 }
 
 /// What a build produced.
@@ -41,6 +44,12 @@ pub struct Built {
     pub players: usize,
     pub matches: usize,
     pub files: usize,
+    /// Files whose content changed (written); the others kept their bytes and times.
+    pub written: usize,
+    /// Things the user should know that did not stop the build.
+    pub warnings: Vec<String>,
+    /// How the log files were read (incremental state at work).
+    pub counts: ReadCounts,
 }
 
 /// The config and the folder its relative paths start from.
@@ -75,16 +84,44 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         .clone()
         .unwrap_or_else(|| site_dir.join(&config.output));
 
-    let (matches, diagnostics) = read_logs(&roots)?;
+    let state_dir = site_dir.join(&config.state);
+    let mut warnings = Vec::new();
+    let previous = if req.full {
+        None
+    } else {
+        match state::load(&state_dir) {
+            Loaded::None => None,
+            Loaded::State(s) => Some(s),
+            Loaded::Discarded(why) => {
+                warnings.push(format!("{why}: reading every log again"));
+                None
+            }
+        }
+    };
+    let LogsRead {
+        matches,
+        diagnostics,
+        state: new_state,
+        counts,
+    } = read_logs_incremental(&roots, previous.as_ref())?;
+    drop(previous);
     let site = render(&matches, &diagnostics, &config, &site_dir)?;
     let files = site.files;
-    crate::output::write_site(&out, &files)?;
+    let written = crate::output::write_site(&out, &files)?;
+    // The state is saved after the site: a crash in between leaves an older state, which only
+    // makes the next build read more.
+    if let Err(e) = state::save(&state_dir, &new_state) {
+        warnings.push(format!("{e:#}: the next build will read every log again"));
+    }
     Ok(Built {
         out,
         diagnostics,
         players: site.players,
         matches: matches.len(),
         files: files.len(),
+        written,
+        warnings,
+        counts,
     })
 }
 
@@ -124,60 +161,263 @@ pub fn render(
 /// Crawls, sniffs and parses every log under `roots`; returns the matches in site order
 /// (duplicates removed) and the diagnostics of every file.
 pub fn read_logs(roots: &[PathBuf]) -> Result<(Vec<Match>, Diagnostics)> {
+    let read = read_logs_incremental(roots, None)?;
+    Ok((read.matches, read.diagnostics))
+}
+
+/// How the files of a build were read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadCounts {
+    /// Not read at all: same size, time and head as last time.
+    pub unchanged: usize,
+    /// Read from their checkpoint on (they grew).
+    pub resumed: usize,
+    /// Read from the start (new, changed, rotated, or no usable checkpoint).
+    pub whole: usize,
+    /// Bytes read by the parsers.
+    pub bytes: u64,
+}
+
+/// Everything reading the logs produced.
+pub struct LogsRead {
+    /// In site order, duplicates removed.
+    pub matches: Vec<Match>,
+    pub diagnostics: Diagnostics,
+    /// What to remember for the next build.
+    pub state: State,
+    pub counts: ReadCounts,
+}
+
+/// How one file was read, and how many bytes.
+enum ReadKind {
+    Unchanged,
+    Resumed(u64),
+    Whole(u64),
+}
+
+/// Like [`read_logs`], reusing what `previous` remembers of each file: unchanged files are not
+/// read, grown files are read from their checkpoint, changed or new files from the start. Also
+/// returns the state to remember for next time.
+pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<&State>) -> Result<LogsRead> {
     let mut crawl_skips = Vec::new();
     let files = crawl(roots, &mut crawl_skips)?;
-    let parsed: Vec<(FileReport, Vec<Match>)> = files
+    let read: Vec<(FileState, ReadKind)> = files
         .par_iter()
         .enumerate()
-        .map(|(i, f)| parse_file(i, f))
+        .map(|(i, f)| {
+            let key = f.path.to_string_lossy();
+            read_file(i, f, previous.and_then(|p| p.file(&key)))
+        })
         .collect();
-    let mut reports = Vec::with_capacity(parsed.len() + crawl_skips.len());
+    let mut counts = ReadCounts::default();
+    for (_, kind) in &read {
+        match kind {
+            ReadKind::Unchanged => counts.unchanged += 1,
+            ReadKind::Resumed(b) => {
+                counts.resumed += 1;
+                counts.bytes += b;
+            }
+            ReadKind::Whole(b) => {
+                counts.whole += 1;
+                counts.bytes += b;
+            }
+        }
+    }
+    let states: Vec<FileState> = read.into_iter().map(|(s, _)| s).collect();
+    let mut reports = Vec::with_capacity(states.len() + crawl_skips.len());
     let mut matches = Vec::new();
-    for (report, m) in parsed {
+    for (i, (state, file)) in states.iter().zip(&files).enumerate() {
+        let mut report = state.report.clone();
+        report.path.clone_from(&file.rel);
         reports.push(report);
-        matches.extend(m);
+        for m in state.settled.iter().chain(&state.tail) {
+            let mut m = m.clone();
+            m.file_index = i;
+            m.source.clone_from(&file.rel);
+            matches.push(m);
+        }
     }
     let matches = order_and_dedupe(matches, &mut reports);
     reports.extend(crawl_skips);
-    Ok((matches, Diagnostics { files: reports }))
+    let mut states = states;
+    states.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(LogsRead {
+        matches,
+        diagnostics: Diagnostics { files: reports },
+        state: State::new(states),
+        counts,
+    })
 }
 
-/// Reads one file: sniffs its head, then streams it through its format's parser.
-fn parse_file(index: usize, file: &LogFile) -> (FileReport, Vec<Match>) {
-    let mut report = FileReport::new(&file.rel);
-    let mut matches = Vec::new();
+/// Modification time in nanoseconds since the epoch (0 when the platform does not say).
+fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// Reads one file, reusing `prev` where the file did not change before its checkpoint.
+fn read_file(index: usize, file: &LogFile, prev: Option<&FileState>) -> (FileState, ReadKind) {
+    let mut kind = ReadKind::Whole(0);
+    let mut state = FileState {
+        path: file.path.to_string_lossy().into_owned(),
+        size: 0,
+        mtime_ns: 0,
+        head: Fingerprint {
+            start: 0,
+            len: 0,
+            hash: 0,
+        },
+        before_checkpoint: None,
+        report: FileReport::new(&file.rel),
+        checkpoint: None,
+        settled: Vec::new(),
+        tail: Vec::new(),
+    };
     let result = (|| -> Result<()> {
         let mut f = File::open(&file.path)
             .with_context(|| format!("cannot open {}", file.path.display()))?;
-        report.bytes = f.metadata().map(|m| m.len()).unwrap_or(0);
-        let mut head = Vec::with_capacity(SNIFF_BYTES.min(report.bytes as usize));
-        (&mut f).take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
-        let parser = match detect(&head) {
-            Detected::Parser(p) => p,
-            Detected::Unsupported(why) | Detected::Unknown(why) => {
-                report.file_skipped = Some(why.to_string());
+        let meta = f.metadata()?;
+        state.size = meta.len();
+        state.mtime_ns = mtime_ns(&meta);
+        state.head = Fingerprint::head(&mut f)?;
+        state.report.bytes = state.size;
+        // The stored head range must still hold the same bytes (a rotated or rewritten file
+        // does not), whatever the file's length now.
+        if let Some(p) = prev.filter(|p| p.head.matches(&mut f)) {
+            if p.size == state.size && p.mtime_ns == state.mtime_ns && p.head == state.head {
+                // Unchanged: nothing to read.
+                let path = std::mem::take(&mut state.path);
+                state = p.clone();
+                state.path = path;
+                kind = ReadKind::Unchanged;
                 return Ok(());
             }
-        };
-        report.format = Some(parser.name().to_string());
-        f.seek(SeekFrom::Start(0))?;
-        let mut input = BufReader::with_capacity(256 * 1024, f);
-        let source = Source {
-            path: file.rel.clone(),
-            file_index: index,
-        };
-        parser.parse(&mut input, &source, &mut report, &mut |m| matches.push(m))?;
-        Ok(())
+            let grown = state.size > p.size && p.report.format.is_some();
+            if let Some(cp) = p.checkpoint.as_ref().filter(|_| grown)
+                && p.before_checkpoint.is_some_and(|fp| fp.matches(&mut f))
+            {
+                kind = ReadKind::Resumed(state.size - cp.offset);
+                return resume(index, file, f, p, cp, &mut state);
+            }
+        }
+        kind = ReadKind::Whole(state.size);
+        parse_whole(index, file, f, &mut state)
     })();
     if let Err(e) = result {
         let why = format!("read error: {e:#}");
-        if report.format.is_some() {
-            report.note(&why, report.lines, "");
+        if state.report.format.is_some() {
+            let lines = state.report.lines;
+            state.report.note(&why, lines, "");
         } else {
-            report.file_skipped = Some(why);
+            state.report.file_skipped = Some(why);
         }
+        state.checkpoint = None;
     }
-    (report, matches)
+    (state, kind)
+}
+
+/// Parses a file from its start.
+fn parse_whole(index: usize, file: &LogFile, mut f: File, state: &mut FileState) -> Result<()> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES.min(state.size as usize));
+    f.seek(SeekFrom::Start(0))?;
+    (&mut f).take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
+    let parser = match detect(&head) {
+        Detected::Parser(p) => p,
+        Detected::Unsupported(why) | Detected::Unknown(why) => {
+            state.report.file_skipped = Some(why.to_string());
+            return Ok(());
+        }
+    };
+    state.report.format = Some(parser.name().to_string());
+    f.seek(SeekFrom::Start(0))?;
+    let mut input = BufReader::with_capacity(256 * 1024, f);
+    let source = Source {
+        path: file.rel.clone(),
+        file_index: index,
+    };
+    let mut matches = Vec::new();
+    let checkpoint = parser.parse(
+        &mut input,
+        &source,
+        &mut state.report,
+        &mut |m| matches.push(m),
+        None,
+    )?;
+    settle(
+        state,
+        Vec::new(),
+        matches,
+        checkpoint,
+        0,
+        input.into_inner(),
+    )
+}
+
+/// Parses a grown file from its stored checkpoint.
+fn resume(
+    index: usize,
+    file: &LogFile,
+    mut f: File,
+    prev: &FileState,
+    cp: &Checkpoint,
+    state: &mut FileState,
+) -> Result<()> {
+    let format = prev.report.format.clone().unwrap_or_default();
+    let Some(parser) = crate::parse::formats().iter().find(|p| p.name() == format) else {
+        return parse_whole(index, file, f, state);
+    };
+    f.seek(SeekFrom::Start(cp.offset))?;
+    let mut input = BufReader::with_capacity(256 * 1024, f);
+    let source = Source {
+        path: file.rel.clone(),
+        file_index: index,
+    };
+    let bytes = state.report.bytes;
+    state.report = cp.report.clone();
+    state.report.bytes = bytes;
+    state.report.path.clone_from(&file.rel);
+    let mut matches = Vec::new();
+    let checkpoint = parser.parse(
+        &mut input,
+        &source,
+        &mut state.report,
+        &mut |m| matches.push(m),
+        Some(cp),
+    )?;
+    let checkpoint = checkpoint.or_else(|| Some(cp.clone()));
+    settle(
+        state,
+        prev.settled.clone(),
+        matches,
+        checkpoint,
+        cp.matches,
+        input.into_inner(),
+    )
+}
+
+/// Splits freshly emitted matches at the new checkpoint into settled and tail.
+fn settle(
+    state: &mut FileState,
+    mut settled: Vec<Match>,
+    mut emitted: Vec<Match>,
+    checkpoint: Option<Checkpoint>,
+    emitted_before: usize,
+    mut f: File,
+) -> Result<()> {
+    if let Some(cp) = &checkpoint {
+        let cut = cp.matches.saturating_sub(emitted_before).min(emitted.len());
+        let tail = emitted.split_off(cut);
+        settled.extend(emitted);
+        state.tail = tail;
+        state.before_checkpoint = Some(Fingerprint::before(&mut f, cp.offset)?);
+    } else {
+        state.tail = emitted;
+    }
+    state.settled = settled;
+    state.checkpoint = checkpoint;
+    Ok(())
 }
 
 /// Sorts matches as RANKING.md says (by start time when every match has one, else by file and

@@ -35,6 +35,9 @@ pub struct BuildArgs {
     /// Exit with status 3 when any file or line was skipped (the site is still written).
     #[arg(long)]
     pub strict: bool,
+    /// Ignore the incremental state (`.fragstats/`) and read every log from the start.
+    #[arg(long)]
+    pub full: bool,
     /// Log files or folders (walked recursively) to read instead of the config's `logs`.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,

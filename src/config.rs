@@ -21,6 +21,8 @@ pub struct Config {
     pub logs: Vec<PathBuf>,
     /// Output folder. Default: `public`.
     pub output: PathBuf,
+    /// Folder for the incremental state (what was read from each log). Default: `.fragstats`.
+    pub state: PathBuf,
     /// Extra names counted as one player: `"Main name" = ["other name", ...]`. Default: none.
     pub aliases: BTreeMap<String, Vec<String>>,
     /// Declared clans. Default: none.
@@ -69,6 +71,7 @@ impl Default for Config {
             base_url: None,
             logs: vec![PathBuf::from("sample-logs")],
             output: PathBuf::from("public"),
+            state: PathBuf::from(".fragstats"),
             aliases: BTreeMap::new(),
             clans: Vec::new(),
             detect_clans: true,

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How many example lines are kept per reason and file.
 pub const EXAMPLES_PER_REASON: usize = 3;
@@ -15,14 +15,14 @@ const PER_FILE_LIMIT: usize = 40;
 const EXAMPLE_CHARS: usize = 120;
 
 /// One example of a skipped line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Example {
     pub line: u64,
     pub text: String,
 }
 
 /// How often one reason occurred, with the first examples.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     pub count: u64,
     pub examples: Vec<Example>,
@@ -77,7 +77,7 @@ pub fn redact(text: &str) -> String {
 }
 
 /// What happened to one input file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileReport {
     /// Path as shown to the user (relative to its log root).
     pub path: String,

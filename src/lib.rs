@@ -13,4 +13,5 @@ pub mod output;
 pub mod parse;
 pub mod rating;
 pub mod render;
+pub mod state;
 pub mod stats;

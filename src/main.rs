@@ -22,16 +22,27 @@ fn main() -> ExitCode {
                 out: args.out,
                 paths: args.paths,
                 strict: args.strict,
+                full: args.full,
             };
             match build(&req) {
                 Ok(built) => {
                     eprint!("{}", built.diagnostics.summary());
+                    let c = built.counts;
                     eprintln!(
-                        "wrote {} files ({} players, {} matches) to {}",
+                        "logs: {} unchanged, {} read from their checkpoint, {} read whole ({} bytes parsed)",
+                        c.unchanged, c.resumed, c.whole, c.bytes
+                    );
+                    for w in &built.warnings {
+                        eprintln!("warning: {w}");
+                    }
+                    eprintln!(
+                        "site of {} files ({} players, {} matches) in {}: {} written, {} unchanged",
                         built.files,
                         built.players,
                         built.matches,
-                        built.out.display()
+                        built.out.display(),
+                        built.written,
+                        built.files - built.written
                     );
                     println!("open {}", built.out.join("index.html").display());
                     if req.strict && built.diagnostics.anything_skipped() {

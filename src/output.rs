@@ -11,15 +11,10 @@ use crate::render::OutputFile;
 /// Marker file that says "this folder is a fragstats site, safe to replace".
 pub const MARKER: &str = ".fragstats-site";
 
-/// Replaces the folder `out` with exactly `files`.
-pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<()> {
-    if out.exists() && !is_replaceable(out)? {
-        bail!(
-            "output folder {} exists, is not empty and was not made by fragstats; \
-             choose another --out (or `output` in site.toml) or empty it",
-            out.display()
-        );
-    }
+/// Replaces the folder `out` with exactly `files`; returns how many files changed. Files whose
+/// bytes did not change are hard links to the old ones, so they keep their modification time
+/// (rsync and FTP uploads stay small); files no longer produced disappear.
+pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<usize> {
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -30,17 +25,34 @@ pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "site".into());
+    recover(&parent, &name, out)?;
+    if out.exists() && !is_replaceable(out)? {
+        bail!(
+            "output folder {} exists, is not empty and was not made by fragstats; \
+             choose another --out (or `output` in site.toml) or empty it",
+            out.display()
+        );
+    }
     let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
     let old = parent.join(format!(".{name}.old-{}", std::process::id()));
     if staging.exists() {
         std::fs::remove_dir_all(&staging)?;
     }
-    let result = write_all(&staging, files);
-    if let Err(e) = result {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(e);
-    }
+    let previous = out.is_dir().then_some(out);
+    let written = match write_all(&staging, files, previous) {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(e);
+        }
+    };
     if out.exists() {
+        if exchange(&staging, out).is_ok() {
+            // `staging` now holds the old site.
+            std::fs::remove_dir_all(&staging)
+                .with_context(|| format!("cannot remove the old site {}", staging.display()))?;
+            return Ok(written);
+        }
         std::fs::rename(out, &old)
             .with_context(|| format!("cannot move the old site {} aside", out.display()))?;
     }
@@ -50,7 +62,66 @@ pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<()> {
         std::fs::remove_dir_all(&old)
             .with_context(|| format!("cannot remove the old site {}", old.display()))?;
     }
+    Ok(written)
+}
+
+/// Cleans up after a build that was killed: staging folders are removed, and an old site moved
+/// aside (killed between the two renames of the fallback swap) is put back.
+fn recover(parent: &Path, name: &str, out: &Path) -> Result<()> {
+    let staging_prefix = format!(".{name}.staging-");
+    let old_prefix = format!(".{name}.old-");
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if file_name.starts_with(&staging_prefix) && path.join(MARKER).is_file() {
+            let _ = std::fs::remove_dir_all(&path);
+        } else if file_name.starts_with(&old_prefix) && path.join(MARKER).is_file() {
+            if out.exists() {
+                let _ = std::fs::remove_dir_all(&path);
+            } else {
+                std::fs::rename(&path, out).with_context(|| {
+                    format!("cannot restore the previous site {}", path.display())
+                })?;
+            }
+        }
+    }
     Ok(())
+}
+
+/// Swaps two folders in one step (Linux `renameat2(RENAME_EXCHANGE)`), so a reader sees either
+/// the old or the new site, never none. Fails where the system cannot do it.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes())?;
+    let cb = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both are valid NUL-terminated paths; the call only reads them.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "no atomic exchange",
+    ))
 }
 
 fn is_replaceable(out: &Path) -> Result<bool> {
@@ -65,24 +136,40 @@ fn is_replaceable(out: &Path) -> Result<bool> {
     Ok(entries.next().is_none())
 }
 
-fn write_all(staging: &Path, files: &[OutputFile]) -> Result<()> {
+/// Writes `files` into `staging`, hard-linking those whose bytes equal the file of the same path
+/// in `previous`. Returns how many files were written (new or changed).
+fn write_all(staging: &Path, files: &[OutputFile], previous: Option<&Path>) -> Result<usize> {
     std::fs::create_dir_all(staging)
         .with_context(|| format!("cannot create {}", staging.display()))?;
     std::fs::write(
         staging.join(MARKER),
         b"made by fragstats; replaced on every build\n",
     )?;
+    let mut written = 0;
     for f in files {
         let rel = safe_relative(&f.path)?;
-        let path = staging.join(rel);
+        let path = staging.join(&rel);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
+        if let Some(old) = previous.map(|p| p.join(&rel))
+            && same_bytes(&old, &f.bytes)
+            && std::fs::hard_link(&old, &path).is_ok()
+        {
+            continue;
+        }
         std::fs::write(&path, &f.bytes)
             .with_context(|| format!("cannot write {}", path.display()))?;
+        written += 1;
     }
-    Ok(())
+    Ok(written)
+}
+
+/// The file at `path` exists and holds exactly `bytes`.
+fn same_bytes(path: &Path, bytes: &[u8]) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+        && std::fs::read(path).is_ok_and(|old| old == bytes)
 }
 
 /// A relative path made only of normal components: nothing can land outside the output folder.
@@ -109,11 +196,37 @@ mod tests {
     fn replaces_own_site_and_refuses_foreign_folders() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("public");
-        write_site(&out, &[file("a.html"), file("players/b.html")]).unwrap();
+        assert_eq!(
+            write_site(&out, &[file("a.html"), file("players/b.html")]).unwrap(),
+            2
+        );
         assert!(out.join("players/b.html").is_file());
-        write_site(&out, &[file("c.html")]).unwrap();
-        assert!(!out.join("a.html").exists());
+        let before = std::fs::metadata(out.join("players/b.html"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let changed = OutputFile {
+            path: "c.html".into(),
+            bytes: b"new".to_vec(),
+        };
+        assert_eq!(
+            write_site(&out, &[changed, file("players/b.html")]).unwrap(),
+            1
+        );
+        assert!(
+            !out.join("a.html").exists(),
+            "pages no longer produced are gone"
+        );
         assert!(out.join("c.html").is_file());
+        let after = std::fs::metadata(out.join("players/b.html"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert_eq!(
+            before, after,
+            "unchanged pages keep their modification time"
+        );
         // Nothing left beside it.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 
@@ -126,6 +239,20 @@ mod tests {
             "{err}"
         );
         assert!(foreign.join("precious.txt").is_file());
+    }
+
+    #[test]
+    fn recovers_from_a_build_killed_between_renames() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        write_site(&out, &[file("a.html")]).unwrap();
+        // As if killed after moving the old site aside, before moving the new one in.
+        std::fs::rename(&out, dir.path().join(".public.old-99999")).unwrap();
+        std::fs::create_dir(dir.path().join(".public.staging-99999")).unwrap();
+        std::fs::write(dir.path().join(".public.staging-99999").join(MARKER), "x").unwrap();
+        recover(dir.path(), "public", &out).unwrap();
+        assert!(out.join("a.html").is_file(), "previous site restored");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

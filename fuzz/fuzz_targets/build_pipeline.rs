@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let mut report = FileReport::new("fuzz.log");
     let mut input = data;
     let mut matches = Vec::new();
-    Quake3.parse(&mut input, &source, &mut report, &mut |m| matches.push(m)).unwrap();
+    Quake3.parse(&mut input, &source, &mut report, &mut |m| matches.push(m), None).unwrap();
     let matches = order_and_dedupe(matches, std::slice::from_mut(&mut report));
     let config = Config::default();
     let diagnostics = Diagnostics { files: vec![report] };

@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     let mut report = FileReport::new("fuzz.log");
     let mut input = data;
     let mut matches = Vec::new();
-    Quake3.parse(&mut input, &source, &mut report, &mut |m| matches.push(m)).unwrap();
+    Quake3.parse(&mut input, &source, &mut report, &mut |m| matches.push(m), None).unwrap();
     for m in &matches {
         assert!(m.players.iter().any(|p| p.active));
         for e in &m.events {

@@ -22,6 +22,10 @@ pub struct LineReader<'r> {
     limit: usize,
     /// Number of the line last returned (1-based).
     pub number: u64,
+    /// Bytes consumed so far (the end of the line last returned, line ending included).
+    pub consumed: u64,
+    /// The line last returned ended with a newline (it was complete).
+    pub complete: bool,
 }
 
 impl<'r> LineReader<'r> {
@@ -37,7 +41,16 @@ impl<'r> LineReader<'r> {
             buf: Vec::with_capacity(256),
             limit,
             number: 0,
+            consumed: 0,
+            complete: false,
         }
+    }
+
+    /// Continues counting lines and bytes from a point in the middle of a file.
+    pub fn starting_at(mut self, line: u64, offset: u64) -> Self {
+        self.number = line;
+        self.consumed = offset;
+        self
     }
 
     /// The next line with its 1-based number, or None at end of input. A last line without a
@@ -46,6 +59,7 @@ impl<'r> LineReader<'r> {
         self.buf.clear();
         let mut too_long = false;
         let mut any = false;
+        self.complete = false;
         loop {
             let chunk = match self.input.fill_buf() {
                 Ok(c) => c,
@@ -69,7 +83,9 @@ impl<'r> LineReader<'r> {
                 }
             }
             self.input.consume(take);
+            self.consumed += take as u64;
             if done {
+                self.complete = true;
                 break;
             }
         }

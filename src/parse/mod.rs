@@ -7,8 +7,26 @@ pub mod q3;
 
 use std::io::BufRead;
 
+use serde::{Deserialize, Serialize};
+
 use crate::diagnostics::FileReport;
 use crate::model::Match;
+
+/// A point where parsing a file can resume later: a line boundary with no match open, with the
+/// parser's state there. Incremental builds store it and parse only what follows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Byte offset of the first line after the point.
+    pub offset: u64,
+    /// Number of lines before the point.
+    pub line: u64,
+    /// Matches emitted before the point.
+    pub matches: usize,
+    /// The file's report as it was at the point.
+    pub report: FileReport,
+    /// The format's own parser state (what it remembers across matches), serialised.
+    pub state: Vec<u8>,
+}
 
 /// Where the bytes being parsed come from.
 #[derive(Debug, Clone)]
@@ -25,15 +43,18 @@ pub trait LogFormat: Sync {
     fn name(&self) -> &'static str;
     /// True when the head of a file (its first bytes) looks like this format.
     fn sniff(&self, head: &[u8]) -> bool;
-    /// Parses a whole file, calling `emit` for every match in file order and reporting every line
-    /// it could not use into `report`.
+    /// Parses a file to its end, calling `emit` for every match in file order and reporting every
+    /// line it could not use into `report`. With `resume`, `input` is positioned at the
+    /// checkpoint's offset and `report` holds the checkpoint's report. Returns the last
+    /// checkpoint reached, if any.
     fn parse(
         &self,
         input: &mut dyn BufRead,
         source: &Source,
         report: &mut FileReport,
         emit: &mut dyn FnMut(Match),
-    ) -> std::io::Result<()>;
+        resume: Option<&Checkpoint>,
+    ) -> std::io::Result<Option<Checkpoint>>;
 }
 
 /// Every format fragstats can parse, in sniffing order.

@@ -16,7 +16,7 @@ use std::io::BufRead;
 use chrono::NaiveDateTime;
 
 use super::lines::{Line, LineReader, complete_lines};
-use super::{LogFormat, Source};
+use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
 use crate::model::names::plain_name;
 use crate::model::{Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team};
@@ -72,7 +72,8 @@ impl LogFormat for Quake3 {
         source: &Source,
         report: &mut FileReport,
         emit: &mut dyn FnMut(Match),
-    ) -> std::io::Result<()> {
+        resume: Option<&Checkpoint>,
+    ) -> std::io::Result<Option<Checkpoint>> {
         let mut reader = LineReader::new(input);
         let mut parser = Parser {
             source,
@@ -80,18 +81,35 @@ impl LogFormat for Quake3 {
             current: None,
             emitted: 0,
         };
+        if let Some(c) = resume {
+            reader = reader.starting_at(c.line, c.offset);
+            parser.emitted = c.matches;
+            // A state this version cannot read means a full parse; the caller checks versions.
+            let saved: Vec<(u32, Slot)> = postcard::from_bytes(&c.state).unwrap_or_default();
+            parser.slots = saved.into_iter().collect();
+        }
+        let mut checkpoint = None;
         while let Some((number, line)) = reader.next_line()? {
-            match line {
-                Line::TooLong => report.skip_line("line longer than 64 KiB", number, ""),
-                Line::Text(bytes) => {
-                    parser.line(&String::from_utf8_lossy(bytes), number, report, emit)
+            let shutdown = match line {
+                Line::TooLong => {
+                    report.skip_line("line longer than 64 KiB", number, "");
+                    false
                 }
+                Line::Text(bytes) => {
+                    let text = String::from_utf8_lossy(bytes);
+                    parser.line(&text, number, report, emit);
+                    text.contains("ShutdownGame:")
+                }
+            };
+            // After a complete ShutdownGame line nothing is open: a safe place to resume.
+            if shutdown && reader.complete && parser.current.is_none() {
+                checkpoint = Some(parser.checkpoint(reader.consumed, number, report));
             }
         }
         report.lines = reader.number;
         parser.close(None, report, emit);
         report.matches = parser.emitted;
-        Ok(())
+        Ok(checkpoint)
     }
 }
 
@@ -215,7 +233,7 @@ fn gt(code: &str, name: &str, team_based: bool, duel: bool) -> GameType {
 }
 
 /// What the latest userinfo line said about a client slot.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Slot {
     name: String,
     plain: String,
@@ -373,6 +391,22 @@ const UNKNOWN_SLOT: &str =
     "names a client slot with no player (no ClientUserinfoChanged before it)";
 
 impl Parser<'_> {
+    /// The parser's state after line `line` (ending at byte `offset`), with no match open.
+    fn checkpoint(&self, offset: u64, line: u64, report: &FileReport) -> Checkpoint {
+        let mut slots: Vec<(u32, Slot)> = self.slots.iter().map(|(k, v)| (*k, v.clone())).collect();
+        slots.sort_by_key(|(k, _)| *k);
+        let mut report = report.clone();
+        report.lines = line;
+        report.matches = self.emitted;
+        Checkpoint {
+            offset,
+            line,
+            matches: self.emitted,
+            report,
+            state: postcard::to_allocvec(&slots).unwrap_or_default(),
+        }
+    }
+
     fn line(
         &mut self,
         text: &str,

@@ -12,7 +12,7 @@ fn parse_bytes(bytes: &[u8]) -> (Vec<Match>, FileReport) {
     let mut out = Vec::new();
     let mut input = bytes;
     Quake3
-        .parse(&mut input, &source, &mut report, &mut |m| out.push(m))
+        .parse(&mut input, &source, &mut report, &mut |m| out.push(m), None)
         .unwrap();
     (out, report)
 }

@@ -1,0 +1,222 @@
+//! Incremental state: what each log file held when it was last read, so the next build parses only
+//! new bytes. Per file: size, modification time, a fingerprint of its head and of the bytes before
+//! the resume point, the resume [`Checkpoint`], the matches before it (settled) and after it (the
+//! tail, re-parsed when the file grows).
+//!
+//! Stored as one `postcard` file (compact serde binary: varints, no schema step, fast to load),
+//! written through a temporary file and a rename so a crash leaves the old state. A state from
+//! another fragstats, parser or state-format version, or one that cannot be read, is ignored (full
+//! parse) with a warning: never a wrong site.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostics::FileReport;
+use crate::model::Match;
+use crate::parse::Checkpoint;
+
+/// Bump when the parsers' output changes for the same input: stored matches become invalid.
+pub const PARSER_VERSION: u32 = 1;
+/// Bump when the layout of [`State`] changes.
+const STATE_FORMAT: u32 = 1;
+/// File name of the state inside the state folder.
+const STATE_FILE: &str = "state.bin";
+/// Bytes hashed for the head and pre-checkpoint fingerprints.
+const FINGERPRINT_BYTES: u64 = 4096;
+
+/// Versions a state was written by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub format: u32,
+    pub fragstats: String,
+    pub parser: u32,
+}
+
+impl Header {
+    /// The versions of this program.
+    pub fn current() -> Header {
+        Header {
+            format: STATE_FORMAT,
+            fragstats: env!("CARGO_PKG_VERSION").to_string(),
+            parser: PARSER_VERSION,
+        }
+    }
+}
+
+/// A hash of a byte range of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    pub start: u64,
+    pub len: u64,
+    pub hash: u64,
+}
+
+impl Fingerprint {
+    /// Hashes `len` bytes of `file` from `start` (fewer if the file is shorter).
+    pub fn of(file: &mut File, start: u64, len: u64) -> std::io::Result<Fingerprint> {
+        file.seek(SeekFrom::Start(start))?;
+        let mut buf = Vec::with_capacity(len as usize);
+        file.take(len).read_to_end(&mut buf)?;
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in &buf {
+            hash ^= u64::from(*b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        Ok(Fingerprint {
+            start,
+            len: buf.len() as u64,
+            hash,
+        })
+    }
+
+    /// The same range of `file` still has the same bytes.
+    pub fn matches(&self, file: &mut File) -> bool {
+        Fingerprint::of(file, self.start, self.len).is_ok_and(|now| now == *self)
+    }
+
+    /// The head fingerprint of a file.
+    pub fn head(file: &mut File) -> std::io::Result<Fingerprint> {
+        Fingerprint::of(file, 0, FINGERPRINT_BYTES)
+    }
+
+    /// The fingerprint of the bytes just before `offset`.
+    pub fn before(file: &mut File, offset: u64) -> std::io::Result<Fingerprint> {
+        let start = offset.saturating_sub(FINGERPRINT_BYTES);
+        Fingerprint::of(file, start, offset - start)
+    }
+}
+
+/// What one log file held when it was last read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileState {
+    /// Full path as opened.
+    pub path: String,
+    pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch (0 when unknown).
+    pub mtime_ns: u128,
+    pub head: Fingerprint,
+    /// Fingerprint of the bytes before the checkpoint.
+    pub before_checkpoint: Option<Fingerprint>,
+    /// The file's report after reading all of it.
+    pub report: FileReport,
+    pub checkpoint: Option<Checkpoint>,
+    /// Matches before the checkpoint: final.
+    pub settled: Vec<Match>,
+    /// Matches after it (a match still open at the end is among them, closed at the end).
+    pub tail: Vec<Match>,
+}
+
+/// Everything remembered between builds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub header: Header,
+    pub files: Vec<FileState>,
+}
+
+impl State {
+    /// An empty state of this version.
+    pub fn new(files: Vec<FileState>) -> State {
+        State {
+            header: Header::current(),
+            files,
+        }
+    }
+
+    /// The stored state of the file at `path`.
+    pub fn file(&self, path: &str) -> Option<&FileState> {
+        self.files
+            .binary_search_by(|f| f.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.files[i])
+    }
+}
+
+/// What loading the state found.
+pub enum Loaded {
+    /// No state yet (first build, or `--full`).
+    None,
+    State(State),
+    /// A state that cannot be used, and why (the build reads everything again).
+    Discarded(String),
+}
+
+/// The state file inside `dir`.
+pub fn path(dir: &Path) -> PathBuf {
+    dir.join(STATE_FILE)
+}
+
+/// Loads the state from `dir`.
+pub fn load(dir: &Path) -> Loaded {
+    let bytes = match std::fs::read(path(dir)) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Loaded::None,
+        Err(e) => return Loaded::Discarded(format!("cannot read {}: {e}", path(dir).display())),
+    };
+    let header: Header = match postcard::take_from_bytes::<Header>(&bytes) {
+        Ok((h, _)) => h,
+        Err(e) => return Loaded::Discarded(format!("state file is damaged ({e})")),
+    };
+    if header != Header::current() {
+        return Loaded::Discarded(format!(
+            "state was written by fragstats {} (parser {}, format {}); this is {} (parser {}, format {})",
+            header.fragstats,
+            header.parser,
+            header.format,
+            env!("CARGO_PKG_VERSION"),
+            PARSER_VERSION,
+            STATE_FORMAT
+        ));
+    }
+    match postcard::from_bytes::<State>(&bytes) {
+        Ok(mut s) => {
+            s.files.sort_by(|a, b| a.path.cmp(&b.path));
+            Loaded::State(s)
+        }
+        Err(e) => Loaded::Discarded(format!("state file is damaged ({e})")),
+    }
+}
+
+/// Saves the state into `dir` through a temporary file, flushed to disk, then renamed.
+pub fn save(dir: &Path, state: &State) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create state folder {}", dir.display()))?;
+    let bytes = postcard::to_allocvec(state).context("cannot encode the state")?;
+    let tmp = dir.join(format!(".{STATE_FILE}.tmp-{}", std::process::id()));
+    let mut f = File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    f.write_all(&bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path(dir))
+        .with_context(|| format!("cannot replace {}", path(dir).display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(load(dir.path()), Loaded::None));
+        let state = State::new(vec![]);
+        save(dir.path(), &state).unwrap();
+        match load(dir.path()) {
+            Loaded::State(s) => assert_eq!(s, state),
+            _ => panic!("state not loaded"),
+        }
+        std::fs::write(path(dir.path()), b"\x01\x02garbage").unwrap();
+        assert!(matches!(load(dir.path()), Loaded::Discarded(_)));
+        let mut old = State::new(vec![]);
+        old.header.parser = PARSER_VERSION + 1;
+        std::fs::write(path(dir.path()), postcard::to_allocvec(&old).unwrap()).unwrap();
+        match load(dir.path()) {
+            Loaded::Discarded(why) => assert!(why.contains("parser"), "{why}"),
+            _ => panic!("old parser version accepted"),
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Incremental builds: random sequences of log uploads (appends in chunks cut mid-line and
+//! mid-match, new files, rotations, duplicate uploads, deletions, an old log arriving last) must
+//! give exactly the bytes of a full build of the same files; a build killed at any moment must
+//! leave a usable site and state, and the next build must be right.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn shared(rel: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/data")
+            .join(rel),
+    )
+    .unwrap()
+}
+
+fn fragstats(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fragstats"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run fragstats")
+}
+
+/// Every file under `dir` with its bytes, by relative path.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// A site folder with two configs over the same logs: `site.toml` (incremental, the default
+/// state) and `full/site.toml` (its own state folder, always built with --full).
+struct Site {
+    dir: tempfile::TempDir,
+}
+
+impl Site {
+    fn new() -> Site {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+        std::fs::create_dir_all(dir.path().join("full")).unwrap();
+        std::fs::write(dir.path().join("site.toml"), "logs = [\"logs\"]\n").unwrap();
+        std::fs::write(
+            dir.path().join("full/site.toml"),
+            "logs = [\"../logs\"]\noutput = \"public\"\nstate = \".state\"\n",
+        )
+        .unwrap();
+        Site { dir }
+    }
+
+    fn logs(&self) -> PathBuf {
+        self.dir.path().join("logs")
+    }
+
+    fn build(&self) -> Output {
+        fragstats(&["build"], self.dir.path())
+    }
+
+    /// Builds incrementally and fully and compares the two sites byte for byte; returns the
+    /// incremental build's report of how it read the logs.
+    fn check(&self, step: &str) -> String {
+        let inc = self.build();
+        assert!(
+            inc.status.success(),
+            "{step}: {}",
+            String::from_utf8_lossy(&inc.stderr)
+        );
+        let how = String::from_utf8_lossy(&inc.stderr)
+            .lines()
+            .find(|l| l.starts_with("logs: "))
+            .unwrap_or_default()
+            .to_string();
+        let full = fragstats(
+            &["build", "--full", "--config", "full/site.toml"],
+            self.dir.path(),
+        );
+        assert!(
+            full.status.success(),
+            "{step}: {}",
+            String::from_utf8_lossy(&full.stderr)
+        );
+        let a = tree(&self.dir.path().join("public"));
+        let b = tree(&self.dir.path().join("full/public"));
+        let names_a: Vec<&String> = a.keys().collect();
+        let names_b: Vec<&String> = b.keys().collect();
+        assert_eq!(names_a, names_b, "{step}: different files");
+        for (name, bytes) in &a {
+            assert!(
+                bytes == &b[name],
+                "{step}: {name} differs from a full build"
+            );
+        }
+        how
+    }
+}
+
+const SOURCES: [&str; 6] = [
+    "openarena/ffa/games-1.log",
+    "openarena/ctf/games-2.log",
+    "openarena/tdm/games.log",
+    "openarena/duel/games-oa_minia.log",
+    "public/q3/qgames-challenge.log",
+    "public/urt/urt41-agea-tdm.log",
+];
+
+/// An upload in progress: the file being written and how much of its source is there.
+struct Upload {
+    name: String,
+    source: Vec<u8>,
+    written: usize,
+}
+
+fn random_uploads(seed: u64, steps: usize) {
+    let site = Site::new();
+    let mut rng = Rng(seed);
+    let mut uploads: Vec<Upload> = Vec::new();
+    let mut next_name = 0;
+    let mut resumed = 0;
+    for step in 0..steps {
+        let action = rng.below(10);
+        let label;
+        match action {
+            // Append a chunk, cut anywhere (mid-line, mid-match).
+            0..=4 if !uploads.is_empty() => {
+                let u = rng.below(uploads.len());
+                let up = &mut uploads[u];
+                let chunk = 1 + rng.below(up.source.len() / 3 + 1);
+                let end = (up.written + chunk).min(up.source.len());
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(site.logs().join(&up.name))
+                    .unwrap();
+                std::io::Write::write_all(&mut f, &up.source[up.written..end]).unwrap();
+                up.written = end;
+                label = format!("append {} bytes to {}", chunk, up.name);
+            }
+            // Rotation: the file is replaced by the start of another log.
+            5 if !uploads.is_empty() => {
+                let u = rng.below(uploads.len());
+                let source = shared(SOURCES[rng.below(SOURCES.len())]);
+                let written = rng.below(source.len());
+                std::fs::write(site.logs().join(&uploads[u].name), &source[..written]).unwrap();
+                uploads[u].source = source;
+                uploads[u].written = written;
+                label = format!("rotate {}", uploads[u].name);
+            }
+            // The same log uploaded twice under another name.
+            6 if !uploads.is_empty() => {
+                let u = rng.below(uploads.len());
+                let name = format!("copy-{next_name}.log");
+                next_name += 1;
+                std::fs::copy(site.logs().join(&uploads[u].name), site.logs().join(&name)).unwrap();
+                label = format!("duplicate {} as {name}", uploads[u].name);
+            }
+            // A log deleted.
+            7 if uploads.len() > 1 => {
+                let u = rng.below(uploads.len());
+                let up = uploads.remove(u);
+                std::fs::remove_file(site.logs().join(&up.name)).unwrap();
+                label = format!("delete {}", up.name);
+            }
+            // A new log; sometimes an old one that sorts first ("a-") arriving last.
+            _ => {
+                let source = shared(SOURCES[rng.below(SOURCES.len())]);
+                let prefix = if rng.below(3) == 0 { "a-old" } else { "server" };
+                let name = format!("{prefix}-{next_name}.log");
+                next_name += 1;
+                let written = if rng.below(2) == 0 {
+                    source.len()
+                } else {
+                    rng.below(source.len())
+                };
+                std::fs::write(site.logs().join(&name), &source[..written]).unwrap();
+                label = format!("new {name} ({written} bytes)");
+                uploads.push(Upload {
+                    name,
+                    source,
+                    written,
+                });
+            }
+        }
+        let how = site.check(&format!("seed {seed} step {step}: {label}"));
+        if !how.contains(" 0 read from their checkpoint") {
+            resumed += 1;
+        }
+    }
+    assert!(
+        resumed > 0,
+        "seed {seed}: no build resumed from a checkpoint"
+    );
+    // Finish every upload: the incremental result must still equal a full build.
+    for up in &uploads {
+        std::fs::write(site.logs().join(&up.name), &up.source).unwrap();
+    }
+    let _ = site.check(&format!("seed {seed}: all uploads complete"));
+}
+
+#[test]
+fn random_uploads_give_the_full_build_bytes() {
+    for seed in [1, 7, 42] {
+        random_uploads(seed, 14);
+    }
+}
+
+#[test]
+fn unchanged_pages_keep_their_time_and_state_survives_damage() {
+    let site = Site::new();
+    let log = shared("openarena/tdm/games.log");
+    let half = log.len() / 2;
+    std::fs::write(site.logs().join("games.log"), &log[..half]).unwrap();
+    assert!(site.build().status.success());
+    let ranking = site.dir.path().join("public/maps.html");
+    let t0 = std::fs::metadata(&ranking).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let again = site.build();
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains(" 0 written"),
+        "nothing changed, nothing written: {err}"
+    );
+    assert_eq!(std::fs::metadata(&ranking).unwrap().modified().unwrap(), t0);
+
+    // A damaged state file: a warning and a full read, never a wrong site.
+    std::fs::write(site.dir.path().join(".fragstats/state.bin"), b"\x01garbage").unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(site.logs().join("games.log"))
+        .unwrap();
+    std::io::Write::write_all(&mut f, &log[half..]).unwrap();
+    let o = site.build();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.contains("warning: state file is damaged"),
+        "{err}"
+    );
+    let _ = site.check("after a damaged state");
+}
+
+#[test]
+fn killed_builds_leave_a_usable_site_and_state() {
+    let site = Site::new();
+    let mut rng = Rng(99);
+    std::fs::write(
+        site.logs().join("a.log"),
+        shared("openarena/ffa/games-2.log"),
+    )
+    .unwrap();
+    assert!(site.build().status.success());
+    let sources = [
+        "openarena/ctf/games-1.log",
+        "openarena/ffa/games-3.log",
+        "public/urt/urt43-lan-rodov.log",
+    ];
+    for (round, src) in sources.iter().enumerate() {
+        std::fs::write(site.logs().join(format!("b{round}.log")), shared(src)).unwrap();
+        for _ in 0..4 {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_fragstats"))
+                .arg("build")
+                .current_dir(site.dir.path())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(rng.below(120) as u64));
+            let _ = child.kill(); // SIGKILL
+            let _ = child.wait();
+            // Whatever the moment, the published site is complete and readable.
+            let public = site.dir.path().join("public");
+            assert!(
+                public.join("index.html").is_file(),
+                "round {round}: no site"
+            );
+            let players: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(public.join("data/players.json")).unwrap())
+                    .unwrap();
+            assert!(players.as_array().is_some_and(|p| !p.is_empty()));
+        }
+        let _ = site.check(&format!("after killed builds, round {round}"));
+    }
+}
