@@ -16,6 +16,7 @@ use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
+use crate::progress::Progress;
 use crate::rating::Ratings;
 use crate::render::{SiteInput, render_site};
 use crate::state::{self, FileState, Fingerprint, Loaded, State};
@@ -71,20 +72,60 @@ pub fn load_config(path: Option<&Path>) -> Result<(Config, PathBuf)> {
     }
 }
 
+/// Where a build reads and writes, resolved from the request and the config.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub config: Config,
+    /// Folder of site.toml (relative paths in it start here).
+    pub site_dir: PathBuf,
+    /// The config file, if one exists.
+    pub config_file: Option<PathBuf>,
+    pub roots: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub state_dir: PathBuf,
+}
+
+impl Plan {
+    /// Loads the config and resolves every path of the build.
+    pub fn new(req: &BuildRequest) -> Result<Plan> {
+        let (config, site_dir) = load_config(req.config.as_deref())?;
+        let roots: Vec<PathBuf> = if req.paths.is_empty() {
+            config.logs.iter().map(|p| site_dir.join(p)).collect()
+        } else {
+            req.paths.clone()
+        };
+        let out = req
+            .out
+            .clone()
+            .unwrap_or_else(|| site_dir.join(&config.output));
+        let state_dir = site_dir.join(&config.state);
+        let config_file = req.config.clone().or_else(|| {
+            Path::new("site.toml")
+                .exists()
+                .then(|| PathBuf::from("site.toml"))
+        });
+        Ok(Plan {
+            config,
+            site_dir,
+            config_file,
+            roots,
+            out,
+            state_dir,
+        })
+    }
+}
+
 /// Runs the whole build and writes the site.
 pub fn build(req: &BuildRequest) -> Result<Built> {
-    let (config, site_dir) = load_config(req.config.as_deref())?;
-    let roots: Vec<PathBuf> = if req.paths.is_empty() {
-        config.logs.iter().map(|p| site_dir.join(p)).collect()
-    } else {
-        req.paths.clone()
-    };
-    let out = req
-        .out
-        .clone()
-        .unwrap_or_else(|| site_dir.join(&config.output));
+    let Plan {
+        config,
+        site_dir,
+        roots,
+        out,
+        state_dir,
+        ..
+    } = Plan::new(req)?;
 
-    let state_dir = site_dir.join(&config.state);
     let mut warnings = Vec::new();
     let previous = if req.full {
         None
@@ -201,14 +242,23 @@ enum ReadKind {
 pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<&State>) -> Result<LogsRead> {
     let mut crawl_skips = Vec::new();
     let files = crawl(roots, &mut crawl_skips)?;
+    let total: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(&f.path).ok())
+        .map(|m| m.len())
+        .sum();
+    let progress = Progress::bytes(total);
     let read: Vec<(FileState, ReadKind)> = files
         .par_iter()
         .enumerate()
         .map(|(i, f)| {
             let key = f.path.to_string_lossy();
-            read_file(i, f, previous.and_then(|p| p.file(&key)))
+            let result = read_file(i, f, previous.and_then(|p| p.file(&key)));
+            progress.add(result.0.size);
+            result
         })
         .collect();
+    progress.finish();
     let mut counts = ReadCounts::default();
     for (_, kind) in &read {
         match kind {

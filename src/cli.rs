@@ -20,9 +20,24 @@ pub enum Command {
     /// Read the logs and write the site (exit 0 when the site was written, even if some lines or
     /// files were skipped; skips are summarised on stderr).
     Build(BuildArgs),
+    /// Build, then rebuild whenever the logs, site.toml, templates/, static/ or content/ change
+    /// (one summary line per rebuild).
+    Watch(BuildArgs),
+    /// Like watch, and serve the site on http://127.0.0.1:PORT/ for a local preview.
+    Serve(ServeArgs),
 }
 
-/// Options of `fragstats build`.
+/// Options of `fragstats serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1 to serve the site on.
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    #[command(flatten)]
+    pub build: BuildArgs,
+}
+
+/// Options of `fragstats build` (and `watch`, `serve`).
 #[derive(Debug, Args)]
 pub struct BuildArgs {
     /// Site configuration. Paths inside it are relative to its folder. [default: ./site.toml,

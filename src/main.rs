@@ -4,58 +4,72 @@
 
 use std::process::ExitCode;
 
+use clap::Parser;
+use fragstats::build::{BuildRequest, build};
+use fragstats::cli::{BuildArgs, Cli, Command};
+
 /// Rendering allocates many small strings on every thread; mimalloc handles that far better than
 /// the system allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use clap::Parser;
-use fragstats::build::{BuildRequest, build};
-use fragstats::cli::{Cli, Command};
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Build(args) => {
-            let req = BuildRequest {
-                config: args.config,
-                out: args.out,
-                paths: args.paths,
-                strict: args.strict,
-                full: args.full,
-            };
-            match build(&req) {
-                Ok(built) => {
-                    eprint!("{}", built.diagnostics.summary());
-                    let c = built.counts;
-                    eprintln!(
-                        "logs: {} unchanged, {} read from their checkpoint, {} read whole ({} bytes parsed)",
-                        c.unchanged, c.resumed, c.whole, c.bytes
-                    );
-                    for w in &built.warnings {
-                        eprintln!("warning: {w}");
-                    }
-                    eprintln!(
-                        "site of {} files ({} players, {} matches) in {}: {} written, {} unchanged",
-                        built.files,
-                        built.players,
-                        built.matches,
-                        built.out.display(),
-                        built.written,
-                        built.files - built.written
-                    );
-                    println!("open {}", built.out.join("index.html").display());
-                    if req.strict && built.diagnostics.anything_skipped() {
-                        eprintln!("error: --strict: files or lines were skipped (listed above)");
-                        return ExitCode::from(3);
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: {}", one_line(&format!("{e:#}")));
-                    ExitCode::from(1)
-                }
+    let result = match cli.command {
+        Command::Build(args) => return run_build(&request(args)),
+        Command::Watch(args) => fragstats::watch::watch(&request(args)),
+        Command::Serve(args) => fragstats::watch::serve(&request(args.build), args.port),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", one_line(&format!("{e:#}")));
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn request(args: BuildArgs) -> BuildRequest {
+    BuildRequest {
+        config: args.config,
+        out: args.out,
+        paths: args.paths,
+        strict: args.strict,
+        full: args.full,
+    }
+}
+
+fn run_build(req: &BuildRequest) -> ExitCode {
+    match build(req) {
+        Ok(built) => {
+            eprint!("{}", built.diagnostics.summary());
+            let c = built.counts;
+            eprintln!(
+                "logs: {} unchanged, {} read from their checkpoint, {} read whole ({} bytes parsed)",
+                c.unchanged, c.resumed, c.whole, c.bytes
+            );
+            for w in &built.warnings {
+                eprintln!("warning: {w}");
             }
+            eprintln!(
+                "site of {} files ({} players, {} matches) in {}: {} written, {} unchanged",
+                built.files,
+                built.players,
+                built.matches,
+                built.out.display(),
+                built.written,
+                built.files - built.written
+            );
+            println!("open {}", built.out.join("index.html").display());
+            if req.strict && built.diagnostics.anything_skipped() {
+                eprintln!("error: --strict: files or lines were skipped (listed above)");
+                return ExitCode::from(3);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}", one_line(&format!("{e:#}")));
+            ExitCode::from(1)
         }
     }
 }

@@ -303,3 +303,63 @@ fn killed_builds_leave_a_usable_site_and_state() {
         let _ = site.check(&format!("after killed builds, round {round}"));
     }
 }
+
+/// `GET path` on 127.0.0.1:port, the body or None.
+fn http_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
+    let mut response = String::new();
+    s.read_to_string(&mut response).ok()?;
+    response.starts_with("HTTP/1.").then_some(response)
+}
+
+/// Polls until `check` holds for the served index page, for at most 15 s.
+fn wait_for(port: u16, check: impl Fn(&str) -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while std::time::Instant::now() < deadline {
+        if http_get(port, "/").is_some_and(|page| check(&page)) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}
+
+#[test]
+fn serve_previews_and_rebuilds_on_upload() {
+    let site = Site::new();
+    let log = shared("openarena/tdm/games.log");
+    std::fs::write(site.logs().join("g.log"), &log[..100_000]).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fragstats"))
+        .args(["serve", "--port", &port.to_string()])
+        .current_dir(site.dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = wait_for(port, |p| p.contains("<b>4</b> matches"));
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(site.logs().join("g.log"))
+        .unwrap();
+    std::io::Write::write_all(&mut f, &log[100_000..]).unwrap();
+    drop(f);
+    let second = wait_for(port, |p| p.contains("<b>5</b> matches"));
+    let escape = http_get(port, "/../site.toml").unwrap_or_default();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first, "the site was not served");
+    assert!(second, "no rebuild after the upload");
+    assert!(
+        escape.starts_with("HTTP/1.1 404") || escape.starts_with("HTTP/1.0 404"),
+        "{escape}"
+    );
+}

@@ -527,7 +527,11 @@ fn hostile_names_never_become_live_markup_or_paths() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     top.sort();
-    assert_eq!(top, [".fragstats", "logs", "site"], "only the state, the logs and the site");
+    assert_eq!(
+        top,
+        [".fragstats", "logs", "site"],
+        "only the state, the logs and the site"
+    );
 
     let players = json(&out.join("data/players.json"));
     assert_eq!(players.as_array().unwrap().len(), names.len());
