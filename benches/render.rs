@@ -117,6 +117,7 @@ fn main() {
         &diagnostics,
         &config,
         Path::new("/nonexistent-bench-site"),
+        &Default::default(),
     )
     .expect("render");
     let secs = t.elapsed().as_secs_f64();

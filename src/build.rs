@@ -18,7 +18,7 @@ use crate::model::identity::{Aliases, Roster};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::Progress;
 use crate::rating::Ratings;
-use crate::render::{SiteInput, render_site};
+use crate::render::{PageCache, SiteInput, render_site};
 use crate::state::{self, FileState, Fingerprint, Loaded, State};
 use crate::stats::Stats;
 
@@ -127,7 +127,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     } = Plan::new(req)?;
 
     let mut warnings = Vec::new();
-    let previous = if req.full {
+    let mut previous = if req.full {
         None
     } else {
         match state::load(&state_dir) {
@@ -145,9 +145,23 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         state: new_state,
         counts,
     } = read_logs_incremental(&roots, previous.as_ref())?;
-    drop(previous);
-    let site = render(&matches, &diagnostics, &config, &site_dir)?;
+    // Pages the previous build made that are still in the output, with what they were made from.
+    let cache = PageCache {
+        keys: previous
+            .take()
+            .map(|p| p.pages)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(path, _)| out.join(path).is_file())
+            .collect(),
+    };
+    let site = render(&matches, &diagnostics, &config, &site_dir, &cache)?;
     let files = site.files;
+    let mut new_state = new_state;
+    new_state.pages = files
+        .iter()
+        .filter_map(|f| f.key.map(|k| (f.path.clone(), k)))
+        .collect();
     let written = crate::output::write_site(&out, &files)?;
     // The state is saved after the site: a crash in between leaves an older state, which only
     // makes the next build read more.
@@ -178,6 +192,7 @@ pub fn render(
     diagnostics: &Diagnostics,
     config: &Config,
     site_dir: &Path,
+    cache: &PageCache,
 ) -> Result<RenderedSite> {
     let roster = Roster::build(matches, &Aliases::new(&config.aliases));
     let stats = Stats::compute(matches, &roster);
@@ -191,6 +206,7 @@ pub fn render(
         clans: &clans,
         ratings: &ratings,
         diagnostics,
+        cache,
         site_dir,
     })?;
     Ok(RenderedSite {

@@ -153,6 +153,16 @@ fn write_all(staging: &Path, files: &[OutputFile], previous: Option<&Path>) -> R
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
+        if f.reuse {
+            let old = previous
+                .map(|p| p.join(&rel))
+                .with_context(|| format!("no previous {} to keep", f.path))?;
+            if std::fs::hard_link(&old, &path).is_err() {
+                std::fs::copy(&old, &path)
+                    .with_context(|| format!("cannot keep {}", old.display()))?;
+            }
+            continue;
+        }
         if let Some(old) = previous.map(|p| p.join(&rel))
             && same_bytes(&old, &f.bytes)
             && std::fs::hard_link(&old, &path).is_ok()
@@ -189,6 +199,8 @@ mod tests {
         OutputFile {
             path: path.into(),
             bytes: b"x".to_vec(),
+            reuse: false,
+            key: None,
         }
     }
 
@@ -209,6 +221,8 @@ mod tests {
         let changed = OutputFile {
             path: "c.html".into(),
             bytes: b"new".to_vec(),
+            reuse: false,
+            key: None,
         };
         assert_eq!(
             write_site(&out, &[changed, file("players/b.html")]).unwrap(),

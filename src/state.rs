@@ -22,7 +22,7 @@ use crate::parse::Checkpoint;
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
 pub const PARSER_VERSION: u32 = 1;
 /// Bump when the layout of [`State`] changes.
-const STATE_FORMAT: u32 = 1;
+const STATE_FORMAT: u32 = 2;
 /// File name of the state inside the state folder.
 const STATE_FILE: &str = "state.bin";
 /// Bytes hashed for the head and pre-checkpoint fingerprints.
@@ -115,6 +115,8 @@ pub struct FileState {
 pub struct State {
     pub header: Header,
     pub files: Vec<FileState>,
+    /// Pages of the site written with this state, and the key of what each was made from.
+    pub pages: Vec<(String, u64)>,
 }
 
 impl State {
@@ -123,6 +125,7 @@ impl State {
         State {
             header: Header::current(),
             files,
+            pages: Vec::new(),
         }
     }
 

@@ -259,6 +259,16 @@ fn unchanged_pages_keep_their_time_and_state_survives_damage() {
         "{err}"
     );
     let _ = site.check("after a damaged state");
+
+    // A new title changes every page, kept ones included.
+    for toml in ["site.toml", "full/site.toml"] {
+        let path = site.dir.path().join(toml);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("title = \"Renamed\"\n{text}")).unwrap();
+    }
+    let _ = site.check("after a title change");
+    let page = std::fs::read_to_string(site.dir.path().join("public/index.html")).unwrap();
+    assert!(page.contains("Renamed"));
 }
 
 #[test]

@@ -172,6 +172,8 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
     Ok(OutputFile {
         path: path.to_string(),
         bytes,
+        reuse: false,
+        key: None,
     })
 }
 
@@ -190,5 +192,7 @@ fn search_index(input: &SiteInput, links: &Links) -> Result<OutputFile> {
     Ok(OutputFile {
         path: "data/search-index.js".into(),
         bytes: format!("window.FRAGSTATS_PLAYERS = {json};\n").into_bytes(),
+        reuse: false,
+        key: None,
     })
 }

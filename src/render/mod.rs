@@ -2,6 +2,7 @@
 //! machine-readable JSON under `data/`. A pure function from data to a list of files; writing them
 //! is the output module's job.
 
+pub mod cache;
 pub mod charts;
 pub mod colour;
 pub mod content;
@@ -40,6 +41,8 @@ pub struct SiteInput<'a> {
     pub ratings: &'a Ratings,
     /// What was read and skipped, published as `data/diagnostics.json`.
     pub diagnostics: &'a crate::diagnostics::Diagnostics,
+    /// Keys of the pages already in the output.
+    pub cache: &'a PageCache,
     /// Folder of site.toml: its `templates/` and `static/` override the built-ins.
     pub site_dir: &'a Path,
 }
@@ -48,7 +51,20 @@ pub struct SiteInput<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputFile {
     pub path: String,
+    /// The file's bytes; empty when `reuse` is set.
     pub bytes: Vec<u8>,
+    /// The file at this path in the current output is already right: keep it.
+    pub reuse: bool,
+    /// What the page was made from (see [`PageCache`]), remembered for the next build.
+    pub key: Option<u64>,
+}
+
+/// Pages of the current output and the key of what each was made from. A page whose key is
+/// unchanged is not rendered again: its file is kept. Only pages whose key covers every input
+/// of their view use it (match pages).
+#[derive(Debug, Clone, Default)]
+pub struct PageCache {
+    pub keys: HashMap<String, u64>,
 }
 
 /// Relative URLs of every page, by identity, map name and match position.
@@ -101,7 +117,6 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     let site = SiteView {
         title: input.config.title.clone(),
         description: input.config.description.clone(),
-        updated: updated_line(input.matches),
         version: env!("CARGO_PKG_VERSION"),
         colors_css: colors_css(&input.config.colors),
     };
@@ -142,6 +157,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         input.ratings.static_.value[i]
     });
     let index = IndexPage {
+        updated: updated_line(input.matches),
         totals: r.totals(),
         top_players: &player_rows[..player_rows.len().min(25)],
         recent_matches: &match_rows[..match_rows.len().min(10)],
@@ -218,15 +234,28 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &clan_urls,
         &|i| Keyed("clan", r.clan_page(i)),
     )?);
-    let match_urls = |i: usize| links.matches[i].clone();
-    files.extend(render_pages(
-        &templates,
-        &page,
-        input.matches.len(),
-        "match.html",
-        &match_urls,
-        &|i| Keyed("m", r.match_page(i)),
-    )?);
+    let salt = templates.fingerprint();
+    let match_pages: Vec<OutputFile> = (0..input.matches.len())
+        .into_par_iter()
+        .map(|i| {
+            let url = links.matches[i].clone();
+            let common = page("../", &url);
+            let key = r.match_key(i, salt, &common);
+            if input.cache.keys.get(&url) == Some(&key) {
+                return Ok(OutputFile {
+                    path: url,
+                    bytes: Vec::new(),
+                    reuse: true,
+                    key: Some(key),
+                });
+            }
+            let body = templates.render("match.html", &common, &Keyed("m", r.match_page(i)))?;
+            let mut file = html(&url, body);
+            file.key = Some(key);
+            Ok(file)
+        })
+        .collect::<Result<_>>()?;
+    files.extend(match_pages);
 
     if timings {
         eprintln!(
@@ -269,6 +298,8 @@ impl<T: Serialize> Serialize for Keyed<T> {
 /// The index page's own fields.
 #[derive(Serialize)]
 struct IndexPage<'a> {
+    /// "Newest match: ...", on the index only (on every page it would change every page).
+    updated: String,
     totals: Totals,
     top_players: &'a [PlayerRow],
     recent_matches: &'a [MatchRow],
@@ -346,6 +377,8 @@ fn html(path: &str, body: String) -> OutputFile {
     OutputFile {
         path: path.to_string(),
         bytes: body.into_bytes(),
+        reuse: false,
+        key: None,
     }
 }
 
@@ -373,7 +406,12 @@ fn static_files(site_dir: &Path) -> Result<Vec<OutputFile>> {
     }
     Ok(files
         .into_iter()
-        .map(|(path, bytes)| OutputFile { path, bytes })
+        .map(|(path, bytes)| OutputFile {
+            path,
+            bytes,
+            reuse: false,
+            key: None,
+        })
         .collect())
 }
 
@@ -384,6 +422,13 @@ fn updated_line(matches: &[Match]) -> String {
         None => format!("{} matches (the logs carry no dates)", matches.len()),
     }
 }
+
+/// A player page lists this many of the player's latest matches.
+const PLAYER_MATCH_ROWS: usize = 100;
+/// A map or clan page lists this many latest matches.
+const MAP_MATCH_ROWS: usize = 200;
+/// Curves are thinned to at most this many points (the last of each stretch is kept).
+const CURVE_POINTS: usize = 600;
 
 /// Identity numbers by dynamic rating, best first (ties: more frags, then identity order).
 fn ladder(input: &SiteInput) -> Vec<usize> {
@@ -529,9 +574,13 @@ impl<'a> Renderer<'a> {
 
     /// A rating curve for identity or clan number `id`.
     fn curve(&self, id: usize, what: &str) -> String {
-        let points: Vec<(f64, f64)> = self.input.ratings.dynamic.history[id]
+        let history = &self.input.ratings.dynamic.history[id];
+        let step = history.len().div_ceil(CURVE_POINTS).max(1);
+        let points: Vec<(f64, f64)> = history
             .iter()
-            .map(|(mi, g)| (self.x_of(*mi), *g))
+            .enumerate()
+            .filter(|(n, _)| (n + 1) % step == 0 || n + 1 == history.len())
+            .map(|(_, (mi, g))| (self.x_of(*mi), *g))
             .collect();
         if points.is_empty() {
             return String::new();
@@ -698,9 +747,33 @@ impl<'a> Renderer<'a> {
             match_rows: played
                 .iter()
                 .rev()
+                .take(MAP_MATCH_ROWS)
                 .map(|&mi| self.match_row(mi as usize))
                 .collect(),
         }
+    }
+
+    /// A key of everything a match page is made from: the match's content (its id), its place
+    /// and date, its map's page, each of its players' name, page and rating change, the
+    /// templates and the page's common fields. Same key, same page.
+    fn match_key(&self, i: usize, salt: u64, common: &Common) -> u64 {
+        let m = &self.input.matches[i];
+        let mut h = cache::Hasher::new();
+        h.u64(salt);
+        h.bytes(&serde_json::to_vec(common).unwrap_or_default());
+        h.str(&m.id);
+        h.str(&self.when(i));
+        h.str(&self.map_url(&m.map));
+        for &id in &self.input.roster.match_players[i] {
+            let id = id as usize;
+            h.str(&self.names_html[id]);
+            h.str(&self.links.players[id]);
+            h.str(&self.input.roster.players[id].key);
+            let (after, delta) = self.rating_at(id, i as u32).unwrap_or((0.0, 0.0));
+            h.u64(after.to_bits());
+            h.u64(delta.to_bits());
+        }
+        h.finish()
     }
 
     /// Cumulative frags over match time of the match's five best fraggers.
@@ -939,6 +1012,7 @@ impl<'a> Renderer<'a> {
             .matches
             .iter()
             .rev()
+            .take(PLAYER_MATCH_ROWS)
             .map(|&mi| {
                 let mi = mi as usize;
                 let m = &self.input.matches[mi];
@@ -1050,6 +1124,7 @@ impl<'a> Renderer<'a> {
                 .matches
                 .iter()
                 .rev()
+                .take(MAP_MATCH_ROWS)
                 .map(|&mi| self.match_row(mi as usize))
                 .collect(),
             weapons,

@@ -48,6 +48,8 @@ pub const BUILTIN_STATIC: &[(&str, &[u8])] =
 /// The template set used to render pages.
 pub struct Templates {
     tera: Tera,
+    /// Key of every template source (built-in and the site's): pages change when it does.
+    fingerprint: u64,
 }
 
 impl Templates {
@@ -76,12 +78,25 @@ impl Templates {
                 sources.insert(name, text);
             }
         }
+        let mut hasher = super::cache::Hasher::new();
+        for (name, text) in &sources {
+            hasher.str(name);
+            hasher.str(text);
+        }
         let mut tera = Tera::default();
         // Autoescape also drops control characters: log text carries escape sequences and bells.
         tera.set_escape_fn(super::colour::escape);
         tera.add_raw_templates(sources.iter().map(|(n, t)| (n.as_str(), t.as_str())))
             .map_err(|e| anyhow::anyhow!("{}", tera_error_chain(&e)))?;
-        Ok(Templates { tera })
+        Ok(Templates {
+            tera,
+            fingerprint: hasher.finish(),
+        })
+    }
+
+    /// A key of all template sources.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
     /// Renders template `name` with the fields of `common` and of `view` (both serialisable

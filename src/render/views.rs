@@ -9,8 +9,6 @@ use serde::Serialize;
 pub struct SiteView {
     pub title: String,
     pub description: String,
-    /// "Newest match: ..." (never the wall-clock time of the build, so output is reproducible).
-    pub updated: String,
     pub version: &'static str,
     /// CSS custom properties from `[colors]` (hex colours only, validated).
     pub colors_css: String,
