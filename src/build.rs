@@ -72,6 +72,32 @@ pub fn load_config(path: Option<&Path>) -> Result<(Config, PathBuf)> {
     }
 }
 
+/// Prints how long each step took when `FRAGSTATS_TIMINGS` is set.
+struct Timer {
+    on: bool,
+    last: std::cell::Cell<std::time::Instant>,
+}
+
+impl Timer {
+    fn new() -> Timer {
+        Timer {
+            on: std::env::var_os("FRAGSTATS_TIMINGS").is_some(),
+            last: std::cell::Cell::new(std::time::Instant::now()),
+        }
+    }
+
+    fn lap(&self, what: &str) {
+        if self.on {
+            let now = std::time::Instant::now();
+            eprintln!(
+                "timing: {what} {:.2} s",
+                (now - self.last.get()).as_secs_f64()
+            );
+            self.last.set(now);
+        }
+    }
+}
+
 /// Where a build reads and writes, resolved from the request and the config.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -125,7 +151,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         state_dir,
         ..
     } = Plan::new(req)?;
-
+    let timer = Timer::new();
     let mut warnings = Vec::new();
     let mut previous = if req.full {
         None
@@ -139,12 +165,14 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
             }
         }
     };
+    timer.lap("load state");
     let LogsRead {
         matches,
         diagnostics,
         state: new_state,
         counts,
     } = read_logs_incremental(&roots, previous.as_ref())?;
+    timer.lap("read logs");
     // Pages the previous build made that are still in the output, with what they were made from.
     let cache = PageCache {
         keys: previous
@@ -162,12 +190,15 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         .iter()
         .filter_map(|f| f.key.map(|k| (f.path.clone(), k)))
         .collect();
+    timer.lap("count, rate and render");
     let written = crate::output::write_site(&out, &files)?;
+    timer.lap("write site");
     // The state is saved after the site: a crash in between leaves an older state, which only
     // makes the next build read more.
     if let Err(e) = state::save(&state_dir, &new_state) {
         warnings.push(format!("{e:#}: the next build will read every log again"));
     }
+    timer.lap("save state");
     Ok(Built {
         out,
         diagnostics,
@@ -194,10 +225,13 @@ pub fn render(
     site_dir: &Path,
     cache: &PageCache,
 ) -> Result<RenderedSite> {
+    let timer = Timer::new();
     let roster = Roster::build(matches, &Aliases::new(&config.aliases));
     let stats = Stats::compute(matches, &roster);
+    timer.lap("identities and counts");
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     let ratings = Ratings::compute(matches, &roster, &clans, &stats, &config.rating);
+    timer.lap("ratings");
     let files = render_site(&SiteInput {
         config,
         matches,

@@ -140,6 +140,8 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         root,
         current: current.to_string(),
     };
+    let timings = std::env::var_os("FRAGSTATS_TIMINGS").is_some();
+    let clock = std::time::Instant::now();
     let r = Renderer::new(input, &links);
 
     let mut files = Vec::new();
@@ -197,7 +199,12 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &Keyed("ranking", r.ranking_page(static_rows)),
     )?);
 
-    let timings = std::env::var_os("FRAGSTATS_TIMINGS").is_some();
+    if timings {
+        eprintln!(
+            "timing: index and lists {:.2} s",
+            clock.elapsed().as_secs_f64()
+        );
+    }
     let clock = std::time::Instant::now();
     let player_urls = |i: usize| links.players[i].clone();
     files.extend(render_pages(

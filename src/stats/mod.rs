@@ -4,7 +4,7 @@
 
 pub mod awards;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::identity::Roster;
 use crate::model::{EventKind, FlagAction, Match, Team};
@@ -125,82 +125,82 @@ impl Stats {
     }
 }
 
-/// Ends `who`'s killing spree (they died, or the match ended), keeping their best.
-fn end_spree(spree: &mut HashMap<u32, u32>, who: u32, lines: &mut HashMap<u32, MatchLine>) {
-    if let Some(run) = spree.insert(who, 0)
-        && let Some(l) = lines.get_mut(&who)
-    {
-        l.best_spree = l.best_spree.max(run);
-    }
-}
-
-/// Counts one match into its own lines and the players' totals.
+/// Counts one match into its own lines and the players' totals. Counts within the match are
+/// gathered in small dense tables first (match players are few) and added to the players' maps
+/// once per match.
 fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStats {
-    // Several match players can share one identity (aliases): merge their lines.
-    let mut lines: HashMap<u32, MatchLine> = HashMap::new();
+    // One line per identity (several match players can share one identity through aliases);
+    // `line_of` maps each match player to its line.
+    let mut lines: Vec<MatchLine> = Vec::new();
+    let mut line_of = vec![usize::MAX; m.players.len()];
     for (i, p) in m.active_players() {
-        let line = lines.entry(ids[i]).or_insert_with(|| MatchLine {
-            player: ids[i],
-            ..Default::default()
-        });
+        let pos = match lines.iter().position(|l| l.player == ids[i]) {
+            Some(pos) => pos,
+            None => {
+                lines.push(MatchLine {
+                    player: ids[i],
+                    ..Default::default()
+                });
+                lines.len() - 1
+            }
+        };
+        line_of[i] = pos;
+        let line = &mut lines[pos];
         if let Some(s) = p.score {
             line.score = Some(line.score.unwrap_or(0) + s);
         }
         line.team = Some(p.team);
     }
+    let n = lines.len();
+    let w = m.weapons.len();
+    // Current killing spree per line: frags since the last death.
+    let mut spree = vec![0u32; n];
+    let mut pairs = vec![0u32; n * n];
+    let mut weapons = vec![0u32; n * w];
     let mut ms = MatchStats::default();
-    // Current killing spree per identity: frags since the last death.
-    let mut spree: HashMap<u32, u32> = HashMap::new();
+    // Every player named by a kill line is active, so has a line.
+    let line = |i: u32| line_of.get(i as usize).copied().filter(|p| *p < n);
     for e in &m.events {
         let actor = ids[e.actor as usize];
         match e.kind {
             EventKind::Frag => {
-                let victim = ids[e.target as usize];
-                *spree.entry(actor).or_default() += 1;
-                end_spree(&mut spree, victim, &mut lines);
                 ms.frags += 1;
                 ms.kill_lines += 1;
-                if let Some(l) = lines.get_mut(&actor) {
-                    l.frags += 1;
-                }
-                if let Some(l) = lines.get_mut(&victim) {
-                    l.deaths += 1;
-                }
-                let weapon = &m.weapons[usize::from(e.detail)];
-                let k = &mut players[actor as usize];
-                k.kills += 1;
-                *k.victims.entry(victim).or_default() += 1;
-                match k.weapons.get_mut(weapon) {
-                    Some(n) => *n += 1,
-                    None => {
-                        k.weapons.insert(weapon.clone(), 1);
+                if let (Some(k), Some(v)) = (line(e.actor), line(e.target)) {
+                    lines[k].frags += 1;
+                    spree[k] += 1;
+                    lines[v].deaths += 1;
+                    lines[v].best_spree = lines[v].best_spree.max(spree[v]);
+                    spree[v] = 0;
+                    pairs[k * n + v] += 1;
+                    if usize::from(e.detail) < w {
+                        weapons[k * w + usize::from(e.detail)] += 1;
                     }
                 }
-                let v = &mut players[victim as usize];
-                v.deaths += 1;
-                *v.killers.entry(actor).or_default() += 1;
             }
             EventKind::Suicide => {
-                end_spree(&mut spree, actor, &mut lines);
                 ms.suicides += 1;
                 ms.kill_lines += 1;
-                if let Some(l) = lines.get_mut(&actor) {
-                    l.suicides += 1;
-                    l.deaths += 1;
+                if let Some(p) = line(e.actor) {
+                    lines[p].best_spree = lines[p].best_spree.max(spree[p]);
+                    spree[p] = 0;
+                    lines[p].suicides += 1;
+                    lines[p].deaths += 1;
                 }
                 players[actor as usize].suicides += 1;
                 players[actor as usize].deaths += 1;
             }
             EventKind::TeamKill => {
                 let victim = ids[e.target as usize];
-                end_spree(&mut spree, victim, &mut lines);
                 ms.team_kills += 1;
                 ms.kill_lines += 1;
-                if let Some(l) = lines.get_mut(&actor) {
-                    l.team_kills += 1;
+                if let Some(p) = line(e.actor) {
+                    lines[p].team_kills += 1;
                 }
-                if let Some(l) = lines.get_mut(&victim) {
-                    l.deaths += 1;
+                if let Some(v) = line(e.target) {
+                    lines[v].best_spree = lines[v].best_spree.max(spree[v]);
+                    spree[v] = 0;
+                    lines[v].deaths += 1;
                 }
                 players[actor as usize].team_kills += 1;
                 players[victim as usize].deaths += 1;
@@ -210,8 +210,8 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStat
                 match action {
                     FlagAction::Capture => {
                         p.captures += 1;
-                        if let Some(l) = lines.get_mut(&actor) {
-                            l.captures += 1;
+                        if let Some(l) = line(e.actor) {
+                            lines[l].captures += 1;
                         }
                     }
                     FlagAction::Return => p.flag_returns += 1,
@@ -230,11 +230,37 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStat
             EventKind::TeamChange(_) | EventKind::Leave => {}
         }
     }
-    let open: Vec<u32> = spree.keys().copied().collect();
-    for who in open {
-        end_spree(&mut spree, who, &mut lines);
+    for p in 0..n {
+        lines[p].best_spree = lines[p].best_spree.max(spree[p]);
     }
-    let mut lines: Vec<MatchLine> = lines.into_values().collect();
+    for k in 0..n {
+        for v in 0..n {
+            let count = pairs[k * n + v];
+            if count == 0 {
+                continue;
+            }
+            let (killer, victim) = (lines[k].player, lines[v].player);
+            let kp = &mut players[killer as usize];
+            kp.kills += count;
+            *kp.victims.entry(victim).or_default() += count;
+            let vp = &mut players[victim as usize];
+            vp.deaths += count;
+            *vp.killers.entry(killer).or_default() += count;
+        }
+        for (weapon, name) in m.weapons.iter().enumerate() {
+            let count = weapons[k * w + weapon];
+            if count == 0 {
+                continue;
+            }
+            let counts = &mut players[lines[k].player as usize].weapons;
+            match counts.get_mut(name) {
+                Some(c) => *c += count,
+                None => {
+                    counts.insert(name.clone(), count);
+                }
+            }
+        }
+    }
     lines.sort_by(|a, b| {
         b.score
             .unwrap_or(i32::MIN)
