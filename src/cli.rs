@@ -25,6 +25,20 @@ pub enum Command {
     Watch(BuildArgs),
     /// Like watch, and serve the site on http://127.0.0.1:PORT/ for a local preview.
     Serve(ServeArgs),
+    /// Measure how well each rating system predicts the frags in the logs (log-loss, Brier score,
+    /// accuracy; Spearman against bot skill where the logs have bots) and print a table.
+    Evaluate(EvaluateArgs),
+}
+
+/// Options of `fragstats evaluate`.
+#[derive(Debug, Args)]
+pub struct EvaluateArgs {
+    /// Site configuration (for its log paths and aliases). [default: ./site.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Log files or folders to read instead of the config's `logs`.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
 }
 
 /// Options of `fragstats serve`.

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod crawl;
 pub mod diagnostics;
+pub mod evaluate;
 pub mod model;
 pub mod output;
 pub mod parse;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use fragstats::build::{BuildRequest, build};
-use fragstats::cli::{BuildArgs, Cli, Command};
+use fragstats::cli::{BuildArgs, Cli, Command, EvaluateArgs};
 
 /// Rendering allocates many small strings on every thread; mimalloc handles that far better than
 /// the system allocator.
@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Build(args) => return run_build(&request(args)),
         Command::Watch(args) => fragstats::watch::watch(&request(args)),
         Command::Serve(args) => fragstats::watch::serve(&request(args.build), args.port),
+        Command::Evaluate(args) => evaluate(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -27,6 +28,22 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `fragstats evaluate`: reads the logs and prints how well each rating system predicts them.
+fn evaluate(args: EvaluateArgs) -> anyhow::Result<()> {
+    let req = BuildRequest {
+        config: args.config,
+        paths: args.paths,
+        ..Default::default()
+    };
+    let plan = fragstats::build::Plan::new(&req)?;
+    let (matches, _) = fragstats::build::read_logs(&plan.roots)?;
+    let aliases = fragstats::model::identity::Aliases::new(&plan.config.aliases);
+    let roster = fragstats::model::identity::Roster::build(&matches, &aliases);
+    let reports = fragstats::evaluate::evaluate_all(&matches, &roster);
+    print!("{}", fragstats::evaluate::table(&reports));
+    Ok(())
 }
 
 fn request(args: BuildArgs) -> BuildRequest {
