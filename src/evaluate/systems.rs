@@ -32,7 +32,9 @@ pub fn all(players: usize) -> Vec<Box<dyn FragRater>> {
         Box::new(Becker::new(players, 40.0)),
         Box::new(Vsp::new(players)),
         Box::new(Xlr::new(players)),
-        Box::new(BradleyTerry::new(players, 1.0, 0.995)),
+        // Prior precision 3 and 2% decay per match: the best of a small grid (precision 0.3, 1,
+        // 3, 10; decay 1, 0.999, 0.995, 0.98) on the logs in ../shared/data.
+        Box::new(BradleyTerry::new(players, 3.0, 0.98)),
     ]
 }
 
@@ -227,7 +229,8 @@ impl FragRater for Xlr {
 /// Gaussian prior of precision `prior` on every θ (so players with few frags stay near 0), and
 /// every frag's weight multiplied by `decay` after each match (older frags count less, so the
 /// rating stays dynamic). Refitted after every match by a few sweeps of per-player Newton steps,
-/// warm-started; the frag graph is sparse (only pairs that met).
+/// warm-started, and nudged by one Newton step for the two players of every frag in between; the
+/// frag graph is sparse (only pairs that met).
 pub struct BradleyTerry {
     theta: Vec<f64>,
     /// Per player: opponent -> (frags made, frags suffered), decayed.
@@ -250,19 +253,24 @@ impl BradleyTerry {
     fn refit(&mut self, sweeps: usize) {
         for _ in 0..sweeps {
             for i in 0..self.theta.len() {
-                if self.met[i].is_empty() {
-                    continue;
-                }
-                let mut grad = -self.prior * self.theta[i];
-                let mut hess = self.prior;
-                for (&j, &(won, lost)) in &self.met[i] {
-                    let p = sigmoid(self.theta[i] - self.theta[j as usize]);
-                    grad += won - (won + lost) * p;
-                    hess += (won + lost) * p * (1.0 - p);
-                }
-                self.theta[i] += grad / hess;
+                self.step(i);
             }
         }
+    }
+
+    /// One Newton step on player `i`'s θ with the others fixed.
+    fn step(&mut self, i: usize) {
+        if self.met[i].is_empty() {
+            return;
+        }
+        let mut grad = -self.prior * self.theta[i];
+        let mut hess = self.prior;
+        for (&j, &(won, lost)) in &self.met[i] {
+            let p = sigmoid(self.theta[i] - self.theta[j as usize]);
+            grad += won - (won + lost) * p;
+            hess += (won + lost) * p * (1.0 - p);
+        }
+        self.theta[i] += grad / hess;
     }
 }
 
@@ -280,6 +288,9 @@ impl FragRater for BradleyTerry {
     fn frag(&mut self, killer: u32, victim: u32) {
         self.met[killer as usize].entry(victim).or_default().0 += 1.0;
         self.met[victim as usize].entry(killer).or_default().1 += 1.0;
+        // Between refits, one Newton step for the two players involved keeps predictions current.
+        self.step(killer as usize);
+        self.step(victim as usize);
     }
     fn end_match(&mut self) {
         self.refit(3);
