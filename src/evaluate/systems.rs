@@ -270,7 +270,10 @@ impl BradleyTerry {
             grad += won - (won + lost) * p;
             hess += (won + lost) * p * (1.0 - p);
         }
-        self.theta[i] += grad / hess;
+        // Without a prior a player who only won has no finite optimum yet: keep steps bounded.
+        if hess > 1e-12 {
+            self.theta[i] += (grad / hess).clamp(-1.0, 1.0);
+        }
     }
 }
 
