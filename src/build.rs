@@ -432,27 +432,7 @@ fn parse_whole(index: usize, file: &LogFile, mut f: File, state: &mut FileState)
     };
     state.report.format = Some(parser.name().to_string());
     f.seek(SeekFrom::Start(0))?;
-    let mut input = BufReader::with_capacity(256 * 1024, f);
-    let source = Source {
-        path: file.rel.clone(),
-        file_index: index,
-    };
-    let mut matches = Vec::new();
-    let checkpoint = parser.parse(
-        &mut input,
-        &source,
-        &mut state.report,
-        &mut |m| matches.push(m),
-        None,
-    )?;
-    settle(
-        state,
-        Vec::new(),
-        matches,
-        checkpoint,
-        0,
-        input.into_inner(),
-    )
+    run_parser(parser, index, file, f, state, None, Vec::new())
 }
 
 /// Parses a grown file from its stored checkpoint.
@@ -469,30 +449,54 @@ fn resume(
         return parse_whole(index, file, f, state);
     };
     f.seek(SeekFrom::Start(cp.offset))?;
+    let bytes = state.report.bytes;
+    state.report = cp.report.clone();
+    state.report.bytes = bytes;
+    state.report.path.clone_from(&file.rel);
+    run_parser(
+        *parser,
+        index,
+        file,
+        f,
+        state,
+        Some(cp),
+        prev.settled.clone(),
+    )
+}
+
+/// Streams `f` (positioned at the start or at `resume`'s offset) through `parser` and stores the
+/// matches in `state`: `settled` (already final) plus what this run settles, and the tail.
+fn run_parser(
+    parser: &dyn crate::parse::LogFormat,
+    index: usize,
+    file: &LogFile,
+    f: File,
+    state: &mut FileState,
+    resume: Option<&Checkpoint>,
+    settled: Vec<Match>,
+) -> Result<()> {
     let mut input = BufReader::with_capacity(256 * 1024, f);
     let source = Source {
         path: file.rel.clone(),
         file_index: index,
     };
-    let bytes = state.report.bytes;
-    state.report = cp.report.clone();
-    state.report.bytes = bytes;
-    state.report.path.clone_from(&file.rel);
     let mut matches = Vec::new();
-    let checkpoint = parser.parse(
+    let reached = parser.parse(
         &mut input,
         &source,
         &mut state.report,
         &mut |m| matches.push(m),
-        Some(cp),
+        resume,
     )?;
-    let checkpoint = checkpoint.or_else(|| Some(cp.clone()));
+    // No new checkpoint: the old one still holds.
+    let checkpoint = reached.or_else(|| resume.cloned());
+    let before = resume.map_or(0, |c| c.matches);
     settle(
         state,
-        prev.settled.clone(),
+        settled,
         matches,
         checkpoint,
-        cp.matches,
+        before,
         input.into_inner(),
     )
 }
