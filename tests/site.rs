@@ -662,7 +662,7 @@ fn site_templates_and_static_override_the_theme() {
     std::fs::write(
         site.join("site.toml"),
         format!(
-            "title = \"My <clan>\"\nlogs = [{:?}]\n[[nav]]\nlabel = \"Forum\"\nurl = \"https://forum.example/\"\n[colors]\naccent = \"#123abc\"\n",
+            "title = \"My <clan>\"\nbase_url = \"https://stats.example.org/sub/\"\nlogs = [{:?}]\n[[nav]]\nlabel = \"Forum\"\nurl = \"https://forum.example/\"\n[colors]\naccent = \"#123abc\"\n",
             shared().join("openarena/tdm").display().to_string()
         ),
     )
@@ -689,6 +689,13 @@ fn site_templates_and_static_override_the_theme() {
     );
     assert!(index.contains("--accent:#123abc"));
     assert!(site.join("public/static/extra.css").is_file());
+    let feed = std::fs::read_to_string(site.join("public/feed.xml")).unwrap();
+    assert!(feed.contains("<title>My &lt;clan&gt;</title>"), "{feed}");
+    assert!(
+        feed.contains("<link href=\"https://stats.example.org/sub/matches/"),
+        "{feed}"
+    );
+    assert!(index.contains("href=\"feed.xml\""));
     assert!(site.join("public/static/style.css").is_file());
     let rules = std::fs::read_to_string(site.join("public/pages/rules.html")).unwrap();
     assert!(rules.contains("<h1>Server rules</h1>") && rules.contains("No camping."));

@@ -7,6 +7,7 @@ pub mod charts;
 pub mod colour;
 pub mod content;
 pub mod data;
+pub mod feed;
 pub mod markdown;
 pub mod paths;
 pub mod templates;
@@ -119,6 +120,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         description: input.config.description.clone(),
         version: env!("CARGO_PKG_VERSION"),
         colors_css: colors_css(&input.config.colors),
+        feed: input.config.base_url.is_some() && input.matches.iter().any(|m| m.start.is_some()),
     };
     let mut nav = vec![
         nav_item("Overview", "index.html"),
@@ -283,6 +285,14 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
             &p.url,
             templates.render("page.html", &page("../", &p.url), &view)?,
         ));
+    }
+    if let Some(xml) = feed::atom(
+        &input.config.title,
+        input.config.base_url.as_deref(),
+        input.matches,
+        &links.matches,
+    ) {
+        files.push(html("feed.xml", xml));
     }
     files.extend(data::data_files(input, &links)?);
     files.extend(static_files(input.site_dir)?);

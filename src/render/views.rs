@@ -12,6 +12,8 @@ pub struct SiteView {
     pub version: &'static str,
     /// CSS custom properties from `[colors]` (hex colours only, validated).
     pub colors_css: String,
+    /// The site has `feed.xml` (when `base_url` is set and matches are dated).
+    pub feed: bool,
 }
 
 /// A navigation link.
