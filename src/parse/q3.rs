@@ -23,6 +23,10 @@ use crate::model::{Event, EventKind, FlagAction, GameType, Match, MatchPlayer, N
 
 /// Slot number the game uses for the world as a killer (`ENTITYNUM_WORLD`); 1023 is `NONE`.
 const WORLD_SLOTS: [u32; 2] = [1022, 1023];
+/// Most distinct weapon names one match keeps; further ones count as [`OTHER`].
+const MAX_NAMES: u16 = 1000;
+/// Name shared by weapons and awards beyond what a match keeps apart.
+const OTHER: &str = "(other)";
 /// Client slots above this are not real clients.
 const MAX_SLOT: u32 = 1023;
 
@@ -360,11 +364,18 @@ impl Builder {
         if let Some(&i) = self.weapons.get(name) {
             return i;
         }
-        let i = u16::try_from(self.m.weapons.len()).unwrap_or(u16::MAX);
-        if i < u16::MAX {
-            self.m.weapons.push(name.to_string());
-            self.weapons.insert(name.to_string(), i);
+        // A hostile log could name more weapons than an index holds: the rest share one entry.
+        let name = if self.m.weapons.len() >= usize::from(MAX_NAMES) {
+            OTHER
+        } else {
+            name
+        };
+        if let Some(&i) = self.weapons.get(name) {
+            return i;
         }
+        let i = self.m.weapons.len() as u16;
+        self.m.weapons.push(name.to_string());
+        self.weapons.insert(name.to_string(), i);
         i
     }
 
@@ -917,7 +928,8 @@ fn award(
         3 => "Defence".to_string(),
         4 => "Capture".to_string(),
         5 => "Assist".to_string(),
-        n => format!("Award {n}"),
+        n if (0..100).contains(&n) => format!("Award {n}"),
+        _ => OTHER.to_string(),
     };
     if let Some(i) = slot_player(b, slots, slot, (time, line), ("Award", payload), report) {
         let a = b.award(&name);

@@ -459,3 +459,25 @@ proptest::proptest! {
         proptest::prop_assert_eq!(summary(&whole), summary(&a));
     }
 }
+
+#[test]
+fn many_weapon_and_award_names_stay_bounded() {
+    let mut log = String::from(
+        "  0:00 InitGame: \\mapname\\m\\g_gametype\\0\n  0:00 ClientUserinfoChanged: 0 n\\A\\t\\0\n  0:00 ClientUserinfoChanged: 1 n\\B\\t\\0\n",
+    );
+    for i in 0..1500 {
+        log.push_str(&format!("  0:01 Kill: 0 1 99: A killed B by MOD_X{i}\n  0:01 Award: 0 {i}: A gained the X award!\n"));
+    }
+    let (ms, _) = parse(&log);
+    let m = &ms[0];
+    assert_eq!(m.weapons.len(), usize::from(MAX_NAMES) + 1);
+    assert!(m.awards.len() <= 101);
+    for e in &m.events {
+        if e.kind == K::Frag {
+            assert!(usize::from(e.detail) < m.weapons.len());
+        }
+        if e.kind == K::Award {
+            assert!(usize::from(e.detail) < m.awards.len());
+        }
+    }
+}
