@@ -9,6 +9,7 @@ pub mod config;
 pub mod crawl;
 pub mod diagnostics;
 pub mod evaluate;
+pub mod hash;
 pub mod model;
 pub mod output;
 pub mod parse;

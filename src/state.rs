@@ -61,15 +61,12 @@ impl Fingerprint {
         file.seek(SeekFrom::Start(start))?;
         let mut buf = Vec::with_capacity(len as usize);
         file.take(len).read_to_end(&mut buf)?;
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in &buf {
-            hash ^= u64::from(*b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
+        let mut hash = crate::hash::Hasher::new();
+        hash.raw(&buf);
         Ok(Fingerprint {
             start,
             len: buf.len() as u64,
-            hash,
+            hash: hash.finish(),
         })
     }
 

@@ -18,6 +18,7 @@ use chrono::NaiveDateTime;
 use super::lines::{Line, LineReader, complete_lines};
 use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
+use crate::hash::Hasher;
 use crate::model::names::plain_name;
 use crate::model::{Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team};
 
@@ -245,25 +246,17 @@ struct Slot {
     skill: Option<f32>,
 }
 
-/// FNV-1a, 64 bit: a stable content fingerprint for match ids.
-struct Fnv64(u64);
-
-impl Fnv64 {
-    fn new() -> Self {
-        Fnv64(0xcbf2_9ce4_8422_2325)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes.iter().chain(b"\n") {
-            self.0 ^= u64::from(*b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
+/// Adds one line to a match fingerprint.
+fn hash_line(hash: &mut Hasher, line: &[u8]) {
+    hash.raw(line);
+    hash.raw(b"\n");
 }
 
 /// A match being read.
 struct Builder {
     m: Match,
-    hash: Fnv64,
+    /// Fingerprint of the match's lines: its id.
+    hash: Hasher,
     /// Level time of the match start.
     start_time: u32,
     last_time: u32,
@@ -294,7 +287,7 @@ impl Builder {
                 weapons: Vec::new(),
                 awards: Vec::new(),
             },
-            hash: Fnv64::new(),
+            hash: Hasher::new(),
             start_time: time,
             last_time: time,
             exit_time: None,
@@ -452,7 +445,7 @@ impl Parser<'_> {
             return;
         }
         if let Some(b) = self.current.as_mut() {
-            b.hash.write(text.as_bytes());
+            hash_line(&mut b.hash, text.as_bytes());
         }
         if kind == "ShutdownGame" {
             if self.current.is_none() {
@@ -485,7 +478,7 @@ impl Parser<'_> {
                 );
                 let mut b = Builder::new(self.source, number, time);
                 b.m.partial = true;
-                b.hash.write(text.as_bytes());
+                hash_line(&mut b.hash, text.as_bytes());
                 self.current.insert(b)
             }
         };
@@ -523,8 +516,8 @@ impl Parser<'_> {
 
     fn init_game(&mut self, payload: &str, time: u32, number: u64) {
         let mut b = Builder::new(self.source, number, time);
-        b.hash.write(b"InitGame");
-        b.hash.write(payload.as_bytes());
+        hash_line(&mut b.hash, b"InitGame");
+        hash_line(&mut b.hash, payload.as_bytes());
         let mut gametype = None;
         let mut gamename = "";
         for (k, v) in info_pairs(payload) {
@@ -550,7 +543,7 @@ impl Parser<'_> {
         };
         let end = b.exit_time.unwrap_or(b.last_time);
         b.m.duration_seconds = end.saturating_sub(b.start_time);
-        b.m.id = format!("{:016x}", b.hash.0);
+        b.m.id = format!("{:016x}", b.hash.finish());
         if !b.m.players.iter().any(|p| p.active) {
             report.note("match with no players dropped", b.m.line, &b.m.map);
             return;

@@ -2,7 +2,6 @@
 //! machine-readable JSON under `data/`. A pure function from data to a list of files; writing them
 //! is the output module's job.
 
-pub mod cache;
 pub mod charts;
 pub mod colour;
 pub mod content;
@@ -775,7 +774,7 @@ impl<'a> Renderer<'a> {
     /// templates and the page's common fields. Same key, same page.
     fn match_key(&self, i: usize, salt: u64, common: &Common) -> u64 {
         let m = &self.input.matches[i];
-        let mut h = cache::Hasher::new();
+        let mut h = crate::hash::Hasher::new();
         h.u64(salt);
         h.bytes(&serde_json::to_vec(common).unwrap_or_default());
         h.str(&m.id);

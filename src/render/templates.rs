@@ -78,7 +78,7 @@ impl Templates {
                 sources.insert(name, text);
             }
         }
-        let mut hasher = super::cache::Hasher::new();
+        let mut hasher = crate::hash::Hasher::new();
         for (name, text) in &sources {
             hasher.str(name);
             hasher.str(text);

@@ -1,16 +1,17 @@
-//! Keys for the page cache: a stable 64-bit hash (FNV-1a) of what a page is made from. Stable
-//! across runs and machines (unlike std's hasher), so keys can be stored in the state.
+//! The one stable hash of the project: 64-bit FNV-1a. Stable across runs and machines (unlike
+//! std's hasher), so its values can name matches, fingerprint files and key cached pages in the
+//! state. `raw` feeds bytes as they are; the field methods length-prefix them.
 
-/// Accumulates a key. Every field is length-prefixed so `("ab", "c")` and `("a", "bc")` differ.
+/// Accumulates a hash.
 pub struct Hasher(u64);
 
 impl Hasher {
-    /// An empty key.
+    /// An empty hash.
     pub fn new() -> Hasher {
         Hasher(0xcbf2_9ce4_8422_2325)
     }
 
-    /// Adds raw bytes (length-prefixed).
+    /// Adds a field of bytes, length-prefixed so `("ab", "c")` and `("a", "bc")` differ.
     pub fn bytes(&mut self, b: &[u8]) {
         self.raw(&(b.len() as u64).to_le_bytes());
         self.raw(b);
@@ -26,14 +27,15 @@ impl Hasher {
         self.raw(&v.to_le_bytes());
     }
 
-    fn raw(&mut self, b: &[u8]) {
+    /// Adds bytes as they are (no length prefix).
+    pub fn raw(&mut self, b: &[u8]) {
         for byte in b {
             self.0 ^= u64::from(*byte);
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }
     }
 
-    /// The key.
+    /// The hash so far.
     pub fn finish(&self) -> u64 {
         self.0
     }
