@@ -16,7 +16,7 @@ use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
-use crate::progress::Progress;
+use crate::progress::{Progress, Timer};
 use crate::rating::Ratings;
 use crate::render::{PageCache, SiteInput, render_site};
 use crate::state::{self, FileState, Fingerprint, Loaded, State};
@@ -68,32 +68,6 @@ pub fn load_config(path: Option<&Path>) -> Result<(Config, PathBuf)> {
             } else {
                 Ok((Config::default(), PathBuf::new()))
             }
-        }
-    }
-}
-
-/// Prints how long each step took when `FRAGSTATS_TIMINGS` is set.
-struct Timer {
-    on: bool,
-    last: std::cell::Cell<std::time::Instant>,
-}
-
-impl Timer {
-    fn new() -> Timer {
-        Timer {
-            on: std::env::var_os("FRAGSTATS_TIMINGS").is_some(),
-            last: std::cell::Cell::new(std::time::Instant::now()),
-        }
-    }
-
-    fn lap(&self, what: &str) {
-        if self.on {
-            let now = std::time::Instant::now();
-            eprintln!(
-                "timing: {what} {:.2} s",
-                (now - self.last.get()).as_secs_f64()
-            );
-            self.last.set(now);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! A progress bar for long builds (bytes parsed, rate, ETA) when stderr is a terminal; nothing
 //! otherwise (cron, CI), where the summary lines say what happened. The only module that talks
-//! to indicatif.
+//! to indicatif. Also the step timer that `FRAGSTATS_TIMINGS=1` turns on.
 
 use std::io::IsTerminal;
 
@@ -28,11 +28,6 @@ impl Progress {
         Progress { bar }
     }
 
-    /// No progress display.
-    pub fn hidden() -> Progress {
-        Progress { bar: None }
-    }
-
     /// `bytes` more were read.
     pub fn add(&self, bytes: u64) {
         if let Some(bar) = &self.bar {
@@ -44,6 +39,34 @@ impl Progress {
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+    }
+}
+
+/// Prints how long each step took when `FRAGSTATS_TIMINGS` is set.
+pub struct Timer {
+    on: bool,
+    last: std::cell::Cell<std::time::Instant>,
+}
+
+impl Timer {
+    /// Starts timing (silent unless `FRAGSTATS_TIMINGS` is set).
+    pub fn new() -> Timer {
+        Timer {
+            on: std::env::var_os("FRAGSTATS_TIMINGS").is_some(),
+            last: std::cell::Cell::new(std::time::Instant::now()),
+        }
+    }
+
+    /// Prints the time since the last lap (or the start) as `timing: what N s`.
+    pub fn lap(&self, what: &str) {
+        if self.on {
+            let now = std::time::Instant::now();
+            eprintln!(
+                "timing: {what} {:.2} s",
+                (now - self.last.get()).as_secs_f64()
+            );
+            self.last.set(now);
         }
     }
 }

@@ -141,8 +141,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         root,
         current: current.to_string(),
     };
-    let timings = std::env::var_os("FRAGSTATS_TIMINGS").is_some();
-    let clock = std::time::Instant::now();
+    let timer = crate::progress::Timer::new();
     let r = Renderer::new(input, &links);
 
     let mut files = Vec::new();
@@ -200,13 +199,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &Keyed("ranking", r.ranking_page(static_rows)),
     )?);
 
-    if timings {
-        eprintln!(
-            "timing: index and lists {:.2} s",
-            clock.elapsed().as_secs_f64()
-        );
-    }
-    let clock = std::time::Instant::now();
+    timer.lap("index and lists");
     let player_urls = |i: usize| links.players[i].clone();
     files.extend(render_pages(
         &templates,
@@ -216,14 +209,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &player_urls,
         &|i| Keyed("p", r.player_page(i)),
     )?);
-    if timings {
-        eprintln!(
-            "timing: {} player pages in {:.2} s",
-            input.roster.players.len(),
-            clock.elapsed().as_secs_f64()
-        );
-    }
-    let clock = std::time::Instant::now();
+    timer.lap("player pages");
     let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
     files.extend(render_pages(
         &templates,
@@ -265,13 +251,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         .collect::<Result<_>>()?;
     files.extend(match_pages);
 
-    if timings {
-        eprintln!(
-            "timing: {} map, clan and match pages in {:.2} s",
-            input.stats.maps.len() + input.clans.clans.len() + input.matches.len(),
-            clock.elapsed().as_secs_f64()
-        );
-    }
+    timer.lap("map, clan and match pages");
     for p in &content_pages {
         let view = Keyed(
             "page",
