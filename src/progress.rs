@@ -70,3 +70,9 @@ impl Timer {
         }
     }
 }
+
+impl Default for Timer {
+    fn default() -> Self {
+        Timer::new()
+    }
+}
