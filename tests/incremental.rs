@@ -3,26 +3,13 @@
 //! give exactly the bytes of a full build of the same files; a build killed at any moment must
 //! leave a usable site and state, and the next build must be right.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn shared(rel: &str) -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/data")
-            .join(rel),
-    )
-    .unwrap()
-}
-
-fn fragstats(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fragstats"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run fragstats")
-}
+use common::{fragstats, shared_log as shared};
 
 /// Every file under `dir` with its bytes, by relative path.
 fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {

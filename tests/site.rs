@@ -1,25 +1,13 @@
 //! End-to-end tests: run the real `fragstats` binary on the real logs in `../shared/data` and check
 //! the files it writes.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
-}
-
-fn fragstats(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fragstats"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run fragstats")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{fragstats, shared, stderr};
 
 /// The logs the foundation issue names: all OpenArena bot logs and the public logs.
 fn q3_family_logs() -> Vec<PathBuf> {
