@@ -359,7 +359,14 @@ fn read_file(index: usize, file: &LogFile, prev: Option<&FileState>) -> (FileSta
         state.report.bytes = state.size;
         // The stored head range must still hold the same bytes (a rotated or rewritten file
         // does not), whatever the file's length now.
-        if let Some(p) = prev.filter(|p| p.head.matches(&mut f)) {
+        let same_head = |p: &&FileState| {
+            if p.head.len == state.head.len {
+                p.head == state.head
+            } else {
+                p.head.matches(&mut f)
+            }
+        };
+        if let Some(p) = prev.filter(same_head) {
             if p.size == state.size && p.mtime_ns == state.mtime_ns && p.head == state.head {
                 // Unchanged: nothing to read.
                 let path = std::mem::take(&mut state.path);

@@ -228,13 +228,20 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &clan_urls,
         &|i| Keyed("clan", r.clan_page(i)),
     )?);
-    let salt = templates.fingerprint();
+    // What every match page shares (templates, site fields, navigation), hashed once; each page's
+    // own URL (the only common field that differs) goes into its key.
+    let salt = {
+        let mut h = crate::hash::Hasher::new();
+        h.u64(templates.fingerprint());
+        h.bytes(&serde_json::to_vec(&page("../", "")).unwrap_or_default());
+        h.finish()
+    };
     let match_pages: Vec<OutputFile> = (0..input.matches.len())
         .into_par_iter()
         .map(|i| {
             let url = links.matches[i].clone();
             let common = page("../", &url);
-            let key = r.match_key(i, salt, &common);
+            let key = r.match_key(i, salt);
             if input.cache.keys.get(&url) == Some(&key) {
                 return Ok(OutputFile {
                     path: url,
@@ -749,14 +756,14 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// A key of everything a match page is made from: the match's content (its id), its place
-    /// and date, its map's page, each of its players' name, page and rating change, the
-    /// templates and the page's common fields. Same key, same page.
-    fn match_key(&self, i: usize, salt: u64, common: &Common) -> u64 {
+    /// A key of everything a match page is made from: the match's content (its id), its URL,
+    /// place and date, its map's page, each of its players' name, page and rating change, and
+    /// `salt` (templates and the fields all pages share). Same key, same page.
+    fn match_key(&self, i: usize, salt: u64) -> u64 {
         let m = &self.input.matches[i];
         let mut h = crate::hash::Hasher::new();
         h.u64(salt);
-        h.bytes(&serde_json::to_vec(common).unwrap_or_default());
+        h.str(&self.links.matches[i]);
         h.str(&m.id);
         h.str(&self.when(i));
         h.str(&self.map_url(&m.map));
