@@ -25,8 +25,8 @@ pub enum Outcome {
     EndMatch { index: u32 },
 }
 
-/// The outcomes of `matches` (in rating order), grouped by nothing: game type is looked up by
-/// match index.
+/// The outcomes of `matches` (in rating order), each match closed by an `EndMatch` whose index
+/// gives its game type.
 pub fn outcomes(matches: &[Match], roster: &Roster) -> Vec<Outcome> {
     let mut out = Vec::new();
     for (mi, (m, ids)) in matches.iter().zip(&roster.match_players).enumerate() {
