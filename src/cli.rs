@@ -26,7 +26,8 @@ pub enum Command {
     /// Like watch, and serve the site on http://127.0.0.1:PORT/ for a local preview.
     Serve(ServeArgs),
     /// Measure how well each rating system predicts the frags in the logs (log-loss, Brier score,
-    /// accuracy; Spearman against bot skill where the logs have bots) and print a table.
+    /// accuracy; Spearman against bot skill where the logs have bots; winners of team matches) and
+    /// print a table.
     Evaluate(EvaluateArgs),
 }
 
@@ -36,6 +37,9 @@ pub struct EvaluateArgs {
     /// Site configuration (for its log paths and aliases). [default: ./site.toml]
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Print the evaluation as JSON (the same as the site's `data/evaluation.json`).
+    #[arg(long)]
+    pub json: bool,
     /// Log files or folders to read instead of the config's `logs`.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,

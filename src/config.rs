@@ -98,7 +98,7 @@ pub struct ClanConfig {
 }
 
 /// `[rating]`: the rating systems' parameters.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RatingConfig {
     /// Becker's dynamic (Elo) rating.
@@ -106,6 +106,128 @@ pub struct RatingConfig {
     /// Becker's static (least squares) rating.
     #[serde(rename = "static")]
     pub static_: StaticConfig,
+    /// Which system gives the headline rating, and who is provisional.
+    pub headline: HeadlineConfig,
+    /// The whole-history Bradley-Terry fit (the default headline).
+    pub whole_history: WholeHistoryConfig,
+    /// Glicko-2 as fed with frags.
+    pub glicko2: Glicko2Settings,
+    /// Measure every system on the site's logs (`evaluation.html`, `data/evaluation.json`).
+    /// Default: true.
+    pub evaluation: bool,
+}
+
+impl Default for RatingConfig {
+    fn default() -> Self {
+        RatingConfig {
+            dynamic: DynamicConfig::default(),
+            static_: StaticConfig::default(),
+            headline: HeadlineConfig::default(),
+            whole_history: WholeHistoryConfig::default(),
+            glicko2: Glicko2Settings::default(),
+            evaluation: true,
+        }
+    }
+}
+
+/// The rating systems a site can show as its headline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HeadlineSystem {
+    WholeHistory,
+    BradleyTerry,
+    Glicko2,
+    Trueskill,
+    WengLin,
+    Ns2,
+    Becker,
+    VspXp,
+    Xlrstats,
+    Kd,
+    WinRate,
+}
+
+impl HeadlineSystem {
+    /// The system's key, as in `site.toml` and the evaluation JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            HeadlineSystem::WholeHistory => "whole-history",
+            HeadlineSystem::BradleyTerry => "bradley-terry",
+            HeadlineSystem::Glicko2 => "glicko2",
+            HeadlineSystem::Trueskill => "trueskill",
+            HeadlineSystem::WengLin => "weng-lin",
+            HeadlineSystem::Ns2 => "ns2",
+            HeadlineSystem::Becker => "becker",
+            HeadlineSystem::VspXp => "vsp-xp",
+            HeadlineSystem::Xlrstats => "xlrstats",
+            HeadlineSystem::Kd => "kd",
+            HeadlineSystem::WinRate => "win-rate",
+        }
+    }
+}
+
+/// `[rating.headline]`: the rating players see first.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HeadlineConfig {
+    /// Default: `"whole-history"` (chosen by the evaluation, see ranking.html).
+    pub system: HeadlineSystem,
+    /// Players with fewer frags made plus suffered are provisional: listed apart, never on top
+    /// of the ladder. Default: 30.
+    pub provisional_incidents: u32,
+}
+
+impl Default for HeadlineConfig {
+    fn default() -> Self {
+        HeadlineConfig {
+            system: HeadlineSystem::WholeHistory,
+            provisional_incidents: 30,
+        }
+    }
+}
+
+/// `[rating.whole_history]`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WholeHistoryConfig {
+    /// Factor on the weight of every earlier frag after each match, in (0, 1]. Default: 0.99
+    /// (a frag 69 matches old counts half).
+    pub decay: f64,
+}
+
+impl Default for WholeHistoryConfig {
+    fn default() -> Self {
+        WholeHistoryConfig { decay: 0.99 }
+    }
+}
+
+/// Glicko-2 rating periods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Glicko2Period {
+    /// Every match is a rating period.
+    Match,
+    /// Every day (of log time) is a rating period; undated matches count as one period each.
+    Day,
+}
+
+/// `[rating.glicko2]`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Glicko2Settings {
+    /// `"match"` (default) or `"day"`.
+    pub period: Glicko2Period,
+    /// Volatility constraint τ. Default: 0.5.
+    pub tau: f64,
+}
+
+impl Default for Glicko2Settings {
+    fn default() -> Self {
+        Glicko2Settings {
+            period: Glicko2Period::Match,
+            tau: 0.5,
+        }
+    }
 }
 
 /// How duels (1v1 tournament matches) feed the dynamic rating.
@@ -206,8 +328,21 @@ impl Config {
         Config::parse(&text, &path.display().to_string())
     }
 
-    /// Checks values serde cannot: colours must be hex colours (they go into CSS).
+    /// Checks values serde cannot: colours must be hex colours (they go into CSS), factors must
+    /// be in range.
     pub fn validate(&self, origin: &str) -> Result<()> {
+        let decay = self.rating.whole_history.decay;
+        if !(decay > 0.0 && decay <= 1.0) {
+            anyhow::bail!(
+                "{origin}: rating.whole_history.decay = {decay} must be above 0 and at most 1 (1 = no decay)"
+            );
+        }
+        let tau = self.rating.glicko2.tau;
+        if !(tau > 0.0 && tau.is_finite()) {
+            anyhow::bail!(
+                "{origin}: rating.glicko2.tau = {tau} must be a positive number (Glickman suggests 0.3 to 1.2)"
+            );
+        }
         let c = &self.colors;
         for (key, value) in [
             ("accent", &c.accent),

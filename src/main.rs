@@ -41,8 +41,13 @@ fn evaluate(args: EvaluateArgs) -> anyhow::Result<()> {
     let (matches, _) = fragstats::build::read_logs(&plan.roots)?;
     let aliases = fragstats::model::identity::Aliases::new(&plan.config.aliases);
     let roster = fragstats::model::identity::Roster::build(&matches, &aliases);
-    let reports = fragstats::evaluate::evaluate_all(&matches, &roster);
-    print!("{}", fragstats::evaluate::table(&reports));
+    let evaluation =
+        fragstats::evaluate::evaluate_all(&matches, &roster, &plan.config.rating, true);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&evaluation)?);
+    } else {
+        print!("{}", fragstats::evaluate::table(&evaluation));
+    }
     Ok(())
 }
 

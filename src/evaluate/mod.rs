@@ -4,47 +4,173 @@
 //! type, and, where the logs carry bot skills, the Spearman correlation of the final ratings with
 //! them. Bot skills are an answer key only: no system ever sees them.
 
+pub mod established;
+pub mod explain;
+pub mod ns2;
 pub mod systems;
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::config::RatingConfig;
 use crate::model::identity::Roster;
-use crate::model::{EventKind, Match};
-use systems::FragRater;
+use crate::model::{EventKind, Match, Team};
+use systems::{FragRater, MatchStart, TeamGame, TeamMember};
 
-/// One frag in rating order, with identity numbers.
+/// One outcome in rating order, with identity numbers.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Outcome {
+    /// Match `index` starts (team results are predicted here, before any of its frags).
+    StartMatch { index: u32 },
     /// `killer` fragged `victim`.
     Frag { killer: u32, victim: u32 },
     /// `player` killed themself or a team mate.
     Penalty { player: u32 },
-    /// Match `index` ended.
+    /// Match `index` ended (its team result, if any, is scored and learnt here).
     EndMatch { index: u32 },
 }
 
-/// The outcomes of `matches` (in rating order), each match closed by an `EndMatch` whose index
-/// gives its game type.
-pub fn outcomes(matches: &[Match], roster: &Roster) -> Vec<Outcome> {
-    let mut out = Vec::new();
-    for (mi, (m, ids)) in matches.iter().zip(&roster.match_players).enumerate() {
-        for e in &m.events {
-            match e.kind {
-                EventKind::Frag => out.push(Outcome::Frag {
-                    killer: ids[e.actor as usize],
-                    victim: ids[e.target as usize],
-                }),
-                EventKind::Suicide | EventKind::TeamKill => out.push(Outcome::Penalty {
-                    player: ids[e.actor as usize],
-                }),
-                _ => {}
+/// The outcomes of `matches` (in rating order) and the team result of every team match that
+/// had a winner (by final team score; draws and unscored matches have none).
+pub struct History {
+    pub outcomes: Vec<Outcome>,
+    /// Per match.
+    pub team_games: Vec<Option<TeamGame>>,
+    /// Per match.
+    pub starts: Vec<MatchStart>,
+    pub frags: usize,
+}
+
+impl History {
+    /// Collects the outcomes of `matches` for the identities of `roster`.
+    pub fn new(matches: &[Match], roster: &Roster) -> History {
+        let mut outcomes = Vec::new();
+        let mut frags = 0;
+        for (mi, (m, ids)) in matches.iter().zip(&roster.match_players).enumerate() {
+            outcomes.push(Outcome::StartMatch { index: mi as u32 });
+            for e in &m.events {
+                match e.kind {
+                    EventKind::Frag => {
+                        frags += 1;
+                        outcomes.push(Outcome::Frag {
+                            killer: ids[e.actor as usize],
+                            victim: ids[e.target as usize],
+                        })
+                    }
+                    EventKind::Suicide | EventKind::TeamKill => outcomes.push(Outcome::Penalty {
+                        player: ids[e.actor as usize],
+                    }),
+                    _ => {}
+                }
+            }
+            outcomes.push(Outcome::EndMatch { index: mi as u32 });
+        }
+        let base = time_base(matches);
+        History {
+            outcomes,
+            team_games: matches
+                .iter()
+                .zip(&roster.match_players)
+                .map(|(m, ids)| team_game(m, ids, base))
+                .collect(),
+            starts: matches
+                .iter()
+                .map(|m| MatchStart {
+                    day: m.start.map(|t| {
+                        t.date()
+                            .signed_duration_since(chrono::NaiveDate::MIN)
+                            .num_days()
+                    }),
+                })
+                .collect(),
+            frags,
+        }
+    }
+}
+
+/// NS2's `a = 2^(2/r)`, r the median match length in seconds (10 minutes when unknown).
+fn time_base(matches: &[Match]) -> f64 {
+    let mut lengths: Vec<u32> = matches
+        .iter()
+        .map(|m| m.duration_seconds)
+        .filter(|&d| d > 0)
+        .collect();
+    lengths.sort_unstable();
+    let r = lengths
+        .get(lengths.len() / 2)
+        .copied()
+        .unwrap_or(600)
+        .max(1);
+    2f64.powf(2.0 / f64::from(r))
+}
+
+/// The team result of `m`, if it is a team match with a winner: each active player's time on
+/// red and on blue, weighted `a^-entry - a^-exit` (playing early counts more).
+fn team_game(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
+    if !m.gametype.team_based {
+        return None;
+    }
+    let [red, blue] = m.team_scores?;
+    if red == blue {
+        return None;
+    }
+    let n = m.players.len();
+    let end = m.duration_seconds;
+    let weight = |from: u32, to: u32| base.powf(-f64::from(from)) - base.powf(-f64::from(to));
+    // Per player: time on red, time on blue.
+    let mut on = vec![[0.0f64; 2]; n];
+    let mut current: Vec<Option<(Team, u32)>> = vec![None; n];
+    let mut changed = vec![false; n];
+    let mut close = |p: usize, at: u32, current: &mut Vec<Option<(Team, u32)>>| {
+        if let Some((team, since)) = current[p].take() {
+            let side = usize::from(team == Team::Blue);
+            on[p][side] += weight(since, at.max(since));
+        }
+    };
+    for e in &m.events {
+        let p = e.actor as usize;
+        match e.kind {
+            EventKind::TeamChange(team) if p < n => {
+                close(p, e.time, &mut current);
+                changed[p] = true;
+                if team.is_side() {
+                    current[p] = Some((team, e.time));
+                }
+            }
+            EventKind::Leave if p < n => close(p, e.time, &mut current),
+            _ => {}
+        }
+    }
+    for p in 0..n {
+        close(p, end, &mut current);
+    }
+    let mut members = Vec::new();
+    for (p, player) in m.players.iter().enumerate() {
+        if !player.active {
+            continue;
+        }
+        if !changed[p] && player.team.is_side() {
+            let side = usize::from(player.team == Team::Blue);
+            on[p][side] += weight(player.joined, player.left.unwrap_or(end).max(player.joined));
+        }
+        for (side, &w) in on[p].iter().enumerate() {
+            if w > 0.0 {
+                members.push(TeamMember {
+                    player: ids[p],
+                    red: side == 0,
+                    weight: w,
+                });
             }
         }
-        out.push(Outcome::EndMatch { index: mi as u32 });
     }
-    out
+    let has_side = |red: bool| members.iter().any(|m| m.red == red);
+    (has_side(true) && has_side(false)).then(|| TeamGame {
+        members,
+        red_won: red > blue,
+        map: m.map.clone(),
+    })
 }
 
 /// Prediction scores of one system on one group of outcomes.
@@ -97,35 +223,122 @@ impl Sums {
 /// The evaluation of one system.
 #[derive(Debug, Clone, Serialize)]
 pub struct SystemReport {
+    /// Key (as in `site.toml`).
+    pub id: String,
     pub system: String,
     /// Over all frags.
     pub all: Score,
-    /// Per game type code.
+    /// Over the last [`HELD_OUT_SHARE`] of the frags: the future, predicted from the past.
+    pub held_out: Score,
+    /// Per game type code, over all frags.
     pub by_gametype: BTreeMap<String, Score>,
+    /// Team matches with a winner: "red wins", predicted before the match.
+    pub team_results: Score,
     /// Spearman rank correlation of the final ratings with the bots' configured skill, over bots
     /// with at least [`MIN_INCIDENTS_FOR_SKILL`] frags made plus suffered; None without bots.
     pub spearman_bot_skill: Option<f64>,
     pub bots: usize,
+    /// Frag log-loss of this system minus the headline's, frag by frag (None for the headline).
+    pub vs_headline: Option<Paired>,
+    /// The same over the held-out frags.
+    pub vs_headline_held_out: Option<Paired>,
 }
+
+/// A paired difference of log-losses: its mean and the standard error of that mean. A mean
+/// within about two standard errors of 0 is no evidence either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Paired {
+    pub mean: f64,
+    pub std_err: f64,
+}
+
+#[derive(Default)]
+struct PairedSums {
+    n: f64,
+    sum: f64,
+    squares: f64,
+}
+
+impl PairedSums {
+    fn add(&mut self, d: f64) {
+        self.n += 1.0;
+        self.sum += d;
+        self.squares += d * d;
+    }
+
+    fn paired(&self) -> Paired {
+        if self.n < 2.0 {
+            return Paired::default();
+        }
+        let mean = self.sum / self.n;
+        let variance = ((self.squares - self.n * mean * mean) / (self.n - 1.0)).max(0.0);
+        Paired {
+            mean,
+            std_err: (variance / self.n).sqrt(),
+        }
+    }
+}
+
+/// The log-loss of a prediction `p` of what happened (clamped as in the scores).
+fn loss(p: f64) -> f64 {
+    -p.clamp(1e-12, 1.0 - 1e-12).ln()
+}
+
+/// Share of the frags, at the end, that count as held-out future.
+pub const HELD_OUT_SHARE: f64 = 0.3;
 
 /// Bots with fewer frags made plus suffered are left out of the skill correlation.
 pub const MIN_INCIDENTS_FOR_SKILL: u64 = 50;
 
-/// Replays `outcomes` through `system` and scores every frag prediction.
+/// Replays `history` through `system`, scoring every frag and team-result prediction before it
+/// is learnt, and comparing it frag by frag with `headline_losses` when given. Returns the
+/// report, the system's final ratings and its log-loss on every frag.
 pub fn evaluate(
     system: &mut dyn FragRater,
-    outcomes: &[Outcome],
+    history: &History,
     matches: &[Match],
     answer: &SkillKey,
-) -> SystemReport {
+    headline_losses: Option<&[f32]>,
+) -> (SystemReport, Vec<f64>, Vec<f32>) {
+    let mut losses = Vec::with_capacity(if headline_losses.is_some() {
+        0
+    } else {
+        history.frags
+    });
+    let mut paired = PairedSums::default();
+    let mut paired_held_out = PairedSums::default();
     let mut all = Sums::default();
+    let mut held_out = Sums::default();
+    let mut teams = Sums::default();
+    let held_out_from = (history.frags as f64 * (1.0 - HELD_OUT_SHARE)).ceil() as usize;
+    let mut frag_index = 0;
     let mut by_type: BTreeMap<&str, Sums> = BTreeMap::new();
     let mut pending: Vec<f64> = Vec::new();
-    for o in outcomes {
+    let mut team_prediction = None;
+    for o in &history.outcomes {
         match *o {
+            Outcome::StartMatch { index } => {
+                system.start_match(history.starts[index as usize]);
+                team_prediction = history.team_games[index as usize]
+                    .as_ref()
+                    .map(|g| system.predict_team(g));
+            }
             Outcome::Frag { killer, victim } => {
                 let p = system.predict(killer, victim);
                 all.add(p);
+                if let Some(reference) = headline_losses {
+                    let d = loss(p) - f64::from(reference[frag_index]);
+                    paired.add(d);
+                    if frag_index >= held_out_from {
+                        paired_held_out.add(d);
+                    }
+                } else {
+                    losses.push(loss(p) as f32);
+                }
+                if frag_index >= held_out_from {
+                    held_out.add(p);
+                }
+                frag_index += 1;
                 pending.push(p);
                 system.frag(killer, victim);
             }
@@ -136,22 +349,34 @@ pub fn evaluate(
                 for p in pending.drain(..) {
                     sums.add(p);
                 }
+                if let (Some(game), Some(p_red)) =
+                    (&history.team_games[index as usize], team_prediction.take())
+                {
+                    teams.add(if game.red_won { p_red } else { 1.0 - p_red });
+                    system.team_result(game);
+                }
                 system.end_match();
             }
         }
     }
     let ratings = system.ratings();
     let (spearman_bot_skill, bots) = answer.spearman(&ratings);
-    SystemReport {
+    let report = SystemReport {
+        id: system.id().to_string(),
         system: system.name().to_string(),
         all: all.score(),
+        held_out: held_out.score(),
         by_gametype: by_type
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.score()))
             .collect(),
+        team_results: teams.score(),
         spearman_bot_skill,
         bots,
-    }
+        vs_headline: headline_losses.map(|_| paired.paired()),
+        vs_headline_held_out: headline_losses.map(|_| paired_held_out.paired()),
+    };
+    (report, ratings, losses)
 }
 
 /// The bots' configured skills (from `skill\ N` in their userinfo) and every player's incidents.
@@ -239,36 +464,104 @@ pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
     (va > 0.0 && vb > 0.0).then(|| cov / (va * vb).sqrt())
 }
 
-/// Evaluates every built-in system on `matches` (in rating order).
-pub fn evaluate_all(matches: &[Match], roster: &Roster) -> Vec<SystemReport> {
-    let outcomes = outcomes(matches, roster);
+/// Every system's report, and the final ratings of the headline system.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evaluation {
+    /// Key of the headline system.
+    pub headline: String,
+    pub held_out_share: f64,
+    pub frags: usize,
+    pub team_results: usize,
+    pub systems: Vec<SystemReport>,
+    /// Final headline rating per identity.
+    #[serde(skip)]
+    pub headline_ratings: Vec<f64>,
+}
+
+impl Evaluation {
+    /// The report of the system with key `id`.
+    pub fn report(&self, id: &str) -> Option<&SystemReport> {
+        self.systems.iter().find(|r| r.id == id)
+    }
+}
+
+/// Evaluates every built-in system on `matches` (in rating order), in parallel. With
+/// `all_systems` false only the headline system runs (its report is then the only one).
+pub fn evaluate_all(
+    matches: &[Match],
+    roster: &Roster,
+    cfg: &RatingConfig,
+    all_systems: bool,
+) -> Evaluation {
+    let history = History::new(matches, roster);
     let answer = SkillKey::new(matches, roster);
     let n = roster.players.len();
-    systems::all(n)
-        .iter_mut()
-        .map(|s| evaluate(s.as_mut(), &outcomes, matches, &answer))
-        .collect()
+    let headline = cfg.headline.system.id();
+    let mut system = systems::by_id(headline, n, cfg).expect("every headline has a system");
+    let (headline_report, headline_ratings, losses) =
+        evaluate(system.as_mut(), &history, matches, &answer, None);
+    let others: Vec<SystemReport> = if all_systems {
+        systems::SYSTEM_IDS
+            .par_iter()
+            .filter(|id| **id != headline)
+            .filter_map(|id| systems::by_id(id, n, cfg))
+            .map(|mut s| evaluate(s.as_mut(), &history, matches, &answer, Some(&losses)).0)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut reports = others;
+    reports.push(headline_report);
+    reports.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
+    Evaluation {
+        headline: headline.to_string(),
+        held_out_share: HELD_OUT_SHARE,
+        frags: history.frags,
+        team_results: history.team_games.iter().flatten().count(),
+        systems: reports,
+        headline_ratings,
+    }
 }
 
 /// The evaluation as a text table for the terminal.
-pub fn table(reports: &[SystemReport]) -> String {
+pub fn table(evaluation: &Evaluation) -> String {
     let mut out = format!(
-        "{:<24} {:>9} {:>9} {:>9} {:>9} {:>12}\n",
-        "system", "frags", "log-loss", "brier", "accuracy", "spearman"
+        "{} frags ({} held out), {} team results\n{:<28} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12}\n",
+        evaluation.frags,
+        evaluation.frags - (evaluation.frags as f64 * (1.0 - HELD_OUT_SHARE)).ceil() as usize,
+        evaluation.team_results,
+        "system",
+        "log-loss",
+        "held-out",
+        "brier",
+        "accuracy",
+        "teams",
+        "spearman"
     );
-    for r in reports {
+    for r in &evaluation.systems {
+        let mark = if r.id == evaluation.headline {
+            "*"
+        } else {
+            " "
+        };
         out.push_str(&format!(
-            "{:<24} {:>9} {:>9.4} {:>9.4} {:>9.3} {:>12}\n",
+            "{mark}{:<27} {:>9.4} {:>9.4} {:>9.4} {:>9.3} {:>9} {:>12}\n",
             r.system,
-            r.all.outcomes,
             r.all.log_loss,
+            r.held_out.log_loss,
             r.all.brier,
             r.all.accuracy,
+            if r.team_results.outcomes > 0 {
+                format!("{:.4}", r.team_results.log_loss)
+            } else {
+                "-".into()
+            },
             r.spearman_bot_skill
                 .map(|s| format!("{s:.3} ({})", r.bots))
                 .unwrap_or_else(|| "-".into())
         ));
     }
+    out.push_str("* headline. log-loss: lower is better (0.6931 = coin flip); teams: log-loss on match winners\n");
     out
 }
 
@@ -297,9 +590,9 @@ mod tests {
         ));
         let (matches, _) = crate::build::read_logs(&[root]).unwrap();
         let roster = Roster::build(&matches, &crate::model::identity::Aliases::default());
-        let reports = evaluate_all(&matches, &roster);
-        let by = |name: &str| reports.iter().find(|r| r.system.starts_with(name)).unwrap();
-        let (bt, becker, constant) = (by("Bradley-Terry"), by("Becker"), by("baseline: constant"));
+        let evaluation = evaluate_all(&matches, &roster, &RatingConfig::default(), true);
+        let by = |id: &str| evaluation.report(id).unwrap();
+        let (bt, becker, constant) = (by("whole-history"), by("becker"), by("constant"));
         assert_eq!(bt.bots, 20);
         assert!(
             bt.spearman_bot_skill.unwrap() >= 0.95,

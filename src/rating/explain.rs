@@ -14,17 +14,20 @@ pub fn markdown(
     dynamic: &DynamicRatings,
     st: &StaticRanking,
     players: usize,
+    headline: &str,
 ) -> String {
     let d = &cfg.dynamic;
     let mut md = String::new();
     let _ = writeln!(md, "# How the rankings work\n");
     let _ = writeln!(
         md,
-        "This site ranks players two ways, both from Becker's 2002 design for AEstats: a *dynamic* \
+        "The ladder is ordered by a *headline* rating, chosen because it predicts best. Beside \
+         it, this site keeps the two rankings of Becker's 2002 design for AEstats: a *dynamic* Elo \
          rating that moves after every frag, and a *static* ranking computed from who fragged whom \
          how often.\n"
     );
-    let _ = writeln!(md, "## The ladder: dynamic rating\n");
+    md.push_str(headline);
+    let _ = writeln!(md, "## Becker's Elo ladder: dynamic rating\n");
     let _ = writeln!(
         md,
         "Everyone starts at **{initial}**. Every frag is treated as a duel the killer won 1:0. Before \

@@ -5,8 +5,10 @@
 pub mod dynamic;
 pub mod explain;
 pub mod static_rank;
+pub mod whole_history;
 
 use crate::config::RatingConfig;
+use crate::evaluate::Evaluation;
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
@@ -19,6 +21,43 @@ use static_rank::{FragMatrix, StaticRanking};
 pub struct Ratings {
     pub dynamic: DynamicRatings,
     pub static_: StaticRanking,
+    pub headline: Headline,
+}
+
+/// The headline rating (the system `[rating.headline]` names, by default the whole-history fit)
+/// and the evaluation of every system that backs the choice.
+#[derive(Debug, Clone)]
+pub struct Headline {
+    /// Final rating per identity (higher is better).
+    pub value: Vec<f64>,
+    /// Per identity: too little evidence yet (fewer frags made plus suffered than
+    /// `provisional_incidents`).
+    pub provisional: Vec<bool>,
+    /// Every system's scores on these logs (only the headline's when `rating.evaluation` is
+    /// off).
+    pub evaluation: Evaluation,
+}
+
+impl Headline {
+    /// Runs the headline system (and, with `cfg.evaluation`, every other one) over `matches`.
+    pub fn compute(
+        matches: &[Match],
+        roster: &Roster,
+        stats: &Stats,
+        cfg: &RatingConfig,
+    ) -> Headline {
+        let evaluation = crate::evaluate::evaluate_all(matches, roster, cfg, cfg.evaluation);
+        let threshold = u64::from(cfg.headline.provisional_incidents);
+        Headline {
+            value: evaluation.headline_ratings.clone(),
+            provisional: stats
+                .players
+                .iter()
+                .map(|p| u64::from(p.kills) + u64::from(p.deaths) < threshold)
+                .collect(),
+            evaluation,
+        }
+    }
 }
 
 impl Ratings {
@@ -40,6 +79,11 @@ impl Ratings {
                 .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
         );
         let static_ = static_rank::rank(&matrix, &cfg.static_);
-        Ratings { dynamic, static_ }
+        let headline = Headline::compute(matches, roster, stats, cfg);
+        Ratings {
+            dynamic,
+            static_,
+            headline,
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! Machine-readable output under `data/`: `players.json` and `matches.json`. Field names are a
+//! Machine-readable output under `data/`: `players.json`, `matches.json`, `clans.json`,
+//! `diagnostics.json`, `evaluation.json`. Field names are a
 //! contract other tools read; add fields, never rename them. No guid or IP address is ever written.
 
 use anyhow::Result;
@@ -27,6 +28,12 @@ pub struct PlayerJson<'a> {
     pub names: &'a [String],
     /// Becker dynamic rating (final g).
     pub rating: f64,
+    /// The headline rating (higher is better): by default the whole-history Bradley-Terry fit on
+    /// an Elo-like scale (1500 = average, +400 = 10:1 frag odds); see `evaluation.json`.
+    pub headline_rating: f64,
+    /// Too little evidence for the headline rating yet (fewer frags made plus suffered than
+    /// `rating.headline.provisional_incidents`).
+    pub provisional: bool,
     /// Becker static core value in [-1, 1]; null outside the core.
     pub static_rating: Option<f64>,
     pub in_core: bool,
@@ -107,6 +114,8 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             flag_returns: s.flag_returns,
             names: &p.names_seen,
             rating: input.ratings.dynamic.players[i],
+            headline_rating: input.ratings.headline.value.get(i).copied().unwrap_or(0.0),
+            provisional: input.ratings.headline.provisional[i],
             static_rating: st.value[i],
             in_core: st.value[i].is_some(),
             incidents: st.incidents[i],
@@ -161,6 +170,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         json_file("data/matches.json", &matches)?,
         json_file("data/clans.json", &clans)?,
         json_file("data/diagnostics.json", input.diagnostics)?,
+        json_file("data/evaluation.json", &input.ratings.headline.evaluation)?,
         search,
     ])
 }

@@ -128,6 +128,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav_item("Maps", "maps.html"),
         nav_item("Clans", "clans.html"),
         nav_item("Rankings explained", "ranking.html"),
+        nav_item("Prediction", "evaluation.html"),
     ];
     nav.extend(content_pages.iter().map(|p| nav_item(&p.title, &p.url)));
     nav.extend(input.config.nav.iter().map(|l| NavItem {
@@ -158,10 +159,21 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
         input.ratings.static_.value[i]
     });
+    let established = player_rows.iter().take_while(|p| !p.provisional).count();
+    let provisional = &player_rows[established..];
+    let becker_top: Vec<PlayerRow> = becker_ladder(input)
+        .into_iter()
+        .take(10)
+        .map(|i| r.player_row(i))
+        .collect();
     let index = IndexPage {
         updated: updated_line(input.matches),
         totals: r.totals(),
-        top_players: &player_rows[..player_rows.len().min(25)],
+        top_players: &player_rows[..established.min(25)],
+        provisional: &provisional[..provisional.len().min(10)],
+        provisional_count: provisional.len(),
+        provisional_incidents: input.config.rating.headline.provisional_incidents,
+        becker_top,
         recent_matches: &match_rows[..match_rows.len().min(10)],
         top_maps,
         static_core: &static_rows[..static_rows.len().min(25)],
@@ -199,6 +211,19 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &Keyed("ranking", r.ranking_page(static_rows)),
     )?);
 
+    let evaluation = Keyed(
+        "page",
+        views::TextPage {
+            title: "How well each rating predicts".into(),
+            html: markdown::to_html(&crate::evaluate::explain::evaluation_markdown(
+                &input.ratings.headline.evaluation,
+            )),
+        },
+    );
+    files.push(html(
+        "evaluation.html",
+        templates.render("page.html", &page("", "evaluation.html"), &evaluation)?,
+    ));
     timer.lap("index and lists");
     let player_urls = |i: usize| links.players[i].clone();
     files.extend(render_pages(
@@ -305,6 +330,12 @@ struct IndexPage<'a> {
     updated: String,
     totals: Totals,
     top_players: &'a [PlayerRow],
+    /// The first provisional players, and how many there are.
+    provisional: &'a [PlayerRow],
+    provisional_count: usize,
+    provisional_incidents: u32,
+    /// Becker's dynamic ladder, top 10.
+    becker_top: Vec<PlayerRow>,
     recent_matches: &'a [MatchRow],
     top_maps: Vec<MapRow>,
     static_core: &'a [StaticRow],
@@ -433,8 +464,25 @@ const MAP_MATCH_ROWS: usize = 200;
 /// Curves are thinned to at most this many points (the last of each stretch is kept).
 const CURVE_POINTS: usize = 600;
 
-/// Identity numbers by dynamic rating, best first (ties: more frags, then identity order).
+/// Identity numbers by headline rating, best first, provisional players after everyone else
+/// (ties: more frags, then identity order).
 fn ladder(input: &SiteInput) -> Vec<usize> {
+    let h = &input.ratings.headline;
+    let value = |i: usize| h.value.get(i).copied().unwrap_or(0.0);
+    let stats = &input.stats.players;
+    let mut order: Vec<usize> = (0..stats.len()).collect();
+    order.sort_by(|&a, &b| {
+        h.provisional[a]
+            .cmp(&h.provisional[b])
+            .then(value(b).total_cmp(&value(a)))
+            .then(stats[b].kills.cmp(&stats[a].kills))
+            .then(a.cmp(&b))
+    });
+    order
+}
+
+/// Identity numbers by Becker's dynamic rating, best first (ties: more frags, then identity).
+fn becker_ladder(input: &SiteInput) -> Vec<usize> {
     let g = &input.ratings.dynamic.players;
     let stats = &input.stats.players;
     let mut order: Vec<usize> = (0..g.len()).collect();
@@ -642,6 +690,17 @@ impl<'a> Renderer<'a> {
             plain: self.input.roster.players[i].key.clone(),
             url,
             rating: format!("{:.1}", self.input.ratings.dynamic.players[i]),
+            headline: format!(
+                "{:.0}",
+                self.input
+                    .ratings
+                    .headline
+                    .value
+                    .get(i)
+                    .copied()
+                    .unwrap_or(0.0)
+            ),
+            provisional: self.input.ratings.headline.provisional[i],
             clan,
             clan_url,
             kills: s.kills,
@@ -862,11 +921,16 @@ impl<'a> Renderer<'a> {
                 .total_cmp(&st.outside[*a as usize].unwrap_or(0.0))
                 .then(a.cmp(b))
         });
+        let headline = crate::evaluate::explain::headline_markdown(
+            &self.input.ratings.headline.evaluation,
+            &self.input.config.rating,
+        );
         let explain = crate::rating::explain::markdown(
             &self.input.config.rating,
             &self.input.ratings.dynamic,
             st,
             self.input.roster.players.len(),
+            &headline,
         );
         RankingPage {
             explain_html: markdown::to_html(&explain),

@@ -28,6 +28,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/partials/static_table.html"),
     ),
     (
+        "partials/becker_table.html",
+        include_str!("../../templates/partials/becker_table.html"),
+    ),
+    (
         "partials/player_table.html",
         include_str!("../../templates/partials/player_table.html"),
     ),

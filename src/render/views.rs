@@ -43,8 +43,12 @@ pub struct PlayerRow {
     pub name_html: String,
     pub plain: String,
     pub url: String,
-    /// Dynamic rating, one decimal.
+    /// Becker's dynamic rating, one decimal.
     pub rating: String,
+    /// Headline rating, rounded.
+    pub headline: String,
+    /// Too little evidence yet: listed after everyone else, without a position.
+    pub provisional: bool,
     /// Clan name (plain text) and page, empty without a clan.
     pub clan: String,
     pub clan_url: String,

@@ -1,0 +1,245 @@
+//! The evaluation in plain words, as Markdown: the headline section of `ranking.html` and the
+//! whole of `evaluation.html`, with this site's own numbers. No player names appear.
+
+use std::fmt::Write as _;
+
+use super::{Evaluation, HELD_OUT_SHARE, Paired, SystemReport};
+use crate::config::RatingConfig;
+
+const BASELINES: [&str; 3] = ["constant", "win-rate", "kd"];
+const PEERS: [&str; 3] = ["becker", "vsp-xp", "xlrstats"];
+
+fn paired(p: Option<Paired>) -> String {
+    match p {
+        Some(p) => format!("{:+.4} ± {:.4}", p.mean, p.std_err),
+        None => "—".into(),
+    }
+}
+
+/// The best (lowest frag log-loss) of the systems with keys `ids`.
+fn best_of<'a>(e: &'a Evaluation, ids: &[&str]) -> Option<&'a SystemReport> {
+    e.systems
+        .iter()
+        .filter(|r| ids.contains(&r.id.as_str()) && r.all.outcomes > 0)
+        .min_by(|a, b| a.all.log_loss.total_cmp(&b.all.log_loss))
+}
+
+/// The "headline rating" section of `ranking.html`.
+pub fn headline_markdown(e: &Evaluation, cfg: &RatingConfig) -> String {
+    let mut md = String::new();
+    let Some(h) = e.report(&e.headline) else {
+        return md;
+    };
+    let _ = writeln!(md, "## The headline rating: {}\n", h.system);
+    if e.headline == "whole-history" {
+        let _ = writeln!(
+            md,
+            "The **Rating** column of the ladder estimates, from every frag so far, how likely each \
+             player is to win a fight against each other: `P(A frags B) = 1 / (1 + 10^((B − A) / 400))`, \
+             so 1500 is an average player and 400 points more means 10:1 odds. It is a Bradley-Terry \
+             fit over the whole history, where a frag {decay} and a player with few frags is pulled \
+             towards 1500 until the frags show otherwise; how hard it pulls is learnt from these \
+             logs. Unlike an Elo ladder it does not depend on the order of the frags or on who \
+             happened to meet a beginner first.\n",
+            decay = if cfg.whole_history.decay < 1.0 {
+                format!(
+                    "counts {:.0}% less with every match played after it (so the rating follows \
+                     form)",
+                    (1.0 - cfg.whole_history.decay) * 100.0
+                )
+            } else {
+                "counts the same however old it is".to_string()
+            }
+        );
+    } else {
+        let _ = writeln!(
+            md,
+            "The **Rating** column of the ladder is {} (chosen in `site.toml`, \
+             `[rating.headline] system`).\n",
+            h.system
+        );
+    }
+    let _ = writeln!(
+        md,
+        "Players with fewer than **{}** frags made and suffered are **provisional**: they are listed \
+         after everyone else, without a position, so a newcomer who won 2:0 never tops the ladder.\n",
+        cfg.headline.provisional_incidents
+    );
+    if e.systems.len() < 2 || e.frags == 0 {
+        return md;
+    }
+    let _ = writeln!(
+        md,
+        "**Why this one.** Every rating system was replayed over these logs, predicting each frag \
+         *before* learning from it ([the full comparison](evaluation.html)). Lower log-loss is \
+         better; a coin flip scores 0.6931."
+    );
+    let _ = writeln!(md);
+    let _ = writeln!(
+        md,
+        "| | frag log-loss | last {:.0}% of frags |",
+        HELD_OUT_SHARE * 100.0
+    );
+    let _ = writeln!(md, "|---|---:|---:|");
+    let mut shown = vec![h];
+    shown.extend(best_of(e, &PEERS));
+    shown.extend(best_of(e, &BASELINES));
+    shown.extend(e.report("becker"));
+    shown.dedup_by(|a, b| a.id == b.id);
+    for r in shown {
+        let _ = writeln!(
+            md,
+            "| {}{} | {:.4} | {:.4} |",
+            r.system,
+            if r.id == e.headline {
+                " (headline)"
+            } else {
+                ""
+            },
+            r.all.log_loss,
+            r.held_out.log_loss
+        );
+    }
+    let _ = writeln!(md);
+    if let Some(s) = h.spearman_bot_skill {
+        let _ = writeln!(
+            md,
+            "These logs include bots with a configured skill level. The headline rating orders the \
+             {} bots with at least 50 frags made and suffered with a rank correlation of **{s:.3}** \
+             to their true skill{}.\n",
+            h.bots,
+            match e.report("becker").and_then(|b| b.spearman_bot_skill) {
+                Some(b) => format!(" (Becker's ladder: {b:.3})"),
+                None => String::new(),
+            }
+        );
+    }
+    md
+}
+
+/// The whole of `evaluation.html`.
+pub fn evaluation_markdown(e: &Evaluation) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# How well each rating predicts\n");
+    let _ = writeln!(
+        md,
+        "Every rating system below was replayed over this site's {frags} frags and {teams} team \
+         matches with a winner, in the order they happened. Before each frag, each system gave the \
+         probability that the killer would win that fight; before each team match, that red would \
+         win. Only then did it learn the result. A system that has learnt something real predicts \
+         the future better than a coin flip.\n",
+        frags = e.frags,
+        teams = e.team_results
+    );
+    let _ = writeln!(
+        md,
+        "- **Log-loss**: the average of `−ln p` for what happened. Lower is better; always saying \
+         50% scores 0.6931.\n\
+         - **Held out**: the same over the last {held:.0}% of the frags only — the future, \
+         predicted from the past.\n\
+         - **Brier**: the average of `(1 − p)²`. Lower is better; 0.25 for a coin flip.\n\
+         - **Accuracy**: how often the side given more than 50% won.\n\
+         - **vs headline**: the system's log-loss minus the headline's, frag by frag, with the \
+         standard error of that mean. A difference within about two standard errors is not \
+         evidence either way.\n\
+         - **Bot skill**: where the logs have bots with a configured skill, the rank correlation \
+         (Spearman) of the final ratings with it, over bots with at least 50 frags made and \
+         suffered. 1 is a perfect order.\n",
+        held = HELD_OUT_SHARE * 100.0
+    );
+    if e.systems.len() < 2 {
+        let _ = writeln!(
+            md,
+            "The comparison is turned off for this site (`[rating] evaluation = false` in \
+             `site.toml`); only the headline system ran.\n"
+        );
+    }
+    let _ = writeln!(
+        md,
+        "| system | log-loss | held out | Brier | accuracy | vs headline | held out vs headline | team log-loss | bot skill |"
+    );
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in &e.systems {
+        let _ = writeln!(
+            md,
+            "| {name}{mark} | {ll:.4} | {ho:.4} | {br:.4} | {acc:.1}% | {vs} | {vsh} | {teams} | {sp} |",
+            name = r.system,
+            mark = if r.id == e.headline {
+                " **(headline)**"
+            } else {
+                ""
+            },
+            ll = r.all.log_loss,
+            ho = r.held_out.log_loss,
+            br = r.all.brier,
+            acc = r.all.accuracy * 100.0,
+            vs = paired(r.vs_headline),
+            vsh = paired(r.vs_headline_held_out),
+            teams = if r.team_results.outcomes > 0 {
+                format!("{:.4}", r.team_results.log_loss)
+            } else {
+                "—".into()
+            },
+            sp = r
+                .spearman_bot_skill
+                .map(|s| format!("{s:.3}"))
+                .unwrap_or_else(|| "—".into()),
+        );
+    }
+    let _ = writeln!(md);
+    let _ = writeln!(md, "## Frag log-loss by game type\n");
+    let codes: Vec<&String> = e
+        .systems
+        .first()
+        .map(|r| r.by_gametype.keys().collect())
+        .unwrap_or_default();
+    if !codes.is_empty() {
+        let _ = write!(md, "| system |");
+        for c in &codes {
+            let n = e.systems[0].by_gametype[*c].outcomes;
+            let _ = write!(md, " {c} ({n}) |");
+        }
+        let _ = writeln!(md);
+        let _ = writeln!(md, "|---|{}", "---:|".repeat(codes.len()));
+        for r in &e.systems {
+            let _ = write!(md, "| {} |", r.system);
+            for c in &codes {
+                let _ = write!(
+                    md,
+                    " {} |",
+                    r.by_gametype
+                        .get(*c)
+                        .map(|s| format!("{:.4}", s.log_loss))
+                        .unwrap_or_else(|| "—".into())
+                );
+            }
+            let _ = writeln!(md);
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(
+        md,
+        "## The systems\n\n\
+         - **Baselines**: always 50%; win rate `(k+1)/(k+d+2)` and kills per death `(k+1)/(d+1)` so \
+         far, compared as `a / (a + b)`.\n\
+         - **Becker dynamic**: this site's Elo ladder (frags 1:0, suicides and team kills cost K/2, \
+         floor at 0).\n\
+         - **VSP-XP** and **XLRstats**: the formulas of those stats tools (VSP: `1/(1+e^((victim − \
+         killer)/400))`, one point at stake; XLRstats: base 10, steepness 600, K 16 then 4 after 50 \
+         encounters).\n\
+         - **Glicko-2**, **TrueSkill**, **Weng-Lin**: the established systems (from the \
+         `skillratings` crate), a frag being a one-on-one game; Glicko-2 rates a whole period (a \
+         match or a day) at once; team results are fed as team games.\n\
+         - **NS2 team model**: learns only from who won team matches, with time on the team \
+         weighted towards the start, a side bias per player and the map's red/blue record.\n\
+         - **Bradley-Terry, fixed prior** and **whole history**: maximum a posteriori fits over \
+         all frags so far, older frags weighted down per match; the whole-history fit averages \
+         five prior widths by how well each predicted so far.\n"
+    );
+    let _ = writeln!(
+        md,
+        "Machine-readable: [data/evaluation.json](data/evaluation.json). Run it yourself: \
+         `fragstats evaluate [--json] [PATH ...]`."
+    );
+    md
+}
