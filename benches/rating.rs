@@ -6,6 +6,8 @@
 //! 2. Static ranking: a synthetic frag matrix of 100,000 players and 5,000,000 met pairs (a dense
 //!    group of 300 plus random pairs), timing the core peeling + closed form + conjugate gradient,
 //!    and the peak memory of the process.
+//! 3. Evaluation: every rating system replayed over the synthetic 1000-match log, predicting and
+//!    learning each frag and team result (issue target: under 2 s).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,10 +31,36 @@ fn main() {
             .expect("run gen_q3log.py");
         std::fs::write(&synthetic, out.stdout).expect("write synthetic log");
     }
+    evaluation("synthetic 1000 matches", std::slice::from_ref(&synthetic));
+    evaluation("real logs (../shared/data)", &[root.join("../shared/data")]);
     dynamic("synthetic 1000 matches", &[synthetic]);
     dynamic("real logs (../shared/data)", &[root.join("../shared/data")]);
     static_ranking(100_000, 5_000_000);
     println!("peak memory (VmHWM): {}", peak_memory());
+}
+
+fn evaluation(label: &str, paths: &[PathBuf]) {
+    let (matches, _) = read_logs(paths).expect("read logs");
+    let roster = Roster::build(&matches, &Aliases::default());
+    let cfg = fragstats::config::RatingConfig::default();
+    let mut best = f64::MAX;
+    let mut frags = 0;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let e = fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, true);
+        best = best.min(t.elapsed().as_secs_f64());
+        frags = e.frags;
+        assert_eq!(
+            e.systems.len(),
+            fragstats::evaluate::systems::SYSTEM_IDS.len()
+        );
+    }
+    println!(
+        "evaluation, {label}: {} matches, {frags} frags, {} systems: best of 3 runs {:.3} s",
+        matches.len(),
+        fragstats::evaluate::systems::SYSTEM_IDS.len(),
+        best
+    );
 }
 
 fn dynamic(label: &str, paths: &[PathBuf]) {

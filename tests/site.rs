@@ -789,3 +789,107 @@ fn diagnostics_and_strict_mode() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// Contract of issue 7: `headline_rating` and `provisional` in players.json, `rating` stays
+/// Becker's; a 2:0 newcomer is provisional and listed after every established player; the
+/// evaluation is published; `[rating.headline]` selects the system and the threshold.
+#[test]
+fn headline_rating_and_provisional_players() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(
+        logs.join("newcomer.log"),
+        "  0:00 InitGame: \\g_gametype\\0\\mapname\\q3dm17\\sv_hostname\\test\n\
+           0:00 ClientUserinfoChanged: 0 n\\Rookie\\t\\0\n\
+           0:00 ClientUserinfoChanged: 1 n\\xXSkullXx\\t\\0\n\
+           0:10 Kill: 0 1 10: Rookie killed xXSkullXx by MOD_RAILGUN\n\
+           0:20 Kill: 0 1 10: Rookie killed xXSkullXx by MOD_RAILGUN\n\
+           0:30 Exit: Fraglimit hit.\n\
+           0:30 ShutdownGame:\n",
+    )
+    .unwrap();
+    let build = |config: &str| {
+        std::fs::write(tmp.path().join("site.toml"), config).unwrap();
+        let o = fragstats(
+            &[
+                "build",
+                "--full",
+                shared().join("openarena").to_str().unwrap(),
+                logs.to_str().unwrap(),
+            ],
+            tmp.path(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        json(&tmp.path().join("public/data/players.json"))
+    };
+    let players = build("");
+    let players = players.as_array().unwrap();
+    let by_name = |name: &str| {
+        players
+            .iter()
+            .find(|p| p["plain_name"] == name)
+            .unwrap_or_else(|| panic!("{name} in players.json"))
+    };
+    for p in players {
+        assert!(p["headline_rating"].as_f64().unwrap().is_finite(), "{p}");
+        let evidence = p["kills"].as_u64().unwrap() + p["deaths"].as_u64().unwrap();
+        assert_eq!(p["provisional"].as_bool().unwrap(), evidence < 30, "{p}");
+        assert!(p["rating"].as_f64().unwrap() >= 0.0, "Becker's floor: {p}");
+    }
+    let rookie = by_name("Rookie");
+    assert_eq!(rookie["provisional"], true);
+    let skull = by_name("xXSkullXx");
+    assert_eq!(skull["provisional"], false);
+
+    let site = tmp.path().join("public");
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    let provisional_heading = index.find("Provisional").expect("provisional list");
+    assert!(index.find(">Rookie<").unwrap() > provisional_heading);
+    assert!(index.find(">xXSkullXx<").unwrap() < provisional_heading);
+    let list = std::fs::read_to_string(site.join("players.html")).unwrap();
+    for p in players.iter().filter(|p| p["provisional"] == false) {
+        let name = format!(">{}<", p["plain_name"].as_str().unwrap());
+        if let Some(at) = list.find(&name) {
+            assert!(at < list.find(">Rookie<").unwrap(), "{name} before Rookie");
+        }
+    }
+
+    let evaluation = json(&site.join("data/evaluation.json"));
+    assert_eq!(evaluation["headline"], "whole-history");
+    let systems = evaluation["systems"].as_array().unwrap();
+    assert_eq!(systems.len(), 12);
+    let headline = systems.iter().find(|s| s["id"] == "whole-history").unwrap();
+    assert!(headline["vs_headline"].is_null());
+    assert!(headline["spearman_bot_skill"].as_f64().unwrap() >= 0.95);
+    for s in systems.iter().filter(|s| s["id"] != "whole-history") {
+        assert!(s["vs_headline"]["std_err"].as_f64().unwrap() >= 0.0, "{s}");
+    }
+    let ranking = std::fs::read_to_string(site.join("ranking.html")).unwrap();
+    assert!(ranking.contains("The headline rating: Bradley-Terry whole history"));
+    assert!(site.join("evaluation.html").is_file());
+
+    // Another headline system and threshold, by site.toml.
+    let players = build(
+        "[rating]\nevaluation = false\n[rating.headline]\nsystem = \"becker\"\nprovisional_incidents = 0\n",
+    );
+    for p in players.as_array().unwrap() {
+        assert_eq!(p["headline_rating"], p["rating"], "{p}");
+        assert_eq!(p["provisional"], false);
+    }
+    let evaluation = json(&site.join("data/evaluation.json"));
+    assert_eq!(evaluation["systems"].as_array().unwrap().len(), 1);
+
+    std::fs::write(
+        tmp.path().join("site.toml"),
+        "[rating.headline]\nsystem = \"elo\"\n",
+    )
+    .unwrap();
+    let o = fragstats(&["build"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("whole-history") && err.contains("glicko2"),
+        "{err}"
+    );
+}

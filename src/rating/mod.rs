@@ -79,7 +79,11 @@ impl Ratings {
                 .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
         );
         let static_ = static_rank::rank(&matrix, &cfg.static_);
-        let headline = Headline::compute(matches, roster, stats, cfg);
+        let mut headline = Headline::compute(matches, roster, stats, cfg);
+        if cfg.headline.system == crate::config::HeadlineSystem::Becker {
+            // The evaluated ladder predicts frags only; the site's own has every rule.
+            headline.value = dynamic.players.clone();
+        }
         Ratings {
             dynamic,
             static_,
