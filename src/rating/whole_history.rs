@@ -32,6 +32,9 @@ pub struct WholeHistory {
     /// Weight of a frag made now (grows by 1/decay per match).
     now: f64,
     decay: f64,
+    /// Curvature of each player's log posterior per fit at the last Newton step, plus that of
+    /// the frags since (lazy-decay units).
+    curvature: Vec<Vec<f64>>,
     /// Prior precision of each fit.
     priors: Vec<f64>,
     /// Players in the current match (refitted at its end).
@@ -54,6 +57,7 @@ impl WholeHistory {
         WholeHistory {
             met: vec![Vec::new(); players],
             theta: vec![vec![0.0; players]; priors.len()],
+            curvature: priors.iter().map(|&p| vec![p.max(1e-9); players]).collect(),
             log_evidence: vec![0.0; priors.len()],
             now: 1.0,
             decay: decay.clamp(1e-6, 1.0),
@@ -95,9 +99,21 @@ impl WholeHistory {
         self.pair(k, victim).1 += now;
         self.pair(v, killer).2 += now;
         self.touched.extend([killer, victim]);
+        // Between refits, a quick Newton step on the new frag alone: the rest of each player's
+        // gradient is about zero at the last fit, and the curvature is the one of that fit plus
+        // this frag's. O(1) per fit; the match end refits properly.
         for fit in 0..self.priors.len() {
-            self.step(fit, k);
-            self.step(fit, v);
+            let theta = &mut self.theta[fit];
+            let p = sigmoid(theta[k] - theta[v]);
+            let curvature = now * p * (1.0 - p);
+            let hk = &mut self.curvature[fit][k];
+            *hk += curvature;
+            let step_k = (now * (1.0 - p) / *hk).min(1.0);
+            let hv = &mut self.curvature[fit][v];
+            *hv += curvature;
+            let step_v = (now * (1.0 - p) / *hv).min(1.0);
+            theta[k] += step_k;
+            theta[v] -= step_v;
         }
     }
 
@@ -123,6 +139,9 @@ impl WholeHistory {
                     *won *= scale;
                     *lost *= scale;
                 }
+            }
+            for c in self.curvature.iter_mut().flatten() {
+                *c *= scale;
             }
             self.now = 1.0;
         }
@@ -159,6 +178,7 @@ impl WholeHistory {
         }
         let step = (grad / hess).clamp(-1.0, 1.0);
         self.theta[fit][i] += step;
+        self.curvature[fit][i] = hess;
         step.abs()
     }
 
