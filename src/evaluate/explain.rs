@@ -71,8 +71,8 @@ pub fn headline_markdown(e: &Evaluation, cfg: &RatingConfig) -> String {
     let _ = writeln!(
         md,
         "**Why this one.** Every rating system was replayed over these logs, predicting each frag \
-         *before* learning from it ([the full comparison](evaluation.html)). Lower log-loss is \
-         better; a coin flip scores 0.6931."
+         *before* learning from it ([the full comparison](evaluation.html), with the standard \
+         error of every difference). Lower log-loss is better; a coin flip scores 0.6931."
     );
     let _ = writeln!(md);
     let _ = writeln!(

@@ -21,7 +21,7 @@ pub fn markdown(
     let _ = writeln!(md, "# How the rankings work\n");
     let _ = writeln!(
         md,
-        "The ladder is ordered by a *headline* rating, chosen because it predicts best. Beside \
+        "The ladder is ordered by a *headline* rating, chosen by how well it predicts. Beside \
          it, this site keeps the two rankings of Becker's 2002 design for AEstats: a *dynamic* Elo \
          rating that moves after every frag, and a *static* ranking computed from who fragged whom \
          how often.\n"
