@@ -16,7 +16,7 @@ use skillratings::weng_lin::{
     expected_score_two_teams as weng_lin_expected_teams, weng_lin, weng_lin_two_teams,
 };
 
-use super::systems::{FragRater, MatchStart, TeamGame};
+use super::systems::{FragRater, MatchStart, TeamGame, split_sides, store_sides};
 
 /// Glicko-2: the frags of a rating period (a match, or a day) are games between killer and
 /// victim, rated together at the end of the period; a team result is a game of each member
@@ -159,17 +159,6 @@ impl TrueSkillRater {
             },
         }
     }
-
-    fn sides(&self, game: &TeamGame) -> (Vec<TrueSkillRating>, Vec<TrueSkillRating>) {
-        let side = |red: bool| {
-            game.members
-                .iter()
-                .filter(|m| m.red == red)
-                .map(|m| self.ratings[m.player as usize])
-                .collect()
-        };
-        (side(true), side(false))
-    }
 }
 
 impl FragRater for TrueSkillRater {
@@ -199,27 +188,21 @@ impl FragRater for TrueSkillRater {
         self.ratings[v] = b;
     }
     fn predict_team(&self, game: &TeamGame) -> f64 {
-        let (red, blue) = self.sides(game);
+        let (red, blue) = split_sides(&self.ratings, game);
         if red.is_empty() || blue.is_empty() {
             return 0.5;
         }
         trueskill_expected_teams(&red, &blue, &self.config).0
     }
     fn team_result(&mut self, game: &TeamGame) {
-        let (red, blue) = self.sides(game);
+        let (red, blue) = split_sides(&self.ratings, game);
         let outcome = if game.red_won {
             Outcomes::WIN
         } else {
             Outcomes::LOSS
         };
         let (red, blue) = trueskill_two_teams(&red, &blue, &outcome, &self.config);
-        let mut new = red.into_iter().chain(blue);
-        for m in game.members.iter().filter(|m| m.red) {
-            self.ratings[m.player as usize] = new.next().unwrap_or_default();
-        }
-        for m in game.members.iter().filter(|m| !m.red) {
-            self.ratings[m.player as usize] = new.next().unwrap_or_default();
-        }
+        store_sides(&mut self.ratings, game, red, blue);
     }
     fn ratings(&mut self) -> Vec<f64> {
         self.ratings.iter().map(|r| r.rating).collect()
@@ -240,17 +223,6 @@ impl WengLinRater {
             ratings: vec![WengLinRating::new(); players],
             config: WengLinConfig::new(),
         }
-    }
-
-    fn sides(&self, game: &TeamGame) -> (Vec<WengLinRating>, Vec<WengLinRating>) {
-        let side = |red: bool| {
-            game.members
-                .iter()
-                .filter(|m| m.red == red)
-                .map(|m| self.ratings[m.player as usize])
-                .collect()
-        };
-        (side(true), side(false))
     }
 }
 
@@ -281,27 +253,21 @@ impl FragRater for WengLinRater {
         self.ratings[v] = b;
     }
     fn predict_team(&self, game: &TeamGame) -> f64 {
-        let (red, blue) = self.sides(game);
+        let (red, blue) = split_sides(&self.ratings, game);
         if red.is_empty() || blue.is_empty() {
             return 0.5;
         }
         weng_lin_expected_teams(&red, &blue, &self.config).0
     }
     fn team_result(&mut self, game: &TeamGame) {
-        let (red, blue) = self.sides(game);
+        let (red, blue) = split_sides(&self.ratings, game);
         let outcome = if game.red_won {
             Outcomes::WIN
         } else {
             Outcomes::LOSS
         };
         let (red, blue) = weng_lin_two_teams(&red, &blue, &outcome, &self.config);
-        let mut new = red.into_iter().chain(blue);
-        for m in game.members.iter().filter(|m| m.red) {
-            self.ratings[m.player as usize] = new.next().unwrap_or_default();
-        }
-        for m in game.members.iter().filter(|m| !m.red) {
-            self.ratings[m.player as usize] = new.next().unwrap_or_default();
-        }
+        store_sides(&mut self.ratings, game, red, blue);
     }
     fn ratings(&mut self) -> Vec<f64> {
         self.ratings.iter().map(|r| r.rating).collect()

@@ -19,6 +19,27 @@ pub struct TeamMember {
     pub weight: f64,
 }
 
+/// The ratings of the red and of the blue members of `game`, in member order.
+pub fn split_sides<T: Copy>(ratings: &[T], game: &TeamGame) -> (Vec<T>, Vec<T>) {
+    let side = |red: bool| {
+        game.members
+            .iter()
+            .filter(|m| m.red == red)
+            .map(|m| ratings[m.player as usize])
+            .collect()
+    };
+    (side(true), side(false))
+}
+
+/// Stores updated side ratings (as [`split_sides`] ordered them) back per player.
+pub fn store_sides<T>(ratings: &mut [T], game: &TeamGame, red: Vec<T>, blue: Vec<T>) {
+    let reds = game.members.iter().filter(|m| m.red);
+    let blues = game.members.iter().filter(|m| !m.red);
+    for (m, r) in reds.zip(red).chain(blues.zip(blue)) {
+        ratings[m.player as usize] = r;
+    }
+}
+
 /// A team match with a winner, as one outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TeamGame {
@@ -113,12 +134,14 @@ pub fn by_id(id: &str, players: usize, cfg: &RatingConfig) -> Option<Box<dyn Fra
         "weng-lin" => Box::new(WengLinRater::new(players)),
         "ns2" => Box::new(Ns2::new(players)),
         // One fit with a fixed prior (precision 3), for comparison with the averaged one.
-        "bradley-terry" => Box::new(SingleFit(WholeHistory::with_priors(
-            players,
-            wh.decay,
-            &[3.0],
-        ))),
-        "whole-history" => Box::new(WholeHistoryRater(WholeHistory::new(players, wh.decay))),
+        "bradley-terry" => Box::new(WholeHistoryRater {
+            fit: WholeHistory::with_priors(players, wh.decay, &[3.0]),
+            single: true,
+        }),
+        "whole-history" => Box::new(WholeHistoryRater {
+            fit: WholeHistory::new(players, wh.decay),
+            single: false,
+        }),
         _ => return None,
     })
 }
@@ -325,53 +348,41 @@ impl FragRater for Xlr {
     }
 }
 
-/// One whole-history fit with a fixed prior.
-pub struct SingleFit(pub WholeHistory);
-
-impl FragRater for SingleFit {
-    fn name(&self) -> &'static str {
-        "Bradley-Terry, fixed prior"
-    }
-    fn id(&self) -> &'static str {
-        "bradley-terry"
-    }
-    fn predict(&self, killer: u32, victim: u32) -> f64 {
-        self.0.predict(killer, victim)
-    }
-    fn frag(&mut self, killer: u32, victim: u32) {
-        self.0.frag(killer, victim);
-    }
-    fn end_match(&mut self) {
-        self.0.end_match();
-    }
-    fn ratings(&mut self) -> Vec<f64> {
-        self.0.converge();
-        self.0.ratings()
-    }
+/// A whole-history fit ([`WholeHistory`]): the averaged one (the headline candidate) or one
+/// with a single fixed prior, for comparison.
+pub struct WholeHistoryRater {
+    pub fit: WholeHistory,
+    /// True for the fixed-prior variant.
+    pub single: bool,
 }
-
-/// The headline candidate: the whole-history Bradley-Terry fit of [`WholeHistory`].
-pub struct WholeHistoryRater(pub WholeHistory);
 
 impl FragRater for WholeHistoryRater {
     fn name(&self) -> &'static str {
-        "Bradley-Terry whole history"
+        if self.single {
+            "Bradley-Terry, fixed prior"
+        } else {
+            "Bradley-Terry whole history"
+        }
     }
     fn id(&self) -> &'static str {
-        "whole-history"
+        if self.single {
+            "bradley-terry"
+        } else {
+            "whole-history"
+        }
     }
     fn predict(&self, killer: u32, victim: u32) -> f64 {
-        self.0.predict(killer, victim)
+        self.fit.predict(killer, victim)
     }
     fn frag(&mut self, killer: u32, victim: u32) {
-        self.0.frag(killer, victim);
+        self.fit.frag(killer, victim);
     }
     fn end_match(&mut self) {
-        self.0.end_match();
+        self.fit.end_match();
     }
     fn ratings(&mut self) -> Vec<f64> {
-        self.0.converge();
-        self.0.ratings()
+        self.fit.converge();
+        self.fit.ratings()
     }
 }
 
