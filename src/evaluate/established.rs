@@ -2,19 +2,13 @@
 //! one-on-one games and with team results. The crate's arithmetic is checked against
 //! `../shared/reference/` in the tests below.
 
-use skillratings::Outcomes;
 use skillratings::glicko2::{
     Glicko2Config, Glicko2Rating, decay_deviation, expected_score as glicko2_expected,
     glicko2_rating_period,
 };
-use skillratings::trueskill::{
-    TrueSkillConfig, TrueSkillRating, expected_score as trueskill_expected,
-    expected_score_two_teams as trueskill_expected_teams, trueskill, trueskill_two_teams,
-};
-use skillratings::weng_lin::{
-    WengLinConfig, WengLinRating, expected_score as weng_lin_expected,
-    expected_score_two_teams as weng_lin_expected_teams, weng_lin, weng_lin_two_teams,
-};
+use skillratings::trueskill::{TrueSkill, TrueSkillConfig};
+use skillratings::weng_lin::{WengLin, WengLinConfig};
+use skillratings::{Outcomes, Rating, RatingSystem, TeamRatingSystem};
 
 use super::systems::{FragRater, MatchStart, TeamGame, split_sides, store_sides};
 
@@ -142,47 +136,76 @@ impl FragRater for Glicko2Rater {
     }
 }
 
-/// TrueSkill: every frag a one-on-one game without draws, every team result a two-team game.
-pub struct TrueSkillRater {
-    ratings: Vec<TrueSkillRating>,
-    config: TrueSkillConfig,
+/// TrueSkill or Weng-Lin (any system of the crate that rates both one-on-one games and two
+/// teams): every frag a one-on-one win, every team result a two-team game.
+pub struct BayesianRater<S: RatingSystem> {
+    system: S,
+    ratings: Vec<S::RATING>,
+    name: &'static str,
+    id: &'static str,
 }
 
-impl TrueSkillRater {
-    /// Everyone at μ 25, σ 25/3; β 25/6, τ 25/300, no draws (a frag cannot be drawn).
-    pub fn new(players: usize) -> TrueSkillRater {
-        TrueSkillRater {
-            ratings: vec![TrueSkillRating::new(); players],
-            config: TrueSkillConfig {
-                draw_probability: 0.0,
-                ..TrueSkillConfig::new()
-            },
+/// TrueSkill: everyone at μ 25, σ 25/3; β 25/6, τ 25/300, no draws (a frag cannot be drawn).
+pub fn trueskill_rater(players: usize) -> BayesianRater<TrueSkill> {
+    BayesianRater::new(
+        <TrueSkill as RatingSystem>::new(TrueSkillConfig {
+            draw_probability: 0.0,
+            ..TrueSkillConfig::new()
+        }),
+        players,
+        "TrueSkill",
+        "trueskill",
+    )
+}
+
+/// Weng-Lin (OpenSkill's Bradley-Terry model): everyone at μ 25, σ 25/3; β 25/6.
+pub fn weng_lin_rater(players: usize) -> BayesianRater<WengLin> {
+    BayesianRater::new(
+        <WengLin as RatingSystem>::new(WengLinConfig::new()),
+        players,
+        "Weng-Lin (OpenSkill)",
+        "weng-lin",
+    )
+}
+
+impl<S: RatingSystem> BayesianRater<S> {
+    /// Everyone at the system's default rating.
+    pub fn new(system: S, players: usize, name: &'static str, id: &'static str) -> Self {
+        BayesianRater {
+            system,
+            ratings: vec![S::RATING::new(None, None); players],
+            name,
+            id,
         }
     }
 }
 
-impl FragRater for TrueSkillRater {
+impl<S> FragRater for BayesianRater<S>
+where
+    S: RatingSystem + TeamRatingSystem<RATING = <S as RatingSystem>::RATING> + Send,
+    <S as RatingSystem>::RATING: Send,
+{
     fn name(&self) -> &'static str {
-        "TrueSkill"
+        self.name
     }
     fn id(&self) -> &'static str {
-        "trueskill"
+        self.id
     }
     fn predict(&self, killer: u32, victim: u32) -> f64 {
-        trueskill_expected(
+        RatingSystem::expected_score(
+            &self.system,
             &self.ratings[killer as usize],
             &self.ratings[victim as usize],
-            &self.config,
         )
         .0
     }
     fn frag(&mut self, killer: u32, victim: u32) {
         let (k, v) = (killer as usize, victim as usize);
-        let (a, b) = trueskill(
+        let (a, b) = RatingSystem::rate(
+            &self.system,
             &self.ratings[k],
             &self.ratings[v],
             &Outcomes::WIN,
-            &self.config,
         );
         self.ratings[k] = a;
         self.ratings[v] = b;
@@ -192,7 +215,7 @@ impl FragRater for TrueSkillRater {
         if red.is_empty() || blue.is_empty() {
             return 0.5;
         }
-        trueskill_expected_teams(&red, &blue, &self.config).0
+        TeamRatingSystem::expected_score(&self.system, &red, &blue).0
     }
     fn team_result(&mut self, game: &TeamGame) {
         let (red, blue) = split_sides(&self.ratings, game);
@@ -201,76 +224,11 @@ impl FragRater for TrueSkillRater {
         } else {
             Outcomes::LOSS
         };
-        let (red, blue) = trueskill_two_teams(&red, &blue, &outcome, &self.config);
+        let (red, blue) = TeamRatingSystem::rate(&self.system, &red, &blue, &outcome);
         store_sides(&mut self.ratings, game, red, blue);
     }
     fn ratings(&mut self) -> Vec<f64> {
-        self.ratings.iter().map(|r| r.rating).collect()
-    }
-}
-
-/// Weng-Lin (OpenSkill's Bradley-Terry model): frags as one-on-one games, team results as
-/// two-team games.
-pub struct WengLinRater {
-    ratings: Vec<WengLinRating>,
-    config: WengLinConfig,
-}
-
-impl WengLinRater {
-    /// Everyone at μ 25, σ 25/3; β 25/6.
-    pub fn new(players: usize) -> WengLinRater {
-        WengLinRater {
-            ratings: vec![WengLinRating::new(); players],
-            config: WengLinConfig::new(),
-        }
-    }
-}
-
-impl FragRater for WengLinRater {
-    fn name(&self) -> &'static str {
-        "Weng-Lin (OpenSkill)"
-    }
-    fn id(&self) -> &'static str {
-        "weng-lin"
-    }
-    fn predict(&self, killer: u32, victim: u32) -> f64 {
-        weng_lin_expected(
-            &self.ratings[killer as usize],
-            &self.ratings[victim as usize],
-            &self.config,
-        )
-        .0
-    }
-    fn frag(&mut self, killer: u32, victim: u32) {
-        let (k, v) = (killer as usize, victim as usize);
-        let (a, b) = weng_lin(
-            &self.ratings[k],
-            &self.ratings[v],
-            &Outcomes::WIN,
-            &self.config,
-        );
-        self.ratings[k] = a;
-        self.ratings[v] = b;
-    }
-    fn predict_team(&self, game: &TeamGame) -> f64 {
-        let (red, blue) = split_sides(&self.ratings, game);
-        if red.is_empty() || blue.is_empty() {
-            return 0.5;
-        }
-        weng_lin_expected_teams(&red, &blue, &self.config).0
-    }
-    fn team_result(&mut self, game: &TeamGame) {
-        let (red, blue) = split_sides(&self.ratings, game);
-        let outcome = if game.red_won {
-            Outcomes::WIN
-        } else {
-            Outcomes::LOSS
-        };
-        let (red, blue) = weng_lin_two_teams(&red, &blue, &outcome, &self.config);
-        store_sides(&mut self.ratings, game, red, blue);
-    }
-    fn ratings(&mut self) -> Vec<f64> {
-        self.ratings.iter().map(|r| r.rating).collect()
+        self.ratings.iter().map(|r| r.rating()).collect()
     }
 }
 
@@ -278,6 +236,8 @@ impl FragRater for WengLinRater {
 mod tests {
     use super::*;
     use serde_json::Value;
+    use skillratings::trueskill::{TrueSkillRating, trueskill, trueskill_two_teams};
+    use skillratings::weng_lin::{WengLinRating, weng_lin};
 
     fn reference(file: &str) -> Value {
         let path = format!("{}/../shared/reference/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -506,11 +466,11 @@ mod tests {
         let r = g.ratings();
         // glicko2.json: two unrated players, one win -> 1662.3108939063.
         close(r[0], 1662.3108939063, 1e-6, "glicko2 winner");
-        let mut t = TrueSkillRater::new(2);
+        let mut t = trueskill_rater(2);
         t.frag(0, 1);
         // trueskill.json ts_1v1_win_no_draws_env: 29.2054731068 (default backend).
         close(t.ratings()[0], 29.2054731068, 1e-8, "trueskill winner");
-        let mut w = WengLinRater::new(2);
+        let mut w = weng_lin_rater(2);
         w.frag(1, 0);
         assert!(w.predict(1, 0) > 0.5);
     }

@@ -7,7 +7,7 @@ use crate::config::{Glicko2Period, RatingConfig};
 use crate::rating::dynamic::expected;
 use crate::rating::whole_history::WholeHistory;
 
-use super::established::{Glicko2Rater, TrueSkillRater, WengLinRater};
+use super::established::{Glicko2Rater, trueskill_rater, weng_lin_rater};
 use super::ns2::Ns2;
 
 /// One player's part in a team match: side and time weight (NS2 `t_i`).
@@ -130,8 +130,8 @@ pub fn by_id(id: &str, players: usize, cfg: &RatingConfig) -> Option<Box<dyn Fra
             cfg.glicko2.tau,
             cfg.glicko2.period == Glicko2Period::Day,
         )),
-        "trueskill" => Box::new(TrueSkillRater::new(players)),
-        "weng-lin" => Box::new(WengLinRater::new(players)),
+        "trueskill" => Box::new(trueskill_rater(players)),
+        "weng-lin" => Box::new(weng_lin_rater(players)),
         "ns2" => Box::new(Ns2::new(players)),
         // One fit with a fixed prior (precision 3), for comparison with the averaged one.
         "bradley-terry" => Box::new(WholeHistoryRater {
