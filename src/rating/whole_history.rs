@@ -27,8 +27,9 @@ pub struct WholeHistory {
     met: Vec<Vec<(u32, f64, f64)>>,
     /// θ per player, one vector per prior.
     theta: Vec<Vec<f64>>,
-    /// Log predictive likelihood of every frag so far, per prior.
-    log_evidence: Vec<f64>,
+    /// Posterior weight of each fit: its prior weight times its predictive likelihood of every
+    /// frag so far, normalised to sum 1.
+    weights: Vec<f64>,
     /// Weight of a frag made now (grows by 1/decay per match).
     now: f64,
     decay: f64,
@@ -58,7 +59,7 @@ impl WholeHistory {
             met: vec![Vec::new(); players],
             theta: vec![vec![0.0; players]; priors.len()],
             curvature: priors.iter().map(|&p| vec![p.max(1e-9); players]).collect(),
-            log_evidence: vec![0.0; priors.len()],
+            weights: vec![1.0 / priors.len() as f64; priors.len()],
             now: 1.0,
             decay: decay.clamp(1e-6, 1.0),
             priors: priors.to_vec(),
@@ -67,33 +68,31 @@ impl WholeHistory {
     }
 
     /// Posterior weights of the fits (they sum to 1).
-    pub fn fit_weights(&self) -> Vec<f64> {
-        let best = self
-            .log_evidence
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max);
-        let raw: Vec<f64> = self.log_evidence.iter().map(|l| (l - best).exp()).collect();
-        let sum: f64 = raw.iter().sum();
-        raw.iter().map(|w| w / sum).collect()
+    pub fn fit_weights(&self) -> &[f64] {
+        &self.weights
     }
 
     /// Probability that `killer` frags `victim`, averaged over the fits.
     pub fn predict(&self, killer: u32, victim: u32) -> f64 {
         let (k, v) = (killer as usize, victim as usize);
-        self.fit_weights()
+        self.weights
             .iter()
             .zip(&self.theta)
             .map(|(w, t)| w * sigmoid(t[k] - t[v]))
             .sum()
     }
 
-    /// Learns one frag: scores every fit's prediction of it, adds it, and takes one Newton step
-    /// for both players so predictions stay current within the match.
+    /// Learns one frag: weighs every fit by its prediction of it (Bayes' rule), adds it, and
+    /// moves both players' θ by a quick Newton step so predictions stay current within the match.
     pub fn frag(&mut self, killer: u32, victim: u32) {
         let (k, v) = (killer as usize, victim as usize);
-        for (t, evidence) in self.theta.iter().zip(&mut self.log_evidence) {
-            *evidence += sigmoid(t[k] - t[v]).max(1e-300).ln();
+        for (t, w) in self.theta.iter().zip(&mut self.weights) {
+            *w *= sigmoid(t[k] - t[v]).max(1e-300);
+        }
+        let total: f64 = self.weights.iter().sum();
+        for w in &mut self.weights {
+            // Never exactly 0: a fit far behind can still catch up if it starts predicting better.
+            *w = (*w / total).max(f64::MIN_POSITIVE);
         }
         let now = self.now;
         self.pair(k, victim).1 += now;
@@ -271,7 +270,7 @@ mod tests {
         assert_eq!(wh.predict(0, 1), 0.5);
         wh.frag(0, 1);
         wh.converge();
-        for w in wh.fit_weights() {
+        for &w in wh.fit_weights() {
             assert!((w - 0.2).abs() < 1e-12);
         }
         for (fit, &prior) in PRIORS.iter().enumerate() {
