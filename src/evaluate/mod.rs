@@ -287,6 +287,11 @@ fn loss(p: f64) -> f64 {
 /// Share of the frags, at the end, that count as held-out future.
 pub const HELD_OUT_SHARE: f64 = 0.3;
 
+/// Index of the first held-out frag among `frags`.
+pub fn held_out_from(frags: usize) -> usize {
+    (frags as f64 * (1.0 - HELD_OUT_SHARE)).ceil() as usize
+}
+
 /// Bots with fewer frags made plus suffered are left out of the skill correlation.
 pub const MIN_INCIDENTS_FOR_SKILL: u64 = 50;
 
@@ -310,7 +315,7 @@ pub fn evaluate(
     let mut all = Sums::default();
     let mut held_out = Sums::default();
     let mut teams = Sums::default();
-    let held_out_from = (history.frags as f64 * (1.0 - HELD_OUT_SHARE)).ceil() as usize;
+    let held_out_from = held_out_from(history.frags);
     let mut frag_index = 0;
     let mut by_type: BTreeMap<&str, Sums> = BTreeMap::new();
     let mut pending: Vec<f64> = Vec::new();
@@ -473,7 +478,7 @@ pub struct Evaluation {
     pub frags: usize,
     pub team_results: usize,
     pub systems: Vec<SystemReport>,
-    /// Final headline rating per identity.
+    /// Final headline rating per identity ([`crate::rating::Headline`] takes it).
     #[serde(skip)]
     pub headline_ratings: Vec<f64>,
 }
@@ -528,7 +533,7 @@ pub fn table(evaluation: &Evaluation) -> String {
     let mut out = format!(
         "{} frags ({} held out), {} team results\n{:<28} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12}\n",
         evaluation.frags,
-        evaluation.frags - (evaluation.frags as f64 * (1.0 - HELD_OUT_SHARE)).ceil() as usize,
+        evaluation.frags - held_out_from(evaluation.frags),
         evaluation.team_results,
         "system",
         "log-loss",

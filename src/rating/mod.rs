@@ -7,7 +7,7 @@ pub mod explain;
 pub mod static_rank;
 pub mod whole_history;
 
-use crate::config::RatingConfig;
+use crate::config::{HeadlineSystem, RatingConfig};
 use crate::evaluate::Evaluation;
 use crate::model::Match;
 use crate::model::clans::Clans;
@@ -40,21 +40,25 @@ pub struct Headline {
 
 impl Headline {
     /// Runs the headline system (and, with `cfg.evaluation`, every other one) over `matches`.
+    /// `incidents` are each identity's frags made plus suffered; `becker` the site's full
+    /// dynamic ladder, which is the headline value when Becker is the headline (the evaluated
+    /// ladder predicts frags only, without the flag, clan and duel rules).
     pub fn compute(
         matches: &[Match],
         roster: &Roster,
-        stats: &Stats,
+        incidents: &[u64],
+        becker: &[f64],
         cfg: &RatingConfig,
     ) -> Headline {
-        let evaluation = crate::evaluate::evaluate_all(matches, roster, cfg, cfg.evaluation);
+        let mut evaluation = crate::evaluate::evaluate_all(matches, roster, cfg, cfg.evaluation);
+        let value = match cfg.headline.system {
+            HeadlineSystem::Becker => becker.to_vec(),
+            _ => std::mem::take(&mut evaluation.headline_ratings),
+        };
         let threshold = u64::from(cfg.headline.provisional_incidents);
         Headline {
-            value: evaluation.headline_ratings.clone(),
-            provisional: stats
-                .players
-                .iter()
-                .map(|p| u64::from(p.kills) + u64::from(p.deaths) < threshold)
-                .collect(),
+            value,
+            provisional: incidents.iter().map(|&n| n < threshold).collect(),
             evaluation,
         }
     }
@@ -79,11 +83,8 @@ impl Ratings {
                 .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
         );
         let static_ = static_rank::rank(&matrix, &cfg.static_);
-        let mut headline = Headline::compute(matches, roster, stats, cfg);
-        if cfg.headline.system == crate::config::HeadlineSystem::Becker {
-            // The evaluated ladder predicts frags only; the site's own has every rule.
-            headline.value = dynamic.players.clone();
-        }
+        let headline =
+            Headline::compute(matches, roster, &static_.incidents, &dynamic.players, cfg);
         Ratings {
             dynamic,
             static_,
