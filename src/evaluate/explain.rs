@@ -85,7 +85,13 @@ pub fn headline_markdown(e: &Evaluation, cfg: &RatingConfig) -> String {
     shown.extend(best_of(e, &PEERS));
     shown.extend(best_of(e, &BASELINES));
     shown.extend(e.report("becker"));
-    shown.dedup_by(|a, b| a.id == b.id);
+    // The best peer may be Becker itself: list every system once.
+    let mut seen = Vec::new();
+    shown.retain(|r| {
+        let new = !seen.contains(&r.id);
+        seen.push(r.id.clone());
+        new
+    });
     for r in shown {
         let _ = writeln!(
             md,
@@ -242,4 +248,53 @@ pub fn evaluation_markdown(e: &Evaluation) -> String {
          `fragstats evaluate [--json] [PATH ...]`."
     );
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::Score;
+
+    fn report(id: &str, name: &str, log_loss: f64) -> SystemReport {
+        let score = Score {
+            outcomes: 100,
+            log_loss,
+            brier: 0.2,
+            accuracy: 0.6,
+        };
+        SystemReport {
+            id: id.into(),
+            system: name.into(),
+            all: score.clone(),
+            held_out: score,
+            by_gametype: Default::default(),
+            team_results: Score::default(),
+            spearman_bot_skill: None,
+            bots: 0,
+            vs_headline: None,
+            vs_headline_held_out: None,
+        }
+    }
+
+    /// When Becker's ladder is also the best peer formula it is listed once.
+    #[test]
+    fn headline_table_lists_each_system_once() {
+        let e = Evaluation {
+            headline: "whole-history".into(),
+            held_out_share: HELD_OUT_SHARE,
+            frags: 100,
+            team_results: 0,
+            systems: vec![
+                report("kd", "baseline: K/D", 0.66),
+                report("becker", "Becker dynamic", 0.64),
+                report("vsp-xp", "VSP-XP", 0.68),
+                report("xlrstats", "XLRstats", 0.67),
+                report("whole-history", "Bradley-Terry whole history", 0.60),
+            ],
+            headline_ratings: Vec::new(),
+        };
+        let md = headline_markdown(&e, &RatingConfig::default());
+        assert_eq!(md.matches("| Becker dynamic |").count(), 1, "{md}");
+        assert_eq!(md.matches("| baseline: K/D |").count(), 1, "{md}");
+    }
 }
