@@ -52,7 +52,7 @@ pub struct TeamGame {
 /// What a system may know when a match starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MatchStart {
-    /// Days since 1970 of the match start, when the log has dates.
+    /// Day number of the match start (consecutive days differ by 1), when the log has dates.
     pub day: Option<i64>,
 }
 
@@ -389,6 +389,23 @@ impl FragRater for WholeHistoryRater {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::HeadlineSystem;
+
+    /// Every system that `[rating.headline] system` can name has a rater under the same key.
+    #[test]
+    fn every_headline_key_has_a_system() {
+        for id in SYSTEM_IDS {
+            let Ok(system) = serde_json::from_value::<HeadlineSystem>(id.into()) else {
+                assert_eq!(id, "constant", "only the constant cannot be a headline");
+                continue;
+            };
+            assert_eq!(system.id(), id);
+        }
+        for id in SYSTEM_IDS {
+            let rater = by_id(id, 2, &RatingConfig::default()).unwrap();
+            assert_eq!(rater.id(), id);
+        }
+    }
 
     /// Without a prior and without decay, the whole-history fit is the Bradley-Terry maximum
     /// likelihood estimate: compared with choix's (`bradley_terry.json`) to 1e-6.
