@@ -17,10 +17,19 @@ fn q3_family_logs() -> Vec<PathBuf> {
 }
 
 fn build_real(out: &Path) -> Output {
+    build_site(
+        out,
+        &q3_family_logs(),
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    )
+}
+
+/// `fragstats build --out OUT PATH...` in `cwd`.
+fn build_site(out: &Path, paths: &[PathBuf], cwd: &Path) -> Output {
     let mut args: Vec<String> = vec!["build".into(), "--out".into(), out.display().to_string()];
-    args.extend(q3_family_logs().iter().map(|p| p.display().to_string()));
+    args.extend(paths.iter().map(|p| p.display().to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    fragstats(&args, Path::new(env!("CARGO_MANIFEST_DIR")))
+    fragstats(&args, cwd)
 }
 
 fn json(path: &Path) -> serde_json::Value {
@@ -361,13 +370,9 @@ fn config_paths_are_relative_to_the_config_file() {
 fn ratings_in_players_and_clans_json() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
-    let o = fragstats(
-        &[
-            "build",
-            "--out",
-            out.to_str().unwrap(),
-            shared().join("openarena").to_str().unwrap(),
-        ],
+    let o = build_site(
+        &out,
+        &[shared().join("openarena")],
         Path::new(env!("CARGO_MANIFEST_DIR")),
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -498,15 +503,7 @@ fn hostile_names_never_become_live_markup_or_paths() {
     log.push_str("  0:03 say: <script>alert(4)</script>\n  0:04 Exit: <marquee>Fraglimit</marquee>\n  0:05 ShutdownGame:\n");
     std::fs::write(logs.join("evil.log"), log).unwrap();
     let out = tmp.path().join("site");
-    let o = fragstats(
-        &[
-            "build",
-            "--out",
-            out.to_str().unwrap(),
-            logs.to_str().unwrap(),
-        ],
-        tmp.path(),
-    );
+    let o = build_site(&out, std::slice::from_ref(&logs), tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
 
     // Nothing was written outside the output folder.
@@ -719,15 +716,7 @@ fn diagnostics_and_strict_mode() {
     std::os::unix::fs::symlink("/etc", logs.join("etc-link")).unwrap();
 
     let out = tmp.path().join("site");
-    let o = fragstats(
-        &[
-            "build",
-            "--out",
-            out.to_str().unwrap(),
-            logs.to_str().unwrap(),
-        ],
-        tmp.path(),
-    );
+    let o = build_site(&out, std::slice::from_ref(&logs), tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("core.dump: skipped: binary file"), "{err}");
