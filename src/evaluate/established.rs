@@ -3,8 +3,7 @@
 //! `../shared/reference/` in the tests below.
 
 use skillratings::glicko2::{
-    Glicko2Config, Glicko2Rating, decay_deviation, expected_score as glicko2_expected,
-    glicko2_rating_period,
+    Glicko2Config, Glicko2Rating, expected_score as glicko2_expected, glicko2_rating_period,
 };
 use skillratings::trueskill::{TrueSkill, TrueSkillConfig};
 use skillratings::weng_lin::{WengLin, WengLinConfig};
@@ -12,13 +11,21 @@ use skillratings::{Outcomes, Rating, RatingSystem, TeamRatingSystem};
 
 use super::systems::{FragRater, MatchStart, TeamGame, split_sides, store_sides};
 
+/// Glicko-2's scale: rating points per unit of μ.
+const GLICKO2_SCALE: f64 = 173.7178;
+
 /// Glicko-2: the frags of a rating period (a match, or a day) are games between killer and
 /// victim, rated together at the end of the period; a team result is a game of each member
 /// against the opposing side's mean rating and deviation. Players who sat a period out have
-/// their deviation widened (Glickman's step 6).
+/// their deviation widened (Glickman's step 6), lazily: n idle periods widen φ² by n·σ² at once
+/// when the rating is next read, so a period costs only its own players.
 pub struct Glicko2Rater {
+    /// Ratings as of each player's last rated period.
     ratings: Vec<Glicko2Rating>,
     rated: Vec<bool>,
+    /// Periods closed so far, and the count when each player was last rated.
+    closed: u64,
+    rated_at: Vec<u64>,
     /// Games of the current period per player: opponent's rating at the period start, result.
     games: Vec<Vec<(Glicko2Rating, Outcomes)>>,
     in_period: Vec<u32>,
@@ -34,6 +41,8 @@ impl Glicko2Rater {
         Glicko2Rater {
             ratings: vec![Glicko2Rating::new(); players],
             rated: vec![false; players],
+            closed: 0,
+            rated_at: vec![0; players],
             games: vec![Vec::new(); players],
             in_period: Vec::new(),
             config: Glicko2Config {
@@ -53,22 +62,38 @@ impl Glicko2Rater {
         games.push((opponent, outcome));
     }
 
+    /// Player `i`'s rating now: widened by every period closed since it was last rated
+    /// (step 6 of each: φ' = sqrt(φ² + σ²), RD at most 350).
+    fn current(&self, i: usize) -> Glicko2Rating {
+        let r = self.ratings[i];
+        let idle = self.closed - self.rated_at[i];
+        if !self.rated[i] || idle == 0 {
+            return r;
+        }
+        let phi = r.deviation / GLICKO2_SCALE;
+        let widened = (phi * phi + idle as f64 * r.volatility * r.volatility).sqrt();
+        Glicko2Rating {
+            deviation: (widened * GLICKO2_SCALE).min(350.0),
+            ..r
+        }
+    }
+
     fn close_period(&mut self) {
         if self.in_period.is_empty() {
             return;
         }
-        for i in 0..self.ratings.len() {
-            if self.rated[i] && self.games[i].is_empty() {
-                self.ratings[i] = decay_deviation(&self.ratings[i]);
-            }
-        }
         // Every update uses the opponents' ratings from the start of the period (stored with
         // the games), so the order of players does not matter.
-        for p in std::mem::take(&mut self.in_period) {
+        let players = std::mem::take(&mut self.in_period);
+        for &p in &players {
             let p = p as usize;
-            self.ratings[p] = glicko2_rating_period(&self.ratings[p], &self.games[p], &self.config);
-            self.rated[p] = true;
+            self.ratings[p] = glicko2_rating_period(&self.current(p), &self.games[p], &self.config);
             self.games[p].clear();
+        }
+        self.closed += 1;
+        for p in players {
+            self.rated[p as usize] = true;
+            self.rated_at[p as usize] = self.closed;
         }
     }
 }
@@ -86,13 +111,13 @@ impl FragRater for Glicko2Rater {
     }
     fn predict(&self, killer: u32, victim: u32) -> f64 {
         glicko2_expected(
-            &self.ratings[killer as usize],
-            &self.ratings[victim as usize],
+            &self.current(killer as usize),
+            &self.current(victim as usize),
         )
         .0
     }
     fn frag(&mut self, killer: u32, victim: u32) {
-        let (k, v) = (self.ratings[killer as usize], self.ratings[victim as usize]);
+        let (k, v) = (self.current(killer as usize), self.current(victim as usize));
         self.game(killer, v, Outcomes::WIN);
         self.game(victim, k, Outcomes::LOSS);
     }
@@ -109,11 +134,11 @@ impl FragRater for Glicko2Rater {
     }
     fn team_result(&mut self, game: &TeamGame) {
         let side = |red: bool| -> Glicko2Rating {
-            let members: Vec<&Glicko2Rating> = game
+            let members: Vec<Glicko2Rating> = game
                 .members
                 .iter()
                 .filter(|m| m.red == red)
-                .map(|m| &self.ratings[m.player as usize])
+                .map(|m| self.current(m.player as usize))
                 .collect();
             let n = members.len().max(1) as f64;
             Glicko2Rating {
@@ -449,6 +474,31 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 2);
+    }
+
+    /// Lazy RD widening equals the crate's step 6 applied once per idle period (1e-9), up to
+    /// the 350 cap.
+    #[test]
+    fn glicko2_idle_periods_widen_like_step_6() {
+        use skillratings::glicko2::decay_deviation;
+        let mut g = Glicko2Rater::new(4, 0.5, false);
+        g.frag(0, 1);
+        g.end_match();
+        let mut eager = g.current(0);
+        for idle in 1..=400 {
+            g.frag(2, 3);
+            g.end_match();
+            eager = decay_deviation(&eager);
+            let lazy = g.current(0);
+            close(
+                lazy.deviation,
+                eager.deviation,
+                1e-9,
+                &format!("{idle} idle periods"),
+            );
+            assert_eq!(lazy.rating, eager.rating);
+        }
+        assert_eq!(g.current(0).deviation, 350.0, "capped");
     }
 
     /// The raters feed the crate as documented: a frag is a 1v1 win.
