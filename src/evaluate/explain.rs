@@ -39,8 +39,9 @@ pub fn headline_markdown(e: &Evaluation, cfg: &RatingConfig) -> String {
              so 1500 is an average player and 400 points more means 10:1 odds. It is a Bradley-Terry \
              fit over the whole history, where a frag {decay} and a player with few frags is pulled \
              towards 1500 until the frags show otherwise; how hard it pulls is learnt from these \
-             logs. Unlike an Elo ladder it does not depend on the order of the frags or on who \
-             happened to meet a beginner first.\n",
+             logs. Unlike an Elo ladder, the order of the frags within a match does not matter, \
+             and neither does who happened to meet a beginner first: every frag is weighed \
+             against everything known at the end.\n",
             decay = if cfg.whole_history.decay < 1.0 {
                 format!(
                     "counts {:.0}% less with every match played after it (so the rating follows \
