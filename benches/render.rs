@@ -118,9 +118,27 @@ fn main() {
         &config,
         Path::new("/nonexistent-bench-site"),
         &Default::default(),
+        None,
     )
     .expect("render");
     let secs = t.elapsed().as_secs_f64();
+    // The same site again, resuming the rating replay from the checkpoint (no match to replay).
+    let t = Instant::now();
+    let resumed = render(
+        &matches,
+        &diagnostics,
+        &config,
+        Path::new("/nonexistent-bench-site"),
+        &Default::default(),
+        Some(site.checkpoint.clone()),
+    )
+    .expect("render");
+    let resumed_secs = t.elapsed().as_secs_f64();
+    assert!(
+        matches!(resumed.replayed, fragstats::rating::Replayed::Resumed(n) if n == matches.len()),
+        "{:?}",
+        resumed.replayed
+    );
     let player_pages = site
         .files
         .iter()
@@ -153,5 +171,8 @@ fn main() {
         player_pages,
         bytes as f64 / 1e6,
         rayon::current_num_threads()
+    );
+    println!(
+        "render again from the rating checkpoint (nothing new to replay): {resumed_secs:.2} s"
     );
 }

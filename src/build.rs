@@ -12,12 +12,13 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::crawl::{LogFile, crawl};
 use crate::diagnostics::{Diagnostics, FileReport};
+use crate::evaluate::ReplayCheckpoint;
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::{Progress, Timer};
-use crate::rating::Ratings;
+use crate::rating::{Ratings, Replayed};
 use crate::render::{PageCache, SiteInput, render_site};
 use crate::state::{self, FileState, Fingerprint, Loaded, State};
 use crate::stats::Stats;
@@ -51,6 +52,24 @@ pub struct Built {
     pub warnings: Vec<String>,
     /// How the log files were read (incremental state at work).
     pub counts: ReadCounts,
+    /// How the rating replay started (from a checkpoint or from the first match).
+    pub replayed: Replayed,
+}
+
+impl Built {
+    /// One line on how the ratings were replayed.
+    pub fn replayed_line(&self) -> String {
+        match &self.replayed {
+            Replayed::Whole => format!("replayed all {} matches", self.matches),
+            Replayed::Resumed(from) => format!(
+                "resumed after match {from}, replayed {} new",
+                self.matches.saturating_sub(*from)
+            ),
+            Replayed::Refused(why) => {
+                format!("replayed all {} matches ({why})", self.matches)
+            }
+        }
+    }
 }
 
 /// The config and the folder its relative paths start from.
@@ -157,8 +176,13 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
             .filter(|(path, _)| out.join(path).is_file())
             .collect(),
     };
-    let site = render(&matches, &diagnostics, &config, &site_dir, &cache)?;
-    let files = site.files;
+    let resume = if req.full {
+        None
+    } else {
+        state::load_checkpoint(&state_dir)
+    };
+    let mut site = render(&matches, &diagnostics, &config, &site_dir, &cache, resume)?;
+    let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
     new_state.pages = files
         .iter()
@@ -172,6 +196,11 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     if let Err(e) = state::save(&state_dir, &new_state) {
         warnings.push(format!("{e:#}: the next build will read every log again"));
     }
+    // A checkpoint older than the state (a crash in between) is still right: the next build
+    // checks which matches it covers.
+    if let Err(e) = state::save_checkpoint(&state_dir, &site.checkpoint) {
+        warnings.push(format!("{e:#}: the next build will rate every match again"));
+    }
     timer.lap("save state");
     Ok(Built {
         out,
@@ -182,29 +211,36 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         written,
         warnings,
         counts,
+        replayed: site.replayed,
     })
 }
 
-/// The files of a site rendered from matches (in site order), and how many players it has.
+/// The files of a site rendered from matches (in site order), how many players it has, and the
+/// rating checkpoint for the next build.
 pub struct RenderedSite {
     pub files: Vec<crate::render::OutputFile>,
     pub players: usize,
+    pub checkpoint: ReplayCheckpoint,
+    pub replayed: Replayed,
 }
 
-/// Everything after parsing: identities, counts, clans, ratings and pages, in memory.
+/// Everything after parsing: identities, counts, clans, ratings and pages, in memory. The rating
+/// replay resumes from `resume` when that covers a start of `matches`.
 pub fn render(
     matches: &[Match],
     diagnostics: &Diagnostics,
     config: &Config,
     site_dir: &Path,
     cache: &PageCache,
+    resume: Option<ReplayCheckpoint>,
 ) -> Result<RenderedSite> {
     let timer = Timer::new();
     let roster = Roster::build(matches, &Aliases::new(&config.aliases));
     let stats = Stats::compute(matches, &roster);
     timer.lap("identities and counts");
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
-    let ratings = Ratings::compute(matches, &roster, &clans, &stats, &config.rating);
+    let (ratings, checkpoint, replayed) =
+        Ratings::compute(matches, &roster, &clans, &stats, &config.rating, resume);
     timer.lap("ratings");
     let files = render_site(&SiteInput {
         config,
@@ -220,6 +256,8 @@ pub fn render(
     Ok(RenderedSite {
         files,
         players: roster.players.len(),
+        checkpoint,
+        replayed,
     })
 }
 

@@ -70,6 +70,7 @@ fn run_build(req: &BuildRequest) -> ExitCode {
                 "logs: {} unchanged, {} read from their checkpoint, {} read whole ({} bytes parsed)",
                 c.unchanged, c.resumed, c.whole, c.bytes
             );
+            eprintln!("ratings: {}", built.replayed_line());
             for w in &built.warnings {
                 eprintln!("warning: {w}");
             }

@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::FileReport;
+use crate::evaluate::ReplayCheckpoint;
 use crate::model::Match;
 use crate::parse::Checkpoint;
 
@@ -182,17 +183,45 @@ pub fn load(dir: &Path) -> Loaded {
 
 /// Saves the state into `dir` through a temporary file, flushed to disk, then renamed.
 pub fn save(dir: &Path, state: &State) -> Result<()> {
+    let bytes = postcard::to_allocvec(state).context("cannot encode the state")?;
+    replace_file(dir, STATE_FILE, &bytes)
+}
+
+/// Writes `bytes` to `dir/name` through a temporary file, flushed to disk, then renamed, so a
+/// crash leaves either the old file or the new one.
+fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create state folder {}", dir.display()))?;
-    let bytes = postcard::to_allocvec(state).context("cannot encode the state")?;
-    let tmp = dir.join(format!(".{STATE_FILE}.tmp-{}", std::process::id()));
+    let target = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let mut f = File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
-    f.write_all(&bytes)?;
+    f.write_all(bytes)?;
     f.sync_all()?;
     drop(f);
-    std::fs::rename(&tmp, path(dir))
-        .with_context(|| format!("cannot replace {}", path(dir).display()))?;
+    std::fs::rename(&tmp, &target)
+        .with_context(|| format!("cannot replace {}", target.display()))?;
     Ok(())
+}
+
+/// File name of the rating checkpoint inside the state folder.
+const CHECKPOINT_FILE: &str = "ratings.bin";
+
+/// Loads the rating checkpoint from `dir`: None when there is none or it cannot be read (the
+/// ratings are then replayed from the first match; the checkpoint itself says whether it fits).
+pub fn load_checkpoint(dir: &Path) -> Option<ReplayCheckpoint> {
+    let bytes = std::fs::read(dir.join(CHECKPOINT_FILE)).ok()?;
+    let (header, rest) = postcard::take_from_bytes::<Header>(&bytes).ok()?;
+    if header != Header::current() {
+        return None;
+    }
+    postcard::from_bytes(rest).ok()
+}
+
+/// Saves the rating checkpoint into `dir` (atomically, like the state).
+pub fn save_checkpoint(dir: &Path, checkpoint: &ReplayCheckpoint) -> Result<()> {
+    let mut bytes = postcard::to_allocvec(&Header::current()).context("cannot encode")?;
+    bytes.extend(postcard::to_allocvec(checkpoint).context("cannot encode the checkpoint")?);
+    replace_file(dir, CHECKPOINT_FILE, &bytes)
 }
 
 #[cfg(test)]

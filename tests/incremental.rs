@@ -69,7 +69,7 @@ impl Site {
     }
 
     /// Builds incrementally and fully and compares the two sites byte for byte; returns the
-    /// incremental build's report of how it read the logs.
+    /// incremental build's report of how it read the logs and replayed the ratings.
     fn check(&self, step: &str) -> String {
         let inc = self.build();
         assert!(
@@ -79,9 +79,9 @@ impl Site {
         );
         let how = String::from_utf8_lossy(&inc.stderr)
             .lines()
-            .find(|l| l.starts_with("logs: "))
-            .unwrap_or_default()
-            .to_string();
+            .filter(|l| l.starts_with("logs: ") || l.starts_with("ratings: "))
+            .collect::<Vec<_>>()
+            .join("\n");
         let full = fragstats(
             &["build", "--full", "--config", "full/site.toml"],
             self.dir.path(),
@@ -122,12 +122,15 @@ struct Upload {
     written: usize,
 }
 
-fn random_uploads(seed: u64, steps: usize) {
+/// Runs `steps` random uploads, checking every build; returns how many builds resumed the
+/// rating replay and replayed new matches after it.
+fn random_uploads(seed: u64, steps: usize) -> usize {
     let site = Site::new();
     let mut rng = Rng(seed);
     let mut uploads: Vec<Upload> = Vec::new();
     let mut next_name = 0;
     let mut resumed = 0;
+    let mut ratings_resumed = 0;
     for step in 0..steps {
         let action = rng.below(10);
         let label;
@@ -195,23 +198,33 @@ fn random_uploads(seed: u64, steps: usize) {
         if !how.contains(" 0 read from their checkpoint") {
             resumed += 1;
         }
+        if how.contains("ratings: resumed after match") && !how.contains("replayed 0 new") {
+            ratings_resumed += 1;
+        }
     }
     assert!(
         resumed > 0,
         "seed {seed}: no build resumed from a checkpoint"
     );
+
     // Finish every upload: the incremental result must still equal a full build.
     for up in &uploads {
         std::fs::write(site.logs().join(&up.name), &up.source).unwrap();
     }
     let _ = site.check(&format!("seed {seed}: all uploads complete"));
+    ratings_resumed
 }
 
 #[test]
 fn random_uploads_give_the_full_build_bytes() {
-    for seed in [1, 7, 42] {
-        random_uploads(seed, 14);
-    }
+    let ratings_resumed: usize = [1, 7, 42]
+        .iter()
+        .map(|&seed| random_uploads(seed, 14))
+        .sum();
+    assert!(
+        ratings_resumed > 0,
+        "no build resumed the rating replay with new matches"
+    );
 }
 
 #[test]

@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     let matches = order_and_dedupe(matches, std::slice::from_mut(&mut report));
     let config = Config::default();
     let diagnostics = Diagnostics { files: vec![report] };
-    let site = render(&matches, &diagnostics, &config, Path::new("/nonexistent-fuzz-site"), &Default::default()).unwrap();
+    let site = render(&matches, &diagnostics, &config, Path::new("/nonexistent-fuzz-site"), &Default::default(), None).unwrap();
     for f in &site.files {
         assert!(!f.path.contains("..") && !f.path.starts_with('/'), "{}", f.path);
         if f.path.ends_with(".html") {

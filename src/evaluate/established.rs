@@ -9,7 +9,7 @@ use skillratings::trueskill::{TrueSkill, TrueSkillConfig};
 use skillratings::weng_lin::{WengLin, WengLinConfig};
 use skillratings::{Outcomes, Rating, RatingSystem, TeamRatingSystem};
 
-use super::systems::{FragRater, MatchStart, TeamGame, split_sides, store_sides};
+use super::systems::{FragRater, MatchStart, TeamGame, saved_fields, split_sides, store_sides};
 
 /// Glicko-2's scale: rating points per unit of μ.
 const GLICKO2_SCALE: f64 = 173.7178;
@@ -159,6 +159,15 @@ impl FragRater for Glicko2Rater {
         self.close_period();
         self.ratings.iter().map(|r| r.rating).collect()
     }
+    fn grow(&mut self, players: usize) {
+        self.ratings.resize(players, Glicko2Rating::new());
+        self.rated.resize(players, false);
+        self.rated_at.resize(players, 0);
+        self.games.resize(players, Vec::new());
+    }
+    saved_fields!(
+        ratings, rated, closed, rated_at, games, in_period, period_day
+    );
 }
 
 /// TrueSkill or Weng-Lin (any system of the crate that rates both one-on-one games and two
@@ -208,7 +217,7 @@ impl<S: RatingSystem> BayesianRater<S> {
 impl<S> FragRater for BayesianRater<S>
 where
     S: RatingSystem + TeamRatingSystem<RATING = <S as RatingSystem>::RATING> + Send,
-    <S as RatingSystem>::RATING: Send,
+    <S as RatingSystem>::RATING: Send + serde::Serialize + serde::de::DeserializeOwned,
 {
     fn name(&self) -> &'static str {
         self.name
@@ -255,6 +264,11 @@ where
     fn ratings(&mut self) -> Vec<f64> {
         self.ratings.iter().map(|r| r.rating()).collect()
     }
+    fn grow(&mut self, players: usize) {
+        self.ratings
+            .resize(players, <S as RatingSystem>::RATING::new(None, None));
+    }
+    saved_fields!(ratings);
 }
 
 #[cfg(test)]

@@ -142,8 +142,8 @@ pub fn evaluation_markdown(e: &Evaluation) -> String {
         md,
         "- **Log-loss**: the average of `−ln p` for what happened. Lower is better; always saying \
          50% scores 0.6931.\n\
-         - **Held out**: the same over the last {held:.0}% of the frags only — the future, \
-         predicted from the past.\n\
+         - **Held out**: the same over the matches that reach into the last {held:.0}% of \
+         the frags — the future, predicted from the past.\n\
          - **Brier**: the average of `(1 − p)²`. Lower is better; 0.25 for a coin flip.\n\
          - **Accuracy**: how often the side given more than 50% won.\n\
          - **vs headline**: the system's log-loss minus the headline's, frag by frag, with the \
@@ -284,6 +284,7 @@ mod tests {
             headline: "whole-history".into(),
             held_out_share: HELD_OUT_SHARE,
             frags: 100,
+            held_out_frags: 30,
             team_results: 0,
             systems: vec![
                 report("kd", "baseline: K/D", 0.66),

@@ -7,17 +7,18 @@
 pub mod established;
 pub mod explain;
 pub mod ns2;
+pub mod replay;
 pub mod systems;
 
 use std::collections::BTreeMap;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match, Team};
-use systems::{FragRater, MatchStart, TeamGame, TeamMember};
+pub use replay::{Evaluator, ReplayCheckpoint};
+use systems::{TeamGame, TeamMember};
 
 /// One outcome in rating order, with identity numbers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,83 +33,9 @@ pub enum Outcome {
     EndMatch { index: u32 },
 }
 
-/// The outcomes of `matches` (in rating order) and the team result of every team match that
-/// had a winner (by final team score; draws and unscored matches have none).
-pub struct History {
-    pub outcomes: Vec<Outcome>,
-    /// Per match.
-    pub team_games: Vec<Option<TeamGame>>,
-    /// Per match.
-    pub starts: Vec<MatchStart>,
-    pub frags: usize,
-}
-
-impl History {
-    /// Collects the outcomes of `matches` for the identities of `roster`.
-    pub fn new(matches: &[Match], roster: &Roster) -> History {
-        let mut outcomes = Vec::new();
-        let mut frags = 0;
-        for (mi, (m, ids)) in matches.iter().zip(&roster.match_players).enumerate() {
-            outcomes.push(Outcome::StartMatch { index: mi as u32 });
-            for e in &m.events {
-                match e.kind {
-                    EventKind::Frag => {
-                        frags += 1;
-                        outcomes.push(Outcome::Frag {
-                            killer: ids[e.actor as usize],
-                            victim: ids[e.target as usize],
-                        })
-                    }
-                    EventKind::Suicide | EventKind::TeamKill => outcomes.push(Outcome::Penalty {
-                        player: ids[e.actor as usize],
-                    }),
-                    _ => {}
-                }
-            }
-            outcomes.push(Outcome::EndMatch { index: mi as u32 });
-        }
-        let base = time_base(matches);
-        History {
-            outcomes,
-            team_games: matches
-                .iter()
-                .zip(&roster.match_players)
-                .map(|(m, ids)| team_game(m, ids, base))
-                .collect(),
-            starts: matches
-                .iter()
-                .map(|m| MatchStart {
-                    day: m.start.map(|t| {
-                        t.date()
-                            .signed_duration_since(chrono::NaiveDate::MIN)
-                            .num_days()
-                    }),
-                })
-                .collect(),
-            frags,
-        }
-    }
-}
-
-/// NS2's `a = 2^(2/r)`, r the median match length in seconds (10 minutes when unknown).
-fn time_base(matches: &[Match]) -> f64 {
-    let mut lengths: Vec<u32> = matches
-        .iter()
-        .map(|m| m.duration_seconds)
-        .filter(|&d| d > 0)
-        .collect();
-    lengths.sort_unstable();
-    let r = lengths
-        .get(lengths.len() / 2)
-        .copied()
-        .unwrap_or(600)
-        .max(1);
-    2f64.powf(2.0 / f64::from(r))
-}
-
 /// The team result of `m`, if it is a team match with a winner: each active player's time on
 /// red and on blue, weighted `a^-entry - a^-exit` (playing early counts more).
-fn team_game(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
+pub(crate) fn team_game(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
     if !m.gametype.team_based {
         return None;
     }
@@ -185,7 +112,7 @@ pub struct Score {
     pub accuracy: f64,
 }
 
-#[derive(Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Deserialize, Serialize)]
 struct Sums {
     n: u64,
     log_loss: f64,
@@ -209,6 +136,13 @@ impl Sums {
         };
     }
 
+    fn merge(&mut self, other: &Sums) {
+        self.n += other.n;
+        self.log_loss += other.log_loss;
+        self.brier += other.brier;
+        self.correct += other.correct;
+    }
+
     fn score(&self) -> Score {
         let n = self.n.max(1) as f64;
         Score {
@@ -228,7 +162,8 @@ pub struct SystemReport {
     pub system: String,
     /// Over all frags.
     pub all: Score,
-    /// Over the last [`HELD_OUT_SHARE`] of the frags: the future, predicted from the past.
+    /// Over the matches that reach into the last [`HELD_OUT_SHARE`] of the frags (whole
+    /// matches): the future, predicted from the past.
     pub held_out: Score,
     /// Per game type code, over all frags.
     pub by_gametype: BTreeMap<String, Score>,
@@ -252,7 +187,7 @@ pub struct Paired {
     pub std_err: f64,
 }
 
-#[derive(Default)]
+#[derive(Debug, Default, Clone, serde::Deserialize, Serialize)]
 struct PairedSums {
     n: f64,
     sum: f64,
@@ -264,6 +199,12 @@ impl PairedSums {
         self.n += 1.0;
         self.sum += d;
         self.squares += d * d;
+    }
+
+    fn merge(&mut self, other: &PairedSums) {
+        self.n += other.n;
+        self.sum += other.sum;
+        self.squares += other.squares;
     }
 
     fn paired(&self) -> Paired {
@@ -287,102 +228,14 @@ fn loss(p: f64) -> f64 {
 /// Share of the frags, at the end, that count as held-out future.
 pub const HELD_OUT_SHARE: f64 = 0.3;
 
-/// Index of the first held-out frag among `frags`.
+/// Index of the first held-out frag among `frags` (the held-out matches are those with a frag
+/// at or after it).
 pub fn held_out_from(frags: usize) -> usize {
     (frags as f64 * (1.0 - HELD_OUT_SHARE)).ceil() as usize
 }
 
 /// Bots with fewer frags made plus suffered are left out of the skill correlation.
 pub const MIN_INCIDENTS_FOR_SKILL: u64 = 50;
-
-/// Replays `history` through `system`, scoring every frag and team-result prediction before it
-/// is learnt, and comparing it frag by frag with `headline_losses` when given. Returns the
-/// report, the system's final ratings and its log-loss on every frag.
-pub fn evaluate(
-    system: &mut dyn FragRater,
-    history: &History,
-    matches: &[Match],
-    answer: &SkillKey,
-    headline_losses: Option<&[f32]>,
-) -> (SystemReport, Vec<f64>, Vec<f32>) {
-    let mut losses = Vec::with_capacity(if headline_losses.is_some() {
-        0
-    } else {
-        history.frags
-    });
-    let mut paired = PairedSums::default();
-    let mut paired_held_out = PairedSums::default();
-    let mut all = Sums::default();
-    let mut held_out = Sums::default();
-    let mut teams = Sums::default();
-    let held_out_from = held_out_from(history.frags);
-    let mut frag_index = 0;
-    let mut by_type: BTreeMap<&str, Sums> = BTreeMap::new();
-    let mut pending: Vec<f64> = Vec::new();
-    let mut team_prediction = None;
-    for o in &history.outcomes {
-        match *o {
-            Outcome::StartMatch { index } => {
-                system.start_match(history.starts[index as usize]);
-                team_prediction = history.team_games[index as usize]
-                    .as_ref()
-                    .map(|g| system.predict_team(g));
-            }
-            Outcome::Frag { killer, victim } => {
-                let p = system.predict(killer, victim);
-                all.add(p);
-                if let Some(reference) = headline_losses {
-                    let d = loss(p) - f64::from(reference[frag_index]);
-                    paired.add(d);
-                    if frag_index >= held_out_from {
-                        paired_held_out.add(d);
-                    }
-                } else {
-                    losses.push(loss(p) as f32);
-                }
-                if frag_index >= held_out_from {
-                    held_out.add(p);
-                }
-                frag_index += 1;
-                pending.push(p);
-                system.frag(killer, victim);
-            }
-            Outcome::Penalty { player } => system.penalty(player),
-            Outcome::EndMatch { index } => {
-                let code = matches[index as usize].gametype.code.as_str();
-                let sums = by_type.entry(code).or_default();
-                for p in pending.drain(..) {
-                    sums.add(p);
-                }
-                if let (Some(game), Some(p_red)) =
-                    (&history.team_games[index as usize], team_prediction.take())
-                {
-                    teams.add(if game.red_won { p_red } else { 1.0 - p_red });
-                    system.team_result(game);
-                }
-                system.end_match();
-            }
-        }
-    }
-    let ratings = system.ratings();
-    let (spearman_bot_skill, bots) = answer.spearman(&ratings);
-    let report = SystemReport {
-        id: system.id().to_string(),
-        system: system.name().to_string(),
-        all: all.score(),
-        held_out: held_out.score(),
-        by_gametype: by_type
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.score()))
-            .collect(),
-        team_results: teams.score(),
-        spearman_bot_skill,
-        bots,
-        vs_headline: headline_losses.map(|_| paired.paired()),
-        vs_headline_held_out: headline_losses.map(|_| paired_held_out.paired()),
-    };
-    (report, ratings, losses)
-}
 
 /// The bots' configured skills (from `skill\ N` in their userinfo) and every player's incidents.
 #[derive(Debug, Clone, Default)]
@@ -392,32 +245,6 @@ pub struct SkillKey {
 }
 
 impl SkillKey {
-    /// Collects the latest skill of every identity seen as a bot with at least
-    /// [`MIN_INCIDENTS_FOR_SKILL`] incidents.
-    pub fn new(matches: &[Match], roster: &Roster) -> SkillKey {
-        let mut skill: BTreeMap<u32, f64> = BTreeMap::new();
-        let mut incidents: BTreeMap<u32, u64> = BTreeMap::new();
-        for (m, ids) in matches.iter().zip(&roster.match_players) {
-            for (i, p) in m.players.iter().enumerate() {
-                if let Some(s) = p.bot_skill {
-                    skill.insert(ids[i], f64::from(s));
-                }
-            }
-            for e in m.events.iter().filter(|e| e.kind == EventKind::Frag) {
-                *incidents.entry(ids[e.actor as usize]).or_default() += 1;
-                *incidents.entry(ids[e.target as usize]).or_default() += 1;
-            }
-        }
-        SkillKey {
-            bots: skill
-                .into_iter()
-                .filter(|(id, _)| {
-                    incidents.get(id).copied().unwrap_or(0) >= MIN_INCIDENTS_FOR_SKILL
-                })
-                .collect(),
-        }
-    }
-
     /// Spearman correlation of `ratings` with the skills, and the number of bots used.
     pub fn spearman(&self, ratings: &[f64]) -> (Option<f64>, usize) {
         if self.bots.len() < 3 {
@@ -476,6 +303,8 @@ pub struct Evaluation {
     pub headline: String,
     pub held_out_share: f64,
     pub frags: usize,
+    /// Frags in the held-out matches.
+    pub held_out_frags: u64,
     pub team_results: usize,
     pub systems: Vec<SystemReport>,
     /// Final headline rating per identity ([`crate::rating::Headline`] takes it).
@@ -498,34 +327,9 @@ pub fn evaluate_all(
     cfg: &RatingConfig,
     all_systems: bool,
 ) -> Evaluation {
-    let history = History::new(matches, roster);
-    let answer = SkillKey::new(matches, roster);
-    let n = roster.players.len();
-    let headline = cfg.headline.system.id();
-    let mut system = systems::by_id(headline, n, cfg).expect("every headline has a system");
-    let (headline_report, headline_ratings, losses) =
-        evaluate(system.as_mut(), &history, matches, &answer, None);
-    let others: Vec<SystemReport> = if all_systems {
-        systems::SYSTEM_IDS
-            .par_iter()
-            .filter(|id| **id != headline)
-            .filter_map(|id| systems::by_id(id, n, cfg))
-            .map(|mut s| evaluate(s.as_mut(), &history, matches, &answer, Some(&losses)).0)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let mut reports = others;
-    reports.push(headline_report);
-    reports.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
-    Evaluation {
-        headline: headline.to_string(),
-        held_out_share: HELD_OUT_SHARE,
-        frags: history.frags,
-        team_results: history.team_games.iter().flatten().count(),
-        systems: reports,
-        headline_ratings,
-    }
+    let mut evaluator = Evaluator::new(cfg, all_systems);
+    evaluator.advance(matches, roster, 0);
+    evaluator.finish(roster).0
 }
 
 /// The evaluation as a text table for the terminal.
@@ -533,7 +337,7 @@ pub fn table(evaluation: &Evaluation) -> String {
     let mut out = format!(
         "{} frags ({} held out), {} team results\n{:<28} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12}\n",
         evaluation.frags,
-        evaluation.frags - held_out_from(evaluation.frags),
+        evaluation.held_out_frags,
         evaluation.team_results,
         "system",
         "log-loss",

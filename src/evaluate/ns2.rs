@@ -100,6 +100,12 @@ impl FragRater for Ns2 {
     fn ratings(&mut self) -> Vec<f64> {
         self.skill.clone()
     }
+    fn grow(&mut self, players: usize) {
+        self.skill.resize(players, 0.0);
+        self.offset.resize(players, 0.0);
+        self.adagrad.resize(players, 0.0);
+    }
+    super::systems::saved_fields!(skill, offset, adagrad, maps);
 }
 
 #[cfg(test)]

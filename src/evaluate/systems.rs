@@ -87,9 +87,32 @@ pub trait FragRater: Send {
     }
     /// Learns the result of a team match (called after the match's frags).
     fn team_result(&mut self, _game: &TeamGame) {}
-    /// Final rating per identity (higher is better).
+    /// Final rating per identity (higher is better). May change the learnt state (a final
+    /// fit): take any checkpoint ([`FragRater::save`]) before.
     fn ratings(&mut self) -> Vec<f64>;
+    /// Makes room for identities up to `players` (new ones start unrated).
+    fn grow(&mut self, players: usize);
+    /// The learnt state, for a checkpoint. The configuration is not in it: a checkpoint is only
+    /// restored under the same configuration.
+    fn save(&self) -> Vec<u8>;
+    /// Restores a state written by [`FragRater::save`] of the same system.
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), postcard::Error>;
 }
+
+/// Implements [`FragRater::save`] and [`FragRater::restore`] over the listed fields.
+macro_rules! saved_fields {
+    ($($field:ident),*) => {
+        fn save(&self) -> Vec<u8> {
+            postcard::to_allocvec(&($(&self.$field,)*)).expect("encoding to memory cannot fail")
+        }
+        fn restore(&mut self, bytes: &[u8]) -> Result<(), postcard::Error> {
+            let ($($field,)*) = postcard::from_bytes(bytes)?;
+            $(self.$field = $field;)*
+            Ok(())
+        }
+    };
+}
+pub(crate) use saved_fields;
 
 /// Keys of every system, in report order.
 pub const SYSTEM_IDS: [&str; 12] = [
@@ -163,6 +186,13 @@ impl FragRater for Constant {
     fn ratings(&mut self) -> Vec<f64> {
         Vec::new()
     }
+    fn grow(&mut self, _: usize) {}
+    fn save(&self) -> Vec<u8> {
+        Vec::new()
+    }
+    fn restore(&mut self, _: &[u8]) -> Result<(), postcard::Error> {
+        Ok(())
+    }
 }
 
 /// Baselines from kills and deaths so far (Laplace-smoothed).
@@ -225,6 +255,11 @@ impl FragRater for Counts {
             .map(|i| self.strength(i))
             .collect()
     }
+    fn grow(&mut self, players: usize) {
+        self.kills.resize(players, 0.0);
+        self.deaths.resize(players, 0.0);
+    }
+    saved_fields!(kills, deaths);
 }
 
 /// Becker's dynamic ladder as the site computes it (frags 1:0, suicides and team kills -K/2,
@@ -267,6 +302,10 @@ impl FragRater for Becker {
     fn ratings(&mut self) -> Vec<f64> {
         self.g.clone()
     }
+    fn grow(&mut self, players: usize) {
+        self.g.resize(players, 0.0);
+    }
+    saved_fields!(g);
 }
 
 /// VSP's XP formula: p = 1/(1+e^((S_victim - S_killer)/400)); the killer gains w(1-p) and the
@@ -302,6 +341,10 @@ impl FragRater for Vsp {
     fn ratings(&mut self) -> Vec<f64> {
         self.s.clone()
     }
+    fn grow(&mut self, players: usize) {
+        self.s.resize(players, 1000.0);
+    }
+    saved_fields!(s);
 }
 
 /// XLRstats: p = 1/(1+10^((S_victim - S_killer)/600)); each side moves by its own K (16, then 4
@@ -346,6 +389,11 @@ impl FragRater for Xlr {
     fn ratings(&mut self) -> Vec<f64> {
         self.s.clone()
     }
+    fn grow(&mut self, players: usize) {
+        self.s.resize(players, 1000.0);
+        self.encounters.resize(players, 0);
+    }
+    saved_fields!(s, encounters);
 }
 
 /// A whole-history fit ([`WholeHistory`]): the averaged one (the headline candidate) or one
@@ -384,6 +432,10 @@ impl FragRater for WholeHistoryRater {
         self.fit.converge();
         self.fit.ratings()
     }
+    fn grow(&mut self, players: usize) {
+        self.fit.grow(players);
+    }
+    saved_fields!(fit);
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ pub mod static_rank;
 pub mod whole_history;
 
 use crate::config::{HeadlineSystem, RatingConfig};
-use crate::evaluate::Evaluation;
+use crate::evaluate::{Evaluation, Evaluator, ReplayCheckpoint};
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
@@ -22,6 +22,17 @@ pub struct Ratings {
     pub dynamic: DynamicRatings,
     pub static_: StaticRanking,
     pub headline: Headline,
+}
+
+/// How the evaluation replay started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replayed {
+    /// From the first match (no checkpoint given).
+    Whole,
+    /// From a checkpoint, after this many matches.
+    Resumed(usize),
+    /// From the first match, because the checkpoint could not be used, and why.
+    Refused(String),
 }
 
 /// The headline rating (the system `[rating.headline]` names, by default the whole-history fit)
@@ -39,40 +50,58 @@ pub struct Headline {
 }
 
 impl Headline {
-    /// Runs the headline system (and, with `cfg.evaluation`, every other one) over `matches`.
-    /// `incidents` are each identity's frags made plus suffered; `becker` the site's full
-    /// dynamic ladder, which is the headline value when Becker is the headline (the evaluated
-    /// ladder predicts frags only, without the flag, clan and duel rules).
+    /// Runs the headline system (and, with `cfg.evaluation`, every other one) over `matches`,
+    /// resuming `resume` when it covers a start of them. `incidents` are each identity's frags
+    /// made plus suffered; `becker` the site's full dynamic ladder, which is the headline value
+    /// when Becker is the headline (the evaluated ladder predicts frags only, without the flag,
+    /// clan and duel rules). Also returns the checkpoint for the next build.
     pub fn compute(
         matches: &[Match],
         roster: &Roster,
         incidents: &[u64],
         becker: &[f64],
         cfg: &RatingConfig,
-    ) -> Headline {
-        let mut evaluation = crate::evaluate::evaluate_all(matches, roster, cfg, cfg.evaluation);
+        resume: Option<ReplayCheckpoint>,
+    ) -> (Headline, ReplayCheckpoint, Replayed) {
+        let (mut evaluator, from, replayed) = match resume {
+            None => (Evaluator::new(cfg, cfg.evaluation), 0, Replayed::Whole),
+            Some(cp) => match Evaluator::resume(cp, cfg, cfg.evaluation, matches) {
+                Ok((e, from)) => (e, from, Replayed::Resumed(from)),
+                Err(why) => (
+                    Evaluator::new(cfg, cfg.evaluation),
+                    0,
+                    Replayed::Refused(why),
+                ),
+            },
+        };
+        evaluator.advance(matches, roster, from);
+        let (mut evaluation, checkpoint) = evaluator.finish(roster);
         let value = match cfg.headline.system {
             HeadlineSystem::Becker => becker.to_vec(),
             _ => std::mem::take(&mut evaluation.headline_ratings),
         };
         let threshold = u64::from(cfg.headline.provisional_incidents);
-        Headline {
+        let headline = Headline {
             value,
             provisional: incidents.iter().map(|&n| n < threshold).collect(),
             evaluation,
-        }
+        };
+        (headline, checkpoint, replayed)
     }
 }
 
 impl Ratings {
-    /// Rates `matches` (in rating order) for the identities of `roster` and the clans of `clans`.
+    /// Rates `matches` (in rating order) for the identities of `roster` and the clans of
+    /// `clans`, resuming the evaluation replay from `resume` where it can (see
+    /// [`Headline::compute`]).
     pub fn compute(
         matches: &[Match],
         roster: &Roster,
         clans: &Clans,
         stats: &Stats,
         cfg: &RatingConfig,
-    ) -> Ratings {
+        resume: Option<ReplayCheckpoint>,
+    ) -> (Ratings, ReplayCheckpoint, Replayed) {
         let dynamic = Stream::build(matches, roster, clans, &cfg.dynamic).run(&cfg.dynamic);
         let matrix = FragMatrix::from_counts(
             roster.players.len(),
@@ -83,12 +112,19 @@ impl Ratings {
                 .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
         );
         let static_ = static_rank::rank(&matrix, &cfg.static_);
-        let headline =
-            Headline::compute(matches, roster, &static_.incidents, &dynamic.players, cfg);
-        Ratings {
+        let (headline, checkpoint, replayed) = Headline::compute(
+            matches,
+            roster,
+            &static_.incidents,
+            &dynamic.players,
+            cfg,
+            resume,
+        );
+        let ratings = Ratings {
             dynamic,
             static_,
             headline,
-        }
+        };
+        (ratings, checkpoint, replayed)
     }
 }

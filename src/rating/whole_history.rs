@@ -20,7 +20,7 @@ pub const ELO_SCALE: f64 = 400.0 / std::f64::consts::LN_10;
 const RESCALE_ABOVE: f64 = 1e100;
 
 /// The fit, updated frag by frag and match by match.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct WholeHistory {
     /// Per player: (opponent, frags made, frags suffered) in lazy-decay units, in order of first
     /// meeting (a fixed order keeps every sum, and so the site, the same from run to run).
@@ -64,6 +64,19 @@ impl WholeHistory {
             decay: decay.clamp(1e-6, 1.0),
             priors: priors.to_vec(),
             touched: Vec::new(),
+        }
+    }
+
+    /// Makes room for identities up to `players`. A newcomer's curvature is the prior's as it
+    /// weighs now (the prior grows with the lazy decay like the frags do).
+    pub fn grow(&mut self, players: usize) {
+        let now = self.now;
+        self.met.resize(players, Vec::new());
+        for theta in &mut self.theta {
+            theta.resize(players, 0.0);
+        }
+        for (curvature, &prior) in self.curvature.iter_mut().zip(&self.priors) {
+            curvature.resize(players, prior.max(1e-9) * now);
         }
     }
 

@@ -1,0 +1,614 @@
+//! The evaluation as a resumable replay. Every system is online (it predicts and learns outcome
+//! by outcome), so the replay can stop after any match and go on later: [`Evaluator::finish`]
+//! returns a [`ReplayCheckpoint`] with each system's learnt state and scores, and the next build, when
+//! its matches begin with the same matches in the same order under the same configuration,
+//! replays only the matches after them. A full replay is the same code starting from nothing, so
+//! both give the same numbers to the last bit.
+//!
+//! Players are numbered here in order of first appearance (not the roster's byte order of keys),
+//! so that a newcomer never renumbers the players already in a checkpoint.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::systems::{self, FragRater, MatchStart, TeamGame};
+use super::{
+    Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, SkillKey, Sums,
+    SystemReport, loss, team_game,
+};
+use crate::config::RatingConfig;
+use crate::model::identity::Roster;
+use crate::model::{EventKind, Match};
+
+/// Bump when the layout of [`ReplayCheckpoint`] or the meaning of any saved state changes.
+const CHECKPOINT_FORMAT: u64 = 1;
+
+/// Median of the match lengths seen so far (NS2's `r`), kept as two heaps: the lower half
+/// (max-heap) and the upper half (min-heap), which holds the extra element when the count is odd.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct RunningMedian {
+    lower: BinaryHeap<u32>,
+    upper: BinaryHeap<Reverse<u32>>,
+}
+
+impl RunningMedian {
+    fn push(&mut self, x: u32) {
+        match self.upper.peek() {
+            Some(Reverse(least)) if x < *least => self.lower.push(x),
+            _ => self.upper.push(Reverse(x)),
+        }
+        if self.upper.len() > self.lower.len() + 1 {
+            let Reverse(v) = self.upper.pop().expect("upper is not empty");
+            self.lower.push(v);
+        } else if self.lower.len() > self.upper.len() {
+            let v = self.lower.pop().expect("lower is not empty");
+            self.upper.push(Reverse(v));
+        }
+    }
+
+    /// The element at position `len / 2` of the sorted lengths.
+    fn median(&self) -> Option<u32> {
+        self.upper.peek().map(|Reverse(v)| *v)
+    }
+}
+
+/// NS2's `a = 2^(2/r)`, r the median length in seconds of the matches so far (this one
+/// included; 10 minutes before any length is known).
+fn time_base(lengths: &RunningMedian) -> f64 {
+    let r = lengths.median().unwrap_or(600).max(1);
+    2f64.powf(2.0 / f64::from(r))
+}
+
+/// One match's scores, kept for the held-out part (which only the final frag count decides).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct MatchScore {
+    /// Number of the match's first frag in the whole history.
+    first_frag: u64,
+    sums: Sums,
+    paired: PairedSums,
+}
+
+impl MatchScore {
+    /// The match has a frag numbered `boundary` or later.
+    fn reaches(&self, boundary: u64) -> bool {
+        self.first_frag + self.sums.n > boundary
+    }
+}
+
+/// A system's scores so far.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Scores {
+    all: Sums,
+    teams: Sums,
+    by_type: BTreeMap<String, Sums>,
+    paired: PairedSums,
+    /// Per match, from the first one that can still end up held out.
+    recent: Vec<MatchScore>,
+}
+
+impl Scores {
+    /// Forgets matches over before frag `boundary`: they can no longer be held out (the
+    /// boundary only moves on as frags are added).
+    fn prune(&mut self, boundary: u64) {
+        self.recent.retain(|m| m.reaches(boundary));
+    }
+
+    /// Scores and paired differences over the held-out matches: those with a frag at or after
+    /// frag `boundary`.
+    fn held_out(&self, boundary: u64) -> (Sums, PairedSums) {
+        let mut sums = Sums::default();
+        let mut paired = PairedSums::default();
+        for m in self.recent.iter().filter(|m| m.reaches(boundary)) {
+            sums.merge(&m.sums);
+            paired.merge(&m.paired);
+        }
+        (sums, paired)
+    }
+}
+
+/// What every system shares: the matches replayed, the player numbering and the answer key.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Book {
+    /// Configuration, versions and checkpoint format the replay ran under.
+    fingerprint: u64,
+    /// Matches replayed, and the chained hash of their ids in order.
+    matches: u64,
+    chain: u64,
+    /// Identity keys in order of first appearance: player `i` of every system is `keys[i]`.
+    keys: Vec<String>,
+    #[serde(skip)]
+    index: HashMap<String, u32>,
+    lengths: RunningMedian,
+    frags: u64,
+    team_results: u64,
+    /// Latest configured skill of every player seen as a bot (answer key only).
+    skill: BTreeMap<u32, f64>,
+    /// Frags made plus suffered per player.
+    incidents: Vec<u64>,
+}
+
+impl Book {
+    fn number(&mut self, key: &str) -> u32 {
+        if let Some(&i) = self.index.get(key) {
+            return i;
+        }
+        let i = self.keys.len() as u32;
+        self.keys.push(key.to_string());
+        self.index.insert(key.to_string(), i);
+        self.incidents.push(0);
+        i
+    }
+}
+
+/// A system with its scores.
+struct Run {
+    rater: Box<dyn FragRater>,
+    scores: Scores,
+}
+
+/// One system's saved state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SavedRun {
+    id: String,
+    rater: Vec<u8>,
+    scores: Scores,
+}
+
+/// The replay stopped after a match, to be resumed by the next build.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReplayCheckpoint {
+    book: Book,
+    /// The headline system first.
+    runs: Vec<SavedRun>,
+}
+
+impl ReplayCheckpoint {
+    /// Number of matches replayed.
+    pub fn matches(&self) -> u64 {
+        self.book.matches
+    }
+}
+
+/// The outcomes of a run of matches, in the numbering of the [`Book`].
+struct Batch {
+    outcomes: Vec<Outcome>,
+    team_games: Vec<Option<TeamGame>>,
+    starts: Vec<MatchStart>,
+    gametypes: Vec<String>,
+    /// Per match: players numbered once it starts (systems grow to it at its start, so a
+    /// newcomer joins at the same point of the replay however the history was split).
+    players: Vec<usize>,
+    /// Frags in the whole history before the batch, and in it.
+    frags_before: u64,
+    frags: usize,
+}
+
+/// The chained hash of match ids (in order).
+fn chain(mut hash: u64, id: &str) -> u64 {
+    let mut h = crate::hash::Hasher::new();
+    h.u64(hash);
+    h.str(id);
+    hash = h.finish();
+    hash
+}
+
+/// What a checkpoint must agree with to be resumed.
+fn fingerprint(cfg: &RatingConfig, all_systems: bool) -> u64 {
+    let mut h = crate::hash::Hasher::new();
+    h.u64(CHECKPOINT_FORMAT);
+    h.str(env!("CARGO_PKG_VERSION"));
+    h.u64(u64::from(crate::state::PARSER_VERSION));
+    h.str(&format!("{cfg:?}"));
+    h.u64(u64::from(all_systems));
+    h.finish()
+}
+
+/// The systems an evaluation runs: the headline first, then (with `all_systems`) every other.
+fn system_ids(cfg: &RatingConfig, all_systems: bool) -> Vec<&'static str> {
+    let headline = cfg.headline.system.id();
+    let mut ids = vec![headline];
+    if all_systems {
+        ids.extend(systems::SYSTEM_IDS.iter().filter(|id| **id != headline));
+    }
+    ids
+}
+
+/// The replay in progress.
+pub struct Evaluator {
+    book: Book,
+    runs: Vec<Run>,
+}
+
+impl Evaluator {
+    /// A replay from the start.
+    pub fn new(cfg: &RatingConfig, all_systems: bool) -> Evaluator {
+        Evaluator {
+            book: Book {
+                fingerprint: fingerprint(cfg, all_systems),
+                ..Book::default()
+            },
+            runs: system_ids(cfg, all_systems)
+                .into_iter()
+                .map(|id| Run {
+                    rater: systems::by_id(id, 0, cfg).expect("every listed system exists"),
+                    scores: Scores::default(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Resumes `checkpoint` if it was made under this configuration from a start of `matches`
+    /// (same matches, same order); returns the replay and the number of matches it has already
+    /// seen. Otherwise (or if it cannot be restored) a replay from the start, and why.
+    pub fn resume(
+        checkpoint: ReplayCheckpoint,
+        cfg: &RatingConfig,
+        all_systems: bool,
+        matches: &[Match],
+    ) -> Result<(Evaluator, usize), String> {
+        let ReplayCheckpoint { mut book, runs } = checkpoint;
+        if book.fingerprint != fingerprint(cfg, all_systems) {
+            return Err("the rating configuration or fragstats changed".into());
+        }
+        let seen = book.matches as usize;
+        if seen > matches.len()
+            || matches[..seen].iter().fold(0, |h, m| chain(h, &m.id)) != book.chain
+        {
+            return Err("matches before the newest ones changed".into());
+        }
+        let ids = system_ids(cfg, all_systems);
+        if runs.len() != ids.len() || runs.iter().zip(&ids).any(|(r, id)| r.id != *id) {
+            return Err("the set of rating systems changed".into());
+        }
+        book.index = book
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.clone(), i as u32))
+            .collect();
+        let mut live = Vec::with_capacity(runs.len());
+        for saved in runs {
+            let mut rater = systems::by_id(&saved.id, 0, cfg).expect("ids were checked");
+            rater.grow(book.keys.len());
+            rater
+                .restore(&saved.rater)
+                .map_err(|e| format!("the saved state of {} is damaged ({e})", saved.id))?;
+            live.push(Run {
+                rater,
+                scores: saved.scores,
+            });
+        }
+        Ok((Evaluator { book, runs: live }, seen))
+    }
+
+    /// Replays matches `from..` of `matches` (in rating order; `roster` numbers their players).
+    pub fn advance(&mut self, matches: &[Match], roster: &Roster, from: usize) {
+        let batch = self.batch(&matches[from..], &roster.match_players[from..], roster);
+        let (headline, others) = self.runs.split_first_mut().expect("the headline runs");
+        let losses = replay(headline, &batch, None);
+        others.par_iter_mut().for_each(|run| {
+            replay(run, &batch, Some(&losses));
+        });
+    }
+
+    /// Collects the outcomes of `matches` and updates the shared book.
+    fn batch(&mut self, matches: &[Match], match_players: &[Vec<u32>], roster: &Roster) -> Batch {
+        let book = &mut self.book;
+        let frags_before = book.frags;
+        let mut batch = Batch {
+            outcomes: Vec::new(),
+            team_games: Vec::with_capacity(matches.len()),
+            starts: Vec::with_capacity(matches.len()),
+            gametypes: Vec::with_capacity(matches.len()),
+            players: Vec::with_capacity(matches.len()),
+            frags_before,
+            frags: 0,
+        };
+        let mut ids = Vec::new();
+        for (mi, (m, roster_ids)) in matches.iter().zip(match_players).enumerate() {
+            book.matches += 1;
+            book.chain = chain(book.chain, &m.id);
+            ids.clear();
+            ids.extend(
+                roster_ids
+                    .iter()
+                    .map(|&r| book.number(&roster.players[r as usize].key)),
+            );
+            for (i, p) in m.players.iter().enumerate() {
+                if let Some(s) = p.bot_skill {
+                    book.skill.insert(ids[i], f64::from(s));
+                }
+            }
+            batch.players.push(book.keys.len());
+            batch
+                .outcomes
+                .push(Outcome::StartMatch { index: mi as u32 });
+            for e in &m.events {
+                match e.kind {
+                    EventKind::Frag => {
+                        let (killer, victim) = (ids[e.actor as usize], ids[e.target as usize]);
+                        book.incidents[killer as usize] += 1;
+                        book.incidents[victim as usize] += 1;
+                        batch.frags += 1;
+                        batch.outcomes.push(Outcome::Frag { killer, victim });
+                    }
+                    EventKind::Suicide | EventKind::TeamKill => {
+                        batch.outcomes.push(Outcome::Penalty {
+                            player: ids[e.actor as usize],
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            batch.outcomes.push(Outcome::EndMatch { index: mi as u32 });
+            if m.duration_seconds > 0 {
+                book.lengths.push(m.duration_seconds);
+            }
+            let game = team_game(m, &ids, time_base(&book.lengths));
+            book.team_results += u64::from(game.is_some());
+            batch.team_games.push(game);
+            batch.starts.push(MatchStart {
+                day: m.start.map(|t| {
+                    t.date()
+                        .signed_duration_since(chrono::NaiveDate::MIN)
+                        .num_days()
+                }),
+            });
+            batch.gametypes.push(m.gametype.code.clone());
+        }
+        book.frags += batch.frags as u64;
+        batch
+    }
+
+    /// Stops the replay: the checkpoint to resume from next time, and every system's report
+    /// with its final ratings (the headline's in `roster` order).
+    pub fn finish(self, roster: &Roster) -> (Evaluation, ReplayCheckpoint) {
+        let Evaluator { book, mut runs } = self;
+        let boundary = super::held_out_from(book.frags as usize) as u64;
+        for run in &mut runs {
+            run.scores.prune(boundary);
+        }
+        // Saved before the final ratings: those may refit (whole history), which the next
+        // build's replay must not start from.
+        let saved: Vec<Vec<u8>> = runs.iter().map(|r| r.rater.save()).collect();
+        let answer = SkillKey {
+            bots: book
+                .skill
+                .iter()
+                .filter(|(id, _)| book.incidents[**id as usize] >= MIN_INCIDENTS_FOR_SKILL)
+                .map(|(id, s)| (*id, *s))
+                .collect(),
+        };
+        let results: Vec<(SystemReport, Vec<f64>)> = runs
+            .par_iter_mut()
+            .enumerate()
+            .map(|(i, run)| {
+                let ratings = run.rater.ratings();
+                (report(run, &ratings, &answer, boundary, i == 0), ratings)
+            })
+            .collect();
+        let mut reports = Vec::with_capacity(results.len());
+        let mut headline_ratings = Vec::new();
+        for (i, (report, ratings)) in results.into_iter().enumerate() {
+            if i == 0 {
+                headline_ratings = roster
+                    .players
+                    .iter()
+                    .map(|p| {
+                        book.index
+                            .get(&p.key)
+                            .and_then(|&n| ratings.get(n as usize))
+                            .copied()
+                            .unwrap_or(0.0)
+                    })
+                    .collect();
+            }
+            reports.push(report);
+        }
+        let headline = reports[0].id.clone();
+        reports.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
+        let held_out_frags = runs[0].scores.held_out(boundary).0.n;
+        let evaluation = Evaluation {
+            headline,
+            held_out_share: HELD_OUT_SHARE,
+            frags: book.frags as usize,
+            held_out_frags,
+            team_results: book.team_results as usize,
+            systems: reports,
+            headline_ratings,
+        };
+        let checkpoint = ReplayCheckpoint {
+            runs: runs
+                .into_iter()
+                .zip(saved)
+                .map(|(run, rater)| SavedRun {
+                    id: run.rater.id().to_string(),
+                    rater,
+                    scores: run.scores,
+                })
+                .collect(),
+            book,
+        };
+        (evaluation, checkpoint)
+    }
+}
+
+/// The report of one system from its scores and final state.
+fn report(
+    run: &Run,
+    ratings: &[f64],
+    answer: &SkillKey,
+    boundary: u64,
+    headline: bool,
+) -> SystemReport {
+    let scores = &run.scores;
+    let (spearman_bot_skill, bots) = answer.spearman(ratings);
+    let (held_out, paired_held_out) = scores.held_out(boundary);
+    SystemReport {
+        id: run.rater.id().to_string(),
+        system: run.rater.name().to_string(),
+        all: scores.all.score(),
+        held_out: held_out.score(),
+        by_gametype: scores
+            .by_type
+            .iter()
+            .map(|(k, v)| (k.clone(), v.score()))
+            .collect(),
+        team_results: scores.teams.score(),
+        spearman_bot_skill,
+        bots,
+        vs_headline: (!headline).then(|| scores.paired.paired()),
+        vs_headline_held_out: (!headline).then(|| paired_held_out.paired()),
+    }
+}
+
+/// Replays `batch` through one system, scoring every frag and team-result prediction before it
+/// is learnt and comparing it frag by frag with `headline_losses` when given. Returns the
+/// system's log-loss on every frag of the batch when no reference is given (the headline's).
+fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<f32> {
+    let Run { rater, scores } = run;
+    let mut losses = Vec::with_capacity(if headline_losses.is_some() {
+        0
+    } else {
+        batch.frags
+    });
+    let mut frag = 0usize;
+    let mut current = MatchScore::default();
+    let mut team_prediction = None;
+    for o in &batch.outcomes {
+        match *o {
+            Outcome::StartMatch { index } => {
+                rater.grow(batch.players[index as usize]);
+                rater.start_match(batch.starts[index as usize]);
+                team_prediction = batch.team_games[index as usize]
+                    .as_ref()
+                    .map(|g| rater.predict_team(g));
+                current = MatchScore {
+                    first_frag: batch.frags_before + frag as u64,
+                    ..MatchScore::default()
+                };
+            }
+            Outcome::Frag { killer, victim } => {
+                let p = rater.predict(killer, victim);
+                scores.all.add(p);
+                current.sums.add(p);
+                match headline_losses {
+                    Some(reference) => {
+                        let d = loss(p) - f64::from(reference[frag]);
+                        scores.paired.add(d);
+                        current.paired.add(d);
+                    }
+                    None => losses.push(loss(p) as f32),
+                }
+                frag += 1;
+                rater.frag(killer, victim);
+            }
+            Outcome::Penalty { player } => rater.penalty(player),
+            Outcome::EndMatch { index } => {
+                let code = &batch.gametypes[index as usize];
+                match scores.by_type.get_mut(code) {
+                    Some(sums) => sums.merge(&current.sums),
+                    None => {
+                        scores.by_type.insert(code.clone(), current.sums.clone());
+                    }
+                }
+                if let (Some(game), Some(p_red)) =
+                    (&batch.team_games[index as usize], team_prediction.take())
+                {
+                    scores
+                        .teams
+                        .add(if game.red_won { p_red } else { 1.0 - p_red });
+                    rater.team_result(game);
+                }
+                rater.end_match();
+                scores.recent.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    losses
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::identity::Aliases;
+
+    /// Stopping the replay after any match, saving the checkpoint to bytes and resuming it
+    /// gives the same evaluation and ratings, to the bit, as one replay of everything.
+    #[test]
+    fn resumed_replay_equals_one_replay() {
+        let root = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/data/openarena"
+        ));
+        let (matches, _) = crate::build::read_logs(&[root]).unwrap();
+        let roster = Roster::build(&matches, &Aliases::default());
+        let cfg = RatingConfig::default();
+        let whole = |e: &Evaluation| {
+            (
+                serde_json::to_string(e).unwrap(),
+                e.headline_ratings.clone(),
+            )
+        };
+        let mut one = Evaluator::new(&cfg, true);
+        one.advance(&matches, &roster, 0);
+        let expected = whole(&one.finish(&roster).0);
+        for cut in [1, matches.len() / 3, matches.len() - 1] {
+            let mut first = Evaluator::new(&cfg, true);
+            first.advance(&matches[..cut], &roster, 0);
+            let (_, checkpoint) = first.finish(&roster);
+            let bytes = postcard::to_allocvec(&checkpoint).unwrap();
+            let checkpoint: ReplayCheckpoint = postcard::from_bytes(&bytes).unwrap();
+            let (mut rest, from) = Evaluator::resume(checkpoint, &cfg, true, &matches).unwrap();
+            assert_eq!(from, cut);
+            rest.advance(&matches, &roster, from);
+            assert!(
+                whole(&rest.finish(&roster).0) == expected,
+                "cut after {cut}"
+            );
+        }
+    }
+
+    /// A checkpoint is refused when an earlier match changed or the configuration did.
+    #[test]
+    fn checkpoint_refused_when_history_or_config_changed() {
+        let root = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/data/openarena/tdm"
+        ));
+        let (matches, _) = crate::build::read_logs(&[root]).unwrap();
+        assert!(matches.len() >= 3);
+        let roster = Roster::build(&matches, &Aliases::default());
+        let cfg = RatingConfig::default();
+        let mut e = Evaluator::new(&cfg, false);
+        e.advance(&matches[..2], &roster, 0);
+        let (_, checkpoint) = e.finish(&roster);
+        let mut reordered = matches.clone();
+        reordered.swap(0, 2);
+        let why = Evaluator::resume(checkpoint.clone(), &cfg, false, &reordered).err();
+        assert!(why.unwrap().contains("matches"));
+        let why = Evaluator::resume(checkpoint.clone(), &cfg, true, &matches).err();
+        assert!(why.unwrap().contains("configuration"));
+        let mut other = cfg.clone();
+        other.whole_history.decay = 0.98;
+        assert!(Evaluator::resume(checkpoint.clone(), &other, false, &matches).is_err());
+        assert!(Evaluator::resume(checkpoint, &cfg, false, &matches[..1]).is_err());
+    }
+
+    #[test]
+    fn running_median_is_the_upper_median() {
+        let mut m = RunningMedian::default();
+        assert_eq!(m.median(), None);
+        let mut seen = Vec::new();
+        for x in [5u32, 1, 9, 9, 3, 7, 2, 2, 8, 6, 1] {
+            m.push(x);
+            seen.push(x);
+            let mut sorted = seen.clone();
+            sorted.sort_unstable();
+            assert_eq!(m.median(), Some(sorted[sorted.len() / 2]), "{seen:?}");
+        }
+    }
+}
