@@ -18,7 +18,7 @@ use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::{Progress, Timer};
-use crate::rating::{Ratings, Replayed};
+use crate::rating::{Ratings, Replayed, Replays};
 use crate::render::{PageCache, SiteInput, render_site};
 use crate::state::{self, FileState, Fingerprint, Loaded, State};
 use crate::stats::Stats;
@@ -159,19 +159,20 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         }
     };
     timer.lap("load state");
+    let previous_pages = previous
+        .as_mut()
+        .map(|p| std::mem::take(&mut p.pages))
+        .unwrap_or_default();
     let LogsRead {
         matches,
         diagnostics,
         state: new_state,
         counts,
-    } = read_logs_incremental(&roots, previous.as_ref())?;
+    } = read_logs_incremental(&roots, previous)?;
     timer.lap("read logs");
     // Pages the previous build made that are still in the output, with what they were made from.
     let cache = PageCache {
-        keys: previous
-            .take()
-            .map(|p| p.pages)
-            .unwrap_or_default()
+        keys: previous_pages
             .into_iter()
             .filter(|(path, _)| out.join(path).is_file())
             .collect(),
@@ -236,12 +237,21 @@ pub fn render(
 ) -> Result<RenderedSite> {
     let timer = Timer::new();
     let roster = Roster::build(matches, &Aliases::new(&config.aliases));
-    let stats = Stats::compute(matches, &roster);
-    timer.lap("identities and counts");
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
-    let (ratings, checkpoint, replayed) =
-        Ratings::compute(matches, &roster, &clans, &stats, &config.rating, resume);
-    timer.lap("ratings");
+    timer.lap("identities and clans");
+    // The counts and the two replays of the whole history are independent: run them together.
+    let (stats, replays) = rayon::join(
+        || Stats::compute(matches, &roster),
+        || Replays::compute(matches, &roster, &clans, &config.rating, resume),
+    );
+    let Replays {
+        dynamic,
+        evaluation,
+        checkpoint,
+        replayed,
+    } = replays;
+    let ratings = Ratings::compute(dynamic, evaluation, &stats, &config.rating);
+    timer.lap("counts and ratings");
     let files = render_site(&SiteInput {
         config,
         matches,
@@ -301,9 +311,20 @@ enum ReadKind {
 /// Like [`read_logs`], reusing what `previous` remembers of each file: unchanged files are not
 /// read, grown files are read from their checkpoint, changed or new files from the start. Also
 /// returns the state to remember for next time.
-pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<&State>) -> Result<LogsRead> {
+pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<State>) -> Result<LogsRead> {
     let mut crawl_skips = Vec::new();
     let files = crawl(roots, &mut crawl_skips)?;
+    // What the previous build remembers of each file found now (the others are gone).
+    let mut remembered: std::collections::HashMap<String, FileState> = previous
+        .map(|p| p.files)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|f| (f.path.clone(), f))
+        .collect();
+    let prevs: Vec<Option<FileState>> = files
+        .iter()
+        .map(|f| remembered.remove(f.path.to_string_lossy().as_ref()))
+        .collect();
     let total: u64 = files
         .iter()
         .filter_map(|f| std::fs::metadata(&f.path).ok())
@@ -312,10 +333,10 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<&State>) -> Res
     let progress = Progress::bytes(total);
     let read: Vec<(FileState, ReadKind)> = files
         .par_iter()
+        .zip(prevs)
         .enumerate()
-        .map(|(i, f)| {
-            let key = f.path.to_string_lossy();
-            let result = read_file(i, f, previous.and_then(|p| p.file(&key)));
+        .map(|(i, (f, prev))| {
+            let result = read_file(i, f, prev);
             progress.add(result.0.size);
             result
         })
@@ -335,18 +356,31 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<&State>) -> Res
             }
         }
     }
-    let states: Vec<FileState> = read.into_iter().map(|(s, _)| s).collect();
+    let mut states: Vec<FileState> = read.into_iter().map(|(s, _)| s).collect();
     let mut reports = Vec::with_capacity(states.len() + crawl_skips.len());
     let mut matches = Vec::new();
-    for (i, (state, file)) in states.iter().zip(&files).enumerate() {
+    for (i, (state, file)) in states.iter_mut().zip(&files).enumerate() {
         let mut report = state.report.clone();
         report.path.clone_from(&file.rel);
         reports.push(report);
-        for m in state.settled.iter().chain(&state.tail) {
-            let mut m = m.clone();
+        let add = |mut m: Match| {
             m.file_index = i;
             m.source.clone_from(&file.rel);
             matches.push(m);
+        };
+        if state.changed {
+            // Saved with this state: copy.
+            state
+                .settled
+                .iter()
+                .chain(&state.tail)
+                .cloned()
+                .for_each(add);
+        } else {
+            // Its saved file stays as it is: the matches are not needed in the state again.
+            let settled = std::mem::take(&mut state.settled);
+            let tail = std::mem::take(&mut state.tail);
+            settled.into_iter().chain(tail).for_each(add);
         }
     }
     let matches = order_and_dedupe(matches, &mut reports);
@@ -370,7 +404,7 @@ fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
 }
 
 /// Reads one file, reusing `prev` where the file did not change before its checkpoint.
-fn read_file(index: usize, file: &LogFile, prev: Option<&FileState>) -> (FileState, ReadKind) {
+fn read_file(index: usize, file: &LogFile, prev: Option<FileState>) -> (FileState, ReadKind) {
     let mut kind = ReadKind::Whole(0);
     let mut state = FileState {
         path: file.path.to_string_lossy().into_owned(),
@@ -386,6 +420,7 @@ fn read_file(index: usize, file: &LogFile, prev: Option<&FileState>) -> (FileSta
         checkpoint: None,
         settled: Vec::new(),
         tail: Vec::new(),
+        changed: true,
     };
     let result = (|| -> Result<()> {
         let mut f = File::open(&file.path)
@@ -397,7 +432,7 @@ fn read_file(index: usize, file: &LogFile, prev: Option<&FileState>) -> (FileSta
         state.report.bytes = state.size;
         // The stored head range must still hold the same bytes (a rotated or rewritten file
         // does not), whatever the file's length now.
-        let same_head = |p: &&FileState| {
+        let same_head = |p: &FileState| {
             if p.head.len == state.head.len {
                 p.head == state.head
             } else {
@@ -408,17 +443,18 @@ fn read_file(index: usize, file: &LogFile, prev: Option<&FileState>) -> (FileSta
             if p.size == state.size && p.mtime_ns == state.mtime_ns && p.head == state.head {
                 // Unchanged: nothing to read.
                 let path = std::mem::take(&mut state.path);
-                state = p.clone();
+                state = p;
                 state.path = path;
+                state.changed = false;
                 kind = ReadKind::Unchanged;
                 return Ok(());
             }
             let grown = state.size > p.size && p.report.format.is_some();
-            if let Some(cp) = p.checkpoint.as_ref().filter(|_| grown)
+            if let Some(cp) = p.checkpoint.clone().filter(|_| grown)
                 && p.before_checkpoint.is_some_and(|fp| fp.matches(&mut f))
             {
                 kind = ReadKind::Resumed(state.size - cp.offset);
-                return resume(index, file, f, p, cp, &mut state);
+                return resume(index, file, f, p, &cp, &mut state);
             }
         }
         kind = ReadKind::Whole(state.size);
@@ -459,7 +495,7 @@ fn resume(
     index: usize,
     file: &LogFile,
     mut f: File,
-    prev: &FileState,
+    prev: FileState,
     cp: &Checkpoint,
     state: &mut FileState,
 ) -> Result<()> {
@@ -472,15 +508,7 @@ fn resume(
     state.report = cp.report.clone();
     state.report.bytes = bytes;
     state.report.path.clone_from(&file.rel);
-    run_parser(
-        *parser,
-        index,
-        file,
-        f,
-        state,
-        Some(cp),
-        prev.settled.clone(),
-    )
+    run_parser(*parser, index, file, f, state, Some(cp), prev.settled)
 }
 
 /// Streams `f` (positioned at the start or at `resume`'s offset) through `parser` and stores the

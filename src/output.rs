@@ -39,6 +39,7 @@ pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<usize> {
         std::fs::remove_dir_all(&staging)?;
     }
     let previous = out.is_dir().then_some(out);
+    let timer = crate::progress::Timer::new();
     let written = match write_all(&staging, files, previous) {
         Ok(n) => n,
         Err(e) => {
@@ -47,7 +48,9 @@ pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<usize> {
         }
     };
     if out.exists() {
+        timer.lap("  stage the site");
         if exchange(&staging, out).is_ok() {
+            timer.lap("  swap it in");
             // `staging` now holds the old site.
             std::fs::remove_dir_all(&staging)
                 .with_context(|| format!("cannot remove the old site {}", staging.display()))?;

@@ -3,10 +3,14 @@
 //! the resume point, the resume [`Checkpoint`], the matches before it (settled) and after it (the
 //! tail, re-parsed when the file grows).
 //!
-//! Stored as one `postcard` file (compact serde binary: varints, no schema step, fast to load),
-//! written through a temporary file and a rename so a crash leaves the old state. A state from
-//! another fragstats, parser or state-format version, or one that cannot be read, is ignored (full
-//! parse) with a warning: never a wrong site.
+//! Stored as `postcard` files (compact serde binary: varints, no schema step, fast to load): one
+//! per log file under `files/` (named by a hash of the log's path, holding its whole
+//! [`FileState`]), rewritten only when that log changed, and an index `state.bin` listing the
+//! logs and the pages of the site. Every file is written through a temporary file and a rename,
+//! so a crash leaves old or new files, each complete in itself: a per-log file newer than the
+//! index still describes its log truly. A state from another fragstats, parser or state-format
+//! version, or one that cannot be read, is ignored (full parse) with a warning: never a wrong
+//! site; a per-log file that is missing or damaged only makes that log be read again.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -23,9 +27,11 @@ use crate::parse::Checkpoint;
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
 pub const PARSER_VERSION: u32 = 1;
 /// Bump when the layout of [`State`] changes.
-const STATE_FORMAT: u32 = 2;
-/// File name of the state inside the state folder.
+const STATE_FORMAT: u32 = 3;
+/// File name of the state's index inside the state folder.
 const STATE_FILE: &str = "state.bin";
+/// Folder of the per-log files inside the state folder.
+const FILES_DIR: &str = "files";
 /// Bytes hashed for the head and pre-checkpoint fingerprints.
 const FINGERPRINT_BYTES: u64 = 4096;
 
@@ -106,6 +112,9 @@ pub struct FileState {
     pub settled: Vec<Match>,
     /// Matches after it (a match still open at the end is among them, closed at the end).
     pub tail: Vec<Match>,
+    /// Read again by this build (so saved); unchanged logs keep their saved file.
+    #[serde(skip)]
+    pub changed: bool,
 }
 
 /// Everything remembered between builds.
@@ -126,14 +135,6 @@ impl State {
             pages: Vec::new(),
         }
     }
-
-    /// The stored state of the file at `path`.
-    pub fn file(&self, path: &str) -> Option<&FileState> {
-        self.files
-            .binary_search_by(|f| f.path.as_str().cmp(path))
-            .ok()
-            .map(|i| &self.files[i])
-    }
 }
 
 /// What loading the state found.
@@ -150,8 +151,33 @@ pub fn path(dir: &Path) -> PathBuf {
     dir.join(STATE_FILE)
 }
 
+/// What `state.bin` holds: the logs with a per-log file, and the pages of the site.
+#[derive(Debug, Serialize, Deserialize)]
+struct Index {
+    header: Header,
+    files: Vec<String>,
+    pages: Vec<(String, u64)>,
+}
+
+/// The per-log file of the log at `path`.
+fn file_path(dir: &Path, path: &str) -> PathBuf {
+    let mut h = crate::hash::Hasher::new();
+    h.str(path);
+    dir.join(FILES_DIR).join(format!("{:016x}.bin", h.finish()))
+}
+
+/// Reads the per-log file of `path`: None when it is missing, damaged, of another version or
+/// of another log.
+fn load_file(dir: &Path, path: &str) -> Option<FileState> {
+    let bytes = std::fs::read(file_path(dir, path)).ok()?;
+    let (header, rest) = postcard::take_from_bytes::<Header>(&bytes).ok()?;
+    let file: FileState = postcard::from_bytes(rest).ok()?;
+    (header == Header::current() && file.path == path).then_some(file)
+}
+
 /// Loads the state from `dir`.
 pub fn load(dir: &Path) -> Loaded {
+    use rayon::prelude::*;
     let bytes = match std::fs::read(path(dir)) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Loaded::None,
@@ -172,19 +198,61 @@ pub fn load(dir: &Path) -> Loaded {
             STATE_FORMAT
         ));
     }
-    match postcard::from_bytes::<State>(&bytes) {
-        Ok(mut s) => {
-            s.files.sort_by(|a, b| a.path.cmp(&b.path));
-            Loaded::State(s)
-        }
-        Err(e) => Loaded::Discarded(format!("state file is damaged ({e})")),
-    }
+    let index = match postcard::from_bytes::<Index>(&bytes) {
+        Ok(index) => index,
+        Err(e) => return Loaded::Discarded(format!("state file is damaged ({e})")),
+    };
+    let mut files: Vec<FileState> = index
+        .files
+        .par_iter()
+        .filter_map(|p| load_file(dir, p))
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Loaded::State(State {
+        header: index.header,
+        files,
+        pages: index.pages,
+    })
 }
 
-/// Saves the state into `dir` through a temporary file, flushed to disk, then renamed.
+/// Saves the state into `dir`: the per-log file of every changed log, then the index, then
+/// removes the per-log files of logs that are gone. Each through a temporary file, flushed to
+/// disk, then renamed.
 pub fn save(dir: &Path, state: &State) -> Result<()> {
-    let bytes = postcard::to_allocvec(state).context("cannot encode the state")?;
-    replace_file(dir, STATE_FILE, &bytes)
+    use rayon::prelude::*;
+    let files_dir = dir.join(FILES_DIR);
+    state
+        .files
+        .par_iter()
+        .filter(|f| f.changed)
+        .try_for_each(|f| -> Result<()> {
+            let mut bytes = postcard::to_allocvec(&state.header).context("cannot encode")?;
+            bytes.extend(postcard::to_allocvec(f).context("cannot encode the state")?);
+            let target = file_path(dir, &f.path);
+            let name = target.file_name().expect("a file name").to_string_lossy();
+            replace_file(&files_dir, &name, &bytes)
+        })?;
+    let index = Index {
+        header: state.header.clone(),
+        files: state.files.iter().map(|f| f.path.clone()).collect(),
+        pages: state.pages.clone(),
+    };
+    let bytes = postcard::to_allocvec(&index).context("cannot encode the state")?;
+    replace_file(dir, STATE_FILE, &bytes)?;
+    let keep: std::collections::HashSet<PathBuf> = state
+        .files
+        .iter()
+        .map(|f| file_path(dir, &f.path))
+        .collect();
+    if let Ok(entries) = std::fs::read_dir(&files_dir) {
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if !keep.contains(&p) {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes `bytes` to `dir/name` through a temporary file, flushed to disk, then renamed, so a
@@ -242,7 +310,7 @@ mod tests {
         assert!(matches!(load(dir.path()), Loaded::Discarded(_)));
         let mut old = State::new(vec![]);
         old.header.parser = PARSER_VERSION + 1;
-        std::fs::write(path(dir.path()), postcard::to_allocvec(&old).unwrap()).unwrap();
+        save(dir.path(), &old).unwrap();
         match load(dir.path()) {
             Loaded::Discarded(why) => assert!(why.contains("parser"), "{why}"),
             _ => panic!("old parser version accepted"),

@@ -260,6 +260,21 @@ fn unchanged_pages_keep_their_time_and_state_survives_damage() {
     );
     let _ = site.check("after a damaged state");
 
+    // A damaged per-log state file and a damaged rating checkpoint: that log is read again and
+    // the ratings replayed from the first match, and the site is still right.
+    let files: Vec<_> = std::fs::read_dir(site.dir.path().join(".fragstats/files"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "one per-log file per log");
+    std::fs::write(&files[0], b"\x00\x01damaged").unwrap();
+    std::fs::write(site.dir.path().join(".fragstats/ratings.bin"), b"damaged").unwrap();
+    let how = site.check("after a damaged per-log file and checkpoint");
+    assert!(
+        how.contains("1 read whole") && how.contains("ratings: replayed all"),
+        "{how}"
+    );
+
     // A new title changes every page, kept ones included.
     for toml in ["site.toml", "full/site.toml"] {
         let path = site.dir.path().join(toml);

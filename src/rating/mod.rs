@@ -49,62 +49,100 @@ pub struct Headline {
     pub evaluation: Evaluation,
 }
 
-impl Headline {
-    /// Runs the headline system (and, with `cfg.evaluation`, every other one) over `matches`,
-    /// resuming `resume` when it covers a start of them. `incidents` are each identity's frags
-    /// made plus suffered; `becker` the site's full dynamic ladder, which is the headline value
-    /// when Becker is the headline (the evaluated ladder predicts frags only, without the flag,
-    /// clan and duel rules). Also returns the checkpoint for the next build.
+/// The replays of the whole history that need only the matches: Becker's ladder and the
+/// evaluation of every system (with the headline's ratings), run in parallel.
+pub struct Replays {
+    pub dynamic: DynamicRatings,
+    pub evaluation: Evaluation,
+    /// Where the next build can resume the evaluation.
+    pub checkpoint: ReplayCheckpoint,
+    pub replayed: Replayed,
+}
+
+impl Replays {
+    /// Replays `matches` (in rating order) for the identities of `roster` and the clans of
+    /// `clans`. The evaluation resumes `resume` when that covers a start of `matches` under the
+    /// same configuration, and otherwise starts from the first match.
     pub fn compute(
         matches: &[Match],
         roster: &Roster,
+        clans: &Clans,
+        cfg: &RatingConfig,
+        resume: Option<ReplayCheckpoint>,
+    ) -> Replays {
+        let (dynamic, (evaluation, checkpoint, replayed)) = rayon::join(
+            || Stream::build(matches, roster, clans, &cfg.dynamic).run(&cfg.dynamic),
+            || evaluate(matches, roster, cfg, resume),
+        );
+        Replays {
+            dynamic,
+            evaluation,
+            checkpoint,
+            replayed,
+        }
+    }
+}
+
+/// Runs the headline system (and, with `cfg.evaluation`, every other one) over `matches`,
+/// resuming `resume` where it can.
+fn evaluate(
+    matches: &[Match],
+    roster: &Roster,
+    cfg: &RatingConfig,
+    resume: Option<ReplayCheckpoint>,
+) -> (Evaluation, ReplayCheckpoint, Replayed) {
+    let (mut evaluator, from, replayed) = match resume {
+        None => (Evaluator::new(cfg, cfg.evaluation), 0, Replayed::Whole),
+        Some(cp) => match Evaluator::resume(cp, cfg, cfg.evaluation, matches) {
+            Ok((e, from)) => (e, from, Replayed::Resumed(from)),
+            Err(why) => (
+                Evaluator::new(cfg, cfg.evaluation),
+                0,
+                Replayed::Refused(why),
+            ),
+        },
+    };
+    evaluator.advance(matches, roster, from);
+    let (evaluation, checkpoint) = evaluator.finish(roster);
+    (evaluation, checkpoint, replayed)
+}
+
+impl Headline {
+    /// The headline from the `evaluation`: the ratings of the system `[rating.headline]` names,
+    /// or `becker`, the site's full dynamic ladder, when that is Becker (the evaluated ladder
+    /// predicts frags only, without the flag, clan and duel rules). `incidents` are each
+    /// identity's frags made plus suffered, for the provisional flags.
+    pub fn new(
+        mut evaluation: Evaluation,
         incidents: &[u64],
         becker: &[f64],
         cfg: &RatingConfig,
-        resume: Option<ReplayCheckpoint>,
-    ) -> (Headline, ReplayCheckpoint, Replayed) {
-        let (mut evaluator, from, replayed) = match resume {
-            None => (Evaluator::new(cfg, cfg.evaluation), 0, Replayed::Whole),
-            Some(cp) => match Evaluator::resume(cp, cfg, cfg.evaluation, matches) {
-                Ok((e, from)) => (e, from, Replayed::Resumed(from)),
-                Err(why) => (
-                    Evaluator::new(cfg, cfg.evaluation),
-                    0,
-                    Replayed::Refused(why),
-                ),
-            },
-        };
-        evaluator.advance(matches, roster, from);
-        let (mut evaluation, checkpoint) = evaluator.finish(roster);
+    ) -> Headline {
         let value = match cfg.headline.system {
             HeadlineSystem::Becker => becker.to_vec(),
             _ => std::mem::take(&mut evaluation.headline_ratings),
         };
         let threshold = u64::from(cfg.headline.provisional_incidents);
-        let headline = Headline {
+        Headline {
             value,
             provisional: incidents.iter().map(|&n| n < threshold).collect(),
             evaluation,
-        };
-        (headline, checkpoint, replayed)
+        }
     }
 }
 
 impl Ratings {
-    /// Rates `matches` (in rating order) for the identities of `roster` and the clans of
-    /// `clans`, resuming the evaluation replay from `resume` where it can (see
-    /// [`Headline::compute`]).
+    /// Every rating from the replays ([`Replays`]) and the counts (for the static ranking's
+    /// frag matrix).
     pub fn compute(
-        matches: &[Match],
-        roster: &Roster,
-        clans: &Clans,
+        dynamic: DynamicRatings,
+        evaluation: Evaluation,
         stats: &Stats,
         cfg: &RatingConfig,
-        resume: Option<ReplayCheckpoint>,
-    ) -> (Ratings, ReplayCheckpoint, Replayed) {
-        let dynamic = Stream::build(matches, roster, clans, &cfg.dynamic).run(&cfg.dynamic);
+    ) -> Ratings {
+        let players = stats.players.len();
         let matrix = FragMatrix::from_counts(
-            roster.players.len(),
+            players,
             stats
                 .players
                 .iter()
@@ -112,19 +150,11 @@ impl Ratings {
                 .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
         );
         let static_ = static_rank::rank(&matrix, &cfg.static_);
-        let (headline, checkpoint, replayed) = Headline::compute(
-            matches,
-            roster,
-            &static_.incidents,
-            &dynamic.players,
-            cfg,
-            resume,
-        );
-        let ratings = Ratings {
+        let headline = Headline::new(evaluation, &static_.incidents, &dynamic.players, cfg);
+        Ratings {
             dynamic,
             static_,
             headline,
-        };
-        (ratings, checkpoint, replayed)
+        }
     }
 }

@@ -1140,14 +1140,23 @@ impl<'a> Renderer<'a> {
     fn map_page(&self, i: usize) -> MapPage {
         let m = &self.input.stats.maps[i];
         let row = &self.map_row(i);
-        let mut weapon_frags: std::collections::BTreeMap<String, u32> = Default::default();
+        // Frags per raw weapon name first (labels are made once per weapon, not per frag).
+        let mut raw_frags: HashMap<&str, u32> = HashMap::new();
+        let mut by_index: Vec<u32> = Vec::new();
         let (mut red_wins, mut blue_wins, mut draws) = (0, 0, 0);
         for &mi in &m.matches {
             let game = &self.input.matches[mi as usize];
+            by_index.clear();
+            by_index.resize(game.weapons.len(), 0);
             for e in game.events.iter().filter(|e| e.kind == EventKind::Frag) {
-                *weapon_frags
-                    .entry(weapon_label(&game.weapons[usize::from(e.detail)]))
-                    .or_default() += 1;
+                if let Some(n) = by_index.get_mut(usize::from(e.detail)) {
+                    *n += 1;
+                }
+            }
+            for (weapon, &n) in game.weapons.iter().zip(&by_index) {
+                if n > 0 {
+                    *raw_frags.entry(weapon.as_str()).or_default() += n;
+                }
             }
             if let Some([red, blue]) = game.team_scores.filter(|_| game.gametype.team_based) {
                 match red.cmp(&blue) {
@@ -1156,6 +1165,10 @@ impl<'a> Renderer<'a> {
                     std::cmp::Ordering::Equal => draws += 1,
                 }
             }
+        }
+        let mut weapon_frags: std::collections::BTreeMap<String, u32> = Default::default();
+        for (raw, n) in raw_frags {
+            *weapon_frags.entry(weapon_label(raw)).or_default() += n;
         }
         let mut weapons: Vec<LabelCount> = weapon_frags
             .into_iter()
