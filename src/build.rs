@@ -385,7 +385,6 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<State>) -> Resu
     }
     let matches = order_and_dedupe(matches, &mut reports);
     reports.extend(crawl_skips);
-    let mut states = states;
     states.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(LogsRead {
         matches,
