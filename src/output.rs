@@ -5,6 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use rayon::prelude::*;
 
 use crate::render::OutputFile;
 
@@ -52,7 +53,7 @@ pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<usize> {
         if exchange(&staging, out).is_ok() {
             timer.lap("  swap it in");
             // `staging` now holds the old site.
-            std::fs::remove_dir_all(&staging)
+            remove_tree(&staging)
                 .with_context(|| format!("cannot remove the old site {}", staging.display()))?;
             return Ok(written);
         }
@@ -148,35 +149,62 @@ fn write_all(staging: &Path, files: &[OutputFile], previous: Option<&Path>) -> R
         staging.join(MARKER),
         b"made by fragstats; replaced on every build\n",
     )?;
-    let mut written = 0;
+    // Folders first (once each), then the files in parallel: most are hard links to the
+    // previous site, and a big site has tens of thousands of them.
+    let mut dirs = std::collections::BTreeSet::new();
+    let mut targets = Vec::with_capacity(files.len());
     for f in files {
         let rel = safe_relative(&f.path)?;
-        let path = staging.join(&rel);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
+        if let Some(dir) = rel.parent().filter(|d| !d.as_os_str().is_empty()) {
+            dirs.insert(dir.to_path_buf());
         }
-        if f.reuse {
-            let old = previous
-                .map(|p| p.join(&rel))
-                .with_context(|| format!("no previous {} to keep", f.path))?;
-            if std::fs::hard_link(&old, &path).is_err() {
-                std::fs::copy(&old, &path)
-                    .with_context(|| format!("cannot keep {}", old.display()))?;
-            }
-            continue;
-        }
-        if let Some(old) = previous.map(|p| p.join(&rel))
-            && same_bytes(&old, &f.bytes)
-            && std::fs::hard_link(&old, &path).is_ok()
-        {
-            continue;
-        }
-        std::fs::write(&path, &f.bytes)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        written += 1;
+        targets.push(rel);
     }
-    Ok(written)
+    for dir in &dirs {
+        let dir = staging.join(dir);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let written: Vec<bool> = files
+        .par_iter()
+        .zip(&targets)
+        .map(|(f, rel)| stage_file(staging, f, rel, previous))
+        .collect::<Result<_>>()?;
+    Ok(written.into_iter().filter(|w| *w).count())
+}
+
+/// Puts one file into the staging folder: a hard link to the previous site's file when that is
+/// to be kept or already holds the same bytes, else the new bytes. True when written anew.
+fn stage_file(staging: &Path, f: &OutputFile, rel: &Path, previous: Option<&Path>) -> Result<bool> {
+    let path = staging.join(rel);
+    if f.reuse {
+        let old = previous
+            .map(|p| p.join(rel))
+            .with_context(|| format!("no previous {} to keep", f.path))?;
+        if std::fs::hard_link(&old, &path).is_err() {
+            std::fs::copy(&old, &path).with_context(|| format!("cannot keep {}", old.display()))?;
+        }
+        return Ok(false);
+    }
+    if let Some(old) = previous.map(|p| p.join(rel))
+        && same_bytes(&old, &f.bytes)
+        && std::fs::hard_link(&old, &path).is_ok()
+    {
+        return Ok(false);
+    }
+    std::fs::write(&path, &f.bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(true)
+}
+
+/// Removes a folder tree, its subfolders in parallel.
+fn remove_tree(dir: &Path) -> std::io::Result<()> {
+    let subdirs: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    subdirs.par_iter().try_for_each(std::fs::remove_dir_all)?;
+    std::fs::remove_dir_all(dir)
 }
 
 /// The file at `path` exists and holds exactly `bytes`.
