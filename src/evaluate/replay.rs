@@ -187,15 +187,15 @@ struct Batch {
 }
 
 /// The chained hash of match ids (in order).
-fn chain(mut hash: u64, id: &str) -> u64 {
+fn chain(hash: u64, id: &str) -> u64 {
     let mut h = crate::hash::Hasher::new();
     h.u64(hash);
     h.str(id);
-    hash = h.finish();
-    hash
+    h.finish()
 }
 
-/// What a checkpoint must agree with to be resumed.
+/// What a checkpoint must agree with to be resumed. The configuration enters through its
+/// `Debug` text, which names every field and value.
 fn fingerprint(cfg: &RatingConfig, all_systems: bool) -> u64 {
     let mut h = crate::hash::Hasher::new();
     h.u64(CHECKPOINT_FORMAT);
