@@ -233,7 +233,7 @@ impl Evaluator {
             runs: system_ids(cfg, all_systems)
                 .into_iter()
                 .map(|id| Run {
-                    rater: systems::by_id(id, 0, cfg).expect("every listed system exists"),
+                    rater: systems::by_id(id, cfg).expect("every listed system exists"),
                     scores: Scores::default(),
                 })
                 .collect(),
@@ -271,8 +271,7 @@ impl Evaluator {
             .collect();
         let mut live = Vec::with_capacity(runs.len());
         for saved in runs {
-            let mut rater = systems::by_id(&saved.id, 0, cfg).expect("ids were checked");
-            rater.grow(book.keys.len());
+            let mut rater = systems::by_id(&saved.id, cfg).expect("ids were checked");
             rater
                 .restore(&saved.rater)
                 .map_err(|e| format!("the saved state of {} is damaged ({e})", saved.id))?;
@@ -536,16 +535,22 @@ mod tests {
     use super::*;
     use crate::model::identity::Aliases;
 
+    /// The matches of `../shared/data/<set>` in site order, and their roster.
+    fn history(set: &str) -> (Vec<Match>, Roster) {
+        let root = std::path::PathBuf::from(format!(
+            "{}/../shared/data/{set}",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let (matches, _) = crate::build::read_logs(&[root]).unwrap();
+        let roster = Roster::build(&matches, &Aliases::default());
+        (matches, roster)
+    }
+
     /// Stopping the replay after any match, saving the checkpoint to bytes and resuming it
     /// gives the same evaluation and ratings, to the bit, as one replay of everything.
     #[test]
     fn resumed_replay_equals_one_replay() {
-        let root = std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/data/openarena"
-        ));
-        let (matches, _) = crate::build::read_logs(&[root]).unwrap();
-        let roster = Roster::build(&matches, &Aliases::default());
+        let (matches, roster) = history("openarena");
         let cfg = RatingConfig::default();
         let whole = |e: &Evaluation| {
             (
@@ -575,13 +580,8 @@ mod tests {
     /// A checkpoint is refused when an earlier match changed or the configuration did.
     #[test]
     fn checkpoint_refused_when_history_or_config_changed() {
-        let root = std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/data/openarena/tdm"
-        ));
-        let (matches, _) = crate::build::read_logs(&[root]).unwrap();
+        let (matches, roster) = history("openarena/tdm");
         assert!(matches.len() >= 3);
-        let roster = Roster::build(&matches, &Aliases::default());
         let cfg = RatingConfig::default();
         let mut e = Evaluator::new(&cfg, false);
         e.advance(&matches[..2], &roster, 0);

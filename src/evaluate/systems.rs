@@ -130,16 +130,10 @@ pub const SYSTEM_IDS: [&str; 12] = [
     "whole-history",
 ];
 
-/// Every system, for `players` identities, configured by `cfg`.
-pub fn all(players: usize, cfg: &RatingConfig) -> Vec<Box<dyn FragRater>> {
-    SYSTEM_IDS
-        .iter()
-        .filter_map(|id| by_id(id, players, cfg))
-        .collect()
-}
-
-/// The system with key `id`, if there is one.
-pub fn by_id(id: &str, players: usize, cfg: &RatingConfig) -> Option<Box<dyn FragRater>> {
+/// The system with key `id`, if there is one, with no player yet ([`FragRater::grow`] adds
+/// them as they appear).
+pub fn by_id(id: &str, cfg: &RatingConfig) -> Option<Box<dyn FragRater>> {
+    let players = 0;
     let wh = &cfg.whole_history;
     Some(match id {
         "constant" => Box::new(Constant),
@@ -454,7 +448,7 @@ mod tests {
             assert_eq!(system.id(), id);
         }
         for id in SYSTEM_IDS {
-            let rater = by_id(id, 2, &RatingConfig::default()).unwrap();
+            let rater = by_id(id, &RatingConfig::default()).unwrap();
             assert_eq!(rater.id(), id);
         }
     }
