@@ -122,7 +122,8 @@ fn main() {
     )
     .expect("render");
     let secs = t.elapsed().as_secs_f64();
-    // The same site again, resuming the rating replay from the checkpoint (no match to replay).
+    // The same site again, resuming the counts and ratings from the checkpoint (no match to
+    // fold).
     let t = Instant::now();
     let resumed = render(
         &matches,
@@ -130,12 +131,12 @@ fn main() {
         &config,
         Path::new("/nonexistent-bench-site"),
         &Default::default(),
-        Some(site.checkpoint.clone()),
+        fragstats::state::decode_checkpoint(&site.checkpoint),
     )
     .expect("render");
     let resumed_secs = t.elapsed().as_secs_f64();
     assert!(
-        matches!(resumed.replayed, fragstats::rating::Replayed::Resumed(n) if n == matches.len()),
+        matches!(resumed.replayed, fragstats::history::Replayed::Resumed(n) if n == matches.len()),
         "{:?}",
         resumed.replayed
     );

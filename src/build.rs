@@ -12,16 +12,15 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::crawl::{LogFile, crawl};
 use crate::diagnostics::{Diagnostics, FileReport};
-use crate::evaluate::ReplayCheckpoint;
+use crate::history::{self, Folds, Replayed};
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::{Progress, Timer};
-use crate::rating::{Ratings, Replayed, Replays};
+use crate::rating::Ratings;
 use crate::render::{PageCache, SiteInput, render_site};
 use crate::state::{self, FileState, Fingerprint, Loaded, State};
-use crate::stats::Stats;
 
 /// What `fragstats build` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -52,12 +51,12 @@ pub struct Built {
     pub warnings: Vec<String>,
     /// How the log files were read (incremental state at work).
     pub counts: ReadCounts,
-    /// How the rating replay started (from a checkpoint or from the first match).
+    /// How counting and rating started (from a checkpoint or from the first match).
     pub replayed: Replayed,
 }
 
 impl Built {
-    /// One line on how the ratings were replayed.
+    /// One line on how the matches were counted and rated.
     pub fn replayed_line(&self) -> String {
         match &self.replayed {
             Replayed::Whole => format!("replayed all {} matches", self.matches),
@@ -217,52 +216,56 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
 }
 
 /// The files of a site rendered from matches (in site order), how many players it has, and the
-/// rating checkpoint for the next build.
+/// checkpoint of the counts and ratings for the next build (the bytes of its file).
 pub struct RenderedSite {
     pub files: Vec<crate::render::OutputFile>,
     pub players: usize,
-    pub checkpoint: ReplayCheckpoint,
+    pub checkpoint: Vec<u8>,
     pub replayed: Replayed,
 }
 
-/// Everything after parsing: identities, counts, clans, ratings and pages, in memory. The rating
-/// replay resumes from `resume` when that covers a start of `matches`.
+/// Everything after parsing: identities, counts, clans, ratings and pages, in memory. Counting
+/// and rating resume from `resume` when that covers a start of `matches` (see [`history`]).
 pub fn render(
     matches: &[Match],
     diagnostics: &Diagnostics,
     config: &Config,
     site_dir: &Path,
     cache: &PageCache,
-    resume: Option<ReplayCheckpoint>,
+    resume: Option<history::Checkpoint<'static>>,
 ) -> Result<RenderedSite> {
     let timer = Timer::new();
     let roster = Roster::build(matches, &Aliases::new(&config.aliases));
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     timer.lap("identities and clans");
-    // The counts and the two replays of the whole history are independent: run them together.
-    let (stats, replays) = rayon::join(
-        || Stats::compute(matches, &roster),
-        || Replays::compute(matches, &roster, &clans, &config.rating, resume),
-    );
-    let Replays {
+    let Folds {
+        stats,
         dynamic,
         evaluation,
-        checkpoint,
+        continuation,
         replayed,
-    } = replays;
+    } = history::fold(matches, &roster, &clans, &config.rating, resume);
     let ratings = Ratings::compute(dynamic, evaluation, &stats, &config.rating);
+    let checkpoint =
+        continuation.checkpoint(&stats, matches.len(), &roster, &clans, &config.rating);
     timer.lap("counts and ratings");
-    let files = render_site(&SiteInput {
-        config,
-        matches,
-        roster: &roster,
-        stats: &stats,
-        clans: &clans,
-        ratings: &ratings,
-        diagnostics,
-        cache,
-        site_dir,
-    })?;
+    let (files, checkpoint) = rayon::join(
+        || {
+            render_site(&SiteInput {
+                config,
+                matches,
+                roster: &roster,
+                stats: &stats,
+                clans: &clans,
+                ratings: &ratings,
+                diagnostics,
+                cache,
+                site_dir,
+            })
+        },
+        || state::encode_checkpoint(&checkpoint),
+    );
+    let (files, checkpoint) = (files?, checkpoint?);
     Ok(RenderedSite {
         files,
         players: roster.players.len(),

@@ -10,6 +10,7 @@ pub mod crawl;
 pub mod diagnostics;
 pub mod evaluate;
 pub mod hash;
+pub mod history;
 pub mod model;
 pub mod output;
 pub mod parse;
@@ -19,3 +20,6 @@ pub mod render;
 pub mod state;
 pub mod stats;
 pub mod watch;
+
+#[cfg(test)]
+mod testdata;

@@ -20,7 +20,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::FileReport;
-use crate::evaluate::ReplayCheckpoint;
+use crate::history;
 use crate::model::Match;
 use crate::parse::Checkpoint;
 
@@ -271,25 +271,36 @@ fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// File name of the rating checkpoint inside the state folder.
+/// File name of the checkpoint of the counts and ratings inside the state folder.
 const CHECKPOINT_FILE: &str = "ratings.bin";
 
-/// Loads the rating checkpoint from `dir`: None when there is none or it cannot be read (the
-/// ratings are then replayed from the first match; the checkpoint itself says whether it fits).
-pub fn load_checkpoint(dir: &Path) -> Option<ReplayCheckpoint> {
-    let bytes = std::fs::read(dir.join(CHECKPOINT_FILE)).ok()?;
-    let (header, rest) = postcard::take_from_bytes::<Header>(&bytes).ok()?;
+/// Loads the checkpoint of the counts and ratings from `dir`: None when there is none or it
+/// cannot be read (everything is then counted and rated from the first match; the checkpoint
+/// itself says whether it fits the build).
+pub fn load_checkpoint(dir: &Path) -> Option<history::Checkpoint<'static>> {
+    decode_checkpoint(&std::fs::read(dir.join(CHECKPOINT_FILE)).ok()?)
+}
+
+/// The checkpoint in the bytes of a checkpoint file, if they hold one of this fragstats.
+pub fn decode_checkpoint(bytes: &[u8]) -> Option<history::Checkpoint<'static>> {
+    let (header, rest) = postcard::take_from_bytes::<Header>(bytes).ok()?;
     if header != Header::current() {
         return None;
     }
     postcard::from_bytes(rest).ok()
 }
 
-/// Saves the rating checkpoint into `dir` (atomically, like the state).
-pub fn save_checkpoint(dir: &Path, checkpoint: &ReplayCheckpoint) -> Result<()> {
+/// The bytes of the checkpoint file for `checkpoint`.
+pub fn encode_checkpoint(checkpoint: &history::Checkpoint) -> Result<Vec<u8>> {
     let mut bytes = postcard::to_allocvec(&Header::current()).context("cannot encode")?;
     bytes.extend(postcard::to_allocvec(checkpoint).context("cannot encode the checkpoint")?);
-    replace_file(dir, CHECKPOINT_FILE, &bytes)
+    Ok(bytes)
+}
+
+/// Saves the checkpoint file (made by [`encode_checkpoint`]) into `dir`, atomically like the
+/// state.
+pub fn save_checkpoint(dir: &Path, bytes: &[u8]) -> Result<()> {
+    replace_file(dir, CHECKPOINT_FILE, bytes)
 }
 
 #[cfg(test)]

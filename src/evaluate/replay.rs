@@ -1,8 +1,8 @@
 //! The evaluation as a resumable replay. Every system is online (it predicts and learns outcome
 //! by outcome), so the replay can stop after any match and go on later: [`Evaluator::finish`]
 //! returns a [`ReplayCheckpoint`] with each system's learnt state and scores, and the next build, when
-//! its matches begin with the same matches in the same order under the same configuration,
-//! replays only the matches after them. A full replay is the same code starting from nothing, so
+//! its matches begin with the same matches in the same order under the same configuration
+//! (which [`crate::history`] checks), replays only the matches after them. A full replay is the same code starting from nothing, so
 //! both give the same numbers to the last bit.
 //!
 //! Players are numbered here in order of first appearance (not the roster's byte order of keys),
@@ -22,9 +22,6 @@ use super::{
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match};
-
-/// Bump when the layout of [`ReplayCheckpoint`] or the meaning of any saved state changes.
-const CHECKPOINT_FORMAT: u64 = 1;
 
 /// Median of the match lengths seen so far (NS2's `r`), kept as two heaps: the lower half
 /// (max-heap) and the upper half (min-heap), which holds the extra element when the count is odd.
@@ -112,11 +109,8 @@ impl Scores {
 /// What every system shares: the matches replayed, the player numbering and the answer key.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Book {
-    /// Configuration, versions and checkpoint format the replay ran under.
-    fingerprint: u64,
-    /// Matches replayed, and the chained hash of their ids in order.
+    /// Matches replayed.
     matches: u64,
-    chain: u64,
     /// Identity keys in order of first appearance: player `i` of every system is `keys[i]`.
     keys: Vec<String>,
     #[serde(skip)]
@@ -186,26 +180,6 @@ struct Batch {
     frags: usize,
 }
 
-/// The chained hash of match ids (in order).
-fn chain(hash: u64, id: &str) -> u64 {
-    let mut h = crate::hash::Hasher::new();
-    h.u64(hash);
-    h.str(id);
-    h.finish()
-}
-
-/// What a checkpoint must agree with to be resumed. The configuration enters through its
-/// `Debug` text, which names every field and value.
-fn fingerprint(cfg: &RatingConfig, all_systems: bool) -> u64 {
-    let mut h = crate::hash::Hasher::new();
-    h.u64(CHECKPOINT_FORMAT);
-    h.str(env!("CARGO_PKG_VERSION"));
-    h.u64(u64::from(crate::state::PARSER_VERSION));
-    h.str(&format!("{cfg:?}"));
-    h.u64(u64::from(all_systems));
-    h.finish()
-}
-
 /// The systems an evaluation runs: the headline first, then (with `all_systems`) every other.
 fn system_ids(cfg: &RatingConfig, all_systems: bool) -> Vec<&'static str> {
     let headline = cfg.headline.system.id();
@@ -226,10 +200,7 @@ impl Evaluator {
     /// A replay from the start.
     pub fn new(cfg: &RatingConfig, all_systems: bool) -> Evaluator {
         Evaluator {
-            book: Book {
-                fingerprint: fingerprint(cfg, all_systems),
-                ..Book::default()
-            },
+            book: Book::default(),
             runs: system_ids(cfg, all_systems)
                 .into_iter()
                 .map(|id| Run {
@@ -240,25 +211,16 @@ impl Evaluator {
         }
     }
 
-    /// Resumes `checkpoint` if it was made under this configuration from a start of `matches`
-    /// (same matches, same order); returns the replay and the number of matches it has already
-    /// seen. Otherwise (or if it cannot be restored) a replay from the start, and why.
+    /// Resumes `checkpoint`, which the caller has checked was made under this configuration
+    /// from a start of this build's matches ([`crate::history`] does); returns the replay and
+    /// the number of matches it has already seen, or why it cannot be restored.
     pub fn resume(
         checkpoint: ReplayCheckpoint,
         cfg: &RatingConfig,
         all_systems: bool,
-        matches: &[Match],
     ) -> Result<(Evaluator, usize), String> {
         let ReplayCheckpoint { mut book, runs } = checkpoint;
-        if book.fingerprint != fingerprint(cfg, all_systems) {
-            return Err("the rating configuration or fragstats changed".into());
-        }
         let seen = book.matches as usize;
-        if seen > matches.len()
-            || matches[..seen].iter().fold(0, |h, m| chain(h, &m.id)) != book.chain
-        {
-            return Err("matches before the newest ones changed".into());
-        }
         let ids = system_ids(cfg, all_systems);
         if runs.len() != ids.len() || runs.iter().zip(&ids).any(|(r, id)| r.id != *id) {
             return Err("the set of rating systems changed".into());
@@ -309,7 +271,6 @@ impl Evaluator {
         let mut ids = Vec::new();
         for (mi, (m, roster_ids)) in matches.iter().zip(match_players).enumerate() {
             book.matches += 1;
-            book.chain = chain(book.chain, &m.id);
             ids.clear();
             ids.extend(
                 roster_ids
@@ -533,18 +494,7 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::identity::Aliases;
-
-    /// The matches of `../shared/data/<set>` in site order, and their roster.
-    fn history(set: &str) -> (Vec<Match>, Roster) {
-        let root = std::path::PathBuf::from(format!(
-            "{}/../shared/data/{set}",
-            env!("CARGO_MANIFEST_DIR")
-        ));
-        let (matches, _) = crate::build::read_logs(&[root]).unwrap();
-        let roster = Roster::build(&matches, &Aliases::default());
-        (matches, roster)
-    }
+    use crate::testdata::history;
 
     /// Stopping the replay after any match, saving the checkpoint to bytes and resuming it
     /// gives the same evaluation and ratings, to the bit, as one replay of everything.
@@ -567,7 +517,7 @@ mod tests {
             let (_, checkpoint) = first.finish(&roster);
             let bytes = postcard::to_allocvec(&checkpoint).unwrap();
             let checkpoint: ReplayCheckpoint = postcard::from_bytes(&bytes).unwrap();
-            let (mut rest, from) = Evaluator::resume(checkpoint, &cfg, true, &matches).unwrap();
+            let (mut rest, from) = Evaluator::resume(checkpoint, &cfg, true).unwrap();
             assert_eq!(from, cut);
             rest.advance(&matches, &roster, from);
             assert!(
@@ -577,25 +527,17 @@ mod tests {
         }
     }
 
-    /// A checkpoint is refused when an earlier match changed or the configuration did.
+    /// A checkpoint is refused when it holds other systems than the evaluation runs.
     #[test]
-    fn checkpoint_refused_when_history_or_config_changed() {
+    fn checkpoint_refused_for_other_systems() {
         let (matches, roster) = history("openarena/tdm");
-        assert!(matches.len() >= 3);
         let cfg = RatingConfig::default();
         let mut e = Evaluator::new(&cfg, false);
         e.advance(&matches[..2], &roster, 0);
         let (_, checkpoint) = e.finish(&roster);
-        let mut reordered = matches.clone();
-        reordered.swap(0, 2);
-        let why = Evaluator::resume(checkpoint.clone(), &cfg, false, &reordered).err();
-        assert!(why.unwrap().contains("matches"));
-        let why = Evaluator::resume(checkpoint.clone(), &cfg, true, &matches).err();
-        assert!(why.unwrap().contains("configuration"));
-        let mut other = cfg.clone();
-        other.whole_history.decay = 0.98;
-        assert!(Evaluator::resume(checkpoint.clone(), &other, false, &matches).is_err());
-        assert!(Evaluator::resume(checkpoint, &cfg, false, &matches[..1]).is_err());
+        let why = Evaluator::resume(checkpoint.clone(), &cfg, true).err();
+        assert!(why.unwrap().contains("systems"));
+        assert!(Evaluator::resume(checkpoint, &cfg, false).is_ok());
     }
 
     #[test]

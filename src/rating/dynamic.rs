@@ -9,6 +9,9 @@
 
 use std::collections::HashSet;
 
+use chrono::NaiveDateTime;
+use serde::{Deserialize, Serialize};
+
 use crate::config::{DuelMode, DynamicConfig};
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
@@ -85,28 +88,82 @@ struct Presence {
     team: Vec<Option<Team>>,
 }
 
+/// Where the decay clock stands: the start of the first dated match, and the decay periods
+/// applied since.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DecayClock {
+    epoch: Option<NaiveDateTime>,
+    periods: i64,
+}
+
+impl DecayClock {
+    /// The periods that fall due by a match starting at `start` and were not applied yet.
+    fn due(&mut self, start: NaiveDateTime, cfg: &DynamicConfig) -> Option<u32> {
+        let period_seconds = i64::from(cfg.decay_every_days) * 86_400;
+        let epoch = *self.epoch.get_or_insert(start);
+        let due = (start - epoch).num_seconds().div_euclid(period_seconds);
+        if due <= self.periods {
+            return None;
+        }
+        let new = (due - self.periods).min(i64::from(u32::MAX)) as u32;
+        self.periods = due;
+        Some(new)
+    }
+
+    /// Whether decay was applied so far.
+    fn status(&self, cfg: &DynamicConfig) -> DecayStatus {
+        if !decay_on(cfg) {
+            DecayStatus::Off
+        } else if self.epoch.is_none() {
+            DecayStatus::NoDates
+        } else {
+            DecayStatus::Applied {
+                periods: self.periods as u32,
+            }
+        }
+    }
+}
+
+fn decay_on(cfg: &DynamicConfig) -> bool {
+    cfg.decay_points > 0.0 && cfg.decay_every_days > 0
+}
+
 impl Stream {
     /// Turns `matches` (in rating order) into operations. `roster` maps match players to
     /// identities; `clans` gives each identity's clan.
     pub fn build(matches: &[Match], roster: &Roster, clans: &Clans, cfg: &DynamicConfig) -> Stream {
-        let players = roster.players.len();
+        Stream::build_part(
+            matches,
+            &roster.match_players,
+            0,
+            roster.players.len(),
+            clans,
+            cfg,
+            &mut DecayClock::default(),
+        )
+    }
+
+    /// The operations of `matches`, which are the history's matches from number `first` on
+    /// (`match_players` maps their players to identities), with the decay clock where the
+    /// matches before left it.
+    fn build_part(
+        matches: &[Match],
+        match_players: &[Vec<u32>],
+        first: usize,
+        players: usize,
+        clans: &Clans,
+        cfg: &DynamicConfig,
+        clock: &mut DecayClock,
+    ) -> Stream {
         let clan_of = |id: u32| clans.of_player[id as usize].map(|c| players as u32 + c);
         let mut ops = Vec::new();
         let mut side = Vec::new();
-        let decay_on = cfg.decay_points > 0.0 && cfg.decay_every_days > 0;
-        let period_seconds = i64::from(cfg.decay_every_days) * 86_400;
-        let mut epoch = None;
-        let mut periods_done: i64 = 0;
-        for (mi, (m, ids)) in matches.iter().zip(&roster.match_players).enumerate() {
-            if decay_on && let Some(start) = m.start {
-                let epoch = *epoch.get_or_insert(start);
-                let due = (start - epoch).num_seconds().div_euclid(period_seconds);
-                if due > periods_done {
-                    ops.push(Op::Decay {
-                        periods: (due - periods_done).min(i64::from(u32::MAX)) as u32,
-                    });
-                    periods_done = due;
-                }
+        for (mi, (m, ids)) in matches.iter().zip(match_players).enumerate() {
+            if decay_on(cfg)
+                && let Some(start) = m.start
+                && let Some(periods) = clock.due(start, cfg)
+            {
+                ops.push(Op::Decay { periods });
             }
             let duel_pair = duel_pair(m, ids, cfg);
             let mut presence = Presence {
@@ -213,26 +270,17 @@ impl Stream {
             side.extend(participants);
             side.extend(participant_clans);
             ops.push(Op::EndMatch {
-                index: mi as u32,
+                index: (first + mi) as u32,
                 start,
                 end: side.len() as u32,
             });
         }
-        let decay = if !decay_on {
-            DecayStatus::Off
-        } else if epoch.is_none() {
-            DecayStatus::NoDates
-        } else {
-            DecayStatus::Applied {
-                periods: periods_done as u32,
-            }
-        };
         Stream {
             ops,
             side,
             players,
             clans: clans.clans.len(),
-            decay,
+            decay: clock.status(cfg),
         }
     }
 
@@ -243,15 +291,128 @@ impl Stream {
 
     /// Replays the operations from the given starting ratings (players, then clans).
     pub fn run_from(&self, cfg: &DynamicConfig, start: Vec<f64>) -> DynamicRatings {
-        let n = self.players + self.clans;
-        let mut g = start;
-        g.resize(n, cfg.initial);
-        let mut seen = vec![false; n];
-        let mut seen_list: Vec<u32> = Vec::new();
-        let mut history: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
-        let mut floor_added = 0.0;
+        let mut ladder = Ladder::new(self.players, self.clans, cfg);
+        ladder.g = start;
+        ladder.g.resize(self.players + self.clans, cfg.initial);
+        ladder.apply(self, cfg);
+        DynamicRatings {
+            decay: self.decay,
+            ..ladder.ratings(cfg)
+        }
+    }
+}
+
+/// Becker's ladder part-way through the history: it rates the matches after those it has seen
+/// ([`Ladder::advance`]), so a build can go on from the previous build's ladder. Players and
+/// clans are numbered as in the roster and the clans (clan `c` is `players + c`);
+/// [`Ladder::renumber`] follows a roster that grew.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ladder {
+    players: usize,
+    clans: usize,
+    g: Vec<f64>,
+    /// Has a rating (decay applies to rated players only), and those players in order.
+    seen: Vec<bool>,
+    seen_list: Vec<u32>,
+    history: Vec<Vec<(u32, f64)>>,
+    floor_added: f64,
+    clock: DecayClock,
+    /// Matches rated.
+    matches: usize,
+}
+
+impl Ladder {
+    /// A ladder before the first match, everyone at `cfg.initial`.
+    pub fn new(players: usize, clans: usize, cfg: &DynamicConfig) -> Ladder {
+        let n = players + clans;
+        Ladder {
+            players,
+            clans,
+            g: vec![cfg.initial; n],
+            seen: vec![false; n],
+            seen_list: Vec::new(),
+            history: vec![Vec::new(); n],
+            floor_added: 0.0,
+            clock: DecayClock::default(),
+            matches: 0,
+        }
+    }
+
+    /// Number of matches rated so far.
+    pub fn matches(&self) -> usize {
+        self.matches
+    }
+
+    /// Rates the matches of `matches` (the whole history, in rating order) after those already
+    /// rated. The ladder must be numbered like `roster` and `clans`.
+    pub fn advance(
+        &mut self,
+        matches: &[Match],
+        roster: &Roster,
+        clans: &Clans,
+        cfg: &DynamicConfig,
+    ) {
+        debug_assert_eq!(self.players, roster.players.len());
+        debug_assert_eq!(self.clans, clans.clans.len());
+        let from = self.matches.min(matches.len());
+        let stream = Stream::build_part(
+            &matches[from..],
+            &roster.match_players[from..],
+            from,
+            self.players,
+            clans,
+            cfg,
+            &mut self.clock,
+        );
+        self.apply(&stream, cfg);
+        self.matches = matches.len();
+    }
+
+    /// Moves player `p` to number `players[p]` and clan `c` to `clans[c]` in a ladder of
+    /// `new_players` players and `new_clans` clans; the new ones start at `cfg.initial`, unrated.
+    pub fn renumber(
+        &mut self,
+        players: &[u32],
+        new_players: usize,
+        clans: &[u32],
+        new_clans: usize,
+        cfg: &DynamicConfig,
+    ) {
+        let old_players = self.players;
+        let to = |id: u32| -> u32 {
+            let id = id as usize;
+            if id < old_players {
+                players[id]
+            } else {
+                new_players as u32 + clans[id - old_players]
+            }
+        };
+        let mut fresh = Ladder::new(new_players, new_clans, cfg);
+        for old in 0..self.g.len() as u32 {
+            let new = to(old) as usize;
+            fresh.g[new] = self.g[old as usize];
+            fresh.seen[new] = self.seen[old as usize];
+            fresh.history[new] = std::mem::take(&mut self.history[old as usize]);
+        }
+        fresh.seen_list = self.seen_list.iter().map(|&id| to(id)).collect();
+        fresh.floor_added = self.floor_added;
+        fresh.clock = std::mem::take(&mut self.clock);
+        fresh.matches = self.matches;
+        *self = fresh;
+    }
+
+    /// Replays `stream`'s operations.
+    fn apply(&mut self, stream: &Stream, cfg: &DynamicConfig) {
+        let Ladder {
+            g,
+            seen,
+            seen_list,
+            history,
+            floor_added,
+            ..
+        } = self;
         let k = cfg.k;
-        for op in &self.ops {
+        for op in &stream.ops {
             match *op {
                 Op::Result { a, b, weight, e } => {
                     let (ia, ib) = (a as usize, b as usize);
@@ -259,15 +420,15 @@ impl Stream {
                     let ea = expected(ga, gb);
                     let na = ga + weight * k * (e - ea);
                     let nb = gb + weight * k * ((1.0 - e) - (1.0 - ea));
-                    g[ia] = floor(na, &mut floor_added);
-                    g[ib] = floor(nb, &mut floor_added);
-                    mark(a, &mut seen, &mut seen_list);
-                    mark(b, &mut seen, &mut seen_list);
+                    g[ia] = floor(na, floor_added);
+                    g[ib] = floor(nb, floor_added);
+                    mark(a, seen, seen_list);
+                    mark(b, seen, seen_list);
                 }
                 Op::Penalty { player, weight } => {
                     let i = player as usize;
-                    g[i] = floor(g[i] - weight * k * 0.5, &mut floor_added);
-                    mark(player, &mut seen, &mut seen_list);
+                    g[i] = floor(g[i] - weight * k * 0.5, floor_added);
+                    mark(player, seen, seen_list);
                 }
                 Op::Bonus {
                     player,
@@ -275,7 +436,7 @@ impl Stream {
                     start,
                     end,
                 } => {
-                    let opponents = &self.side[start as usize..end as usize];
+                    let opponents = &stream.side[start as usize..end as usize];
                     if opponents.is_empty() {
                         continue;
                     }
@@ -284,31 +445,36 @@ impl Stream {
                     let i = player as usize;
                     g[i] = floor(
                         g[i] + weight * k * (1.0 - expected(g[i], mean)),
-                        &mut floor_added,
+                        floor_added,
                     );
-                    mark(player, &mut seen, &mut seen_list);
+                    mark(player, seen, seen_list);
                 }
                 Op::Decay { periods } => {
                     let points = cfg.decay_points * f64::from(periods);
-                    for &id in &seen_list {
+                    for &id in seen_list.iter() {
                         let i = id as usize;
                         g[i] = (g[i] - points).max(0.0);
                     }
                 }
                 Op::EndMatch { index, start, end } => {
-                    for &id in &self.side[start as usize..end as usize] {
+                    for &id in &stream.side[start as usize..end as usize] {
                         history[id as usize].push((index, g[id as usize]));
                     }
                 }
             }
         }
-        let clans = g.split_off(self.players);
+    }
+
+    /// The ratings and their history so far (the decay status under `cfg`).
+    pub fn ratings(&self, cfg: &DynamicConfig) -> DynamicRatings {
+        let mut players = self.g.clone();
+        let clans = players.split_off(self.players);
         DynamicRatings {
-            players: g,
+            players,
             clans,
-            history,
-            decay: self.decay,
-            floor_added,
+            history: self.history.clone(),
+            decay: self.clock.status(cfg),
+            floor_added: self.floor_added,
         }
     }
 }

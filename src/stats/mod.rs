@@ -6,11 +6,13 @@ pub mod awards;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::{Deserialize, Serialize};
+
 use crate::model::identity::Roster;
 use crate::model::{EventKind, FlagAction, Match, Team};
 
 /// One player's line in one match.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MatchLine {
     /// Identity number.
     pub player: u32,
@@ -27,7 +29,7 @@ pub struct MatchLine {
 }
 
 /// Counts of one match, one line per active player (sorted by score, then frags, then name key).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MatchStats {
     pub lines: Vec<MatchLine>,
     pub frags: u32,
@@ -37,7 +39,7 @@ pub struct MatchStats {
 }
 
 /// Totals of one player over all matches.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlayerStats {
     pub kills: u32,
     pub deaths: u32,
@@ -73,7 +75,7 @@ impl PlayerStats {
 }
 
 /// Totals of one map.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MapStats {
     pub name: String,
     pub matches: Vec<u32>,
@@ -85,7 +87,7 @@ pub struct MapStats {
 }
 
 /// Every count the site shows.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub matches: Vec<MatchStats>,
     pub players: Vec<PlayerStats>,
@@ -96,31 +98,79 @@ pub struct Stats {
 impl Stats {
     /// Counts everything in `matches` (in the site's match order) for the identities in `roster`.
     pub fn compute(matches: &[Match], roster: &Roster) -> Stats {
-        let mut players = vec![PlayerStats::default(); roster.players.len()];
-        let mut maps: BTreeMap<&str, MapStats> = BTreeMap::new();
-        let mut match_stats = Vec::with_capacity(matches.len());
-        for (mi, (m, ids)) in matches.iter().zip(&roster.match_players).enumerate() {
-            let ms = count_match(m, ids, &mut players);
-            let map = maps.entry(&m.map).or_insert_with(|| MapStats {
-                name: m.map.clone(),
-                ..Default::default()
-            });
+        let mut stats = Stats::default();
+        stats.advance(matches, roster);
+        stats
+    }
+
+    /// Counts the matches of `matches` (the whole history, in the site's match order) after
+    /// those already counted. The counts must be numbered like `roster` (see
+    /// [`Stats::renumber`]).
+    pub fn advance(&mut self, matches: &[Match], roster: &Roster) {
+        self.players
+            .resize(roster.players.len(), PlayerStats::default());
+        let from = self.matches.len();
+        for (mi, (m, ids)) in matches
+            .iter()
+            .zip(&roster.match_players)
+            .enumerate()
+            .skip(from)
+        {
+            let ms = count_match(m, ids, &mut self.players);
+            let at = match self.maps.binary_search_by(|s| s.name.as_str().cmp(&m.map)) {
+                Ok(at) => at,
+                Err(at) => {
+                    self.maps.insert(
+                        at,
+                        MapStats {
+                            name: m.map.clone(),
+                            ..Default::default()
+                        },
+                    );
+                    at
+                }
+            };
+            let map = &mut self.maps[at];
             map.matches.push(mi as u32);
             map.frags += ms.frags;
             map.seconds += u64::from(m.duration_seconds);
             for line in &ms.lines {
-                let p = &mut players[line.player as usize];
+                let p = &mut self.players[line.player as usize];
                 p.matches.push(mi as u32);
                 *p.maps.entry(m.map.clone()).or_default() += 1;
                 map.players.insert(line.player);
                 *map.frags_by_player.entry(line.player).or_default() += line.frags;
             }
-            match_stats.push(ms);
+            self.matches.push(ms);
         }
-        Stats {
-            matches: match_stats,
-            players,
-            maps: maps.into_values().collect(),
+    }
+
+    /// Moves player `p` to number `to[p]` among `players` players (the new ones with nothing
+    /// counted). `to` must keep the order of the numbers (as the roster's byte order of keys
+    /// does when players are added), so every list sorted by number stays sorted.
+    pub fn renumber(&mut self, to: &[u32], players: usize) {
+        let id = |p: u32| to[p as usize];
+        let mut moved = vec![PlayerStats::default(); players];
+        for (old, mut p) in std::mem::take(&mut self.players).into_iter().enumerate() {
+            p.victims = p.victims.into_iter().map(|(v, n)| (id(v), n)).collect();
+            p.killers = p.killers.into_iter().map(|(k, n)| (id(k), n)).collect();
+            moved[to[old] as usize] = p;
+        }
+        self.players = moved;
+        for m in &mut self.matches {
+            for line in &mut m.lines {
+                line.player = id(line.player);
+            }
+        }
+        for map in &mut self.maps {
+            map.players = std::mem::take(&mut map.players)
+                .into_iter()
+                .map(id)
+                .collect();
+            map.frags_by_player = std::mem::take(&mut map.frags_by_player)
+                .into_iter()
+                .map(|(p, n)| (id(p), n))
+                .collect();
         }
     }
 }

@@ -445,3 +445,77 @@ proptest::proptest! {
         proptest::prop_assert!(r.players.iter().all(|g| *g >= 0.0));
     }
 }
+
+/// A ladder stopped after the first match, renumbered for newcomers whose names sort before
+/// the players already rated, and advanced over the rest gives exactly the ratings, history and
+/// decay of one pass (decay on, clans present).
+#[test]
+fn resumed_ladder_equals_one_pass() {
+    let day = |d: u32| {
+        chrono::NaiveDate::from_ymd_opt(2026, 11, d)
+            .unwrap()
+            .and_hms_opt(12, 0, 0)
+            .unwrap()
+    };
+    let mut first = M::new("ffa", &[("[X]b", Team::Free), ("d", Team::Free)]);
+    first.frag(0, 1).frag(0, 1).frag(1, 0);
+    first.m.start = Some(day(1));
+    let mut second = M::new(
+        "ffa",
+        &[
+            ("a", Team::Free),
+            ("[X]b", Team::Free),
+            ("[X]c", Team::Free),
+        ],
+    );
+    second
+        .frag(0, 1)
+        .frag(2, 0)
+        .ev(EventKind::Suicide, 1, NO_PLAYER);
+    second.m.start = Some(day(9));
+    let mut third = M::new(
+        "ffa",
+        &[("d", Team::Free), ("a", Team::Free), ("e", Team::Free)],
+    );
+    third.frag(0, 1).frag(2, 0).frag(1, 2);
+    third.m.start = Some(day(24));
+    let matches = vec![first.m, second.m, third.m];
+    let c = DynamicConfig {
+        decay_points: 5.0,
+        ..cfg()
+    };
+    let declared = [ClanConfig {
+        name: "X".into(),
+        prefix: vec!["[X]".into()],
+        ..Default::default()
+    }];
+    let roster = Roster::build(&matches, &Aliases::default());
+    let clans = Clans::assign(&roster, &declared, false);
+    let mut one = Ladder::new(roster.players.len(), clans.clans.len(), &c);
+    one.advance(&matches, &roster, &clans, &c);
+
+    let early = Roster::build(&matches[..1], &Aliases::default());
+    let early_clans = Clans::assign(&early, &declared, false);
+    let mut split = Ladder::new(early.players.len(), early_clans.clans.len(), &c);
+    split.advance(&matches[..1], &early, &early_clans, &c);
+    let to: Vec<u32> = early
+        .players
+        .iter()
+        .map(|p| roster.players.iter().position(|q| q.key == p.key).unwrap() as u32)
+        .collect();
+    assert_ne!(
+        to,
+        [0, 1],
+        "the newcomer renumbers the players already rated"
+    );
+    split.renumber(&to, roster.players.len(), &[0], clans.clans.len(), &c);
+    split.advance(&matches, &roster, &clans, &c);
+    assert_eq!(split.matches(), 3);
+    assert_eq!(split.ratings(&c), one.ratings(&c));
+    assert_eq!(one.ratings(&c).decay, DecayStatus::Applied { periods: 3 });
+    // The same as the stream of the whole history.
+    assert_eq!(
+        one.ratings(&c),
+        Stream::build(&matches, &roster, &clans, &c).run(&c)
+    );
+}

@@ -1,0 +1,327 @@
+//! The folds over the whole ordered match history (the counts, Becker's ladder and the
+//! evaluation of every rating system) and the [`Checkpoint`] that lets the next build go on after
+//! the matches it has already seen instead of starting again from the first match.
+//!
+//! A checkpoint is resumed only when it cannot change the result: the build's matches must begin
+//! with the checkpointed ones, in the same order, with the same identity keys for their players
+//! (so alias rules did not change), under the same rating configuration and fragstats version,
+//! and every identity already counted must keep its clan. The roster numbers identities in byte
+//! order of key, so newcomers renumber the saved counts and ladder ([`Stats::renumber`],
+//! [`Ladder::renumber`]); that order-keeping move is all that differs from one fold over
+//! everything, which gives the same numbers to the last bit.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::RatingConfig;
+use crate::evaluate::{Evaluation, Evaluator, ReplayCheckpoint};
+use crate::model::Match;
+use crate::model::clans::Clans;
+use crate::model::identity::Roster;
+use crate::rating::dynamic::{DynamicRatings, Ladder};
+use crate::stats::Stats;
+
+/// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
+const CHECKPOINT_FORMAT: u64 = 2;
+
+/// How the folds started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replayed {
+    /// From the first match (no checkpoint given).
+    Whole,
+    /// From a checkpoint, after this many matches.
+    Resumed(usize),
+    /// From the first match, because the checkpoint could not be used, and why.
+    Refused(String),
+}
+
+/// A clan as a checkpoint remembers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct ClanMark {
+    name: String,
+    declared: bool,
+}
+
+/// The folds stopped after a match, to be resumed by the next build. Made by
+/// [`Continuation::checkpoint`]; the counts are borrowed while the site is rendered from them,
+/// and owned once read back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Checkpoint<'a> {
+    /// Configuration, versions and checkpoint format the folds ran under.
+    fingerprint: u64,
+    /// Matches folded, and the chained hash of their ids and players' identity keys.
+    matches: u64,
+    chain: u64,
+    /// Identity keys in the numbering of the saved counts (the roster's, then).
+    keys: Vec<String>,
+    /// Clans in the numbering of the saved ladder, and each identity's clan.
+    clans: Vec<ClanMark>,
+    clan_of: Vec<Option<u32>>,
+    stats: Cow<'a, Stats>,
+    ladder: Ladder,
+    evaluation: ReplayCheckpoint,
+}
+
+/// Everything the folds produce.
+pub struct Folds {
+    pub stats: Stats,
+    pub dynamic: DynamicRatings,
+    pub evaluation: Evaluation,
+    /// The rest of the checkpoint, to be saved with the counts.
+    pub continuation: Continuation,
+    pub replayed: Replayed,
+}
+
+/// Becker's ladder and the evaluation replay where the folds stopped, and the chained hash of
+/// the matches folded: with the counts, the next build's [`Checkpoint`].
+pub struct Continuation {
+    ladder: Ladder,
+    evaluation: ReplayCheckpoint,
+    chain: u64,
+}
+
+/// Where the folds start: nothing, or a resumed checkpoint renumbered for this build.
+struct Start {
+    stats: Stats,
+    ladder: Ladder,
+    evaluator: Evaluator,
+    /// Matches already folded, and their chained hash.
+    from: usize,
+    chain: u64,
+}
+
+/// What a checkpoint must agree with to be resumed. The configuration enters through its
+/// `Debug` text, which names every field and value.
+fn fingerprint(cfg: &RatingConfig) -> u64 {
+    let mut h = crate::hash::Hasher::new();
+    h.u64(CHECKPOINT_FORMAT);
+    h.str(env!("CARGO_PKG_VERSION"));
+    h.u64(u64::from(crate::state::PARSER_VERSION));
+    h.str(&format!("{cfg:?}"));
+    h.finish()
+}
+
+/// The chained hash of `matches` (ids, and their players' identity keys in order) on `hash`.
+fn chain(mut hash: u64, matches: &[Match], match_players: &[Vec<u32>], roster: &Roster) -> u64 {
+    for (m, ids) in matches.iter().zip(match_players) {
+        let mut h = crate::hash::Hasher::new();
+        h.u64(hash);
+        h.str(&m.id);
+        for &id in ids {
+            h.str(&roster.players[id as usize].key);
+        }
+        hash = h.finish();
+    }
+    hash
+}
+
+/// Counts and rates `matches` (in rating order) for the identities of `roster` and the clans of
+/// `clans`: from `resume` on when that checkpoint covers a start of them and agrees with them
+/// (module docs), and otherwise from the first match. The three folds run in parallel.
+pub fn fold(
+    matches: &[Match],
+    roster: &Roster,
+    clans: &Clans,
+    cfg: &RatingConfig,
+    resume: Option<Checkpoint<'static>>,
+) -> Folds {
+    let fresh = || Start {
+        stats: Stats::default(),
+        ladder: Ladder::new(roster.players.len(), clans.clans.len(), &cfg.dynamic),
+        evaluator: Evaluator::new(cfg, cfg.evaluation),
+        from: 0,
+        chain: 0,
+    };
+    let (start, replayed) = match resume {
+        None => (fresh(), Replayed::Whole),
+        Some(cp) => match cp.resume(matches, roster, clans, cfg) {
+            Ok(start) => {
+                let from = start.from;
+                (start, Replayed::Resumed(from))
+            }
+            Err(why) => (fresh(), Replayed::Refused(why)),
+        },
+    };
+    let Start {
+        mut stats,
+        mut ladder,
+        mut evaluator,
+        from,
+        chain: chained,
+    } = start;
+    let ((), ((), (evaluation, replay))) = rayon::join(
+        || stats.advance(matches, roster),
+        || {
+            rayon::join(
+                || ladder.advance(matches, roster, clans, &cfg.dynamic),
+                || {
+                    evaluator.advance(matches, roster, from);
+                    evaluator.finish(roster)
+                },
+            )
+        },
+    );
+    let chain = chain(
+        chained,
+        &matches[from..],
+        &roster.match_players[from..],
+        roster,
+    );
+    Folds {
+        dynamic: ladder.ratings(&cfg.dynamic),
+        stats,
+        evaluation,
+        continuation: Continuation {
+            ladder,
+            evaluation: replay,
+            chain,
+        },
+        replayed,
+    }
+}
+
+impl Continuation {
+    /// The checkpoint after all `matches` of this build, with its `stats` (borrowed), `roster`
+    /// and `clans`.
+    pub fn checkpoint<'a>(
+        self,
+        stats: &'a Stats,
+        matches: usize,
+        roster: &Roster,
+        clans: &Clans,
+        cfg: &RatingConfig,
+    ) -> Checkpoint<'a> {
+        Checkpoint {
+            fingerprint: fingerprint(cfg),
+            matches: matches as u64,
+            chain: self.chain,
+            keys: roster.players.iter().map(|p| p.key.clone()).collect(),
+            clans: clans
+                .clans
+                .iter()
+                .map(|c| ClanMark {
+                    name: c.name.clone(),
+                    declared: c.declared,
+                })
+                .collect(),
+            clan_of: clans.of_player.clone(),
+            stats: Cow::Borrowed(stats),
+            ladder: self.ladder,
+            evaluation: self.evaluation,
+        }
+    }
+}
+
+impl Checkpoint<'_> {
+    /// Number of matches folded.
+    pub fn matches(&self) -> u64 {
+        self.matches
+    }
+
+    /// The saved folds renumbered for this build, and the number of matches they cover (with
+    /// the chain so far); or why they cannot be resumed.
+    fn resume(
+        self,
+        matches: &[Match],
+        roster: &Roster,
+        clans: &Clans,
+        cfg: &RatingConfig,
+    ) -> Result<Start, String> {
+        if self.fingerprint != fingerprint(cfg) {
+            return Err("the rating configuration or fragstats changed".into());
+        }
+        let seen = self.matches as usize;
+        if seen > matches.len()
+            || chain(0, &matches[..seen], &roster.match_players[..seen], roster) != self.chain
+        {
+            return Err(
+                "matches before the newest ones, or their players' aliases, changed".into(),
+            );
+        }
+        let players = self.player_numbers(roster)?;
+        let clan_numbers = self.clan_numbers(clans, &players)?;
+        let (evaluator, evaluated) = Evaluator::resume(self.evaluation, cfg, cfg.evaluation)?;
+        if evaluated != seen || self.ladder.matches() != seen || self.stats.matches.len() != seen {
+            return Err("the saved folds cover different matches".into());
+        }
+        let mut stats = self.stats.into_owned();
+        stats.renumber(&players, roster.players.len());
+        let mut ladder = self.ladder;
+        ladder.renumber(
+            &players,
+            roster.players.len(),
+            &clan_numbers,
+            clans.clans.len(),
+            &cfg.dynamic,
+        );
+        Ok(Start {
+            stats,
+            ladder,
+            evaluator,
+            from: seen,
+            chain: self.chain,
+        })
+    }
+
+    /// Each saved identity's number in `roster`. The numbers must keep their order, which they
+    /// do when the roster only gained identities.
+    fn player_numbers(&self, roster: &Roster) -> Result<Vec<u32>, String> {
+        let index: HashMap<&str, u32> = roster
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.key.as_str(), i as u32))
+            .collect();
+        let numbers = self
+            .keys
+            .iter()
+            .map(|k| index.get(k.as_str()).copied())
+            .collect::<Option<Vec<u32>>>()
+            .ok_or("a player of the earlier matches is gone")?;
+        if numbers.windows(2).any(|w| w[0] >= w[1]) || self.stats.players.len() != numbers.len() {
+            return Err("the players are numbered differently".into());
+        }
+        Ok(numbers)
+    }
+
+    /// Each saved clan's number in `clans`, provided every saved identity (numbered `players`
+    /// now) is still in the same clan, or still in none.
+    fn clan_numbers(&self, clans: &Clans, players: &[u32]) -> Result<Vec<u32>, String> {
+        let mark = |c: &crate::model::clans::Clan| ClanMark {
+            name: c.name.clone(),
+            declared: c.declared,
+        };
+        let now: Vec<ClanMark> = clans.clans.iter().map(mark).collect();
+        let mut numbers = Vec::with_capacity(self.clans.len());
+        for saved in &self.clans {
+            let mut at = now
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| *c == saved)
+                .map(|(i, _)| i);
+            match (at.next(), at.next()) {
+                (Some(i), None) => numbers.push(i as u32),
+                _ => return Err(format!("the clan {} changed", saved.name)),
+            }
+        }
+        if self.clan_of.len() != players.len() {
+            return Err("the clans are numbered differently".into());
+        }
+        for (old, &new) in players.iter().enumerate() {
+            let before = self.clan_of[old].map(|c| numbers.get(c as usize).copied());
+            let after = clans.of_player[new as usize].map(Some);
+            if before != after {
+                return Err(format!(
+                    "the clan of {} changed",
+                    self.keys.get(old).map_or("a player", String::as_str)
+                ));
+            }
+        }
+        Ok(numbers)
+    }
+}
+
+#[cfg(test)]
+mod tests;

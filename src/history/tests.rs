@@ -1,0 +1,161 @@
+use super::*;
+use crate::config::ClanConfig;
+use crate::model::identity::Aliases;
+use crate::testdata::history;
+
+/// Two declared clans splitting the bots by a letter of their names: unlike detected clans,
+/// whose membership waits for a second player with the tag, these hold from the first match.
+fn clans_of(roster: &Roster) -> Clans {
+    let clan = |name: &str, letter: &str| ClanConfig {
+        name: name.into(),
+        prefix: vec![],
+        suffix: vec![],
+        contains: vec![letter.into()],
+    };
+    Clans::assign(roster, &[clan("Es", "e"), clan("As", "a")], false)
+}
+
+/// The checkpoint a previous build of `matches` alone would have saved, through its bytes, with
+/// clans assigned by `assign`.
+fn checkpoint_after(
+    matches: &[Match],
+    cfg: &RatingConfig,
+    assign: impl Fn(&Roster) -> Clans,
+) -> Checkpoint<'static> {
+    let roster = Roster::build(matches, &Aliases::default());
+    let clans = assign(&roster);
+    let folds = fold(matches, &roster, &clans, cfg, None);
+    let checkpoint =
+        folds
+            .continuation
+            .checkpoint(&folds.stats, matches.len(), &roster, &clans, cfg);
+    let bytes = crate::state::encode_checkpoint(&checkpoint).unwrap();
+    crate::state::decode_checkpoint(&bytes).expect("a checkpoint reads back")
+}
+
+/// Everything the folds give, comparable (the evaluation through its JSON).
+fn outcome(f: &Folds) -> (Stats, DynamicRatings, String, Vec<f64>) {
+    (
+        f.stats.clone(),
+        f.dynamic.clone(),
+        serde_json::to_string(&f.evaluation).unwrap(),
+        f.evaluation.headline_ratings.clone(),
+    )
+}
+
+/// Resuming the checkpoint of a previous build that saw only the first matches (so had fewer
+/// players, numbered differently) gives the same counts, ladder and evaluation, to the bit, as
+/// one fold over everything.
+#[test]
+fn resumed_folds_equal_one_fold() {
+    let (matches, roster) = history("openarena");
+    let clans = clans_of(&roster);
+    assert!(clans.of_player.iter().flatten().count() >= 4);
+    let cfg = RatingConfig::default();
+    let expected = outcome(&fold(&matches, &roster, &clans, &cfg, None));
+    let mut renumbered = 0;
+    for cut in [1, 2, 5, matches.len() / 3, matches.len() - 1] {
+        let checkpoint = checkpoint_after(&matches[..cut], &cfg, clans_of);
+        renumbered += usize::from(checkpoint.keys.len() < roster.players.len());
+        let folds = fold(&matches, &roster, &clans, &cfg, Some(checkpoint));
+        assert_eq!(folds.replayed, Replayed::Resumed(cut), "cut after {cut}");
+        assert!(outcome(&folds) == expected, "cut after {cut}");
+    }
+    assert!(
+        renumbered >= 2,
+        "newcomers after the cut renumber the saved folds"
+    );
+}
+
+/// A checkpoint is refused, and everything folded from the first match, when what it saw
+/// changed: the order of the matches, an alias rule, the rating configuration, a clan, or when
+/// the build has fewer matches.
+#[test]
+fn checkpoint_refused_when_history_config_or_clans_changed() {
+    let (matches, roster) = history("openarena/tdm");
+    assert!(matches.len() >= 3);
+    let cfg = RatingConfig::default();
+    let clans = clans_of(&roster);
+    let cut = matches.len() - 1;
+    let saved = checkpoint_after(&matches[..cut], &cfg, clans_of);
+    let refused =
+        |matches: &[Match], roster: &Roster, clans: &Clans, cfg: &RatingConfig| match fold(
+            matches,
+            roster,
+            clans,
+            cfg,
+            Some(saved.clone()),
+        )
+        .replayed
+        {
+            Replayed::Refused(why) => why,
+            other => panic!("resumed: {other:?}"),
+        };
+    assert_eq!(
+        fold(&matches, &roster, &clans, &cfg, Some(saved.clone())).replayed,
+        Replayed::Resumed(cut)
+    );
+    let mut reordered = matches.clone();
+    reordered.swap(0, 2);
+    let reordered_roster = Roster::build(&reordered, &Aliases::default());
+    let why = refused(
+        &reordered,
+        &reordered_roster,
+        &clans_of(&reordered_roster),
+        &cfg,
+    );
+    assert!(why.contains("matches before"), "{why}");
+
+    let first = crate::model::names::plain_name(&matches[0].players[0].name);
+    let aliases = Aliases::new(&[("Somebody Else".to_string(), vec![first])].into());
+    let aliased = Roster::build(&matches, &aliases);
+    let why = refused(&matches, &aliased, &clans_of(&aliased), &cfg);
+    assert!(why.contains("aliases"), "{why}");
+
+    let mut decay = cfg.clone();
+    decay.whole_history.decay = 0.98;
+    assert!(refused(&matches, &roster, &clans, &decay).contains("configuration"));
+    let mut evaluation = cfg.clone();
+    evaluation.evaluation = !cfg.evaluation;
+    assert!(refused(&matches, &roster, &clans, &evaluation).contains("configuration"));
+
+    let detected = Clans::assign(&roster, &[], true);
+    assert!(refused(&matches, &roster, &detected, &cfg).contains("clan"));
+    let fewer = &matches[..cut - 1];
+    let fewer_roster = Roster::build(fewer, &Aliases::default());
+    let why = refused(fewer, &fewer_roster, &clans_of(&fewer_roster), &cfg);
+    assert!(why.contains("matches"), "{why}");
+}
+
+/// A clan that forms only with a newcomer changes the clan of a player already rated: the
+/// ladder cannot be carried over.
+#[test]
+fn a_clan_forming_later_refuses_the_checkpoint() {
+    let (matches, roster) = history("openarena");
+    let detect = |roster: &Roster| Clans::assign(roster, &[], true);
+    let clans = detect(&roster);
+    let cfg = RatingConfig::default();
+    // The longest start of the history in which some member of a clan is still clanless.
+    let cut = (1..matches.len())
+        .rev()
+        .find(|&cut| {
+            let early = Roster::build(&matches[..cut], &Aliases::default());
+            let early_clans = detect(&early);
+            early.players.iter().enumerate().any(|(i, p)| {
+                early_clans.of_player[i].is_none()
+                    && roster
+                        .players
+                        .iter()
+                        .position(|q| q.key == p.key)
+                        .is_some_and(|j| clans.of_player[j].is_some())
+            })
+        })
+        .expect("the [OA] clan forms part-way through the bot logs");
+    let checkpoint = checkpoint_after(&matches[..cut], &cfg, detect);
+    let folds = fold(&matches, &roster, &clans, &cfg, Some(checkpoint));
+    match &folds.replayed {
+        Replayed::Refused(why) => assert!(why.contains("clan"), "{why}"),
+        other => panic!("resumed: {other:?}"),
+    }
+    assert!(outcome(&folds) == outcome(&fold(&matches, &roster, &clans, &cfg, None)));
+}
