@@ -95,7 +95,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                         bot_skill: None,
                     })
                     .collect(),
-                events,
+                events: events.into(),
                 weapons: vec![
                     "MOD_ROCKET".into(),
                     "MOD_RAILGUN".into(),

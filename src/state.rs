@@ -27,7 +27,7 @@ use crate::parse::Checkpoint;
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
 pub const PARSER_VERSION: u32 = 1;
 /// Bump when the layout of [`State`] changes.
-const STATE_FORMAT: u32 = 3;
+const STATE_FORMAT: u32 = 4;
 /// File name of the state's index inside the state folder.
 const STATE_FILE: &str = "state.bin";
 /// Folder of the per-log files inside the state folder.
@@ -166,13 +166,36 @@ fn file_path(dir: &Path, path: &str) -> PathBuf {
     dir.join(FILES_DIR).join(format!("{:016x}.bin", h.finish()))
 }
 
+/// The bytes of a per-log or checkpoint file: this version's [`Header`], a CRC-32 of `value`'s
+/// encoding, then that encoding. The checksum catches damage that still decodes, such as bytes
+/// changed inside the packed events of a match ([`crate::model::Events`]), which are decoded
+/// only when used.
+fn seal(value: &impl Serialize) -> Result<Vec<u8>> {
+    let body = postcard::to_allocvec(value).context("cannot encode the state")?;
+    let mut bytes = postcard::to_allocvec(&Header::current()).context("cannot encode")?;
+    bytes.extend(crc32fast::hash(&body).to_le_bytes());
+    bytes.extend(body);
+    Ok(bytes)
+}
+
+/// The value in bytes made by [`seal`]: None when they are of another version or damaged.
+fn unseal<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    let (header, rest) = postcard::take_from_bytes::<Header>(bytes).ok()?;
+    if header != Header::current() || rest.len() < 4 {
+        return None;
+    }
+    let (sum, body) = rest.split_at(4);
+    if crc32fast::hash(body).to_le_bytes() != sum {
+        return None;
+    }
+    postcard::from_bytes(body).ok()
+}
+
 /// Reads the per-log file of `path`: None when it is missing, damaged, of another version or
 /// of another log.
 fn load_file(dir: &Path, path: &str) -> Option<FileState> {
-    let bytes = std::fs::read(file_path(dir, path)).ok()?;
-    let (header, rest) = postcard::take_from_bytes::<Header>(&bytes).ok()?;
-    let file: FileState = postcard::from_bytes(rest).ok()?;
-    (header == Header::current() && file.path == path).then_some(file)
+    let file: FileState = unseal(&std::fs::read(file_path(dir, path)).ok()?)?;
+    (file.path == path).then_some(file)
 }
 
 /// Loads the state from `dir`.
@@ -226,8 +249,7 @@ pub fn save(dir: &Path, state: &State) -> Result<()> {
         .par_iter()
         .filter(|f| f.changed)
         .try_for_each(|f| -> Result<()> {
-            let mut bytes = postcard::to_allocvec(&state.header).context("cannot encode")?;
-            bytes.extend(postcard::to_allocvec(f).context("cannot encode the state")?);
+            let bytes = seal(f)?;
             let target = file_path(dir, &f.path);
             let name = target.file_name().expect("a file name").to_string_lossy();
             replace_file(&files_dir, &name, &bytes)
@@ -281,20 +303,15 @@ pub fn load_checkpoint(dir: &Path) -> Option<history::Checkpoint<'static>> {
     decode_checkpoint(&std::fs::read(dir.join(CHECKPOINT_FILE)).ok()?)
 }
 
-/// The checkpoint in the bytes of a checkpoint file, if they hold one of this fragstats.
+/// The checkpoint in the bytes of a checkpoint file, if they hold an undamaged one of this
+/// fragstats.
 pub fn decode_checkpoint(bytes: &[u8]) -> Option<history::Checkpoint<'static>> {
-    let (header, rest) = postcard::take_from_bytes::<Header>(bytes).ok()?;
-    if header != Header::current() {
-        return None;
-    }
-    postcard::from_bytes(rest).ok()
+    unseal(bytes)
 }
 
 /// The bytes of the checkpoint file for `checkpoint`.
 pub fn encode_checkpoint(checkpoint: &history::Checkpoint) -> Result<Vec<u8>> {
-    let mut bytes = postcard::to_allocvec(&Header::current()).context("cannot encode")?;
-    bytes.extend(postcard::to_allocvec(checkpoint).context("cannot encode the checkpoint")?);
-    Ok(bytes)
+    seal(checkpoint)
 }
 
 /// Saves the checkpoint file (made by [`encode_checkpoint`]) into `dir`, atomically like the
@@ -326,5 +343,38 @@ mod tests {
             Loaded::Discarded(why) => assert!(why.contains("parser"), "{why}"),
             _ => panic!("old parser version accepted"),
         }
+    }
+
+    /// A per-log file whose packed events were changed, though it still decodes, is refused by
+    /// its checksum (the log is then read again).
+    #[test]
+    fn changed_byte_inside_packed_events_is_caught() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = format!(
+            "{}/../shared/data/openarena/ffa",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let read = crate::build::read_logs_incremental(&[PathBuf::from(log)], None).unwrap();
+        let mut state = read.state;
+        let file = state.files.first_mut().expect("the bot logs have a file");
+        file.changed = true;
+        let path = file.path.clone();
+        save(dir.path(), &state).unwrap();
+        let loaded = load_file(dir.path(), &path).expect("an undamaged file loads");
+        assert!(
+            loaded
+                .settled
+                .iter()
+                .chain(&loaded.tail)
+                .all(|m| m.events.is_packed())
+        );
+        assert_eq!(loaded.settled, state.files[0].settled);
+        let on_disk = file_path(dir.path(), &path);
+        let mut bytes = std::fs::read(&on_disk).unwrap();
+        // A byte of the last match: without the checksum, most such changes still decode.
+        let at = bytes.len() - 200;
+        bytes[at] ^= 0x01;
+        std::fs::write(&on_disk, &bytes).unwrap();
+        assert!(load_file(dir.path(), &path).is_none());
     }
 }

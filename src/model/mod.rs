@@ -3,11 +3,14 @@
 //! log syntax, ratings or HTML.
 
 pub mod clans;
+pub mod events;
 pub mod identity;
 pub mod names;
 
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
+
+pub use events::Events;
 
 /// A side in a match. `Free` is "no team" (free-for-all); `Spectator` is not playing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -157,7 +160,8 @@ pub struct Match {
     /// The file began in the middle of this match (its start is missing).
     pub partial: bool,
     pub players: Vec<MatchPlayer>,
-    pub events: Vec<Event>,
+    /// What happened, in order (decoded on first use when read back from the state).
+    pub events: Events,
     /// Weapon (means of death) names, indexed by [`Event::detail`] of kill events.
     pub weapons: Vec<String>,
     /// Award names, indexed by [`Event::detail`] of award events.

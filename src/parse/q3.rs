@@ -20,7 +20,9 @@ use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
 use crate::hash::Hasher;
 use crate::model::names::plain_name;
-use crate::model::{Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team};
+use crate::model::{
+    Event, EventKind, Events, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team,
+};
 
 /// Slot number the game uses for the world as a killer (`ENTITYNUM_WORLD`); 1023 is `NONE`.
 const WORLD_SLOTS: [u32; 2] = [1022, 1023];
@@ -283,7 +285,7 @@ impl Builder {
                 team_scores: None,
                 partial: false,
                 players: Vec::new(),
-                events: Vec::new(),
+                events: Events::default(),
                 weapons: Vec::new(),
                 awards: Vec::new(),
             },
@@ -343,14 +345,15 @@ impl Builder {
         target: u32,
         detail: u16,
     ) {
-        self.m.events.push(Event {
+        let event = Event {
             time: self.rel(time),
             line,
             kind,
             actor,
             target,
             detail,
-        });
+        };
+        self.m.events.push(event);
     }
 
     fn weapon(&mut self, name: &str) -> u16 {

@@ -1140,24 +1140,9 @@ impl<'a> Renderer<'a> {
     fn map_page(&self, i: usize) -> MapPage {
         let m = &self.input.stats.maps[i];
         let row = &self.map_row(i);
-        // Frags per raw weapon name first (labels are made once per weapon, not per frag).
-        let mut raw_frags: HashMap<&str, u32> = HashMap::new();
-        let mut by_index: Vec<u32> = Vec::new();
         let (mut red_wins, mut blue_wins, mut draws) = (0, 0, 0);
         for &mi in &m.matches {
             let game = &self.input.matches[mi as usize];
-            by_index.clear();
-            by_index.resize(game.weapons.len(), 0);
-            for e in game.events.iter().filter(|e| e.kind == EventKind::Frag) {
-                if let Some(n) = by_index.get_mut(usize::from(e.detail)) {
-                    *n += 1;
-                }
-            }
-            for (weapon, &n) in game.weapons.iter().zip(&by_index) {
-                if n > 0 {
-                    *raw_frags.entry(weapon.as_str()).or_default() += n;
-                }
-            }
             if let Some([red, blue]) = game.team_scores.filter(|_| game.gametype.team_based) {
                 match red.cmp(&blue) {
                     std::cmp::Ordering::Greater => red_wins += 1,
@@ -1166,8 +1151,9 @@ impl<'a> Renderer<'a> {
                 }
             }
         }
+        // Labels are made once per raw weapon name, not per frag.
         let mut weapon_frags: std::collections::BTreeMap<String, u32> = Default::default();
-        for (raw, n) in raw_frags {
+        for (raw, n) in &m.weapons {
             *weapon_frags.entry(weapon_label(raw)).or_default() += n;
         }
         let mut weapons: Vec<LabelCount> = weapon_frags

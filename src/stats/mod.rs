@@ -84,6 +84,8 @@ pub struct MapStats {
     pub players: BTreeSet<u32>,
     /// Frags made on this map by each player.
     pub frags_by_player: BTreeMap<u32, u32>,
+    /// Frags made on this map by raw weapon name (as the log names it).
+    pub weapons: BTreeMap<String, u32>,
 }
 
 /// Every count the site shows.
@@ -116,7 +118,7 @@ impl Stats {
             .enumerate()
             .skip(from)
         {
-            let ms = count_match(m, ids, &mut self.players);
+            let (ms, weapon_frags) = count_match(m, ids, &mut self.players);
             let at = match self.maps.binary_search_by(|s| s.name.as_str().cmp(&m.map)) {
                 Ok(at) => at,
                 Err(at) => {
@@ -134,6 +136,16 @@ impl Stats {
             map.matches.push(mi as u32);
             map.frags += ms.frags;
             map.seconds += u64::from(m.duration_seconds);
+            for (weapon, &n) in m.weapons.iter().zip(&weapon_frags) {
+                if n > 0 {
+                    match map.weapons.get_mut(weapon) {
+                        Some(count) => *count += n,
+                        None => {
+                            map.weapons.insert(weapon.clone(), n);
+                        }
+                    }
+                }
+            }
             for line in &ms.lines {
                 let p = &mut self.players[line.player as usize];
                 p.matches.push(mi as u32);
@@ -175,10 +187,11 @@ impl Stats {
     }
 }
 
-/// Counts one match into its own lines and the players' totals. Counts within the match are
-/// gathered in small dense tables first (match players are few) and added to the players' maps
-/// once per match.
-fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStats {
+/// Counts one match into its own lines and the players' totals, and returns with the lines the
+/// match's frags per weapon (by index into `m.weapons`). Counts within the match are gathered in
+/// small dense tables first (match players are few) and added to the players' maps once per
+/// match.
+fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchStats, Vec<u32>) {
     // One line per identity (several match players can share one identity through aliases);
     // `line_of` maps each match player to its line.
     let mut lines: Vec<MatchLine> = Vec::new();
@@ -207,6 +220,7 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStat
     let mut spree = vec![0u32; n];
     let mut pairs = vec![0u32; n * n];
     let mut weapons = vec![0u32; n * w];
+    let mut weapon_frags = vec![0u32; w];
     let mut ms = MatchStats::default();
     // Every player named by a kill line is active, so has a line.
     let line = |i: u32| line_of.get(i as usize).copied().filter(|p| *p < n);
@@ -216,6 +230,9 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStat
             EventKind::Frag => {
                 ms.frags += 1;
                 ms.kill_lines += 1;
+                if let Some(n) = weapon_frags.get_mut(usize::from(e.detail)) {
+                    *n += 1;
+                }
                 if let (Some(k), Some(v)) = (line(e.actor), line(e.target)) {
                     lines[k].frags += 1;
                     spree[k] += 1;
@@ -320,5 +337,5 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> MatchStat
             .then(a.player.cmp(&b.player))
     });
     ms.lines = lines;
-    ms
+    (ms, weapon_frags)
 }

@@ -5,7 +5,7 @@
 use super::*;
 use crate::config::ClanConfig;
 use crate::model::identity::{Aliases, Roster};
-use crate::model::{Event, GameType, MatchPlayer, NO_PLAYER};
+use crate::model::{Event, Events, GameType, MatchPlayer, NO_PLAYER};
 
 const TOL: f64 = 1e-9;
 
@@ -53,7 +53,7 @@ impl M {
                 team_scores: None,
                 partial: false,
                 players,
-                events: Vec::new(),
+                events: Events::default(),
                 weapons: vec!["MOD_X".into()],
                 awards: Vec::new(),
             },
@@ -64,9 +64,10 @@ impl M {
         m
     }
     fn ev(&mut self, kind: EventKind, actor: u32, target: u32) -> &mut Self {
+        let line = self.m.events.len() as u64;
         self.m.events.push(Event {
             time: 0,
-            line: self.m.events.len() as u64,
+            line,
             kind,
             actor,
             target,

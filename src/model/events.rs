@@ -1,0 +1,167 @@
+//! [`Events`]: a match's events, decoded on first use. Matches read back from the incremental
+//! state keep their events packed (the bytes the state stored) until something reads them, and
+//! most builds read only the newest matches' events: the rest come from the checkpoint of the
+//! counts and ratings.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::Event;
+
+/// A match's events in order; derefs to `Vec<Event>`.
+#[derive(Default)]
+pub struct Events {
+    /// The events as the state stored them (postcard), when read back from it.
+    packed: Option<Box<[u8]>>,
+    decoded: OnceLock<Vec<Event>>,
+}
+
+impl Events {
+    /// The events, decoding them first if they are still packed. Packed bytes come from a state
+    /// file whose checksum was verified, so they decode; if they did not (a fragstats bug), the
+    /// match would show no events rather than stop the build.
+    fn get(&self) -> &Vec<Event> {
+        self.decoded.get_or_init(|| {
+            let bytes = self.packed.as_deref().unwrap_or_default();
+            postcard::from_bytes(bytes).unwrap_or_else(|_| {
+                debug_assert!(bytes.is_empty(), "packed events do not decode");
+                Vec::new()
+            })
+        })
+    }
+
+    /// Still packed (not read since the state was loaded).
+    pub fn is_packed(&self) -> bool {
+        self.decoded.get().is_none()
+    }
+}
+
+impl From<Vec<Event>> for Events {
+    fn from(events: Vec<Event>) -> Events {
+        Events {
+            packed: None,
+            decoded: OnceLock::from(events),
+        }
+    }
+}
+
+impl Deref for Events {
+    type Target = Vec<Event>;
+
+    fn deref(&self) -> &Vec<Event> {
+        self.get()
+    }
+}
+
+impl DerefMut for Events {
+    fn deref_mut(&mut self) -> &mut Vec<Event> {
+        self.get();
+        // Changed events make the packed bytes stale.
+        self.packed = None;
+        self.decoded.get_mut().expect("decoded just now")
+    }
+}
+
+impl<'a> IntoIterator for &'a Events {
+    type Item = &'a Event;
+    type IntoIter = std::slice::Iter<'a, Event>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.get().iter()
+    }
+}
+
+impl Clone for Events {
+    fn clone(&self) -> Events {
+        Events {
+            packed: self.packed.clone(),
+            decoded: self.decoded.clone(),
+        }
+    }
+}
+
+impl PartialEq for Events {
+    fn eq(&self, other: &Events) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+/// Stored as one byte string (the postcard encoding of the events), so that reading a state
+/// copies the bytes instead of decoding every event.
+impl Serialize for Events {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match (&self.packed, self.decoded.get()) {
+            (Some(bytes), _) => serializer.serialize_bytes(bytes),
+            (None, Some(events)) => {
+                let bytes = postcard::to_allocvec(events).map_err(serde::ser::Error::custom)?;
+                serializer.serialize_bytes(&bytes)
+            }
+            (None, None) => serializer.serialize_bytes(&[0]),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Events {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Events, D::Error> {
+        struct Bytes;
+        impl<'de> serde::de::Visitor<'de> for Bytes {
+            type Value = Box<[u8]>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the packed events of a match")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Box<[u8]>, E> {
+                Ok(v.into())
+            }
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Box<[u8]>, E> {
+                Ok(v.into())
+            }
+        }
+        Ok(Events {
+            packed: Some(deserializer.deserialize_bytes(Bytes)?),
+            decoded: OnceLock::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EventKind;
+
+    fn event(line: u64) -> Event {
+        Event {
+            time: 3,
+            line,
+            kind: EventKind::Frag,
+            actor: 0,
+            target: 1,
+            detail: 2,
+        }
+    }
+
+    /// Events survive the trip through bytes, stay packed until read, and a packed copy
+    /// written again gives the same bytes.
+    #[test]
+    fn packed_until_read() {
+        let events = Events::from(vec![event(1), event(2)]);
+        let bytes = postcard::to_allocvec(&events).unwrap();
+        let mut back: Events = postcard::from_bytes(&bytes).unwrap();
+        assert!(back.is_packed());
+        assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
+        assert_eq!(back.len(), 2);
+        assert!(!back.is_packed());
+        assert_eq!(back, events);
+        back.push(event(3));
+        let again: Events = postcard::from_bytes(&postcard::to_allocvec(&back).unwrap()).unwrap();
+        assert_eq!(again.len(), 3);
+        assert_eq!(Events::default().len(), 0);
+    }
+}
