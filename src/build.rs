@@ -181,6 +181,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     } else {
         state::load_checkpoint(&state_dir)
     };
+    timer.lap("page cache and checkpoint");
     let mut site = render(&matches, &diagnostics, &config, &site_dir, &cache, resume)?;
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
@@ -188,7 +189,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         .iter()
         .filter_map(|f| f.key.map(|k| (f.path.clone(), k)))
         .collect();
-    timer.lap("count, rate and render");
+    timer.lap("rate and render");
     let written = crate::output::write_site(&out, &files)?;
     timer.lap("write site");
     // The state is saved after the site: a crash in between leaves an older state, which only

@@ -41,6 +41,19 @@ impl Hasher {
     }
 }
 
+/// Hashes what is written (as raw bytes), so a value can be hashed through its serialization
+/// without building it in memory.
+impl std::io::Write for Hasher {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.raw(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 impl Default for Hasher {
     fn default() -> Self {
         Hasher::new()

@@ -8,6 +8,7 @@ pub mod content;
 pub mod data;
 pub mod feed;
 pub mod markdown;
+mod match_list;
 pub mod paths;
 pub mod templates;
 pub mod views;
@@ -61,7 +62,7 @@ pub struct OutputFile {
 
 /// Pages of the current output and the key of what each was made from. A page whose key is
 /// unchanged is not rendered again: its file is kept. Only pages whose key covers every input
-/// of their view use it (match pages).
+/// of their view use it (match pages, the archive pages of the match list).
 #[derive(Debug, Clone, Default)]
 pub struct PageCache {
     pub keys: HashMap<String, u64>,
@@ -111,6 +112,7 @@ impl Links {
 
 /// Renders every page, asset and data file of the site.
 pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
+    let timer = crate::progress::Timer::new();
     let templates = Templates::load(Some(&input.site_dir.join("templates")))?;
     let links = Links::new(input);
     let content_pages = content::pages(&input.site_dir.join(&input.config.content))?;
@@ -142,9 +144,9 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         root,
         current: current.to_string(),
     };
-    let timer = crate::progress::Timer::new();
     let r = Renderer::new(input, &links);
 
+    timer.lap("templates and links");
     let mut files = Vec::new();
     let player_rows = r.player_rows();
     let match_rows: Vec<MatchRow> = (0..input.matches.len())
@@ -152,6 +154,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         .map(|i| r.match_row(i))
         .collect();
     let map_rows = r.map_rows();
+    timer.lap("rows");
 
     let mut top_maps = map_rows.clone();
     top_maps.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
@@ -190,10 +193,21 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         top("players.html"),
         &Keyed("players", &player_rows),
     )?);
-    files.push(top_page(
+    // What every page under a folder shares (templates, site fields, navigation), hashed once;
+    // each page's own URL (the only common field that differs) goes into its key.
+    let salt = {
+        let mut h = crate::hash::Hasher::new();
+        h.u64(templates.fingerprint());
+        h.bytes(&serde_json::to_vec(&page("../", "")).unwrap_or_default());
+        h.finish()
+    };
+    files.extend(match_list::pages(
         &templates,
-        top("matches.html"),
-        &Keyed("matches", &match_rows),
+        &page,
+        &match_rows,
+        input.cache,
+        salt,
+        match_list::PAGE_SIZE,
     )?);
     files.push(top_page(
         &templates,
@@ -253,14 +267,6 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &clan_urls,
         &|i| Keyed("clan", r.clan_page(i)),
     )?);
-    // What every match page shares (templates, site fields, navigation), hashed once; each page's
-    // own URL (the only common field that differs) goes into its key.
-    let salt = {
-        let mut h = crate::hash::Hasher::new();
-        h.u64(templates.fingerprint());
-        h.bytes(&serde_json::to_vec(&page("../", "")).unwrap_or_default());
-        h.finish()
-    };
     let match_pages: Vec<OutputFile> = (0..input.matches.len())
         .into_par_iter()
         .map(|i| {
