@@ -144,6 +144,8 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         ..
     } = Plan::new(req)?;
     let timer = Timer::new();
+    // Hard-links the current site into a staging folder while the new one is computed.
+    let staging = crate::output::Staging::prepare(&out);
     let mut warnings = Vec::new();
     let mut previous = if req.full {
         None
@@ -190,7 +192,8 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         .filter_map(|f| f.key.map(|k| (f.path.clone(), k)))
         .collect();
     timer.lap("rate and render");
-    let written = crate::output::write_site(&out, &files)?;
+    let published = staging.publish(&files)?;
+    let written = published.written;
     timer.lap("write site");
     // The state is saved after the site: a crash in between leaves an older state, which only
     // makes the next build read more.
@@ -202,7 +205,8 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     if let Err(e) = state::save_checkpoint(&state_dir, &site.checkpoint) {
         warnings.push(format!("{e:#}: the next build will rate every match again"));
     }
-    timer.lap("save state");
+    published.finish()?;
+    timer.lap("save state, remove the old site");
     Ok(Built {
         out,
         diagnostics,

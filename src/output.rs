@@ -2,7 +2,9 @@
 //! replaces the old site by rename, so a reader never sees a half-written site. Refuses to replace a
 //! non-empty folder that fragstats did not make.
 
+use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
+use std::thread::JoinHandle;
 
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
@@ -16,62 +18,198 @@ pub const MARKER: &str = ".fragstats-site";
 /// bytes did not change are hard links to the old ones, so they keep their modification time
 /// (rsync and FTP uploads stay small); files no longer produced disappear.
 pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<usize> {
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent)
-        .with_context(|| format!("cannot create folder {}", parent.display()))?;
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "site".into());
-    recover(&parent, &name, out)?;
-    if out.exists() && !is_replaceable(out)? {
-        bail!(
-            "output folder {} exists, is not empty and was not made by fragstats; \
-             choose another --out (or `output` in site.toml) or empty it",
-            out.display()
-        );
-    }
-    let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
-    let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-    if staging.exists() {
-        std::fs::remove_dir_all(&staging)?;
-    }
-    let previous = out.is_dir().then_some(out);
-    let timer = crate::progress::Timer::new();
-    let written = match write_all(&staging, files, previous) {
-        Ok(n) => n,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&staging);
-            return Err(e);
-        }
-    };
-    if out.exists() {
-        timer.lap("  stage the site");
-        if exchange(&staging, out).is_ok() {
-            timer.lap("  swap it in");
-            // `staging` now holds the old site.
-            remove_tree(&staging)
-                .with_context(|| format!("cannot remove the old site {}", staging.display()))?;
-            return Ok(written);
-        }
-        std::fs::rename(out, &old)
-            .with_context(|| format!("cannot move the old site {} aside", out.display()))?;
-    }
-    std::fs::rename(&staging, out)
-        .with_context(|| format!("cannot move the new site into {}", out.display()))?;
-    if old.exists() {
-        std::fs::remove_dir_all(&old)
-            .with_context(|| format!("cannot remove the old site {}", old.display()))?;
-    }
+    let published = Staging::prepare(out).publish(files)?;
+    let written = published.written;
+    published.finish()?;
     Ok(written)
 }
 
-/// Cleans up after a build that was killed: staging folders are removed, and an old site moved
-/// aside (killed between the two renames of the fallback swap) is put back.
-fn recover(parent: &Path, name: &str, out: &Path) -> Result<()> {
+/// The staging folder of a build, filled in the background with hard links to the current
+/// site while the new one is computed ([`Staging::prepare`]); [`Staging::publish`] then only
+/// replaces the files that changed and swaps the folder in.
+pub struct Staging {
+    out: PathBuf,
+    parent: PathBuf,
+    name: String,
+    path: PathBuf,
+    mirroring: Option<JoinHandle<Mirror>>,
+}
+
+/// What the background mirroring linked into the staging folder: files and folders, relative
+/// to the site root.
+#[derive(Default)]
+struct Mirror {
+    files: HashSet<PathBuf>,
+    dirs: Vec<PathBuf>,
+}
+
+/// A site just published: how many files were written, and the removal of the old site, which
+/// goes on in the background until [`Published::finish`].
+#[must_use = "finish() waits for the old site to be removed"]
+pub struct Published {
+    pub written: usize,
+    removal: Option<JoinHandle<std::io::Result<()>>>,
+    old: PathBuf,
+}
+
+impl Published {
+    /// Waits until the old site is removed.
+    pub fn finish(mut self) -> Result<()> {
+        match self.removal.take().map(JoinHandle::join) {
+            Some(Ok(Err(e))) => {
+                Err(e).with_context(|| format!("cannot remove the old site {}", self.old.display()))
+            }
+            Some(Err(_)) => bail!("removing the old site {} failed", self.old.display()),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Drop for Published {
+    fn drop(&mut self) {
+        if let Some(removal) = self.removal.take() {
+            let _ = removal.join();
+        }
+    }
+}
+
+impl Staging {
+    /// Starts mirroring the site in `out` (when it is one fragstats made) into a new staging
+    /// folder beside it, in the background. First cleans up after a build that was killed.
+    pub fn prepare(out: &Path) -> Staging {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "site".into());
+        let path = parent.join(format!(".{name}.staging-{}", std::process::id()));
+        let mut staging = Staging {
+            out: out.to_path_buf(),
+            parent,
+            name,
+            path,
+            mirroring: None,
+        };
+        // Recovery errors are reported by `publish`, which runs it again.
+        if recover(&staging.parent, &staging.name, out, &staging.path).is_ok()
+            && is_replaceable(out).unwrap_or(false)
+            && out.join(MARKER).is_file()
+        {
+            let (from, to) = (out.to_path_buf(), staging.path.clone());
+            staging.mirroring = Some(std::thread::spawn(move || mirror(&from, &to)));
+        }
+        staging
+    }
+
+    /// Writes `files` into the staging folder (keeping the mirrored files whose bytes did not
+    /// change, removing those no longer produced) and swaps it in for the old site.
+    pub fn publish(mut self, files: &[OutputFile]) -> Result<Published> {
+        let mirrored = self
+            .mirroring
+            .take()
+            .map(|m| m.join().unwrap_or_default())
+            .unwrap_or_default();
+        let out = self.out.clone();
+        std::fs::create_dir_all(&self.parent)
+            .with_context(|| format!("cannot create folder {}", self.parent.display()))?;
+        recover(&self.parent, &self.name, &out, &self.path)?;
+        if out.exists() && !is_replaceable(&out)? {
+            bail!(
+                "output folder {} exists, is not empty and was not made by fragstats; \
+                 choose another --out (or `output` in site.toml) or empty it",
+                out.display()
+            );
+        }
+        let old = self
+            .parent
+            .join(format!(".{}.old-{}", self.name, std::process::id()));
+        let previous = out.is_dir().then_some(out.as_path());
+        let timer = crate::progress::Timer::new();
+        let written = match write_all(&self.path, files, previous, &mirrored) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&self.path);
+                return Err(e);
+            }
+        };
+        let staging = std::mem::take(&mut self.path);
+        if out.exists() {
+            timer.lap("  stage the site");
+            if exchange(&staging, &out).is_ok() {
+                timer.lap("  swap it in");
+                // `staging` now holds the old site.
+                let old = staging.clone();
+                return Ok(Published {
+                    written,
+                    removal: Some(std::thread::spawn(move || remove_tree(&old))),
+                    old: staging,
+                });
+            }
+            std::fs::rename(&out, &old)
+                .with_context(|| format!("cannot move the old site {} aside", out.display()))?;
+        }
+        std::fs::rename(&staging, &out)
+            .with_context(|| format!("cannot move the new site into {}", out.display()))?;
+        if old.exists() {
+            std::fs::remove_dir_all(&old)
+                .with_context(|| format!("cannot remove the old site {}", old.display()))?;
+        }
+        Ok(Published {
+            written,
+            removal: None,
+            old,
+        })
+    }
+}
+
+impl Drop for Staging {
+    /// A build that stops before publishing leaves no staging folder behind.
+    fn drop(&mut self) {
+        if let Some(m) = self.mirroring.take() {
+            let _ = m.join();
+        }
+        if !self.path.as_os_str().is_empty() && self.path.join(MARKER).is_file() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// Creates `staging` (with the marker first, so an interrupted build's folder is recognised and
+/// removed) and hard-links every file of the site `site` into it. Files that cannot be linked
+/// are left out: publishing writes them.
+fn mirror(site: &Path, staging: &Path) -> Mirror {
+    let mut mirror = Mirror::default();
+    if std::fs::create_dir_all(staging).is_err()
+        || std::fs::write(staging.join(MARKER), MARKER_TEXT).is_err()
+    {
+        return mirror;
+    }
+    for entry in walkdir::WalkDir::new(site).min_depth(1).into_iter().flatten() {
+        let Ok(rel) = entry.path().strip_prefix(site) else {
+            continue;
+        };
+        let to = staging.join(rel);
+        let kind = entry.file_type();
+        if kind.is_dir() {
+            if std::fs::create_dir(&to).is_ok() {
+                mirror.dirs.push(rel.to_path_buf());
+            }
+        } else if kind.is_file()
+            && rel != Path::new(MARKER)
+            && std::fs::hard_link(entry.path(), &to).is_ok()
+        {
+            mirror.files.insert(rel.to_path_buf());
+        }
+    }
+    mirror
+}
+
+/// Cleans up after a build that was killed: staging folders other than `own` are removed, and
+/// an old site moved aside (killed between the two renames of the fallback swap) is put back.
+fn recover(parent: &Path, name: &str, out: &Path, own: &Path) -> Result<()> {
     let staging_prefix = format!(".{name}.staging-");
     let old_prefix = format!(".{name}.old-");
     let Ok(entries) = std::fs::read_dir(parent) else {
@@ -80,6 +218,9 @@ fn recover(parent: &Path, name: &str, out: &Path) -> Result<()> {
     for entry in entries.flatten() {
         let file_name = entry.file_name().to_string_lossy().into_owned();
         let path = entry.path();
+        if path == own {
+            continue;
+        }
         if file_name.starts_with(&staging_prefix) && path.join(MARKER).is_file() {
             let _ = std::fs::remove_dir_all(&path);
         } else if file_name.starts_with(&old_prefix) && path.join(MARKER).is_file() {
@@ -140,15 +281,23 @@ fn is_replaceable(out: &Path) -> Result<bool> {
     Ok(entries.next().is_none())
 }
 
-/// Writes `files` into `staging`, hard-linking those whose bytes equal the file of the same path
-/// in `previous`. Returns how many files were written (new or changed).
-fn write_all(staging: &Path, files: &[OutputFile], previous: Option<&Path>) -> Result<usize> {
+/// Text of the marker file.
+const MARKER_TEXT: &[u8] = b"made by fragstats; replaced on every build\n";
+
+/// Writes `files` into `staging`, which may already hold `mirrored` hard links to the previous
+/// site: those are kept where the bytes did not change, replaced where they did, and removed
+/// where the file is no longer produced. Other files are hard-linked from `previous` when their
+/// bytes equal the file of the same path there. Returns how many files were written (new or
+/// changed).
+fn write_all(
+    staging: &Path,
+    files: &[OutputFile],
+    previous: Option<&Path>,
+    mirrored: &Mirror,
+) -> Result<usize> {
     std::fs::create_dir_all(staging)
         .with_context(|| format!("cannot create {}", staging.display()))?;
-    std::fs::write(
-        staging.join(MARKER),
-        b"made by fragstats; replaced on every build\n",
-    )?;
+    std::fs::write(staging.join(MARKER), MARKER_TEXT)?;
     // Folders first (once each), then the files in parallel: most are hard links to the
     // previous site, and a big site has tens of thousands of them.
     let mut dirs = std::collections::BTreeSet::new();
@@ -168,15 +317,41 @@ fn write_all(staging: &Path, files: &[OutputFile], previous: Option<&Path>) -> R
     let written: Vec<bool> = files
         .par_iter()
         .zip(&targets)
-        .map(|(f, rel)| stage_file(staging, f, rel, previous))
+        .map(|(f, rel)| stage_file(staging, f, rel, previous, mirrored.files.contains(rel)))
         .collect::<Result<_>>()?;
+    // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
+    let produced: HashSet<&PathBuf> = targets.iter().collect();
+    for gone in mirrored.files.iter().filter(|p| !produced.contains(p)) {
+        let path = staging.join(gone);
+        std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+    }
+    for dir in mirrored.dirs.iter().rev() {
+        let _ = std::fs::remove_dir(staging.join(dir));
+    }
     Ok(written.into_iter().filter(|w| *w).count())
 }
 
 /// Puts one file into the staging folder: a hard link to the previous site's file when that is
-/// to be kept or already holds the same bytes, else the new bytes. True when written anew.
-fn stage_file(staging: &Path, f: &OutputFile, rel: &Path, previous: Option<&Path>) -> Result<bool> {
+/// to be kept or already holds the same bytes, else the new bytes. `mirrored`: the staging
+/// folder already holds a hard link to the previous file; it is never written through (that
+/// would change the published site), only replaced. True when written anew.
+fn stage_file(
+    staging: &Path,
+    f: &OutputFile,
+    rel: &Path,
+    previous: Option<&Path>,
+    mirrored: bool,
+) -> Result<bool> {
     let path = staging.join(rel);
+    if mirrored {
+        if f.reuse || same_bytes(&path, &f.bytes) {
+            return Ok(false);
+        }
+        std::fs::remove_file(&path).with_context(|| format!("cannot replace {}", path.display()))?;
+        std::fs::write(&path, &f.bytes)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        return Ok(true);
+    }
     if f.reuse {
         let old = previous
             .map(|p| p.join(rel))
@@ -286,6 +461,40 @@ mod tests {
         assert!(foreign.join("precious.txt").is_file());
     }
 
+    /// Staging starts as hard links to the published files: a changed file is replaced, never
+    /// written through the link (the published site, and any other link to its files, keep
+    /// their bytes), and folders left empty go.
+    #[test]
+    fn changed_files_replace_the_mirrored_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let page = |path: &str, bytes: &[u8]| OutputFile {
+            path: path.into(),
+            bytes: bytes.to_vec(),
+            reuse: false,
+            key: None,
+        };
+        write_site(&out, &[page("a.html", b"old"), page("players/b.html", b"b")]).unwrap();
+        let elsewhere = dir.path().join("kept-link");
+        std::fs::hard_link(out.join("a.html"), &elsewhere).unwrap();
+        let staging = Staging::prepare(&out);
+        assert_eq!(std::fs::read(out.join("a.html")).unwrap(), b"old");
+        let published = staging.publish(&[page("a.html", b"new")]).unwrap();
+        assert_eq!(published.written, 1);
+        published.finish().unwrap();
+        assert_eq!(std::fs::read(out.join("a.html")).unwrap(), b"new");
+        assert_eq!(std::fs::read(&elsewhere).unwrap(), b"old");
+        assert!(!out.join("players").exists(), "a folder left empty goes");
+        // A build that stops before publishing leaves no staging folder.
+        drop(Staging::prepare(&out));
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["kept-link", "public"]);
+    }
+
     #[test]
     fn recovers_from_a_build_killed_between_renames() {
         let dir = tempfile::tempdir().unwrap();
@@ -295,7 +504,7 @@ mod tests {
         std::fs::rename(&out, dir.path().join(".public.old-99999")).unwrap();
         std::fs::create_dir(dir.path().join(".public.staging-99999")).unwrap();
         std::fs::write(dir.path().join(".public.staging-99999").join(MARKER), "x").unwrap();
-        recover(dir.path(), "public", &out).unwrap();
+        recover(dir.path(), "public", &out, Path::new("")).unwrap();
         assert!(out.join("a.html").is_file(), "previous site restored");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
