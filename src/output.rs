@@ -94,14 +94,30 @@ impl Staging {
             mirroring: None,
         };
         // Recovery errors are reported by `publish`, which runs it again.
+        let spare = staging.spare();
         if recover(&staging.parent, &staging.name, out, &staging.path).is_ok()
             && is_replaceable(out).unwrap_or(false)
             && out.join(MARKER).is_file()
         {
-            let (from, to) = (out.to_path_buf(), staging.path.clone());
-            staging.mirroring = Some(std::thread::spawn(move || mirror(&from, &to)));
+            let (site, to) = (out.to_path_buf(), staging.path.clone());
+            staging.mirroring = Some(std::thread::spawn(move || {
+                if take_spare(&spare, &site, &to) {
+                    list(&to)
+                } else {
+                    let _ = std::fs::remove_dir_all(&spare);
+                    mirror(&site, &to)
+                }
+            }));
+        } else if spare.exists() {
+            let _ = std::fs::remove_dir_all(&spare);
         }
         staging
+    }
+
+    /// The spare staging folder: the previous build's old site, brought up to date with the
+    /// published one by hard links, and the next build's staging folder.
+    fn spare(&self) -> PathBuf {
+        self.parent.join(format!(".{}.next", self.name))
     }
 
     /// Writes `files` into the staging folder (keeping the mirrored files whose bytes did not
@@ -129,7 +145,7 @@ impl Staging {
         let previous = out.is_dir().then_some(out.as_path());
         let timer = crate::progress::Timer::new();
         let written = match write_all(&self.path, files, previous, &mirrored) {
-            Ok(n) => n,
+            Ok(written) => written,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&self.path);
                 return Err(e);
@@ -140,11 +156,17 @@ impl Staging {
             timer.lap("  stage the site");
             if exchange(&staging, &out).is_ok() {
                 timer.lap("  swap it in");
-                // `staging` now holds the old site.
-                let old = staging.clone();
+                // `staging` now holds the old site: it becomes the next build's staging folder
+                // once the files this build wrote are linked into it, else it is removed.
+                let (old, spare) = (staging.clone(), self.spare());
                 return Ok(Published {
-                    written,
-                    removal: Some(std::thread::spawn(move || remove_tree(&old))),
+                    written: written.len(),
+                    removal: Some(std::thread::spawn(move || {
+                        if keep_as_spare(&old, &out, &written, &spare).is_err() {
+                            remove_tree(&old)?;
+                        }
+                        Ok(())
+                    })),
                     old: staging,
                 });
             }
@@ -158,7 +180,7 @@ impl Staging {
                 .with_context(|| format!("cannot remove the old site {}", old.display()))?;
         }
         Ok(Published {
-            written,
+            written: written.len(),
             removal: None,
             old,
         })
@@ -187,7 +209,11 @@ fn mirror(site: &Path, staging: &Path) -> Mirror {
     {
         return mirror;
     }
-    for entry in walkdir::WalkDir::new(site).min_depth(1).into_iter().flatten() {
+    for entry in walkdir::WalkDir::new(site)
+        .min_depth(1)
+        .into_iter()
+        .flatten()
+    {
         let Ok(rel) = entry.path().strip_prefix(site) else {
             continue;
         };
@@ -201,6 +227,78 @@ fn mirror(site: &Path, staging: &Path) -> Mirror {
             && rel != Path::new(MARKER)
             && std::fs::hard_link(entry.path(), &to).is_ok()
         {
+            mirror.files.insert(rel.to_path_buf());
+        }
+    }
+    mirror
+}
+
+/// Name of the file in the spare folder that names the published site it mirrors.
+const SPARE_STAMP: &str = ".fragstats-next";
+
+/// What identifies a published site folder: its device and inode (a new folder is swapped in
+/// by every build).
+#[cfg(unix)]
+fn site_identity(site: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(site).ok()?;
+    Some(format!("{} {}\n", meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn site_identity(_: &Path) -> Option<String> {
+    None
+}
+
+/// Turns `old` (the site this build replaced, at the path of its staging folder) into the
+/// mirror of the site now published in `site`: the files this build `written` are hard-linked
+/// into it in place of theirs, it is stamped with the site's identity and renamed to `spare`.
+/// Files and folders the new site no longer has stay: the next build removes them from its
+/// staging folder. Interrupted, it leaves a staging folder that the next build removes.
+fn keep_as_spare(old: &Path, site: &Path, written: &[PathBuf], spare: &Path) -> Result<()> {
+    for rel in written {
+        let to = old.join(rel);
+        match std::fs::remove_file(&to) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+            _ => {}
+        }
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::hard_link(site.join(rel), &to)?;
+    }
+    let identity = site_identity(site).context("the site cannot be read")?;
+    std::fs::write(old.join(SPARE_STAMP), identity)?;
+    if spare.exists() {
+        std::fs::remove_dir_all(spare)?;
+    }
+    std::fs::rename(old, spare)?;
+    Ok(())
+}
+
+/// Moves the spare folder to `staging` when it mirrors exactly the site published in `site`
+/// (its stamp names that folder); false when there is none or it does not.
+fn take_spare(spare: &Path, site: &Path, staging: &Path) -> bool {
+    let stamp = spare.join(SPARE_STAMP);
+    std::fs::read_to_string(&stamp).ok() == site_identity(site)
+        && std::fs::remove_file(&stamp).is_ok()
+        && std::fs::rename(spare, staging).is_ok()
+}
+
+/// The files and folders of a staging folder taken from the spare.
+fn list(staging: &Path) -> Mirror {
+    let mut mirror = Mirror::default();
+    for entry in walkdir::WalkDir::new(staging)
+        .min_depth(1)
+        .into_iter()
+        .flatten()
+    {
+        let Ok(rel) = entry.path().strip_prefix(staging) else {
+            continue;
+        };
+        if entry.file_type().is_dir() {
+            mirror.dirs.push(rel.to_path_buf());
+        } else if entry.file_type().is_file() && rel != Path::new(MARKER) {
             mirror.files.insert(rel.to_path_buf());
         }
     }
@@ -287,14 +385,13 @@ const MARKER_TEXT: &[u8] = b"made by fragstats; replaced on every build\n";
 /// Writes `files` into `staging`, which may already hold `mirrored` hard links to the previous
 /// site: those are kept where the bytes did not change, replaced where they did, and removed
 /// where the file is no longer produced. Other files are hard-linked from `previous` when their
-/// bytes equal the file of the same path there. Returns how many files were written (new or
-/// changed).
+/// bytes equal the file of the same path there. Returns the files written (new or changed).
 fn write_all(
     staging: &Path,
     files: &[OutputFile],
     previous: Option<&Path>,
     mirrored: &Mirror,
-) -> Result<usize> {
+) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(staging)
         .with_context(|| format!("cannot create {}", staging.display()))?;
     std::fs::write(staging.join(MARKER), MARKER_TEXT)?;
@@ -328,7 +425,11 @@ fn write_all(
     for dir in mirrored.dirs.iter().rev() {
         let _ = std::fs::remove_dir(staging.join(dir));
     }
-    Ok(written.into_iter().filter(|w| *w).count())
+    Ok(targets
+        .into_iter()
+        .zip(written)
+        .filter_map(|(rel, w)| w.then_some(rel))
+        .collect())
 }
 
 /// Puts one file into the staging folder: a hard link to the previous site's file when that is
@@ -347,7 +448,8 @@ fn stage_file(
         if f.reuse || same_bytes(&path, &f.bytes) {
             return Ok(false);
         }
-        std::fs::remove_file(&path).with_context(|| format!("cannot replace {}", path.display()))?;
+        std::fs::remove_file(&path)
+            .with_context(|| format!("cannot replace {}", path.display()))?;
         std::fs::write(&path, &f.bytes)
             .with_context(|| format!("cannot write {}", path.display()))?;
         return Ok(true);
@@ -447,8 +549,13 @@ mod tests {
             before, after,
             "unchanged pages keep their modification time"
         );
-        // Nothing left beside it.
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // Nothing left beside it but the next build's staging folder.
+        let mut beside: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        beside.sort();
+        assert_eq!(beside, [".public.next", "public"]);
 
         let foreign = dir.path().join("home");
         std::fs::create_dir(&foreign).unwrap();
@@ -474,7 +581,11 @@ mod tests {
             reuse: false,
             key: None,
         };
-        write_site(&out, &[page("a.html", b"old"), page("players/b.html", b"b")]).unwrap();
+        write_site(
+            &out,
+            &[page("a.html", b"old"), page("players/b.html", b"b")],
+        )
+        .unwrap();
         let elsewhere = dir.path().join("kept-link");
         std::fs::hard_link(out.join("a.html"), &elsewhere).unwrap();
         let staging = Staging::prepare(&out);
@@ -493,6 +604,89 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["kept-link", "public"]);
+    }
+
+    /// The old site becomes the next build's staging folder: after each build it holds the
+    /// published files (the same inodes); a build starting from it publishes exactly its files;
+    /// a spare that does not match the published site, or holds files no longer produced, never
+    /// leaks into it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_old_site_is_kept_as_the_next_staging_folder() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let spare = dir.path().join(".public.next");
+        let page = |path: &str, bytes: &[u8]| OutputFile {
+            path: path.into(),
+            bytes: bytes.to_vec(),
+            reuse: false,
+            key: None,
+        };
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        let same_tree = |files: &[OutputFile]| {
+            for f in files {
+                assert_eq!(
+                    std::fs::read(out.join(&f.path)).unwrap(),
+                    f.bytes,
+                    "{}",
+                    f.path
+                );
+                assert_eq!(
+                    ino(&out.join(&f.path)),
+                    ino(&spare.join(&f.path)),
+                    "{}",
+                    f.path
+                );
+            }
+            let published = walkdir::WalkDir::new(&out).into_iter().count();
+            assert_eq!(
+                published,
+                files.len() + 2 + usize::from(files.iter().any(|f| f.path.contains('/')))
+            );
+        };
+        let v1 = [page("a.html", b"a1"), page("players/b.html", b"b1")];
+        write_site(&out, &v1).unwrap();
+        let v2 = [page("a.html", b"a2"), page("c.html", b"c2")];
+        assert_eq!(write_site(&out, &v2).unwrap(), 2);
+        same_tree(&v2);
+        let a_time = std::fs::metadata(out.join("a.html"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let v3 = [
+            page("a.html", b"a2"),
+            page("c.html", b"c3"),
+            page("maps/d.html", b"d3"),
+        ];
+        assert_eq!(write_site(&out, &v3).unwrap(), 2);
+        same_tree(&v3);
+        assert!(!out.join("players").exists());
+        assert_eq!(
+            std::fs::metadata(out.join("a.html"))
+                .unwrap()
+                .modified()
+                .unwrap(),
+            a_time
+        );
+
+        // A file the spare holds but the site no longer produces is not published.
+        std::fs::write(spare.join("stale.html"), b"x").unwrap();
+        write_site(&out, &v3).unwrap();
+        assert!(!out.join("stale.html").exists());
+        // A spare stamped for another site is not used.
+        std::fs::write(spare.join(SPARE_STAMP), b"0 0\n").unwrap();
+        std::fs::remove_file(spare.join("c.html")).unwrap();
+        std::fs::write(spare.join("c.html"), b"wrong").unwrap();
+        let v4 = [
+            page("a.html", b"a2"),
+            page("c.html", b"c3"),
+            page("e.html", b"e4"),
+        ];
+        assert_eq!(write_site(&out, &v4).unwrap(), 1);
+        same_tree(&v4);
+        assert!(!out.join(SPARE_STAMP).exists());
     }
 
     #[test]
