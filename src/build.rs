@@ -174,16 +174,17 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // Pages the previous build made that are still in the output, with what they were made from.
     let cache = PageCache {
         keys: previous_pages
-            .into_iter()
+            .into_par_iter()
             .filter(|(path, _)| out.join(path).is_file())
             .collect(),
     };
+    timer.lap("page cache");
     let resume = if req.full {
         None
     } else {
         state::load_checkpoint(&state_dir)
     };
-    timer.lap("page cache and checkpoint");
+    timer.lap("load checkpoint");
     let mut site = render(&matches, &diagnostics, &config, &site_dir, &cache, resume)?;
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
