@@ -209,25 +209,18 @@ fn mirror(site: &Path, staging: &Path) -> Mirror {
     {
         return mirror;
     }
-    for entry in walkdir::WalkDir::new(site)
-        .min_depth(1)
-        .into_iter()
-        .flatten()
-    {
-        let Ok(rel) = entry.path().strip_prefix(site) else {
-            continue;
-        };
-        let to = staging.join(rel);
+    for (entry, rel) in walk(site) {
+        let to = staging.join(&rel);
         let kind = entry.file_type();
         if kind.is_dir() {
             if std::fs::create_dir(&to).is_ok() {
-                mirror.dirs.push(rel.to_path_buf());
+                mirror.dirs.push(rel);
             }
         } else if kind.is_file()
             && rel != Path::new(MARKER)
             && std::fs::hard_link(entry.path(), &to).is_ok()
         {
-            mirror.files.insert(rel.to_path_buf());
+            mirror.files.insert(rel);
         }
     }
     mirror
@@ -285,21 +278,27 @@ fn take_spare(spare: &Path, site: &Path, staging: &Path) -> bool {
         && std::fs::rename(spare, staging).is_ok()
 }
 
-/// The files and folders of a staging folder taken from the spare.
-fn list(staging: &Path) -> Mirror {
-    let mut mirror = Mirror::default();
-    for entry in walkdir::WalkDir::new(staging)
+/// Every file and folder under `root` (not itself, links not followed), with its path relative
+/// to `root`.
+fn walk(root: &Path) -> impl Iterator<Item = (walkdir::DirEntry, PathBuf)> + '_ {
+    walkdir::WalkDir::new(root)
         .min_depth(1)
         .into_iter()
         .flatten()
-    {
-        let Ok(rel) = entry.path().strip_prefix(staging) else {
-            continue;
-        };
+        .filter_map(move |e| {
+            let rel = e.path().strip_prefix(root).ok()?.to_path_buf();
+            Some((e, rel))
+        })
+}
+
+/// The files and folders of a staging folder taken from the spare.
+fn list(staging: &Path) -> Mirror {
+    let mut mirror = Mirror::default();
+    for (entry, rel) in walk(staging) {
         if entry.file_type().is_dir() {
-            mirror.dirs.push(rel.to_path_buf());
+            mirror.dirs.push(rel);
         } else if entry.file_type().is_file() && rel != Path::new(MARKER) {
-            mirror.files.insert(rel.to_path_buf());
+            mirror.files.insert(rel);
         }
     }
     mirror
