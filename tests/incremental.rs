@@ -77,6 +77,16 @@ impl Site {
             "{step}: {}",
             String::from_utf8_lossy(&inc.stderr)
         );
+        // Beside the site only the next build's staging folder stays: no staging or old site.
+        let beside: Vec<String> = std::fs::read_dir(self.dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".public."))
+            .collect();
+        assert!(
+            beside.iter().all(|n| n == ".public.next"),
+            "{step}: left beside the site: {beside:?}"
+        );
         let how = String::from_utf8_lossy(&inc.stderr)
             .lines()
             .filter(|l| l.starts_with("logs: ") || l.starts_with("ratings: "))
