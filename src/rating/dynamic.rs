@@ -91,7 +91,7 @@ struct Presence {
 /// Where the decay clock stands: the start of the first dated match, and the decay periods
 /// applied since.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct DecayClock {
+struct DecayClock {
     epoch: Option<NaiveDateTime>,
     periods: i64,
 }
