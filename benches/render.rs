@@ -119,6 +119,7 @@ fn main() {
         Path::new("/nonexistent-bench-site"),
         &Default::default(),
         None,
+        None,
     )
     .expect("render");
     let secs = t.elapsed().as_secs_f64();
@@ -132,6 +133,7 @@ fn main() {
         Path::new("/nonexistent-bench-site"),
         &Default::default(),
         fragstats::state::decode_checkpoint(&site.checkpoint),
+        None,
     )
     .expect("render");
     let resumed_secs = t.elapsed().as_secs_f64();

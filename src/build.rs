@@ -19,7 +19,7 @@ use crate::model::identity::{Aliases, Roster};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::{Progress, Timer};
 use crate::rating::Ratings;
-use crate::render::{PageCache, SiteInput, render_site};
+use crate::render::{PageCache, PageSink, SiteInput, render_site};
 use crate::state::{self, FileState, Fingerprint, Loaded, State};
 
 /// What `fragstats build` was asked to do.
@@ -185,7 +185,16 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         state::load_checkpoint(&state_dir)
     };
     timer.lap("load checkpoint");
-    let mut site = render(&matches, &diagnostics, &config, &site_dir, &cache, resume)?;
+    let stage = |file| staging.stage(file);
+    let mut site = render(
+        &matches,
+        &diagnostics,
+        &config,
+        &site_dir,
+        &cache,
+        resume,
+        Some(&stage),
+    )?;
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
     new_state.pages = files
@@ -239,6 +248,7 @@ pub fn render(
     site_dir: &Path,
     cache: &PageCache,
     resume: Option<history::Checkpoint<'static>>,
+    sink: Option<&PageSink>,
 ) -> Result<RenderedSite> {
     let timer = Timer::new();
     let roster = Roster::build(matches, &Aliases::new(&config.aliases));
@@ -267,6 +277,7 @@ pub fn render(
                 diagnostics,
                 cache,
                 site_dir,
+                sink,
             })
         },
         || state::encode_checkpoint(&checkpoint),

@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result, bail};
@@ -32,7 +33,11 @@ pub struct Staging {
     parent: PathBuf,
     name: String,
     path: PathBuf,
-    mirroring: Option<JoinHandle<Mirror>>,
+    /// The published site, when there is one to link unchanged files from.
+    previous: Option<PathBuf>,
+    mirroring: Mutex<Option<JoinHandle<Mirror>>>,
+    /// The staging folder exists and holds what the mirroring linked.
+    ready: OnceLock<Mirror>,
 }
 
 /// What the background mirroring linked into the staging folder: files and folders, relative
@@ -91,7 +96,9 @@ impl Staging {
             parent,
             name,
             path,
-            mirroring: None,
+            previous: out.is_dir().then(|| out.to_path_buf()),
+            mirroring: Mutex::new(None),
+            ready: OnceLock::new(),
         };
         // Recovery errors are reported by `publish`, which runs it again.
         let spare = staging.spare();
@@ -100,14 +107,14 @@ impl Staging {
             && out.join(MARKER).is_file()
         {
             let (site, to) = (out.to_path_buf(), staging.path.clone());
-            staging.mirroring = Some(std::thread::spawn(move || {
+            staging.mirroring = Mutex::new(Some(std::thread::spawn(move || {
                 if take_spare(&spare, &site, &to) {
                     list(&to)
                 } else {
                     let _ = std::fs::remove_dir_all(&spare);
                     mirror(&site, &to)
                 }
-            }));
+            })));
         } else if spare.exists() {
             let _ = std::fs::remove_dir_all(&spare);
         }
@@ -120,14 +127,53 @@ impl Staging {
         self.parent.join(format!(".{}.next", self.name))
     }
 
+    /// Waits for the mirroring; makes the staging folder if there was none.
+    fn mirrored(&self) -> &Mirror {
+        self.ready.get_or_init(|| {
+            let handle = self.mirroring.lock().ok().and_then(|mut m| m.take());
+            match handle {
+                Some(m) => m.join().unwrap_or_default(),
+                None => {
+                    let _ = std::fs::create_dir_all(&self.path)
+                        .and_then(|()| std::fs::write(self.path.join(MARKER), MARKER_TEXT));
+                    Mirror::default()
+                }
+            }
+        })
+    }
+
+    /// Puts one rendered page into the staging folder now (see [`crate::render::PageSink`]);
+    /// returns it without its bytes. Pages to keep as they are stay for [`Staging::publish`].
+    pub fn stage(&self, file: OutputFile) -> Result<OutputFile> {
+        if file.reuse {
+            return Ok(file);
+        }
+        let mirrored = self.mirrored();
+        let rel = safe_relative(&file.path)?;
+        if let Some(dir) = rel.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let dir = self.path.join(dir);
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let written = stage_file(
+            &self.path,
+            &file,
+            &rel,
+            self.previous.as_deref(),
+            mirrored.files.contains(&rel),
+        )?;
+        Ok(OutputFile {
+            bytes: Vec::new(),
+            staged: Some(written),
+            ..file
+        })
+    }
+
     /// Writes `files` into the staging folder (keeping the mirrored files whose bytes did not
     /// change, removing those no longer produced) and swaps it in for the old site.
     pub fn publish(mut self, files: &[OutputFile]) -> Result<Published> {
-        let mirrored = self
-            .mirroring
-            .take()
-            .map(|m| m.join().unwrap_or_default())
-            .unwrap_or_default();
+        self.mirrored();
+        let mirrored = self.ready.take().unwrap_or_default();
         let out = self.out.clone();
         std::fs::create_dir_all(&self.parent)
             .with_context(|| format!("cannot create folder {}", self.parent.display()))?;
@@ -190,7 +236,7 @@ impl Staging {
 impl Drop for Staging {
     /// A build that stops before publishing leaves no staging folder behind.
     fn drop(&mut self) {
-        if let Some(m) = self.mirroring.take() {
+        if let Some(m) = self.mirroring.get_mut().ok().and_then(Option::take) {
             let _ = m.join();
         }
         if !self.path.as_os_str().is_empty() && self.path.join(MARKER).is_file() {
@@ -393,6 +439,8 @@ fn write_all(
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(staging)
         .with_context(|| format!("cannot create {}", staging.display()))?;
+    // Replaced, not rewritten: a marker taken over from a spare folder may be a link.
+    let _ = std::fs::remove_file(staging.join(MARKER));
     std::fs::write(staging.join(MARKER), MARKER_TEXT)?;
     // Folders first (once each), then the files in parallel: most are hard links to the
     // previous site, and a big site has tens of thousands of them.
@@ -413,7 +461,10 @@ fn write_all(
     let written: Vec<bool> = files
         .par_iter()
         .zip(&targets)
-        .map(|(f, rel)| stage_file(staging, f, rel, previous, mirrored.files.contains(rel)))
+        .map(|(f, rel)| match f.staged {
+            Some(written) => Ok(written),
+            None => stage_file(staging, f, rel, previous, mirrored.files.contains(rel)),
+        })
         .collect::<Result<_>>()?;
     // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
     let produced: HashSet<&PathBuf> = targets.iter().collect();
@@ -508,6 +559,7 @@ mod tests {
             bytes: b"x".to_vec(),
             reuse: false,
             key: None,
+            staged: None,
         }
     }
 
@@ -530,6 +582,7 @@ mod tests {
             bytes: b"new".to_vec(),
             reuse: false,
             key: None,
+            staged: None,
         };
         assert_eq!(
             write_site(&out, &[changed, file("players/b.html")]).unwrap(),
@@ -579,6 +632,7 @@ mod tests {
             bytes: bytes.to_vec(),
             reuse: false,
             key: None,
+            staged: None,
         };
         write_site(
             &out,
@@ -621,6 +675,7 @@ mod tests {
             bytes: bytes.to_vec(),
             reuse: false,
             key: None,
+            staged: None,
         };
         let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
         let same_tree = |files: &[OutputFile]| {
@@ -686,6 +741,56 @@ mod tests {
         assert_eq!(write_site(&out, &v4).unwrap(), 1);
         same_tree(&v4);
         assert!(!out.join(SPARE_STAMP).exists());
+    }
+
+    /// Pages staged while the site is rendered are published with the rest, without their
+    /// bytes kept in memory; an unchanged one keeps its file.
+    #[test]
+    fn pages_staged_while_rendering_are_published() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let page = |path: &str, bytes: &[u8]| OutputFile {
+            path: path.into(),
+            bytes: bytes.to_vec(),
+            reuse: false,
+            key: None,
+            staged: None,
+        };
+        write_site(
+            &out,
+            &[page("a.html", b"a1"), page("players/b.html", b"b1")],
+        )
+        .unwrap();
+        let b_time = std::fs::metadata(out.join("players/b.html"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let staging = Staging::prepare(&out);
+        let b = staging.stage(page("players/b.html", b"b1")).unwrap();
+        let c = staging.stage(page("maps/c.html", b"c2")).unwrap();
+        assert_eq!((b.staged, c.staged), (Some(false), Some(true)));
+        assert!(b.bytes.is_empty() && c.bytes.is_empty());
+        // Staging never shows through before the swap.
+        assert!(!out.join("maps").exists());
+        let published = staging.publish(&[page("a.html", b"a2"), b, c]).unwrap();
+        assert_eq!(published.written, 2);
+        published.finish().unwrap();
+        assert_eq!(std::fs::read(out.join("a.html")).unwrap(), b"a2");
+        assert_eq!(std::fs::read(out.join("maps/c.html")).unwrap(), b"c2");
+        assert_eq!(
+            std::fs::metadata(out.join("players/b.html"))
+                .unwrap()
+                .modified()
+                .unwrap(),
+            b_time
+        );
+        // The first build of a site stages into a fresh folder.
+        let fresh = dir.path().join("fresh");
+        let staging = Staging::prepare(&fresh);
+        let d = staging.stage(page("d.html", b"d")).unwrap();
+        staging.publish(&[d]).unwrap().finish().unwrap();
+        assert_eq!(std::fs::read(fresh.join("d.html")).unwrap(), b"d");
     }
 
     #[test]

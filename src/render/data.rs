@@ -184,6 +184,7 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
         bytes,
         reuse: false,
         key: None,
+        staged: None,
     })
 }
 
@@ -204,5 +205,6 @@ fn search_index(input: &SiteInput, links: &Links) -> Result<OutputFile> {
         bytes: format!("window.FRAGSTATS_PLAYERS = {json};\n").into_bytes(),
         reuse: false,
         key: None,
+        staged: None,
     })
 }

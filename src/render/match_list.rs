@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::templates::Templates;
 use super::views::{Common, MatchRow};
-use super::{Keyed, OutputFile, PageCache, html};
+use super::{Keyed, OutputFile, PageCache, PageSink, html, sunk};
 
 /// Matches per page of the match list.
 pub const PAGE_SIZE: usize = 1000;
@@ -25,6 +25,7 @@ pub fn pages<'a>(
     cache: &PageCache,
     salt: u64,
     page_size: usize,
+    sink: Option<&PageSink>,
 ) -> Result<Vec<OutputFile>> {
     let total = rows.len();
     let blocks = if total > page_size {
@@ -101,6 +102,7 @@ pub fn pages<'a>(
                     bytes: Vec::new(),
                     reuse: true,
                     key: Some(key),
+                    staged: None,
                 });
             }
             // The navigation marks "Matches" on every page of the list.
@@ -111,7 +113,7 @@ pub fn pages<'a>(
             )?;
             let mut file = html(&url, body);
             file.key = Some(key);
-            Ok(file)
+            sunk(sink, file)
         })
         .collect::<Result<_>>()?;
     files.extend(pages);
@@ -191,7 +193,16 @@ mod tests {
             root,
             current: current.to_string(),
         };
-        let first = pages(&templates, &common, &rows(5), &PageCache::default(), 7, 2).unwrap();
+        let first = pages(
+            &templates,
+            &common,
+            &rows(5),
+            &PageCache::default(),
+            7,
+            2,
+            None,
+        )
+        .unwrap();
         let paths: Vec<&str> = first.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(
             paths,
@@ -223,7 +234,7 @@ mod tests {
                 .filter_map(|f| Some((f.path.clone(), f.key?)))
                 .collect(),
         };
-        let second = pages(&templates, &common, &rows(6), &cache, 7, 2).unwrap();
+        let second = pages(&templates, &common, &rows(6), &cache, 7, 2, None).unwrap();
         let reused: Vec<&str> = second
             .iter()
             .filter(|f| f.reuse)
@@ -232,7 +243,16 @@ mod tests {
         assert_eq!(reused, ["matches/page-1.html", "matches/page-2.html"]);
         assert!(links_in(text(&second[3]), 6));
         // One page or less: no archive.
-        let small = pages(&templates, &common, &rows(2), &PageCache::default(), 7, 2).unwrap();
+        let small = pages(
+            &templates,
+            &common,
+            &rows(2),
+            &PageCache::default(),
+            7,
+            2,
+            None,
+        )
+        .unwrap();
         assert_eq!(small.len(), 1);
     }
 }

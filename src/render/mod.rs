@@ -46,6 +46,9 @@ pub struct SiteInput<'a> {
     pub cache: &'a PageCache,
     /// Folder of site.toml: its `templates/` and `static/` override the built-ins.
     pub site_dir: &'a Path,
+    /// Where the pages of players, maps, clans and matches go as they are rendered (else they
+    /// are returned with their bytes).
+    pub sink: Option<&'a PageSink<'a>>,
 }
 
 /// One file of the output, path relative to the output folder (`/`-separated).
@@ -58,7 +61,14 @@ pub struct OutputFile {
     pub reuse: bool,
     /// What the page was made from (see [`PageCache`]), remembered for the next build.
     pub key: Option<u64>,
+    /// `Some(written)` when a [`PageSink`] already put the file into the staging folder (its
+    /// bytes are then dropped); `written`: its bytes were new there.
+    pub staged: Option<bool>,
 }
+
+/// Takes each page as soon as it is rendered (the build writes it into the staging folder) and
+/// returns what to keep of it, so a site of many thousands of pages is never all in memory.
+pub type PageSink<'a> = dyn Fn(OutputFile) -> Result<OutputFile> + Sync + 'a;
 
 /// Pages of the current output and the key of what each was made from. A page whose key is
 /// unchanged is not rendered again: its file is kept. Only pages whose key covers every input
@@ -208,6 +218,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         input.cache,
         salt,
         match_list::PAGE_SIZE,
+        input.sink,
     )?);
     files.push(top_page(
         &templates,
@@ -247,6 +258,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         "player.html",
         &player_urls,
         &|i| Keyed("p", r.player_page(i)),
+        input.sink,
     )?);
     timer.lap("player pages");
     let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
@@ -257,6 +269,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         "map.html",
         &map_urls,
         &|i| Keyed("map", r.map_page(i)),
+        input.sink,
     )?);
     let clan_urls = |i: usize| links.clans[i].clone();
     files.extend(render_pages(
@@ -266,6 +279,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         "clan.html",
         &clan_urls,
         &|i| Keyed("clan", r.clan_page(i)),
+        input.sink,
     )?);
     let match_pages: Vec<OutputFile> = (0..input.matches.len())
         .into_par_iter()
@@ -279,12 +293,13 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
                     bytes: Vec::new(),
                     reuse: true,
                     key: Some(key),
+                    staged: None,
                 });
             }
             let body = templates.render("match.html", &common, &Keyed("m", r.match_page(i)))?;
             let mut file = html(&url, body);
             file.key = Some(key);
-            Ok(file)
+            sunk(input.sink, file)
         })
         .collect::<Result<_>>()?;
     files.extend(match_pages);
@@ -363,15 +378,24 @@ fn render_pages<'a, V: Serialize>(
     template: &str,
     url: &(dyn Fn(usize) -> String + Sync),
     view: &(dyn Fn(usize) -> V + Sync),
+    sink: Option<&PageSink>,
 ) -> Result<Vec<OutputFile>> {
     (0..count)
         .into_par_iter()
         .map(|i| {
             let url = url(i);
             let body = templates.render(template, &common("../", &url), &view(i))?;
-            Ok(html(&url, body))
+            sunk(sink, html(&url, body))
         })
         .collect()
+}
+
+/// `file` given to `sink`, if there is one.
+fn sunk(sink: Option<&PageSink>, file: OutputFile) -> Result<OutputFile> {
+    match sink {
+        Some(sink) => sink(file),
+        None => Ok(file),
+    }
 }
 
 fn nav_item(label: &str, url: &str) -> NavItem {
@@ -419,6 +443,7 @@ fn html(path: &str, body: String) -> OutputFile {
         bytes: body.into_bytes(),
         reuse: false,
         key: None,
+        staged: None,
     }
 }
 
@@ -451,6 +476,7 @@ fn static_files(site_dir: &Path) -> Result<Vec<OutputFile>> {
             bytes,
             reuse: false,
             key: None,
+            staged: None,
         })
         .collect())
 }
