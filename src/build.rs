@@ -351,19 +351,28 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<State>) -> Resu
         .map(|m| m.len())
         .sum();
     let progress = Progress::bytes(total);
-    let read: Vec<(FileState, ReadKind)> = files
+    // Each file's matches move out of its state: a changed log's file is encoded now (saved
+    // after the site), an unchanged log's saved file stays as it is, so no match is kept twice.
+    let read: Vec<(FileState, ReadKind, Vec<Match>)> = files
         .par_iter()
         .zip(prevs)
         .enumerate()
         .map(|(i, (f, prev))| {
-            let result = read_file(i, f, prev);
-            progress.add(result.0.size);
-            result
+            let (mut state, kind) = read_file(i, f, prev);
+            progress.add(state.size);
+            let matches = if state.changed {
+                state.seal()?
+            } else {
+                let mut matches = std::mem::take(&mut state.settled);
+                matches.append(&mut state.tail);
+                matches
+            };
+            Ok((state, kind, matches))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     progress.finish();
     let mut counts = ReadCounts::default();
-    for (_, kind) in &read {
+    for (_, kind, _) in &read {
         match kind {
             ReadKind::Unchanged => counts.unchanged += 1,
             ReadKind::Resumed(b) => {
@@ -376,32 +385,19 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<State>) -> Resu
             }
         }
     }
-    let mut states: Vec<FileState> = read.into_iter().map(|(s, _)| s).collect();
-    let mut reports = Vec::with_capacity(states.len() + crawl_skips.len());
+    let mut states = Vec::with_capacity(read.len());
+    let mut reports = Vec::with_capacity(read.len() + crawl_skips.len());
     let mut matches = Vec::new();
-    for (i, (state, file)) in states.iter_mut().zip(&files).enumerate() {
+    for (i, ((state, _, file_matches), file)) in read.into_iter().zip(&files).enumerate() {
         let mut report = state.report.clone();
         report.path.clone_from(&file.rel);
         reports.push(report);
-        let add = |mut m: Match| {
+        matches.extend(file_matches.into_iter().map(|mut m| {
             m.file_index = i;
             m.source.clone_from(&file.rel);
-            matches.push(m);
-        };
-        if state.changed {
-            // Saved with this state: copy.
-            state
-                .settled
-                .iter()
-                .chain(&state.tail)
-                .cloned()
-                .for_each(add);
-        } else {
-            // Its saved file stays as it is: the matches are not needed in the state again.
-            let settled = std::mem::take(&mut state.settled);
-            let tail = std::mem::take(&mut state.tail);
-            settled.into_iter().chain(tail).for_each(add);
-        }
+            m
+        }));
+        states.push(state);
     }
     let matches = order_and_dedupe(matches, &mut reports);
     reports.extend(crawl_skips);
@@ -440,6 +436,7 @@ fn read_file(index: usize, file: &LogFile, prev: Option<FileState>) -> (FileStat
         settled: Vec::new(),
         tail: Vec::new(),
         changed: true,
+        sealed: None,
     };
     let result = (|| -> Result<()> {
         let mut f = File::open(&file.path)

@@ -115,6 +115,21 @@ pub struct FileState {
     /// Read again by this build (so saved); unchanged logs keep their saved file.
     #[serde(skip)]
     pub changed: bool,
+    /// The bytes of its per-log file, made as soon as it was read ([`FileState::seal`]), so
+    /// that its matches need not be kept twice in memory until the state is saved.
+    #[serde(skip)]
+    pub sealed: Option<Vec<u8>>,
+}
+
+impl FileState {
+    /// Encodes the per-log file now and moves the matches out (settled, then tail): the state
+    /// saves the encoded bytes later.
+    pub fn seal(&mut self) -> Result<Vec<Match>> {
+        self.sealed = Some(seal(self)?);
+        let mut matches = std::mem::take(&mut self.settled);
+        matches.append(&mut self.tail);
+        Ok(matches)
+    }
 }
 
 /// Everything remembered between builds.
@@ -249,10 +264,17 @@ pub fn save(dir: &Path, state: &State) -> Result<()> {
         .par_iter()
         .filter(|f| f.changed)
         .try_for_each(|f| -> Result<()> {
-            let bytes = seal(f)?;
+            let encoded;
+            let bytes = match &f.sealed {
+                Some(bytes) => bytes,
+                None => {
+                    encoded = seal(f)?;
+                    &encoded
+                }
+            };
             let target = file_path(dir, &f.path);
             let name = target.file_name().expect("a file name").to_string_lossy();
-            replace_file(&files_dir, &name, &bytes)
+            replace_file(&files_dir, &name, bytes)
         })?;
     let index = Index {
         header: state.header.clone(),
@@ -357,18 +379,17 @@ mod tests {
         let read = crate::build::read_logs_incremental(&[PathBuf::from(log)], None).unwrap();
         let mut state = read.state;
         let file = state.files.first_mut().expect("the bot logs have a file");
-        file.changed = true;
+        assert!(file.changed && file.sealed.is_some());
         let path = file.path.clone();
         save(dir.path(), &state).unwrap();
         let loaded = load_file(dir.path(), &path).expect("an undamaged file loads");
-        assert!(
-            loaded
-                .settled
-                .iter()
-                .chain(&loaded.tail)
-                .all(|m| m.events.is_packed())
-        );
-        assert_eq!(loaded.settled, state.files[0].settled);
+        let stored: Vec<&Match> = loaded.settled.iter().chain(&loaded.tail).collect();
+        assert!(stored.iter().all(|m| m.events.is_packed()));
+        let read: Vec<&Match> = read.matches.iter().filter(|m| m.file_index == 0).collect();
+        assert_eq!(stored.len(), read.len());
+        for (a, b) in stored.iter().zip(&read) {
+            assert!(a.id == b.id && a.events == b.events, "match {}", a.id);
+        }
         let on_disk = file_path(dir.path(), &path);
         let mut bytes = std::fs::read(&on_disk).unwrap();
         // A byte of the last match: without the checksum, most such changes still decode.
