@@ -553,14 +553,19 @@ fn safe_relative(path: &str) -> Result<PathBuf> {
 mod tests {
     use super::*;
 
-    fn file(path: &str) -> OutputFile {
+    /// A page of `bytes` at `path`.
+    fn page(path: &str, bytes: &[u8]) -> OutputFile {
         OutputFile {
             path: path.into(),
-            bytes: b"x".to_vec(),
+            bytes: bytes.to_vec(),
             reuse: false,
             key: None,
             staged: None,
         }
+    }
+
+    fn file(path: &str) -> OutputFile {
+        page(path, b"x")
     }
 
     #[test]
@@ -577,13 +582,7 @@ mod tests {
             .modified()
             .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let changed = OutputFile {
-            path: "c.html".into(),
-            bytes: b"new".to_vec(),
-            reuse: false,
-            key: None,
-            staged: None,
-        };
+        let changed = page("c.html", b"new");
         assert_eq!(
             write_site(&out, &[changed, file("players/b.html")]).unwrap(),
             1
@@ -627,13 +626,6 @@ mod tests {
     fn changed_files_replace_the_mirrored_links() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("public");
-        let page = |path: &str, bytes: &[u8]| OutputFile {
-            path: path.into(),
-            bytes: bytes.to_vec(),
-            reuse: false,
-            key: None,
-            staged: None,
-        };
         write_site(
             &out,
             &[page("a.html", b"old"), page("players/b.html", b"b")],
@@ -670,13 +662,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("public");
         let spare = dir.path().join(".public.next");
-        let page = |path: &str, bytes: &[u8]| OutputFile {
-            path: path.into(),
-            bytes: bytes.to_vec(),
-            reuse: false,
-            key: None,
-            staged: None,
-        };
         let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
         let same_tree = |files: &[OutputFile]| {
             for f in files {
@@ -749,13 +734,6 @@ mod tests {
     fn pages_staged_while_rendering_are_published() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("public");
-        let page = |path: &str, bytes: &[u8]| OutputFile {
-            path: path.into(),
-            bytes: bytes.to_vec(),
-            reuse: false,
-            key: None,
-            staged: None,
-        };
         write_site(
             &out,
             &[page("a.html", b"a1"), page("players/b.html", b"b1")],

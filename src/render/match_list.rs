@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::templates::Templates;
 use super::views::{Common, MatchRow};
-use super::{Keyed, OutputFile, PageCache, PageSink, html, sunk};
+use super::{Keyed, OutputFile, PageCache, PageSink, html, kept, sunk};
 
 /// Matches per page of the match list.
 pub const PAGE_SIZE: usize = 1000;
@@ -97,13 +97,7 @@ pub fn pages<'a>(
                 h.finish()
             };
             if cache.keys.get(&url) == Some(&key) {
-                return Ok(OutputFile {
-                    path: url,
-                    bytes: Vec::new(),
-                    reuse: true,
-                    key: Some(key),
-                    staged: None,
-                });
+                return Ok(kept(url, key));
             }
             // The navigation marks "Matches" on every page of the list.
             let body = templates.render(

@@ -288,13 +288,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
             let common = page("../", &url);
             let key = r.match_key(i, salt);
             if input.cache.keys.get(&url) == Some(&key) {
-                return Ok(OutputFile {
-                    path: url,
-                    bytes: Vec::new(),
-                    reuse: true,
-                    key: Some(key),
-                    staged: None,
-                });
+                return Ok(kept(url, key));
             }
             let body = templates.render("match.html", &common, &Keyed("m", r.match_page(i)))?;
             let mut file = html(&url, body);
@@ -435,6 +429,17 @@ fn colors_css(c: &crate::config::Colors) -> String {
         ));
     }
     css
+}
+
+/// A page whose key shows the published file is still right: it is kept as it is.
+fn kept(path: String, key: u64) -> OutputFile {
+    OutputFile {
+        path,
+        bytes: Vec::new(),
+        reuse: true,
+        key: Some(key),
+        staged: None,
+    }
 }
 
 fn html(path: &str, body: String) -> OutputFile {
