@@ -6,6 +6,8 @@
 //! Two steps: [`Stream::build`] turns matches into a flat list of rating operations (all the game
 //! logic: who was present, which clan, which weight), and [`Stream::run`] replays it (only
 //! arithmetic, fast). Players are numbered as in the roster; clan `c` is number `players + c`.
+//! A [`Ladder`] holds the replay's state between builds: it builds and runs the operations of
+//! the matches it has not seen yet.
 
 use std::collections::HashSet;
 
