@@ -100,6 +100,10 @@ impl Staging {
             mirroring: Mutex::new(None),
             ready: OnceLock::new(),
         };
+        // A folder left at this path by a killed build whose process id was the same.
+        if staging.path.join(MARKER).is_file() {
+            let _ = std::fs::remove_dir_all(&staging.path);
+        }
         // Recovery errors are reported by `publish`, which runs it again.
         let spare = staging.spare();
         if recover(&staging.parent, &staging.name, out, &staging.path).is_ok()
@@ -484,8 +488,8 @@ fn write_all(
 
 /// Puts one file into the staging folder: a hard link to the previous site's file when that is
 /// to be kept or already holds the same bytes, else the new bytes. `mirrored`: the staging
-/// folder already holds a hard link to the previous file; it is never written through (that
-/// would change the published site), only replaced. True when written anew.
+/// folder already holds a hard link to the previous file. Whatever is at the path is replaced,
+/// never written through: it may be a link to a published file. True when written anew.
 fn stage_file(
     staging: &Path,
     f: &OutputFile,
@@ -494,15 +498,14 @@ fn stage_file(
     mirrored: bool,
 ) -> Result<bool> {
     let path = staging.join(rel);
-    if mirrored {
-        if f.reuse || same_bytes(&path, &f.bytes) {
-            return Ok(false);
+    if mirrored && (f.reuse || same_bytes(&path, &f.bytes)) {
+        return Ok(false);
+    }
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("cannot replace {}", path.display()));
         }
-        std::fs::remove_file(&path)
-            .with_context(|| format!("cannot replace {}", path.display()))?;
-        std::fs::write(&path, &f.bytes)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        return Ok(true);
+        _ => {}
     }
     if f.reuse {
         let old = previous
@@ -513,7 +516,9 @@ fn stage_file(
         }
         return Ok(false);
     }
-    if let Some(old) = previous.map(|p| p.join(rel))
+    // A mirrored file was just compared: the previous one holds the same (different) bytes.
+    if !mirrored
+        && let Some(old) = previous.map(|p| p.join(rel))
         && same_bytes(&old, &f.bytes)
         && std::fs::hard_link(&old, &path).is_ok()
     {
@@ -769,6 +774,27 @@ mod tests {
         let d = staging.stage(page("d.html", b"d")).unwrap();
         staging.publish(&[d]).unwrap().finish().unwrap();
         assert_eq!(std::fs::read(fresh.join("d.html")).unwrap(), b"d");
+    }
+
+    /// A staging folder left under this process's id (a killed build whose id was reused) may
+    /// hold links to published files: they are replaced, never written through.
+    #[test]
+    fn a_stale_staging_folder_of_the_same_id_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        write_site(&out, &[page("a.html", b"old")]).unwrap();
+        let elsewhere = dir.path().join("kept-link");
+        std::fs::hard_link(out.join("a.html"), &elsewhere).unwrap();
+        let _ = std::fs::remove_dir_all(dir.path().join(".public.next"));
+        let stale = dir
+            .path()
+            .join(format!(".public.staging-{}", std::process::id()));
+        std::fs::create_dir(&stale).unwrap();
+        std::fs::write(stale.join(MARKER), MARKER_TEXT).unwrap();
+        std::fs::hard_link(out.join("a.html"), stale.join("a.html")).unwrap();
+        write_site(&out, &[page("a.html", b"new")]).unwrap();
+        assert_eq!(std::fs::read(out.join("a.html")).unwrap(), b"new");
+        assert_eq!(std::fs::read(&elsewhere).unwrap(), b"old");
     }
 
     #[test]
