@@ -192,9 +192,8 @@ impl Staging {
         let old = self
             .parent
             .join(format!(".{}.old-{}", self.name, std::process::id()));
-        let previous = out.is_dir().then_some(out.as_path());
         let timer = crate::progress::Timer::new();
-        let written = match write_all(&self.path, files, previous, &mirrored) {
+        let written = match write_all(&self.path, files, self.previous.as_deref(), &mirrored) {
             Ok(written) => written,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&self.path);

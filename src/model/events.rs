@@ -10,8 +10,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Event;
 
-/// A match's events in order; derefs to `Vec<Event>`.
-#[derive(Default)]
+/// A match's events in order; derefs to `Vec<Event>`. Either packed or decoded (or both, once
+/// packed events were read).
 pub struct Events {
     /// The events as the state stored them (postcard), when read back from it.
     packed: Option<Box<[u8]>>,
@@ -26,7 +26,7 @@ impl Events {
         self.decoded.get_or_init(|| {
             let bytes = self.packed.as_deref().unwrap_or_default();
             postcard::from_bytes(bytes).unwrap_or_else(|_| {
-                debug_assert!(bytes.is_empty(), "packed events do not decode");
+                debug_assert!(false, "packed events do not decode");
                 Vec::new()
             })
         })
@@ -35,6 +35,12 @@ impl Events {
     /// Still packed (not read since the state was loaded).
     pub fn is_packed(&self) -> bool {
         self.decoded.get().is_none()
+    }
+}
+
+impl Default for Events {
+    fn default() -> Events {
+        Events::from(Vec::new())
     }
 }
 
@@ -98,13 +104,12 @@ impl std::fmt::Debug for Events {
 /// copies the bytes instead of decoding every event.
 impl Serialize for Events {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match (&self.packed, self.decoded.get()) {
-            (Some(bytes), _) => serializer.serialize_bytes(bytes),
-            (None, Some(events)) => {
-                let bytes = postcard::to_allocvec(events).map_err(serde::ser::Error::custom)?;
+        match &self.packed {
+            Some(bytes) => serializer.serialize_bytes(bytes),
+            None => {
+                let bytes = postcard::to_allocvec(self.get()).map_err(serde::ser::Error::custom)?;
                 serializer.serialize_bytes(&bytes)
             }
-            (None, None) => serializer.serialize_bytes(&[0]),
         }
     }
 }
