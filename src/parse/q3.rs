@@ -87,6 +87,7 @@ impl LogFormat for Quake3 {
             slots: HashMap::new(),
             current: None,
             emitted: 0,
+            after_shutdown: false,
         };
         if let Some(c) = resume {
             reader = reader.starting_at(c.line, c.offset);
@@ -94,6 +95,8 @@ impl LogFormat for Quake3 {
             // A state this version cannot read means a full parse; the caller checks versions.
             let saved: Vec<(u32, Slot)> = postcard::from_bytes(&c.state).unwrap_or_default();
             parser.slots = saved.into_iter().collect();
+            // Checkpoints are taken right after a ShutdownGame.
+            parser.after_shutdown = true;
         }
         let mut checkpoint = None;
         while let Some((number, line)) = reader.next_line()? {
@@ -265,6 +268,8 @@ struct Builder {
     exit_time: Option<u32>,
     shutdown: bool,
     by_plain: HashMap<String, u32>,
+    /// Per match player: on the server now (a `Leave` since their last team event clears it).
+    present: Vec<bool>,
     weapons: HashMap<String, u16>,
 }
 
@@ -295,6 +300,7 @@ impl Builder {
             exit_time: None,
             shutdown: false,
             by_plain: HashMap::new(),
+            present: Vec::new(),
             weapons: HashMap::new(),
         }
     }
@@ -325,15 +331,28 @@ impl Builder {
             bot_skill: slot.skill,
         });
         self.by_plain.insert(slot.plain.clone(), i);
-        self.push(
-            time,
-            line,
-            EventKind::TeamChange(slot.team),
-            i,
-            NO_PLAYER,
-            0,
-        );
+        self.present.push(false);
+        self.join(i, slot.team, time, line);
         i
+    }
+
+    /// Player `i` is on `team` from now on (a team change, or a rejoin after leaving).
+    fn join(&mut self, i: u32, team: Team, time: u32, line: u64) {
+        let p = &mut self.m.players[i as usize];
+        p.team = team;
+        p.left = None;
+        self.present[i as usize] = true;
+        self.push(time, line, EventKind::TeamChange(team), i, NO_PLAYER, 0);
+    }
+
+    /// Player `i` leaves the server (their slot dropped them and no other slot holds them).
+    fn leave(&mut self, i: u32, time: u32, line: u64) {
+        if !std::mem::replace(&mut self.present[i as usize], false) {
+            return;
+        }
+        let rel = self.rel(time);
+        self.m.players[i as usize].left = Some(rel);
+        self.push(time, line, EventKind::Leave, i, NO_PLAYER, 0);
     }
 
     fn push(
@@ -391,8 +410,13 @@ struct Parser<'s> {
     slots: HashMap<u32, Slot>,
     current: Option<Builder>,
     emitted: usize,
+    /// A `ShutdownGame` closed the last match and no `InitGame` opened another: lines here belong
+    /// to no match (a crash, or another log appended) and are reported, not guessed at.
+    after_shutdown: bool,
 }
 
+const OUTSIDE_MATCH: &str =
+    "line outside a match (after ShutdownGame, before the next InitGame: a crash or another log)";
 const MALFORMED: &str = "malformed line (fields missing or not numbers)";
 const UNKNOWN_SLOT: &str =
     "names a client slot with no player (no ClientUserinfoChanged before it)";
@@ -445,6 +469,7 @@ impl Parser<'_> {
                 emit,
             );
             self.init_game(payload, time, number);
+            self.after_shutdown = false;
             return;
         }
         if let Some(b) = self.current.as_mut() {
@@ -462,6 +487,9 @@ impl Parser<'_> {
                 b.last_time = b.last_time.max(time);
             }
             self.close(None, report, emit);
+            // A slot's identity never crosses a ShutdownGame: the next InitGame brings new userinfo.
+            self.slots.clear();
+            self.after_shutdown = true;
             return;
         }
         if is_ignored(kind, rest) {
@@ -473,6 +501,10 @@ impl Parser<'_> {
         }
         let b = match self.current.as_mut() {
             Some(b) => b,
+            None if self.after_shutdown => {
+                report.skip_line(OUTSIDE_MATCH, number, text);
+                return;
+            }
             None => {
                 report.note(
                     "match starts before the file (no InitGame; map unknown)",
@@ -496,14 +528,8 @@ impl Parser<'_> {
             }
             "ClientUserinfoChanged" => userinfo(b, &mut self.slots, payload, time, number, report),
             "ClientConnect" => true,
-            "ClientBegin" => slot_event(b, &self.slots, payload, time, number, false),
-            "ClientDisconnect" => {
-                let ok = slot_event(b, &self.slots, payload, time, number, true);
-                if let Some([slot]) = ints::<1>(payload) {
-                    self.slots.remove(&(slot as u32));
-                }
-                ok
-            }
+            "ClientBegin" => client_begin(payload),
+            "ClientDisconnect" => client_disconnect(b, &mut self.slots, payload, time, number),
             "Kill" => kill(b, &self.slots, payload, time, number, report),
             "score" => score(b, &self.slots, payload, time, number, report),
             "red" => team_scores(b, payload),
@@ -665,10 +691,9 @@ fn userinfo(
     match known {
         Some(i) => {
             b.player(&new, time, line);
-            let p = &mut b.m.players[i as usize];
-            if p.team != team {
-                p.team = team;
-                b.push(time, line, EventKind::TeamChange(team), i, NO_PLAYER, 0);
+            // A team change, or a rejoin of the same side after leaving (RANKING.md section 1).
+            if b.m.players[i as usize].team != team || !b.present[i as usize] {
+                b.join(i, team, time, line);
             }
         }
         None if team.is_playing() => {
@@ -676,37 +701,45 @@ fn userinfo(
         }
         None => {}
     }
-    // A rename moves the slot to a new identity: the old one is no longer on the server.
-    if let Some(old) = previous.filter(|o| o.plain != new.plain)
-        && let Some(&i) = b.by_plain.get(&old.plain)
-    {
-        b.push(time, line, EventKind::Leave, i, NO_PLAYER, 0);
+    // A rename, or a new player in a slot reused after InitGame: the old name leaves that slot,
+    // and leaves the server unless another slot still holds them.
+    if let Some(old) = previous.filter(|o| o.plain != new.plain) {
+        release(b, slots, &old.plain, time, line);
     }
     true
 }
 
-/// `ClientBegin: 2` / `ClientDisconnect: 2`
-fn slot_event(
+/// The slot that held `plain` dropped them: they leave unless another slot still holds them.
+fn release(b: &mut Builder, slots: &HashMap<u32, Slot>, plain: &str, time: u32, line: u64) {
+    if slots.values().any(|s| s.plain == plain) {
+        return;
+    }
+    if let Some(&i) = b.by_plain.get(plain) {
+        b.leave(i, time, line);
+    }
+}
+
+/// `ClientBegin: 2` (nothing to do: the userinfo line before it placed the player).
+fn client_begin(payload: &str) -> bool {
+    ints::<1>(payload).is_some()
+}
+
+/// `ClientDisconnect: 2`: the slot is empty; its player leaves unless another slot holds them.
+fn client_disconnect(
     b: &mut Builder,
-    slots: &HashMap<u32, Slot>,
+    slots: &mut HashMap<u32, Slot>,
     payload: &str,
     time: u32,
     line: u64,
-    leave: bool,
 ) -> bool {
     let Some([slot]) = ints::<1>(payload) else {
         return false;
     };
-    let Some(s) = slots.get(&(slot as u32)) else {
+    let Ok(slot) = u32::try_from(slot) else {
         return true;
     };
-    let Some(&i) = b.by_plain.get(&s.plain) else {
-        return true;
-    };
-    if leave {
-        let rel = b.rel(time);
-        b.m.players[i as usize].left = Some(rel);
-        b.push(time, line, EventKind::Leave, i, NO_PLAYER, 0);
+    if let Some(old) = slots.remove(&slot) {
+        release(b, slots, &old.plain, time, line);
     }
     true
 }

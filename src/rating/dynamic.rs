@@ -171,20 +171,24 @@ impl Stream {
             let mut presence = Presence {
                 team: vec![None; m.players.len()],
             };
+            // Where a duel is rated as one result, its players are not rated per event; clans
+            // always are (RANKING.md section 1, "Clans").
+            let players_per_event = duel_pair.is_none();
             for e in &m.events {
                 let actor = ids[e.actor as usize];
                 match e.kind {
                     EventKind::TeamChange(t) => presence.team[e.actor as usize] = Some(t),
                     EventKind::Leave => presence.team[e.actor as usize] = None,
-                    _ if duel_pair.is_some() => {}
                     EventKind::Frag => {
                         let victim = ids[e.target as usize];
-                        ops.push(Op::Result {
-                            a: actor,
-                            b: victim,
-                            weight: cfg.frag,
-                            e: 1.0,
-                        });
+                        if players_per_event {
+                            ops.push(Op::Result {
+                                a: actor,
+                                b: victim,
+                                weight: cfg.frag,
+                                e: 1.0,
+                            });
+                        }
                         match (clan_of(actor), clan_of(victim)) {
                             (Some(ca), Some(cv)) if ca != cv => ops.push(Op::Result {
                                 a: ca,
@@ -201,10 +205,12 @@ impl Stream {
                     }
                     // A team kill is rated as a suicide of the killer, for the clan too.
                     EventKind::Suicide | EventKind::TeamKill => {
-                        ops.push(Op::Penalty {
-                            player: actor,
-                            weight: cfg.frag,
-                        });
+                        if players_per_event {
+                            ops.push(Op::Penalty {
+                                player: actor,
+                                weight: cfg.frag,
+                            });
+                        }
                         if let Some(c) = clan_of(actor) {
                             ops.push(Op::Penalty {
                                 player: c,
@@ -212,6 +218,7 @@ impl Stream {
                             });
                         }
                     }
+                    _ if !players_per_event => {}
                     EventKind::Flag(action, flag_team) => {
                         let weight = match action {
                             FlagAction::Capture => cfg.capture,
@@ -255,16 +262,6 @@ impl Stream {
                     weight: 1.0,
                     e: share,
                 });
-                if let (Some(ca), Some(cb)) = (clan_of(a), clan_of(b))
-                    && ca != cb
-                {
-                    ops.push(Op::Result {
-                        a: ca,
-                        b: cb,
-                        weight: 1.0,
-                        e: share,
-                    });
-                }
             }
             let start = side.len() as u32;
             let participants = unique(m.active_players().map(|(i, _)| ids[i]));

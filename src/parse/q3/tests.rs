@@ -481,3 +481,79 @@ fn many_weapon_and_award_names_stay_bounded() {
         }
     }
 }
+
+#[test]
+fn concatenated_logs_never_carry_slots_across_shutdown() {
+    // An OpenArena log followed by an Urban Terror log that starts mid-game (no InitGame before
+    // its line 293): the Urban Terror lines before its InitGame belong to no match. Before the
+    // fix they were read with the OpenArena bots' slots (bots with team kills in a UrT match).
+    let oa = real_log("openarena/tdm/games.log");
+    let urt = real_log("public/urt/urt41-agea-tdm.log");
+    let (alone, _) = parse_bytes(&oa);
+    let mut both = oa.clone();
+    both.extend_from_slice(&urt);
+    let (ms, report) = parse_bytes(&both);
+    let bots: std::collections::HashSet<&str> = alone
+        .iter()
+        .flat_map(|m| m.players.iter().map(|p| p.plain.as_str()))
+        .collect();
+    for m in &ms[alone.len()..] {
+        assert!(
+            m.players.iter().all(|p| !bots.contains(p.plain.as_str())),
+            "a bot in the Urban Terror match at line {}",
+            m.line
+        );
+        assert!(!m.partial, "no match is made of lines outside a match");
+    }
+    for (a, b) in alone.iter().zip(&ms) {
+        assert_eq!(a.id, b.id, "the OpenArena matches are unchanged");
+    }
+    let outside = report
+        .skipped_lines
+        .iter()
+        .find(|(why, _)| why.starts_with("line outside a match"))
+        .map(|(_, t)| t.count)
+        .unwrap_or(0);
+    // Lines 1..=290 of the UrT log precede its first InitGame (kills, userinfo, flags, ...).
+    assert!(outside > 100, "{outside} lines reported outside a match");
+}
+
+#[test]
+fn rejoin_same_side_and_slot_reuse_presence() {
+    // A leaves (disconnect) and rejoins red: a new TeamChange. Slot 1 of B is reused by C after
+    // an InitGame with no ShutdownGame, while B reconnected into slot 2 first: B stays.
+    let log = r"  0:00 InitGame: \g_gametype\4\mapname\ctf1
+  0:01 ClientUserinfoChanged: 0 n\A\t\1
+  0:01 ClientUserinfoChanged: 1 n\B\t\2
+  0:05 Kill: 0 1 3: A killed B by MOD_X
+  0:10 ClientDisconnect: 0
+  0:20 ClientUserinfoChanged: 0 n\A\t\1
+  0:25 Kill: 0 1 3: A killed B by MOD_X
+  0:30 InitGame: \g_gametype\4\mapname\ctf2
+  0:31 ClientUserinfoChanged: 2 n\B\t\2
+  0:32 ClientUserinfoChanged: 1 n\C\t\1
+  0:33 Kill: 1 2 3: C killed B by MOD_X
+  0:40 ShutdownGame:
+";
+    let (ms, _) = parse(log);
+    assert_eq!(ms.len(), 2);
+    let (a, _) = player(&ms[0], "A");
+    let a_events: Vec<K> = ms[0]
+        .events
+        .iter()
+        .filter(|e| e.actor == a && matches!(e.kind, K::TeamChange(_) | K::Leave))
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(
+        a_events,
+        [K::TeamChange(Team::Red), K::Leave, K::TeamChange(Team::Red)]
+    );
+    let (b, _) = player(&ms[1], "B");
+    assert!(
+        !ms[1]
+            .events
+            .iter()
+            .any(|e| e.actor == b && e.kind == K::Leave),
+        "B is still held by slot 2"
+    );
+}

@@ -520,3 +520,119 @@ fn resumed_ladder_equals_one_pass() {
         Stream::build(&matches, &roster, &clans, &c).run(&c)
     );
 }
+
+#[test]
+fn clans_follow_duels_rated_as_matches_event_by_event() {
+    // Two mates of clan X in a duel rated per match: each kill of the other is a suicide of X
+    // (-K/2 from 0 stays 0; so give X points first from a frag against clan Y in an FFA match).
+    let clans = [
+        ClanConfig {
+            name: "X".into(),
+            prefix: vec!["[X]".into()],
+            ..Default::default()
+        },
+        ClanConfig {
+            name: "Y".into(),
+            prefix: vec!["[Y]".into()],
+            ..Default::default()
+        },
+    ];
+    let mut ffa = M::new("ffa", &[("[X]a", Team::Free), ("[Y]b", Team::Free)]);
+    ffa.frag(0, 1).frag(0, 1);
+    let e20 = 1.0 / (1.0 + 10f64.powf(-20.0 / 400.0));
+    let x_before = 20.0 + 40.0 * (1.0 - e20);
+    let mut duel = M::new("duel", &[("[X]a", Team::Free), ("[X]c", Team::Free)]);
+    duel.frag(0, 1).frag(0, 1).frag(1, 0);
+    let by_match = DynamicConfig {
+        duel: DuelMode::Match,
+        ..cfg()
+    };
+    let (ro, r, _) = rate(vec![ffa.m.clone(), duel.m.clone()], &by_match, &clans);
+    // Three clan suicides: 40.98.. - 20 - 20 - 20, floored at 0 on the way.
+    close(r.clans[0], (x_before - 20.0 - 20.0).max(0.0));
+    // The players get one result for the match: 2:1, e = 2/3.
+    let a_before = x_before;
+    let e = 1.0 / (1.0 + 10f64.powf(-a_before / 400.0));
+    close(g(&ro, &r, "[X]a"), a_before + 40.0 * (2.0 / 3.0 - e));
+
+    // A duel between clans X and Y is a frag between the clans per kill, not one result.
+    let mut duel = M::new("duel", &[("[X]a", Team::Free), ("[Y]b", Team::Free)]);
+    duel.frag(0, 1);
+    let (_, by_event, _) = rate(vec![duel.m.clone()], &cfg(), &clans);
+    let (_, per_match, _) = rate(vec![duel.m], &by_match, &clans);
+    close(per_match.clans[0], by_event.clans[0]);
+    close(per_match.clans[0], 20.0);
+}
+
+/// Ratings after the real file `rel` up to (not including) `line`, with `cfg`: the roster and the
+/// ratings before and after the event on that line.
+fn before_and_after(rel: &str, line: u64, cfg: &DynamicConfig) -> (Roster, f64, f64, String) {
+    let path = format!("{}/../shared/data/public/{rel}", env!("CARGO_MANIFEST_DIR"));
+    let (matches, _) = crate::build::read_logs(&[std::path::PathBuf::from(path)]).unwrap();
+    let at = matches
+        .iter()
+        .position(|m| m.events.iter().any(|e| e.line == line))
+        .expect("a match holds the line");
+    let cut = |upto: u64| {
+        let mut ms: Vec<Match> = matches[..=at].to_vec();
+        let last = ms.last_mut().unwrap();
+        let kept: Vec<_> = last
+            .events
+            .iter()
+            .filter(|e| e.line < upto)
+            .copied()
+            .collect();
+        last.events = Events::from(kept);
+        ms
+    };
+    let event = *matches[at].events.iter().find(|e| e.line == line).unwrap();
+    let actor = matches[at].players[event.actor as usize].plain.clone();
+    let (ro, before, _) = rate(cut(line), cfg, &[]);
+    let (_, after, _) = rate(cut(line + 1), cfg, &[]);
+    let i = ro.players.iter().position(|p| p.key == actor).unwrap();
+    (ro, before.players[i], after.players[i], actor)
+}
+
+/// The mean rating of the opposing side implied by a capture's gain `x*K*(1 - E(g, mean))`.
+fn implied_mean(g: f64, gain: f64, weight: f64, k: f64) -> f64 {
+    let e = 1.0 - gain / (weight * k);
+    g + 400.0 * (1.0 / e - 1.0).log10()
+}
+
+#[test]
+fn rejoining_the_same_side_counts_again_real_capture() {
+    // oa-brensen-munerator.log: feldschwein leaves (line 5587), rejoins blue (6150), kills
+    // -[aequitas]- twice; -[aequitas]- captures the blue flag at line 7150. Values of an
+    // independent implementation of RANKING.md with k = 32, capture = 5.
+    let c = DynamicConfig {
+        k: 32.0,
+        capture: 5.0,
+        ..cfg()
+    };
+    let (_, before, after, actor) =
+        before_and_after("openarena/oa-brensen-munerator.log", 7150, &c);
+    assert_eq!(actor, "-[aequitas]-");
+    let mean = implied_mean(before, after - before, 5.0, 32.0);
+    // The gain is 93.263 here; the issue quotes 93.27 (its mean agrees to 1e-3): tolerance 0.01.
+    assert!(
+        (after - before - 93.27).abs() < 0.01,
+        "gain {}",
+        after - before
+    );
+    assert!((mean - 146.43).abs() < 0.005, "blue mean {mean}");
+}
+
+#[test]
+fn reused_slot_after_initgame_does_not_drop_the_player_real_capture() {
+    // urt43-lan-rodov.log: Arieh12 held slot 7 in the previous match; in the match from line 1775
+    // he takes slot 1 (line 1814) and slot 7 goes to eyalo (line 1857). He stays on red, so the
+    // capture at line 1991 is rated against a red mean of 166.21 (not 169.73).
+    let c = DynamicConfig {
+        k: 32.0,
+        capture: 5.0,
+        ..cfg()
+    };
+    let (_, before, after, _) = before_and_after("urt/urt43-lan-rodov.log", 1991, &c);
+    let mean = implied_mean(before, after - before, 5.0, 32.0);
+    assert!((mean - 166.21).abs() < 0.005, "red mean {mean}");
+}
