@@ -46,8 +46,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
 ];
 
 /// Built-in static assets: (path under `static/`, bytes).
-pub const BUILTIN_STATIC: &[(&str, &[u8])] =
-    &[("style.css", include_bytes!("../../static/style.css"))];
+pub const BUILTIN_STATIC: &[(&str, &[u8])] = &[
+    ("style.css", include_bytes!("../../static/style.css")),
+    ("site.js", include_bytes!("../../static/site.js")),
+];
 
 /// The template set used to render pages.
 pub struct Templates {
@@ -132,4 +134,48 @@ fn tera_error_chain(e: &tera::Error) -> String {
         source = s.source();
     }
     parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files under `dir` of the source tree, relative, `/`-separated.
+    fn source_files(dir: &str) -> Vec<String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let mut out: Vec<String> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let rel = e.path().strip_prefix(&root).unwrap();
+                rel.components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// A site built outside the repository has only what the binary holds: every file of the
+    /// theme in the source tree must be embedded, byte for byte.
+    #[test]
+    fn every_theme_file_is_embedded() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for rel in source_files("static") {
+            let (_, bytes) = BUILTIN_STATIC
+                .iter()
+                .find(|(p, _)| *p == rel)
+                .unwrap_or_else(|| panic!("static/{rel} is not in BUILTIN_STATIC"));
+            assert_eq!(*bytes, std::fs::read(root.join("static").join(&rel)).unwrap());
+        }
+        for rel in source_files("templates") {
+            assert!(
+                BUILTIN_TEMPLATES.iter().any(|(p, _)| *p == rel),
+                "templates/{rel} is not in BUILTIN_TEMPLATES"
+            );
+        }
+    }
 }
