@@ -66,6 +66,8 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
             }
             Match {
                 id: format!("{mi:016x}"),
+                content: mi as u64,
+                open: false,
                 source: "synthetic.log".into(),
                 file_index: 0,
                 line: mi as u64,

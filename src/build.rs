@@ -2,25 +2,22 @@
 //! matches -> identities -> counts -> pages -> atomic write. Each step is a plain function of the
 //! previous step's data.
 
-use std::fs::File;
-use std::io::{BufReader, Read as _, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::crawl::{LogFile, crawl};
-use crate::diagnostics::{Diagnostics, FileReport};
+use crate::diagnostics::Diagnostics;
 use crate::history::{self, Folds, Replayed};
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
-use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
-use crate::progress::{Progress, Timer};
+use crate::progress::Timer;
 use crate::rating::Ratings;
+use crate::read::{LogsRead, Previous, ReadCounts, read_logs_incremental};
 use crate::render::{PageCache, PageSink, SiteInput, render_site};
-use crate::state::{self, FileState, Fingerprint, Loaded, State};
+use crate::state::{self, Archive, Loaded, LoadedArchive};
 
 /// What `fragstats build` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -53,6 +50,8 @@ pub struct Built {
     pub counts: ReadCounts,
     /// How counting and rating started (from a checkpoint or from the first match).
     pub replayed: Replayed,
+    /// Matches in the archive (kept from logs that no longer hold them).
+    pub archived: usize,
 }
 
 impl Built {
@@ -147,21 +146,35 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // Hard-links the current site into a staging folder while the new one is computed.
     let staging = crate::output::Staging::prepare(&out);
     let mut warnings = Vec::new();
-    let mut previous = if req.full {
-        None
-    } else {
-        match state::load(&state_dir) {
-            Loaded::None => None,
-            Loaded::State(s) => Some(s),
-            Loaded::Discarded(why) => {
-                warnings.push(format!("{why}: reading every log again"));
-                None
-            }
+    // The previous state is loaded even for --full: what it holds of logs that are gone or
+    // changed goes into the archive.
+    let (mut previous, reuse) = match state::load(&state_dir) {
+        Loaded::None => (None, false),
+        Loaded::State(s) => (Some(s), !req.full),
+        Loaded::Stale(s, why) => {
+            warnings.push(format!("{why}: reading every log again"));
+            (Some(s), false)
+        }
+        Loaded::Discarded(why) => {
+            warnings.push(format!("{why}: reading every log again"));
+            (None, false)
+        }
+    };
+    let archive = match state::load_archive(&state_dir) {
+        LoadedArchive::Archive(a) => a,
+        LoadedArchive::SetAside(path) => {
+            warnings.push(format!(
+                "the archive of matches no log holds any more cannot be read by this fragstats; \
+                 it was kept as {} and is not used",
+                path.display()
+            ));
+            Archive::default()
         }
     };
     timer.lap("load state");
     let previous_pages = previous
         .as_mut()
+        .filter(|_| reuse)
         .map(|p| std::mem::take(&mut p.pages))
         .unwrap_or_default();
     let LogsRead {
@@ -169,7 +182,15 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         diagnostics,
         state: new_state,
         counts,
-    } = read_logs_incremental(&roots, previous)?;
+        archive,
+    } = read_logs_incremental(
+        &roots,
+        Previous {
+            state: previous,
+            reuse,
+            archive,
+        },
+    )?;
     timer.lap("read logs");
     // Pages the previous build made that are still in the output, with what they were made from.
     let cache = PageCache {
@@ -205,6 +226,11 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let published = staging.publish(&files)?;
     let written = published.written;
     timer.lap("write site");
+    // The archive is saved first: a crash before the state is saved leaves matches both in the
+    // archive and in the old state, which the next build counts once.
+    state::save_archive(&state_dir, &archive)
+        .context("cannot save the archive of matches no log holds any more")?;
+    let archived = archive.matches.len();
     // The state is saved after the site: a crash in between leaves an older state, which only
     // makes the next build read more.
     if let Err(e) = state::save(&state_dir, &new_state) {
@@ -227,6 +253,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         warnings,
         counts,
         replayed: site.replayed,
+        archived,
     })
 }
 
@@ -294,325 +321,6 @@ pub fn render(
 /// Crawls, sniffs and parses every log under `roots`; returns the matches in site order
 /// (duplicates removed) and the diagnostics of every file.
 pub fn read_logs(roots: &[PathBuf]) -> Result<(Vec<Match>, Diagnostics)> {
-    let read = read_logs_incremental(roots, None)?;
+    let read = read_logs_incremental(roots, Previous::default())?;
     Ok((read.matches, read.diagnostics))
-}
-
-/// How the files of a build were read.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReadCounts {
-    /// Not read at all: same size, time and head as last time.
-    pub unchanged: usize,
-    /// Read from their checkpoint on (they grew).
-    pub resumed: usize,
-    /// Read from the start (new, changed, rotated, or no usable checkpoint).
-    pub whole: usize,
-    /// Bytes read by the parsers.
-    pub bytes: u64,
-}
-
-/// Everything reading the logs produced.
-pub struct LogsRead {
-    /// In site order, duplicates removed.
-    pub matches: Vec<Match>,
-    pub diagnostics: Diagnostics,
-    /// What to remember for the next build.
-    pub state: State,
-    pub counts: ReadCounts,
-}
-
-/// How one file was read, and how many bytes.
-enum ReadKind {
-    Unchanged,
-    Resumed(u64),
-    Whole(u64),
-}
-
-/// Like [`read_logs`], reusing what `previous` remembers of each file: unchanged files are not
-/// read, grown files are read from their checkpoint, changed or new files from the start. Also
-/// returns the state to remember for next time.
-pub fn read_logs_incremental(roots: &[PathBuf], previous: Option<State>) -> Result<LogsRead> {
-    let mut crawl_skips = Vec::new();
-    let files = crawl(roots, &mut crawl_skips)?;
-    // What the previous build remembers of each file found now (the others are gone).
-    let mut remembered: std::collections::HashMap<String, FileState> = previous
-        .map(|p| p.files)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|f| (f.path.clone(), f))
-        .collect();
-    let prevs: Vec<Option<FileState>> = files
-        .iter()
-        .map(|f| remembered.remove(f.path.to_string_lossy().as_ref()))
-        .collect();
-    let total: u64 = files
-        .iter()
-        .filter_map(|f| std::fs::metadata(&f.path).ok())
-        .map(|m| m.len())
-        .sum();
-    let progress = Progress::bytes(total);
-    // Each file's matches move out of its state: a changed log's file is encoded now (saved
-    // after the site), an unchanged log's saved file stays as it is, so no match is kept twice.
-    let read: Vec<(FileState, ReadKind, Vec<Match>)> = files
-        .par_iter()
-        .zip(prevs)
-        .enumerate()
-        .map(|(i, (f, prev))| {
-            let (mut state, kind) = read_file(i, f, prev);
-            progress.add(state.size);
-            let matches = if state.changed {
-                state.seal()?
-            } else {
-                let mut matches = std::mem::take(&mut state.settled);
-                matches.append(&mut state.tail);
-                matches
-            };
-            Ok((state, kind, matches))
-        })
-        .collect::<Result<_>>()?;
-    progress.finish();
-    let mut counts = ReadCounts::default();
-    for (_, kind, _) in &read {
-        match kind {
-            ReadKind::Unchanged => counts.unchanged += 1,
-            ReadKind::Resumed(b) => {
-                counts.resumed += 1;
-                counts.bytes += b;
-            }
-            ReadKind::Whole(b) => {
-                counts.whole += 1;
-                counts.bytes += b;
-            }
-        }
-    }
-    let mut states = Vec::with_capacity(read.len());
-    let mut reports = Vec::with_capacity(read.len() + crawl_skips.len());
-    let mut matches = Vec::new();
-    for (i, ((state, _, file_matches), file)) in read.into_iter().zip(&files).enumerate() {
-        let mut report = state.report.clone();
-        report.path.clone_from(&file.rel);
-        reports.push(report);
-        matches.extend(file_matches.into_iter().map(|mut m| {
-            m.file_index = i;
-            m.source.clone_from(&file.rel);
-            m
-        }));
-        states.push(state);
-    }
-    let matches = order_and_dedupe(matches, &mut reports);
-    reports.extend(crawl_skips);
-    states.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(LogsRead {
-        matches,
-        diagnostics: Diagnostics { files: reports },
-        state: State::new(states),
-        counts,
-    })
-}
-
-/// Modification time in nanoseconds since the epoch (0 when the platform does not say).
-fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos())
-}
-
-/// Reads one file, reusing `prev` where the file did not change before its checkpoint.
-fn read_file(index: usize, file: &LogFile, prev: Option<FileState>) -> (FileState, ReadKind) {
-    let mut kind = ReadKind::Whole(0);
-    let mut state = FileState {
-        path: file.path.to_string_lossy().into_owned(),
-        size: 0,
-        mtime_ns: 0,
-        head: Fingerprint {
-            start: 0,
-            len: 0,
-            hash: 0,
-        },
-        before_checkpoint: None,
-        report: FileReport::new(&file.rel),
-        checkpoint: None,
-        settled: Vec::new(),
-        tail: Vec::new(),
-        changed: true,
-        sealed: None,
-    };
-    let result = (|| -> Result<()> {
-        let mut f = File::open(&file.path)
-            .with_context(|| format!("cannot open {}", file.path.display()))?;
-        let meta = f.metadata()?;
-        state.size = meta.len();
-        state.mtime_ns = mtime_ns(&meta);
-        state.head = Fingerprint::head(&mut f)?;
-        state.report.bytes = state.size;
-        // The stored head range must still hold the same bytes (a rotated or rewritten file
-        // does not), whatever the file's length now.
-        let same_head = |p: &FileState| {
-            if p.head.len == state.head.len {
-                p.head == state.head
-            } else {
-                p.head.matches(&mut f)
-            }
-        };
-        if let Some(p) = prev.filter(same_head) {
-            if p.size == state.size && p.mtime_ns == state.mtime_ns && p.head == state.head {
-                // Unchanged: nothing to read.
-                let path = std::mem::take(&mut state.path);
-                state = p;
-                state.path = path;
-                state.changed = false;
-                kind = ReadKind::Unchanged;
-                return Ok(());
-            }
-            let grown = state.size > p.size && p.report.format.is_some();
-            if let Some(cp) = p.checkpoint.clone().filter(|_| grown)
-                && p.before_checkpoint.is_some_and(|fp| fp.matches(&mut f))
-            {
-                kind = ReadKind::Resumed(state.size - cp.offset);
-                return resume(index, file, f, p, &cp, &mut state);
-            }
-        }
-        kind = ReadKind::Whole(state.size);
-        parse_whole(index, file, f, &mut state)
-    })();
-    if let Err(e) = result {
-        let why = format!("read error: {e:#}");
-        if state.report.format.is_some() {
-            let lines = state.report.lines;
-            state.report.note(&why, lines, "");
-        } else {
-            state.report.file_skipped = Some(why);
-        }
-        state.checkpoint = None;
-    }
-    (state, kind)
-}
-
-/// Parses a file from its start.
-fn parse_whole(index: usize, file: &LogFile, mut f: File, state: &mut FileState) -> Result<()> {
-    let mut head = Vec::with_capacity(SNIFF_BYTES.min(state.size as usize));
-    f.seek(SeekFrom::Start(0))?;
-    (&mut f).take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
-    let parser = match detect(&head) {
-        Detected::Parser(p) => p,
-        Detected::Unsupported(why) | Detected::Unknown(why) => {
-            state.report.file_skipped = Some(why.to_string());
-            return Ok(());
-        }
-    };
-    state.report.format = Some(parser.name().to_string());
-    f.seek(SeekFrom::Start(0))?;
-    run_parser(parser, index, file, f, state, None, Vec::new())
-}
-
-/// Parses a grown file from its stored checkpoint.
-fn resume(
-    index: usize,
-    file: &LogFile,
-    mut f: File,
-    prev: FileState,
-    cp: &Checkpoint,
-    state: &mut FileState,
-) -> Result<()> {
-    let format = prev.report.format.clone().unwrap_or_default();
-    let Some(parser) = crate::parse::formats().iter().find(|p| p.name() == format) else {
-        return parse_whole(index, file, f, state);
-    };
-    f.seek(SeekFrom::Start(cp.offset))?;
-    let bytes = state.report.bytes;
-    state.report = cp.report.clone();
-    state.report.bytes = bytes;
-    state.report.path.clone_from(&file.rel);
-    run_parser(*parser, index, file, f, state, Some(cp), prev.settled)
-}
-
-/// Streams `f` (positioned at the start or at `resume`'s offset) through `parser` and stores the
-/// matches in `state`: `settled` (already final) plus what this run settles, and the tail.
-fn run_parser(
-    parser: &dyn crate::parse::LogFormat,
-    index: usize,
-    file: &LogFile,
-    f: File,
-    state: &mut FileState,
-    resume: Option<&Checkpoint>,
-    settled: Vec<Match>,
-) -> Result<()> {
-    let mut input = BufReader::with_capacity(256 * 1024, f);
-    let source = Source {
-        path: file.rel.clone(),
-        file_index: index,
-    };
-    let mut matches = Vec::new();
-    let reached = parser.parse(
-        &mut input,
-        &source,
-        &mut state.report,
-        &mut |m| matches.push(m),
-        resume,
-    )?;
-    // No new checkpoint: the old one still holds.
-    let checkpoint = reached.or_else(|| resume.cloned());
-    let before = resume.map_or(0, |c| c.matches);
-    settle(
-        state,
-        settled,
-        matches,
-        checkpoint,
-        before,
-        input.into_inner(),
-    )
-}
-
-/// Splits freshly emitted matches at the new checkpoint into settled and tail.
-fn settle(
-    state: &mut FileState,
-    mut settled: Vec<Match>,
-    mut emitted: Vec<Match>,
-    checkpoint: Option<Checkpoint>,
-    emitted_before: usize,
-    mut f: File,
-) -> Result<()> {
-    if let Some(cp) = &checkpoint {
-        let cut = cp.matches.saturating_sub(emitted_before).min(emitted.len());
-        let tail = emitted.split_off(cut);
-        settled.extend(emitted);
-        state.tail = tail;
-        state.before_checkpoint = Some(Fingerprint::before(&mut f, cp.offset)?);
-    } else {
-        state.tail = emitted;
-    }
-    state.settled = settled;
-    state.checkpoint = checkpoint;
-    Ok(())
-}
-
-/// Sorts matches as RANKING.md says (by start time when every match has one, else by file and
-/// line) and keeps the first of matches with the same content id, noting the others.
-pub fn order_and_dedupe(mut matches: Vec<Match>, reports: &mut [FileReport]) -> Vec<Match> {
-    let all_dated = matches.iter().all(|m| m.start.is_some());
-    if all_dated {
-        matches.sort_by_key(|m| (m.start, m.file_index, m.line));
-    } else {
-        matches.sort_by_key(|m| (m.file_index, m.line));
-    }
-    let mut seen: std::collections::HashMap<String, (String, u64)> =
-        std::collections::HashMap::new();
-    matches.retain(|m| match seen.get(&m.id) {
-        Some((src, line)) => {
-            if let Some(r) = reports.get_mut(m.file_index) {
-                r.note(
-                    "duplicate match (same content seen earlier) counted once",
-                    m.line,
-                    &format!("same as {src}:{line}"),
-                );
-            }
-            false
-        }
-        None => {
-            seen.insert(m.id.clone(), (m.source.clone(), m.line));
-            true
-        }
-    });
-    matches
 }

@@ -29,6 +29,25 @@ pub enum Command {
     /// accuracy; Spearman against bot skill where the logs have bots; winners of team matches) and
     /// print a table.
     Evaluate(EvaluateArgs),
+    /// Remove matches from the archive (the matches kept from logs that were since truncated,
+    /// rotated away, replaced or deleted) and say what was removed. The next build leaves them
+    /// out. Matches of logs still present stay: remove or edit the log itself for those.
+    Forget(ForgetArgs),
+}
+
+/// Options of `fragstats forget`.
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Site configuration (for its state folder). [default: ./site.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Only matches that started before this day (YYYY-MM-DD, log time); undated matches stay.
+    #[arg(long, value_name = "DATE")]
+    pub before: Option<chrono::NaiveDate>,
+    /// Only matches read from this log, or from logs under this folder (as given in `logs`, or
+    /// as shown on the match pages). Without PATH and --before: every archived match.
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
 }
 
 /// Options of `fragstats evaluate`.

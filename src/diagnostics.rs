@@ -92,6 +92,9 @@ pub struct FileReport {
     pub skipped_lines: BTreeMap<String, Tally>,
     /// Match-level notes (empty matches dropped, duplicates, partial matches), by reason.
     pub notes: BTreeMap<String, Tally>,
+    /// Reached through a symbolic link (followed).
+    #[serde(default)]
+    pub via_link: bool,
 }
 
 impl FileReport {
@@ -168,12 +171,17 @@ impl Diagnostics {
                 None => {
                     let _ = writeln!(
                         out,
-                        "  {}: {}, {} lines, {} matches, {} lines skipped",
+                        "  {}: {}, {} lines, {} matches, {} lines skipped{}",
                         f.path,
                         f.format.as_deref().unwrap_or("?"),
                         f.lines,
                         f.matches,
-                        f.skipped_line_count()
+                        f.skipped_line_count(),
+                        if f.via_link {
+                            " (through a symbolic link)"
+                        } else {
+                            ""
+                        }
                     );
                 }
             }

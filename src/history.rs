@@ -103,12 +103,14 @@ fn fingerprint(cfg: &RatingConfig) -> u64 {
     h.finish()
 }
 
-/// The chained hash of `matches` (ids, and their players' identity keys in order) on `hash`.
+/// The chained hash of `matches` (ids, contents, and their players' identity keys in order) on
+/// `hash`.
 fn chain(mut hash: u64, matches: &[Match], match_players: &[Vec<u32>], roster: &Roster) -> u64 {
     for (m, ids) in matches.iter().zip(match_players) {
         let mut h = crate::hash::Hasher::new();
         h.u64(hash);
         h.str(&m.id);
+        h.u64(m.content);
         for &id in ids {
             h.str(&roster.players[id as usize].key);
         }

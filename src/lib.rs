@@ -3,8 +3,10 @@
 //! Data flows one way: [`crawl`] -> [`parse`] -> [`model`] -> [`stats`] -> [`render`] ->
 //! [`output`]; [`build`] runs the pipeline.
 
+pub mod archive;
 pub mod build;
 pub mod cli;
+pub mod compressed;
 pub mod config;
 pub mod crawl;
 pub mod diagnostics;
@@ -16,6 +18,7 @@ pub mod output;
 pub mod parse;
 pub mod progress;
 pub mod rating;
+pub mod read;
 pub mod render;
 pub mod state;
 pub mod stats;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use fragstats::build::{BuildRequest, build};
-use fragstats::cli::{BuildArgs, Cli, Command, EvaluateArgs};
+use fragstats::cli::{BuildArgs, Cli, Command, EvaluateArgs, ForgetArgs};
 
 /// Rendering allocates many small strings on every thread; mimalloc handles that far better than
 /// the system allocator.
@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Command::Watch(args) => fragstats::watch::watch(&request(args)),
         Command::Serve(args) => fragstats::watch::serve(&request(args.build), args.port),
         Command::Evaluate(args) => evaluate(args),
+        Command::Forget(args) => forget(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -51,6 +52,29 @@ fn evaluate(args: EvaluateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `fragstats forget`: removes archived matches and says which.
+fn forget(args: ForgetArgs) -> anyhow::Result<()> {
+    let req = BuildRequest {
+        config: args.config,
+        ..Default::default()
+    };
+    let plan = fragstats::build::Plan::new(&req)?;
+    let what = fragstats::archive::Forget {
+        path: args.path,
+        before: args.before,
+    };
+    let (removed, left) = fragstats::archive::forget_in(&plan.state_dir, &what)?;
+    if removed.is_empty() {
+        println!("nothing removed: no archived match fits ({left} archived matches)");
+    } else {
+        for (log, n) in &removed {
+            println!("removed {n} archived matches read from {log}");
+        }
+        println!("{left} archived matches left; the next build leaves the removed ones out");
+    }
+    Ok(())
+}
+
 fn request(args: BuildArgs) -> BuildRequest {
     BuildRequest {
         config: args.config,
@@ -71,6 +95,13 @@ fn run_build(req: &BuildRequest) -> ExitCode {
                 c.unchanged, c.resumed, c.whole, c.bytes
             );
             eprintln!("ratings: {}", built.replayed_line());
+            if built.archived > 0 {
+                eprintln!(
+                    "archive: {} matches kept from logs that no longer hold them \
+                     (`fragstats forget` removes them)",
+                    built.archived
+                );
+            }
             for w in &built.warnings {
                 eprintln!("warning: {w}");
             }

@@ -353,6 +353,19 @@ fn list(staging: &Path) -> Mirror {
     mirror
 }
 
+/// Whether no process has the id `pid` (a decimal number) any more. False when unsure.
+fn process_is_gone(pid: &str) -> bool {
+    let Ok(pid) = pid.parse::<libc::pid_t>() else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only checks whether the process exists; nothing is sent.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    !alive && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
 /// Cleans up after a build that was killed: staging folders other than `own` are removed, and
 /// an old site moved aside (killed between the two renames of the fallback swap) is put back.
 fn recover(parent: &Path, name: &str, out: &Path, own: &Path) -> Result<()> {
@@ -367,7 +380,11 @@ fn recover(parent: &Path, name: &str, out: &Path, own: &Path) -> Result<()> {
         if path == own {
             continue;
         }
-        if file_name.starts_with(&staging_prefix) && path.join(MARKER).is_file() {
+        if let Some(pid) = file_name.strip_prefix(&staging_prefix)
+            && (path.join(MARKER).is_file() || process_is_gone(pid))
+        {
+            // A build killed after creating its staging folder, before marking it, leaves it
+            // unmarked: its process id, no longer running, shows it is stale.
             let _ = std::fs::remove_dir_all(&path);
         } else if file_name.starts_with(&old_prefix) && path.join(MARKER).is_file() {
             if out.exists() {

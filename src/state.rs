@@ -159,6 +159,9 @@ pub enum Loaded {
     State(State),
     /// A state that cannot be used, and why (the build reads everything again).
     Discarded(String),
+    /// A state of the same layout written by another fragstats or parser version: its logs are
+    /// read again, but what it holds of logs that are gone or changed is still archived.
+    Stale(State, String),
 }
 
 /// The state file inside `dir`.
@@ -195,8 +198,13 @@ fn seal(value: &impl Serialize) -> Result<Vec<u8>> {
 
 /// The value in bytes made by [`seal`]: None when they are of another version or damaged.
 fn unseal<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    unseal_as(bytes, &Header::current())
+}
+
+/// The value in bytes made by [`seal`] with `expected`'s header.
+fn unseal_as<T: serde::de::DeserializeOwned>(bytes: &[u8], expected: &Header) -> Option<T> {
     let (header, rest) = postcard::take_from_bytes::<Header>(bytes).ok()?;
-    if header != Header::current() || rest.len() < 4 {
+    if header != *expected || rest.len() < 4 {
         return None;
     }
     let (sum, body) = rest.split_at(4);
@@ -208,8 +216,14 @@ fn unseal<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
 
 /// Reads the per-log file of `path`: None when it is missing, damaged, of another version or
 /// of another log.
+#[cfg(test)]
 fn load_file(dir: &Path, path: &str) -> Option<FileState> {
-    let file: FileState = unseal(&std::fs::read(file_path(dir, path)).ok()?)?;
+    load_file_as(dir, path, &Header::current())
+}
+
+/// Reads the per-log file of `path` written with `header`.
+fn load_file_as(dir: &Path, path: &str, header: &Header) -> Option<FileState> {
+    let file: FileState = unseal_as(&std::fs::read(file_path(dir, path)).ok()?, header)?;
     (file.path == path).then_some(file)
 }
 
@@ -225,16 +239,17 @@ pub fn load(dir: &Path) -> Loaded {
         Ok((h, _)) => h,
         Err(e) => return Loaded::Discarded(format!("state file is damaged ({e})")),
     };
-    if header != Header::current() {
-        return Loaded::Discarded(format!(
-            "state was written by fragstats {} (parser {}, format {}); this is {} (parser {}, format {})",
-            header.fragstats,
-            header.parser,
-            header.format,
-            env!("CARGO_PKG_VERSION"),
-            PARSER_VERSION,
-            STATE_FORMAT
-        ));
+    let other_version = format!(
+        "state was written by fragstats {} (parser {}, format {}); this is {} (parser {}, format {})",
+        header.fragstats,
+        header.parser,
+        header.format,
+        env!("CARGO_PKG_VERSION"),
+        PARSER_VERSION,
+        STATE_FORMAT
+    );
+    if header.format != STATE_FORMAT {
+        return Loaded::Discarded(other_version);
     }
     let index = match postcard::from_bytes::<Index>(&bytes) {
         Ok(index) => index,
@@ -243,14 +258,19 @@ pub fn load(dir: &Path) -> Loaded {
     let mut files: Vec<FileState> = index
         .files
         .par_iter()
-        .filter_map(|p| load_file(dir, p))
+        .filter_map(|p| load_file_as(dir, p, &header))
         .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Loaded::State(State {
+    let state = State {
         header: index.header,
         files,
         pages: index.pages,
-    })
+    };
+    if header == Header::current() {
+        Loaded::State(state)
+    } else {
+        Loaded::Stale(state, other_version)
+    }
 }
 
 /// Saves the state into `dir`: the per-log file of every changed log, then the index, then
@@ -315,6 +335,82 @@ fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// File name of the archive inside the state folder.
+const ARCHIVE_FILE: &str = "archive.bin";
+
+/// Matches whose content no log holds any more (their log was truncated, rotated away,
+/// replaced or deleted), kept until the admin forgets them (`fragstats forget`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Archive {
+    pub matches: Vec<Archived>,
+    /// Number of the next batch.
+    pub next_batch: u64,
+}
+
+/// One archived match and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Archived {
+    /// The log it was read from, as opened (its place in the file order).
+    pub origin: String,
+    /// What one build archived is a batch; earlier batches are older content.
+    pub batch: u64,
+    pub m: Match,
+}
+
+/// What loading the archive found.
+pub enum LoadedArchive {
+    Archive(Archive),
+    /// An archive this version cannot read: moved aside to the path given, never deleted.
+    SetAside(PathBuf),
+}
+
+/// Loads the archive from `dir` (empty when there is none). One that cannot be read is renamed
+/// to `archive.bin.unreadable-<seconds>`, so that the next save does not overwrite it.
+pub fn load_archive(dir: &Path) -> LoadedArchive {
+    let path = dir.join(ARCHIVE_FILE);
+    let Ok(bytes) = std::fs::read(&path) else {
+        return LoadedArchive::Archive(Archive::default());
+    };
+    match unseal_as::<Archive>(&bytes, &archive_header()) {
+        Some(a) => LoadedArchive::Archive(a),
+        None => {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let aside = dir.join(format!("{ARCHIVE_FILE}.unreadable-{secs}"));
+            let _ = std::fs::rename(&path, &aside);
+            LoadedArchive::SetAside(aside)
+        }
+    }
+}
+
+/// The archive's header: only the layout counts (archived matches stay as they were parsed,
+/// whatever later fragstats or parser versions read the present logs with).
+fn archive_header() -> Header {
+    Header {
+        format: STATE_FORMAT,
+        fragstats: String::new(),
+        parser: 0,
+    }
+}
+
+/// Saves the archive into `dir` atomically (removes the file when the archive is empty).
+pub fn save_archive(dir: &Path, archive: &Archive) -> Result<()> {
+    if archive.matches.is_empty() {
+        match std::fs::remove_file(dir.join(ARCHIVE_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).context("cannot update the archive");
+            }
+            _ => return Ok(()),
+        }
+    }
+    let body = postcard::to_allocvec(archive).context("cannot encode the archive")?;
+    let mut bytes = postcard::to_allocvec(&archive_header()).context("cannot encode")?;
+    bytes.extend(crc32fast::hash(&body).to_le_bytes());
+    bytes.extend(body);
+    replace_file(dir, ARCHIVE_FILE, &bytes)
+}
+
 /// File name of the checkpoint of the counts and ratings inside the state folder.
 const CHECKPOINT_FILE: &str = "ratings.bin";
 
@@ -362,9 +458,12 @@ mod tests {
         old.header.parser = PARSER_VERSION + 1;
         save(dir.path(), &old).unwrap();
         match load(dir.path()) {
-            Loaded::Discarded(why) => assert!(why.contains("parser"), "{why}"),
+            Loaded::Stale(_, why) => assert!(why.contains("parser"), "{why}"),
             _ => panic!("old parser version accepted"),
         }
+        old.header.format = STATE_FORMAT + 1;
+        save(dir.path(), &old).unwrap();
+        assert!(matches!(load(dir.path()), Loaded::Discarded(_)));
     }
 
     /// A per-log file whose packed events were changed, though it still decodes, is refused by
@@ -376,7 +475,8 @@ mod tests {
             "{}/../shared/data/openarena/ffa",
             env!("CARGO_MANIFEST_DIR")
         );
-        let read = crate::build::read_logs_incremental(&[PathBuf::from(log)], None).unwrap();
+        let read =
+            crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default()).unwrap();
         let mut state = read.state;
         let file = state.files.first_mut().expect("the bot logs have a file");
         assert!(file.changed && file.sealed.is_some());

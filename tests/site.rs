@@ -712,8 +712,19 @@ fn diagnostics_and_strict_mode() {
     log.extend(std::iter::repeat_n(b'x', 100_000));
     log.extend_from_slice(b"\n 26  0:00 ---\n");
     std::fs::write(logs.join("games.log"), &log).unwrap();
+    // A symlinked folder is followed and listed as such; a link loop is reported once.
     #[cfg(unix)]
-    std::os::unix::fs::symlink("/etc", logs.join("etc-link")).unwrap();
+    {
+        let elsewhere = tmp.path().join("server");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::copy(
+            shared().join("openarena/duel/games-oa_minia.log"),
+            elsewhere.join("duel.log"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&elsewhere, logs.join("server-link")).unwrap();
+        std::os::unix::fs::symlink(&logs, logs.join("loop")).unwrap();
+    }
 
     let out = tmp.path().join("site");
     let o = build_site(&out, std::slice::from_ref(&logs), tmp.path());
@@ -726,10 +737,14 @@ fn diagnostics_and_strict_mode() {
     );
     assert!(err.contains("1 x line longer than 64 KiB"), "{err}");
     #[cfg(unix)]
-    assert!(
-        err.contains("etc-link: skipped: symbolic link (not followed)"),
-        "{err}"
-    );
+    {
+        assert!(
+            err.contains("server-link/duel.log: quake3,")
+                && err.contains("(through a symbolic link)"),
+            "{err}"
+        );
+        assert!(err.contains("loop: skipped: symbolic link loop"), "{err}");
+    }
 
     let diag = json(&out.join("data/diagnostics.json"));
     let files = diag["files"].as_array().unwrap();

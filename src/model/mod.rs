@@ -138,8 +138,14 @@ pub struct MatchPlayer {
 /// One match (one map played from InitGame to its end), in game-neutral form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Match {
-    /// Content fingerprint (hex); the same match uploaded twice gets the same id.
+    /// Stable id (hex) for the life of the match: a fingerprint of its opening lines up to its
+    /// fourth kill (all its lines when it has fewer), so a match still being played keeps its
+    /// id, and its page its URL, when the rest of it arrives.
     pub id: String,
+    /// Fingerprint of all its lines: the same match uploaded twice has the same content.
+    pub content: u64,
+    /// The file ended inside this match (no ShutdownGame or next InitGame yet): it may go on.
+    pub open: bool,
     /// Log file path relative to its log root, with `/` separators.
     pub source: String,
     /// Index of the source file in crawl order (for stable ordering).

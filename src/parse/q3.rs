@@ -257,11 +257,17 @@ fn hash_line(hash: &mut Hasher, line: &[u8]) {
     hash.raw(b"\n");
 }
 
+/// Kill lines in the opening that fixes a match's stable id ([`Match::id`]).
+const ID_KILLS: u32 = 4;
+
 /// A match being read.
 struct Builder {
     m: Match,
-    /// Fingerprint of the match's lines: its id.
+    /// Fingerprint of the match's lines: its content.
     hash: Hasher,
+    /// The stable id, once the opening's [`ID_KILLS`] kills were hashed.
+    id: Option<u64>,
+    kills_hashed: u32,
     /// Level time of the match start.
     start_time: u32,
     last_time: u32,
@@ -278,6 +284,8 @@ impl Builder {
         Builder {
             m: Match {
                 id: String::new(),
+                content: 0,
+                open: false,
                 source: source.path.clone(),
                 file_index: source.file_index,
                 line,
@@ -295,6 +303,8 @@ impl Builder {
                 awards: Vec::new(),
             },
             hash: Hasher::new(),
+            id: None,
+            kills_hashed: 0,
             start_time: time,
             last_time: time,
             exit_time: None,
@@ -302,6 +312,17 @@ impl Builder {
             by_plain: HashMap::new(),
             present: Vec::new(),
             weapons: HashMap::new(),
+        }
+    }
+
+    /// Adds a line to the fingerprints; a kill line may complete the stable id's opening.
+    fn hash_line(&mut self, line: &[u8], kind: &str) {
+        hash_line(&mut self.hash, line);
+        if self.id.is_none() && kind == "Kill" {
+            self.kills_hashed += 1;
+            if self.kills_hashed == ID_KILLS {
+                self.id = Some(self.hash.finish());
+            }
         }
     }
 
@@ -473,7 +494,7 @@ impl Parser<'_> {
             return;
         }
         if let Some(b) = self.current.as_mut() {
-            hash_line(&mut b.hash, text.as_bytes());
+            b.hash_line(text.as_bytes(), kind);
         }
         if kind == "ShutdownGame" {
             if self.current.is_none() {
@@ -513,7 +534,7 @@ impl Parser<'_> {
                 );
                 let mut b = Builder::new(self.source, number, time);
                 b.m.partial = true;
-                hash_line(&mut b.hash, text.as_bytes());
+                b.hash_line(text.as_bytes(), kind);
                 self.current.insert(b)
             }
         };
@@ -572,7 +593,9 @@ impl Parser<'_> {
         };
         let end = b.exit_time.unwrap_or(b.last_time);
         b.m.duration_seconds = end.saturating_sub(b.start_time);
-        b.m.id = format!("{:016x}", b.hash.finish());
+        b.m.content = b.hash.finish();
+        b.m.id = format!("{:016x}", b.id.unwrap_or(b.m.content));
+        b.m.open = why.is_none() && !b.shutdown;
         if !b.m.players.iter().any(|p| p.active) {
             report.note("match with no players dropped", b.m.line, &b.m.map);
             return;

@@ -852,7 +852,8 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// A key of everything a match page is made from: the match's content (its id), its URL,
+    /// A key of everything a match page is made from: the match's id and content, the log and
+    /// line it was read from, its URL,
     /// place and date, its map's page, each of its players' name, page and rating change, and
     /// `salt` (templates and the fields all pages share). Same key, same page.
     fn match_key(&self, i: usize, salt: u64) -> u64 {
@@ -861,6 +862,9 @@ impl<'a> Renderer<'a> {
         h.u64(salt);
         h.str(&self.links.matches[i]);
         h.str(&m.id);
+        h.u64(m.content);
+        h.str(&m.source);
+        h.u64(m.line);
         h.str(&self.when(i));
         h.str(&self.map_url(&m.map));
         for &id in &self.input.roster.match_players[i] {

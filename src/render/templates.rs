@@ -169,7 +169,10 @@ mod tests {
                 .iter()
                 .find(|(p, _)| *p == rel)
                 .unwrap_or_else(|| panic!("static/{rel} is not in BUILTIN_STATIC"));
-            assert_eq!(*bytes, std::fs::read(root.join("static").join(&rel)).unwrap());
+            assert_eq!(
+                *bytes,
+                std::fs::read(root.join("static").join(&rel)).unwrap()
+            );
         }
         for rel in source_files("templates") {
             assert!(

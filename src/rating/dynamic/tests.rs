@@ -36,6 +36,8 @@ impl M {
         let mut m = M {
             m: Match {
                 id: String::new(),
+                content: 0,
+                open: false,
                 source: "t.log".into(),
                 file_index: 0,
                 line: 1,

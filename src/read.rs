@@ -1,0 +1,566 @@
+//! Reading the logs: crawl, sniff, parse (in parallel, one file per task), reusing what the
+//! previous build remembers of each file; then the archive of record: matches whose content no
+//! log holds any more (a log truncated, rotated away, replaced or deleted) are kept in the
+//! state folder's archive and stay on the site. Last, every match is put in RANKING.md's order
+//! and the same match read twice is counted once.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, Read as _, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+
+use crate::compressed;
+use crate::crawl::{LogFile, crawl, rotation_key};
+use crate::diagnostics::{Diagnostics, FileReport};
+use crate::model::Match;
+use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
+use crate::progress::Progress;
+use crate::state::{Archive, FileState, Fingerprint, State};
+
+/// What the previous build left: its state, whether its files may be reused (not with
+/// `--full` or a state of another version: then it only feeds the archive), and the archive.
+#[derive(Default)]
+pub struct Previous {
+    pub state: Option<State>,
+    pub reuse: bool,
+    pub archive: Archive,
+}
+
+/// How the files of a build were read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadCounts {
+    /// Not read at all: same size, time and head as last time.
+    pub unchanged: usize,
+    /// Read from their checkpoint on (they grew).
+    pub resumed: usize,
+    /// Read from the start (new, changed, rotated, or no usable checkpoint).
+    pub whole: usize,
+    /// Bytes read by the parsers.
+    pub bytes: u64,
+}
+
+/// Everything reading the logs produced.
+pub struct LogsRead {
+    /// In site order, duplicates removed.
+    pub matches: Vec<Match>,
+    pub diagnostics: Diagnostics,
+    /// What to remember for the next build.
+    pub state: State,
+    pub counts: ReadCounts,
+    /// The archive after this build (matches no log holds any more).
+    pub archive: Archive,
+}
+
+/// How one file was read, and how many bytes.
+enum ReadKind {
+    Unchanged,
+    Resumed(u64),
+    Whole(u64),
+}
+
+/// Reads every log under `roots`, reusing what `previous` remembers of each file (when it may):
+/// unchanged files are not read, grown files are read from their checkpoint, changed or new
+/// files from the start. What the previous build held and no log holds any more joins the
+/// archive, whose matches are part of the history. Returns the matches in site order, the
+/// state to remember for next time and the archive.
+pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<LogsRead> {
+    let mut crawl_skips = Vec::new();
+    let files = crawl(roots, &mut crawl_skips)?;
+    let Previous {
+        state: previous,
+        reuse,
+        archive,
+    } = previous;
+    // What the previous build remembers of each file found now (the others are gone).
+    let mut remembered: HashMap<String, FileState> = previous
+        .map(|p| p.files)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|f| (f.path.clone(), f))
+        .collect();
+    let prevs: Vec<Option<FileState>> = files
+        .iter()
+        .map(|f| remembered.remove(f.path.to_string_lossy().as_ref()))
+        .collect();
+    let total: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(&f.path).ok())
+        .map(|m| m.len())
+        .sum();
+    let progress = Progress::bytes(total);
+    // Each file's matches move out of its state: a changed log's file is encoded now (saved
+    // after the site), an unchanged log's saved file stays as it is, so no match is kept twice.
+    // The matches of the previous state not carried over are returned apart (for the archive).
+    type FileRead = (FileState, ReadKind, Vec<Match>, Vec<Match>);
+    let read: Vec<FileRead> = files
+        .par_iter()
+        .zip(prevs)
+        .enumerate()
+        .map(|(i, (f, prev))| {
+            let (prev, mut dropped) = match prev {
+                Some(p) if !reuse => (None, all_matches(p)),
+                p => (p, Vec::new()),
+            };
+            let (mut state, kind, replaced) = read_file(i, f, prev);
+            dropped.extend(replaced);
+            progress.add(state.size);
+            let matches = if state.changed {
+                state.seal()?
+            } else {
+                let mut matches = std::mem::take(&mut state.settled);
+                matches.append(&mut state.tail);
+                matches
+            };
+            Ok((state, kind, matches, dropped))
+        })
+        .collect::<Result<_>>()?;
+    progress.finish();
+    let mut counts = ReadCounts::default();
+    for (_, kind, _, _) in &read {
+        match kind {
+            ReadKind::Unchanged => counts.unchanged += 1,
+            ReadKind::Resumed(b) => {
+                counts.resumed += 1;
+                counts.bytes += b;
+            }
+            ReadKind::Whole(b) => {
+                counts.whole += 1;
+                counts.bytes += b;
+            }
+        }
+    }
+    let mut states = Vec::with_capacity(read.len());
+    let mut reports = Vec::with_capacity(read.len() + crawl_skips.len() + 1);
+    let mut matches = Vec::new();
+    let mut dropped: Vec<(String, Match)> = Vec::new();
+    for (i, ((state, _, file_matches, file_dropped), file)) in
+        read.into_iter().zip(&files).enumerate()
+    {
+        let mut report = state.report.clone();
+        report.path.clone_from(&file.rel);
+        report.via_link = file.via_link;
+        reports.push(report);
+        matches.extend(file_matches.into_iter().map(|mut m| {
+            m.file_index = i;
+            m.source.clone_from(&file.rel);
+            m
+        }));
+        dropped.extend(file_dropped.into_iter().map(|m| (state.path.clone(), m)));
+        states.push(state);
+    }
+    // Logs that are gone: everything they held is a candidate for the archive.
+    for (path, state) in remembered {
+        dropped.extend(all_matches(state).into_iter().map(|m| (path.clone(), m)));
+    }
+    let logs: Vec<String> = files
+        .iter()
+        .map(|f| f.path.to_string_lossy().into_owned())
+        .collect();
+    let archive = crate::archive::update(archive, dropped, &matches, &logs);
+    let (matches, archive) = place_in_order(&files, matches, archive, &mut reports);
+    reports.extend(crawl_skips);
+    states.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(LogsRead {
+        matches,
+        diagnostics: Diagnostics { files: reports },
+        state: State::new(states),
+        counts,
+        archive,
+    })
+}
+
+/// Every match a file state holds.
+fn all_matches(mut state: FileState) -> Vec<Match> {
+    let mut matches = std::mem::take(&mut state.settled);
+    matches.append(&mut state.tail);
+    matches
+}
+
+/// Puts the present logs' matches and the archived ones in RANKING.md's order and removes
+/// duplicates. Each source (a log, or one batch of archived matches of one log) gets a rank:
+/// by the log's place in the file order (rotated copies oldest first), archived batches before
+/// the log's present content, older batches first.
+fn place_in_order(
+    files: &[LogFile],
+    mut matches: Vec<Match>,
+    archive: Archive,
+    reports: &mut [FileReport],
+) -> (Vec<Match>, Archive) {
+    type Key = ((Vec<u8>, u8, Vec<u8>, u64, Vec<u8>), u8, u64);
+    let mut sources: Vec<(Key, usize)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ((rotation_key(&f.path), 1, 0), i))
+        .collect();
+    let mut batches: Vec<(String, u64)> = archive
+        .matches
+        .iter()
+        .map(|a| (a.origin.clone(), a.batch))
+        .collect();
+    batches.sort_unstable();
+    batches.dedup();
+    for (j, (origin, batch)) in batches.iter().enumerate() {
+        sources.push((
+            (rotation_key(Path::new(origin)), 0, *batch),
+            files.len() + j,
+        ));
+    }
+    sources.sort();
+    // Rank of each source, and the report each rank's notes go to (none for the archive: the
+    // build says how many matches it holds).
+    let mut rank_of = vec![0usize; sources.len()];
+    let mut report_of_rank = vec![usize::MAX; sources.len()];
+    for (rank, (_, source)) in sources.iter().enumerate() {
+        rank_of[*source] = rank;
+        if *source < files.len() {
+            report_of_rank[rank] = *source;
+        }
+    }
+    for m in &mut matches {
+        m.file_index = rank_of[m.file_index];
+    }
+    let kept = archive.clone();
+    matches.extend(archive.matches.into_iter().map(|a| {
+        let j = batches
+            .binary_search_by(|(o, b)| (o.as_str(), *b).cmp(&(a.origin.as_str(), a.batch)))
+            .expect("every batch has a source");
+        let mut m = a.m;
+        m.file_index = rank_of[files.len() + j];
+        m
+    }));
+    (order_and_dedupe(matches, reports, &report_of_rank), kept)
+}
+
+/// Modification time in nanoseconds since the epoch (0 when the platform does not say).
+fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// Reads one file, reusing `prev` where the file did not change before its checkpoint. Also
+/// returns the matches of `prev` that the new state does not carry over.
+fn read_file(
+    index: usize,
+    file: &LogFile,
+    prev: Option<FileState>,
+) -> (FileState, ReadKind, Vec<Match>) {
+    let mut replaced = Vec::new();
+    let mut kind = ReadKind::Whole(0);
+    let mut state = FileState {
+        path: file.path.to_string_lossy().into_owned(),
+        size: 0,
+        mtime_ns: 0,
+        head: Fingerprint {
+            start: 0,
+            len: 0,
+            hash: 0,
+        },
+        before_checkpoint: None,
+        report: FileReport::new(&file.rel),
+        checkpoint: None,
+        settled: Vec::new(),
+        tail: Vec::new(),
+        changed: true,
+        sealed: None,
+    };
+    let result = (|| -> Result<()> {
+        let mut f = File::open(&file.path)
+            .with_context(|| format!("cannot open {}", file.path.display()))?;
+        let meta = f.metadata()?;
+        state.size = meta.len();
+        state.mtime_ns = mtime_ns(&meta);
+        state.head = Fingerprint::head(&mut f)?;
+        state.report.bytes = state.size;
+        // The stored head range must still hold the same bytes (a rotated or rewritten file
+        // does not), whatever the file's length now.
+        let mut same_head = |p: &FileState| {
+            if p.head.len == state.head.len {
+                p.head == state.head
+            } else {
+                p.head.matches(&mut f)
+            }
+        };
+        let prev = match prev {
+            Some(p) if !same_head(&p) => {
+                replaced = all_matches(p);
+                None
+            }
+            p => p,
+        };
+        if let Some(mut p) = prev {
+            if p.size == state.size && p.mtime_ns == state.mtime_ns && p.head == state.head {
+                // Unchanged: nothing to read.
+                let path = std::mem::take(&mut state.path);
+                state = p;
+                state.path = path;
+                state.changed = false;
+                kind = ReadKind::Unchanged;
+                return Ok(());
+            }
+            let format = p.report.format.clone().unwrap_or_default();
+            let parser = crate::parse::formats()
+                .iter()
+                .find(|parser| parser.name() == format);
+            let grown = state.size > p.size;
+            if let Some(parser) = parser.filter(|_| grown)
+                && let Some(cp) = p.checkpoint.clone()
+                && p.before_checkpoint.is_some_and(|fp| fp.matches(&mut f))
+            {
+                kind = ReadKind::Resumed(state.size - cp.offset);
+                // The old tail is read again; the settled matches are kept.
+                replaced = std::mem::take(&mut p.tail);
+                return resume(*parser, index, file, f, p, &cp, &mut state);
+            }
+            replaced = all_matches(p);
+        }
+        kind = ReadKind::Whole(state.size);
+        parse_whole(index, file, f, &mut state)
+    })();
+    if let Err(e) = result {
+        let why = format!("read error: {e:#}");
+        if state.report.format.is_some() {
+            let lines = state.report.lines;
+            state.report.note(&why, lines, "");
+        } else {
+            state.report.file_skipped = Some(why);
+        }
+        state.checkpoint = None;
+    }
+    (state, kind, replaced)
+}
+
+/// Parses a file from its start.
+fn parse_whole(index: usize, file: &LogFile, mut f: File, state: &mut FileState) -> Result<()> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES.min(state.size as usize));
+    f.seek(SeekFrom::Start(0))?;
+    (&mut f).take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
+    if compressed::is_gzip(&head) {
+        return parse_gzip(index, file, f, state);
+    }
+    let parser = match detect(&head) {
+        Detected::Parser(p) => p,
+        Detected::Unsupported(why) | Detected::Unknown(why) => {
+            state.report.file_skipped = Some(why.to_string());
+            return Ok(());
+        }
+    };
+    state.report.format = Some(parser.name().to_string());
+    f.seek(SeekFrom::Start(0))?;
+    run_parser(parser, index, file, f, state, None, Vec::new())
+}
+
+/// Parses a gzip-compressed log whole (it is never resumed: a rotated copy does not grow). A
+/// file that inflates past [`compressed::limit`] keeps the matches finished before that point,
+/// with a note.
+fn parse_gzip(index: usize, file: &LogFile, f: File, state: &mut FileState) -> Result<()> {
+    let limit = compressed::limit(state.size);
+    let open = || -> Result<_> {
+        let mut f = f.try_clone()?;
+        f.seek(SeekFrom::Start(0))?;
+        Ok(compressed::reader(f, limit))
+    };
+    let mut head = Vec::new();
+    if let Err(e) = open()?.take(SNIFF_BYTES as u64).read_to_end(&mut head) {
+        state.report.file_skipped = Some(format!("damaged gzip file: {e}"));
+        return Ok(());
+    }
+    let parser = match detect(&head) {
+        Detected::Parser(p) => p,
+        Detected::Unsupported(why) | Detected::Unknown(why) => {
+            state.report.file_skipped = Some(format!("gzip file: {why}"));
+            return Ok(());
+        }
+    };
+    state.report.format = Some(parser.name().to_string());
+    let source = Source {
+        path: file.rel.clone(),
+        file_index: index,
+    };
+    let mut matches = Vec::new();
+    let read = parser.parse(
+        &mut open()?,
+        &source,
+        &mut state.report,
+        &mut |m| matches.push(m),
+        None,
+    );
+    if let Err(e) = read {
+        let lines = state.report.lines;
+        state
+            .report
+            .note(&format!("stopped reading: {e}"), lines, "");
+        state.report.matches = matches.len();
+    }
+    state.tail = matches;
+    state.settled = Vec::new();
+    state.checkpoint = None;
+    state.before_checkpoint = None;
+    Ok(())
+}
+
+/// Parses a grown file from its stored checkpoint.
+fn resume(
+    parser: &dyn crate::parse::LogFormat,
+    index: usize,
+    file: &LogFile,
+    mut f: File,
+    prev: FileState,
+    cp: &Checkpoint,
+    state: &mut FileState,
+) -> Result<()> {
+    f.seek(SeekFrom::Start(cp.offset))?;
+    let bytes = state.report.bytes;
+    state.report = cp.report.clone();
+    state.report.bytes = bytes;
+    state.report.path.clone_from(&file.rel);
+    run_parser(parser, index, file, f, state, Some(cp), prev.settled)
+}
+
+/// Streams `f` (positioned at the start or at `resume`'s offset) through `parser` and stores the
+/// matches in `state`: `settled` (already final) plus what this run settles, and the tail.
+fn run_parser(
+    parser: &dyn crate::parse::LogFormat,
+    index: usize,
+    file: &LogFile,
+    f: File,
+    state: &mut FileState,
+    resume: Option<&Checkpoint>,
+    settled: Vec<Match>,
+) -> Result<()> {
+    let mut input = BufReader::with_capacity(256 * 1024, f);
+    let source = Source {
+        path: file.rel.clone(),
+        file_index: index,
+    };
+    let mut matches = Vec::new();
+    let reached = parser.parse(
+        &mut input,
+        &source,
+        &mut state.report,
+        &mut |m| matches.push(m),
+        resume,
+    )?;
+    // No new checkpoint: the old one still holds.
+    let checkpoint = reached.or_else(|| resume.cloned());
+    let before = resume.map_or(0, |c| c.matches);
+    settle(
+        state,
+        settled,
+        matches,
+        checkpoint,
+        before,
+        input.into_inner(),
+    )
+}
+
+/// Splits freshly emitted matches at the new checkpoint into settled and tail.
+fn settle(
+    state: &mut FileState,
+    mut settled: Vec<Match>,
+    mut emitted: Vec<Match>,
+    checkpoint: Option<Checkpoint>,
+    emitted_before: usize,
+    mut f: File,
+) -> Result<()> {
+    if let Some(cp) = &checkpoint {
+        let cut = cp.matches.saturating_sub(emitted_before).min(emitted.len());
+        let tail = emitted.split_off(cut);
+        settled.extend(emitted);
+        state.tail = tail;
+        state.before_checkpoint = Some(Fingerprint::before(&mut f, cp.offset)?);
+    } else {
+        state.tail = emitted;
+    }
+    state.settled = settled;
+    state.checkpoint = checkpoint;
+    Ok(())
+}
+
+/// Sorts matches as RANKING.md says (by start time when every match has one, else by the rank
+/// of their source, in [`Match::file_index`], and line) and removes copies: of matches with the
+/// same content the first is kept; an unfinished copy (the log ended inside it) of a match
+/// that another copy holds further (same [`Match::id`]) is dropped. Two different finished
+/// matches that share an id (the same opening) keep both, the later with a suffixed id. Notes
+/// go to `reports[report_of_rank[rank]]`.
+pub fn order_and_dedupe(
+    mut matches: Vec<Match>,
+    reports: &mut [FileReport],
+    report_of_rank: &[usize],
+) -> Vec<Match> {
+    let all_dated = matches.iter().all(|m| m.start.is_some());
+    if all_dated {
+        matches.sort_by_key(|m| (m.start, m.file_index, m.line));
+    } else {
+        matches.sort_by_key(|m| (m.file_index, m.line));
+    }
+    let mut note = |m: &Match, why: &str, other: &Match| {
+        let report = report_of_rank
+            .get(m.file_index)
+            .copied()
+            .unwrap_or(m.file_index);
+        if let Some(r) = reports.get_mut(report) {
+            r.note(
+                why,
+                m.line,
+                &format!("same as {}:{}", other.source, other.line),
+            );
+        }
+    };
+    let mut first: HashMap<u64, usize> = HashMap::with_capacity(matches.len());
+    let mut keep = vec![true; matches.len()];
+    for (i, m) in matches.iter().enumerate() {
+        match first.get(&m.content) {
+            Some(&j) => {
+                keep[i] = false;
+                note(
+                    m,
+                    "duplicate match (same content seen earlier) counted once",
+                    &matches[j],
+                );
+            }
+            None => {
+                first.insert(m.content, i);
+            }
+        }
+    }
+    // Copies under one id: the longest finished one stands for the unfinished ones.
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, m) in matches.iter().enumerate().filter(|(i, _)| keep[*i]) {
+        by_id.entry(m.id.as_str()).or_default().push(i);
+    }
+    let mut renamed = Vec::new();
+    for (_, group) in by_id.into_iter().filter(|(_, g)| g.len() > 1) {
+        let longest = *group
+            .iter()
+            .max_by_key(|&&i| (matches[i].events.len(), !matches[i].open))
+            .expect("a group has members");
+        let mut suffix = 1;
+        for &i in &group {
+            if i == longest {
+                continue;
+            }
+            if matches[i].open {
+                keep[i] = false;
+                note(
+                    &matches[i],
+                    "unfinished copy of a match read further elsewhere: counted once",
+                    &matches[longest],
+                );
+            } else {
+                suffix += 1;
+                renamed.push((i, suffix));
+            }
+        }
+    }
+    for (i, suffix) in renamed {
+        matches[i].id = format!("{}-{suffix}", matches[i].id);
+    }
+    let mut keep = keep.into_iter();
+    matches.retain(|_| keep.next().unwrap_or(true));
+    matches
+}

@@ -1,0 +1,184 @@
+//! The archive of record, as an admin's server writes, rotates and uploads its `games.log`:
+//! appended, cut mid-match, copied and truncated (logrotate `copytruncate`), compressed
+//! (`.2.gz`), overwritten by an upload of the newest part, deleted. No finished match ever
+//! disappears from the site, the rotated copies replay oldest first, `--full` gives the same
+//! site, and `fragstats forget` is the only way out.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+
+use common::{fragstats, shared_log, stderr};
+
+/// The real log cut into whole matches: each piece ends after a `ShutdownGame` line.
+fn match_pieces(log: &[u8]) -> Vec<Vec<u8>> {
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut at = 0;
+    for line in log.split_inclusive(|&b| b == b'\n') {
+        at += line.len();
+        if String::from_utf8_lossy(line).contains("ShutdownGame:") {
+            pieces.push(log[start..at].to_vec());
+            start = at;
+        }
+    }
+    pieces
+}
+
+/// (id, source, line, partial) of every match on the site, in site order.
+fn site_matches(site: &Path) -> Vec<(String, String, u64, bool)> {
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("public/data/matches.json")).unwrap())
+            .unwrap();
+    json.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["id"].as_str().unwrap().to_string(),
+                m["source"].as_str().unwrap().to_string(),
+                m["line"].as_u64().unwrap(),
+                m["partial"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn build(site: &Path, args: &[&str]) -> String {
+    let mut all = vec!["build"];
+    all.extend_from_slice(args);
+    let o = fragstats(&all, site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr(&o)
+}
+
+#[test]
+fn rotated_truncated_overwritten_and_deleted_logs_lose_no_match() {
+    // Urban Terror logs carry no dates: order comes from the files alone.
+    let pieces = match_pieces(&shared_log("public/urt/urt43-lan-rodov.log"));
+    assert!(pieces.len() >= 12);
+    let cat = |r: std::ops::Range<usize>| pieces[r].concat();
+    // The finished matches in their true order: a build of the log as one file.
+    let whole = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(whole.path().join("logs")).unwrap();
+    std::fs::write(whole.path().join("logs/games.log"), cat(0..12)).unwrap();
+    build(whole.path(), &["logs"]);
+    let truth: Vec<String> = site_matches(whole.path())
+        .into_iter()
+        .map(|m| m.0)
+        .collect();
+
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path();
+    let logs = site.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(site.join("site.toml"), "logs = [\"logs\"]\n").unwrap();
+    let live = logs.join("games.log");
+    let mut seen: std::collections::BTreeSet<String> = Default::default();
+    let mut step = |what: &str| {
+        let out = build(site, &[]);
+        let now = site_matches(site);
+        let ids: std::collections::BTreeSet<String> = now.iter().map(|m| m.0.clone()).collect();
+        for id in &seen {
+            assert!(ids.contains(id), "{what}: match {id} disappeared\n{out}");
+        }
+        // Only finished matches must stay (an unfinished one is replaced by its whole).
+        seen.extend(
+            now.iter()
+                .filter(|m| truth.contains(&m.0))
+                .map(|m| m.0.clone()),
+        );
+        out
+    };
+    std::fs::write(&live, cat(0..3)).unwrap();
+    step("first upload");
+    // The server writes on; the build catches it in the middle of match 5.
+    let five = &pieces[5];
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&live)
+        .unwrap();
+    f.write_all(&cat(3..5)).unwrap();
+    f.write_all(&five[..five.len() / 2]).unwrap();
+    drop(f);
+    step("append, cut mid-match");
+    // logrotate copytruncate: the copy holds the first half of match 5, the live log the rest.
+    std::fs::copy(&live, logs.join("games.log.1")).unwrap();
+    std::fs::write(&live, &five[five.len() / 2..]).unwrap();
+    step("copytruncate");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&live)
+        .unwrap();
+    f.write_all(&cat(6..8)).unwrap();
+    drop(f);
+    step("append");
+    // The next rotation, compressed: .1 -> .2.gz, games.log -> .1, games.log emptied.
+    let one = std::fs::read(logs.join("games.log.1")).unwrap();
+    std::fs::write(logs.join("games.log.2.gz"), gzip(&one)).unwrap();
+    std::fs::copy(&live, logs.join("games.log.1")).unwrap();
+    std::fs::write(&live, b"").unwrap();
+    step("rotate and compress");
+    // An upload overwrites games.log with the newest part only.
+    std::fs::write(&live, cat(8..10)).unwrap();
+    step("overwrite");
+    std::fs::remove_file(logs.join("games.log.2.gz")).unwrap();
+    let out = step("delete the oldest copy");
+    assert!(out.contains("archive: "), "{out}");
+    std::fs::write(&live, cat(10..12)).unwrap();
+    step("overwrite again");
+
+    // Every finished match is there, in the order the server played them. Match 5, cut in two
+    // by the rotation, is kept as read: its first half under its own id (fixed by its opening,
+    // so a link to it stays valid), then the second half, which starts mid-match.
+    let now = site_matches(site);
+    let ids: Vec<&String> = now.iter().map(|m| &m.0).collect();
+    let finished: Vec<&String> = ids
+        .iter()
+        .copied()
+        .filter(|id| truth.contains(id))
+        .collect();
+    assert_eq!(
+        finished,
+        truth.iter().collect::<Vec<_>>(),
+        "rotated copies replay oldest first"
+    );
+    let extra: Vec<usize> = (0..now.len())
+        .filter(|&i| !truth.contains(&now[i].0))
+        .collect();
+    assert_eq!(extra.len(), 1, "{now:?}");
+    assert!(now[extra[0]].3, "the second half starts mid-match");
+    assert!(now[extra[0] - 1].1.starts_with("games.log"), "{now:?}");
+
+    // --full re-reads the logs present and keeps the archive: the same site.
+    let before: Vec<u8> = std::fs::read(site.join("public/data/matches.json")).unwrap();
+    build(site, &["--full"]);
+    assert_eq!(
+        std::fs::read(site.join("public/data/matches.json")).unwrap(),
+        before
+    );
+
+    // forget: the admin removes what came from the deleted copy, on purpose.
+    let from_copy = now.iter().filter(|m| m.1 == "games.log.2.gz").count();
+    assert!(from_copy >= 4, "{now:?}");
+    let o = fragstats(&["forget", "games.log.2.gz"], site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains(&format!("removed {from_copy} archived matches")),
+        "{said}"
+    );
+    build(site, &[]);
+    let left = site_matches(site);
+    assert_eq!(left.len(), now.len() - from_copy);
+    assert!(left.iter().all(|m| m.1 != "games.log.2.gz"));
+    let o = fragstats(&["forget", "--before", "2000-01-01"], site);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("nothing removed"));
+}
