@@ -897,3 +897,45 @@ fn headline_rating_and_provisional_players() {
         "{err}"
     );
 }
+
+/// The player page leads with the headline rating and its rank (none while provisional), then
+/// names Becker's ladder with its own rank; a static share never leaves 0-100%.
+#[test]
+fn player_page_shows_the_headline_rating_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let logs = [shared().join("public/urt"), shared().join("public/q3")];
+    let o = build_site(&out, &logs, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let players = json(&out.join("data/players.json"));
+    let players = players.as_array().unwrap();
+    let mut seen = [false, false];
+    for p in players {
+        let page = std::fs::read_to_string(out.join(p["url"].as_str().unwrap())).unwrap();
+        let headline = format!(
+            "<b>{:.0}</b> rating",
+            p["headline_rating"].as_f64().unwrap()
+        );
+        let at = page
+            .find(&headline)
+            .unwrap_or_else(|| panic!("{headline} not on the page"));
+        let becker = page
+            .find("Becker ladder (#")
+            .expect("Becker's ladder is named");
+        assert!(at < becker, "the headline comes first");
+        let provisional = p["provisional"].as_bool().unwrap();
+        let ranked = page[at..becker].contains("(#");
+        assert_eq!(ranked, !provisional, "{}", p["plain_name"]);
+        seen[usize::from(provisional)] = true;
+        for pct in page.split("<b>").filter_map(|s| s.split("%</b>").next()) {
+            if let Ok(v) = pct.parse::<f64>() {
+                assert!((0.0..=100.0).contains(&v), "{v}% on {}", p["plain_name"]);
+            }
+        }
+    }
+    assert_eq!(
+        seen,
+        [true, true],
+        "ranked and provisional players both checked"
+    );
+}

@@ -501,6 +501,12 @@ const MAP_MATCH_ROWS: usize = 200;
 /// Curves are thinned to at most this many points (the last of each stretch is kept).
 const CURVE_POINTS: usize = 600;
 
+/// A static value g as a percentage, (g + 1) * 50, one decimal. A player's g can leave [-1, 1]
+/// (outside the core above all, where few pairs tie it down): a share is shown within 0-100%.
+fn static_percent(g: f64) -> String {
+    format!("{:.1}", ((g + 1.0) * 50.0).clamp(0.0, 100.0))
+}
+
 /// Identity numbers by headline rating, best first, provisional players after everyone else
 /// (ties: more frags, then identity order).
 fn ladder(input: &SiteInput) -> Vec<usize> {
@@ -598,6 +604,8 @@ struct Renderer<'a> {
     ladder: Vec<usize>,
     /// 1-based ladder position of each identity.
     rank: Vec<usize>,
+    /// Rank of each identity on Becker's ladder (1-based).
+    becker_rank: Vec<usize>,
     /// Every match has a date: curves use dates on the x axis, else match numbers.
     dated: bool,
     /// Each identity's coloured name as safe HTML, built once.
@@ -611,11 +619,16 @@ impl<'a> Renderer<'a> {
         for (pos, &i) in ladder.iter().enumerate() {
             rank[i] = pos + 1;
         }
+        let mut becker_rank = vec![0; ladder.len()];
+        for (pos, i) in becker_ladder(input).into_iter().enumerate() {
+            becker_rank[i] = pos + 1;
+        }
         Renderer {
             input,
             links,
             ladder,
             rank,
+            becker_rank,
             dated: !input.matches.is_empty() && input.matches.iter().all(|m| m.start.is_some()),
             names_html: input
                 .roster
@@ -775,7 +788,7 @@ impl<'a> Renderer<'a> {
                     name_html,
                     url,
                     value: format!("{v:+.3}"),
-                    percent: format!("{:.1}", (v + 1.0) * 50.0),
+                    percent: static_percent(v),
                     incidents: self.input.ratings.static_.incidents[i],
                 })
             })
@@ -1148,14 +1161,29 @@ impl<'a> Renderer<'a> {
             })
             .collect();
         let st = &self.input.ratings.static_;
+        let headline = &self.input.ratings.headline;
+        let provisional = headline.provisional[i];
         let (clan, clan_url) = self.clan_of(i);
         PlayerPage {
             name_html: name_html(&identity.name),
             plain: identity.key.clone(),
+            headline: format!("{:.0}", headline.value.get(i).copied().unwrap_or(0.0)),
+            headline_system: headline
+                .evaluation
+                .report(&headline.evaluation.headline)
+                .map_or_else(
+                    || headline.evaluation.headline.clone(),
+                    |r| r.system.clone(),
+                ),
+            rank: (!provisional).then_some(self.rank[i]),
+            provisional_missing: provisional.then(|| {
+                u64::from(self.input.config.rating.headline.provisional_incidents)
+                    .saturating_sub(st.incidents[i])
+            }),
             rating: format!("{:.1}", self.input.ratings.dynamic.players[i]),
-            rank: self.rank[i],
-            static_percent: st.value[i].map(|v| format!("{:.1}", (v + 1.0) * 50.0)),
-            static_outside_percent: st.outside[i].map(|v| format!("{:.1}", (v + 1.0) * 50.0)),
+            becker_rank: self.becker_rank[i],
+            static_percent: st.value[i].map(static_percent),
+            static_outside_percent: st.outside[i].map(static_percent),
             incidents: st.incidents[i],
             clan,
             clan_url,

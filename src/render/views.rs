@@ -138,9 +138,16 @@ pub struct PlayerMatchRow {
 pub struct PlayerPage {
     pub name_html: String,
     pub plain: String,
-    /// Dynamic rating, one decimal, and rank on the ladder (1-based).
+    /// The headline rating (no decimals), the name of its system, and the rank on its ladder
+    /// (1-based; None while provisional).
+    pub headline: String,
+    pub headline_system: String,
+    pub rank: Option<usize>,
+    /// Too little evidence yet for a rank: frags made plus suffered still missing.
+    pub provisional_missing: Option<u64>,
+    /// Becker's dynamic ladder: rating, one decimal, and rank (1-based).
     pub rating: String,
-    pub rank: usize,
+    pub becker_rank: usize,
     /// Static core value as a percentage (0-100), when in the core.
     pub static_percent: Option<String>,
     /// Static value outside the core (less reliable), as a percentage.
