@@ -231,6 +231,13 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     state::save_archive(&state_dir, &archive)
         .context("cannot save the archive of matches no log holds any more")?;
     let archived = archive.matches.len();
+    if config.base_url.is_some() && !matches.iter().any(|m| m.start.is_some()) {
+        warnings.push(
+            "feed.xml not written: base_url is set, but no log gives its matches a date \
+             (Atom entries need one; Quake 3 and Urban Terror logs carry none, OpenArena's do)"
+                .into(),
+        );
+    }
     // The state is saved after the site: a crash in between leaves an older state, which only
     // makes the next build read more.
     if let Err(e) = state::save(&state_dir, &new_state) {

@@ -33,6 +33,13 @@ pub enum Command {
     /// rotated away, replaced or deleted) and say what was removed. The next build leaves them
     /// out. Matches of logs still present stay: remove or edit the log itself for those.
     Forget(ForgetArgs),
+    /// Start a new site in DIR (default: the current folder): a commented site.toml with every
+    /// key at its default, logs/ for the server logs, content/ for pages, and the next steps.
+    Init {
+        /// Folder of the new site (created if needed; must not hold a site.toml yet).
+        #[arg(value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
+    },
 }
 
 /// Options of `fragstats forget`.

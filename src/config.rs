@@ -17,7 +17,7 @@ pub struct Config {
     pub description: String,
     /// Absolute URL of the published site, used only for absolute links in feeds. Default: none.
     pub base_url: Option<String>,
-    /// Log files or folders (walked recursively). Default: `["sample-logs"]`.
+    /// Log files or folders (walked recursively). Default: `["logs"]`.
     pub logs: Vec<PathBuf>,
     /// Output folder. Default: `public`.
     pub output: PathBuf,
@@ -69,7 +69,7 @@ impl Default for Config {
             title: "fragstats".into(),
             description: String::new(),
             base_url: None,
-            logs: vec![PathBuf::from("sample-logs")],
+            logs: vec![PathBuf::from("logs")],
             output: PathBuf::from("public"),
             state: PathBuf::from(".fragstats"),
             aliases: BTreeMap::new(),
@@ -343,6 +343,27 @@ impl Config {
                 "{origin}: rating.glicko2.tau = {tau} must be a positive number (Glickman suggests 0.3 to 1.2)"
             );
         }
+        for (n, link) in self.nav.iter().enumerate() {
+            if link.url.trim().is_empty() || link.label.trim().is_empty() {
+                anyhow::bail!(
+                    "{origin}: [[nav]] entry {} needs both `label` and `url` (label = {:?}, url = {:?})",
+                    n + 1,
+                    link.label,
+                    link.url
+                );
+            }
+        }
+        if let Some(url) = &self.base_url {
+            let rest = url
+                .strip_prefix("https://")
+                .or_else(|| url.strip_prefix("http://"));
+            if !rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.contains(' ')) {
+                anyhow::bail!(
+                    "{origin}: base_url = {url:?} must be the absolute address of the published site, \
+                     like \"https://stats.example.org/\""
+                );
+            }
+        }
         let c = &self.colors;
         for (key, value) in [
             ("accent", &c.accent),
@@ -376,7 +397,7 @@ mod tests {
     fn empty_file_gives_defaults() {
         let c = Config::parse("", "site.toml").unwrap();
         assert_eq!(c, Config::default());
-        assert_eq!(c.logs, vec![PathBuf::from("sample-logs")]);
+        assert_eq!(c.logs, vec![PathBuf::from("logs")]);
         assert_eq!(c.rating.dynamic.k, 40.0);
         assert_eq!(c.rating.static_.min_pair_frags, 5);
     }
@@ -393,6 +414,18 @@ mod tests {
         assert!(err.contains("expected one of"), "{err}");
         assert!(err.contains("`decay_points`"), "{err}");
         assert!(!err.contains('\n'), "one line: {err}");
+    }
+
+    #[test]
+    fn nav_links_need_a_url_and_base_url_must_be_absolute() {
+        let err = Config::parse("[[nav]]\nlabel = \"Forum\"\n", "s").unwrap_err();
+        assert!(err.to_string().contains("[[nav]] entry 1 needs"), "{err}");
+        assert!(Config::parse("[[nav]]\nlabel = \"F\"\nurl = \"https://f.org\"\n", "s").is_ok());
+        for bad in ["stats.example.org", "/stats", "ftp://x.org", "https://"] {
+            let err = Config::parse(&format!("base_url = {bad:?}\n"), "s").unwrap_err();
+            assert!(err.to_string().contains("base_url"), "{bad}: {err}");
+        }
+        assert!(Config::parse("base_url = \"https://stats.example.org/\"\n", "s").is_ok());
     }
 
     #[test]

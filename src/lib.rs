@@ -13,6 +13,7 @@ pub mod diagnostics;
 pub mod evaluate;
 pub mod hash;
 pub mod history;
+pub mod init;
 pub mod model;
 pub mod output;
 pub mod parse;

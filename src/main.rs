@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => fragstats::watch::serve(&request(args.build), args.port),
         Command::Evaluate(args) => evaluate(args),
         Command::Forget(args) => forget(args),
+        Command::Init { dir } => fragstats::init::init(&dir).map(|said| print!("{said}")),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -285,10 +285,10 @@ fn output_is_deterministic() {
 }
 
 #[test]
-fn empty_config_builds_sample_logs() {
+fn empty_config_builds_the_logs_folder() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("site.toml"), "").unwrap();
-    let logs = tmp.path().join("sample-logs");
+    let logs = tmp.path().join("logs");
     std::fs::create_dir(&logs).unwrap();
     std::fs::copy(
         shared().join("openarena/tdm/games.log"),
