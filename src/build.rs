@@ -144,7 +144,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     } = Plan::new(req)?;
     let timer = Timer::new();
     // Hard-links the current site into a staging folder while the new one is computed.
-    let staging = crate::output::Staging::prepare(&out);
+    let staging = crate::output::Staging::prepare_in(&out, Some(&state_dir));
     let mut warnings = Vec::new();
     // The previous state is loaded even for --full: what it holds of logs that are gone or
     // changed goes into the archive.

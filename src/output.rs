@@ -33,6 +33,8 @@ pub struct Staging {
     parent: PathBuf,
     name: String,
     path: PathBuf,
+    /// The spare staging folder kept between builds ([`Staging::spare`]).
+    spare: PathBuf,
     /// The published site, when there is one to link unchanged files from.
     previous: Option<PathBuf>,
     mirroring: Mutex<Option<JoinHandle<Mirror>>>,
@@ -82,6 +84,13 @@ impl Staging {
     /// Starts mirroring the site in `out` (when it is one fragstats made) into a new staging
     /// folder beside it, in the background. First cleans up after a build that was killed.
     pub fn prepare(out: &Path) -> Staging {
+        Staging::prepare_in(out, None)
+    }
+
+    /// Like [`Staging::prepare`], keeping the spare folder between builds inside `state_dir`
+    /// when that is on the same filesystem as the output (so it never lands in a web root that
+    /// holds the output folder); beside the output otherwise.
+    pub fn prepare_in(out: &Path, state_dir: Option<&Path>) -> Staging {
         let parent = match out.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -91,7 +100,19 @@ impl Staging {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "site".into());
         let path = parent.join(format!(".{name}.staging-{}", std::process::id()));
+        let beside = parent.join(format!(".{name}.next"));
+        let spare = match state_dir {
+            Some(dir) if same_filesystem(dir, &parent) => {
+                // A spare an earlier version kept beside the output is not needed there.
+                if beside.join(SPARE_STAMP).is_file() {
+                    let _ = std::fs::remove_dir_all(&beside);
+                }
+                dir.join(format!("{name}.next"))
+            }
+            _ => beside,
+        };
         let mut staging = Staging {
+            spare,
             out: out.to_path_buf(),
             parent,
             name,
@@ -128,7 +149,7 @@ impl Staging {
     /// The spare staging folder: the previous build's old site, brought up to date with the
     /// published one by hard links, and the next build's staging folder.
     fn spare(&self) -> PathBuf {
-        self.parent.join(format!(".{}.next", self.name))
+        self.spare.clone()
     }
 
     /// Waits for the mirroring; makes the staging folder if there was none.
@@ -351,6 +372,23 @@ fn list(staging: &Path) -> Mirror {
         }
     }
     mirror
+}
+
+/// Whether `a` and `b` (created if missing) are folders on one filesystem, so that a rename
+/// between them works.
+#[cfg(unix)]
+fn same_filesystem(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let device = |p: &Path| {
+        std::fs::create_dir_all(p).ok()?;
+        std::fs::metadata(p).ok().map(|m| m.dev())
+    };
+    matches!((device(a), device(b)), (Some(x), Some(y)) if x == y)
+}
+
+#[cfg(not(unix))]
+fn same_filesystem(_: &Path, _: &Path) -> bool {
+    false
 }
 
 /// Whether no process has the id `pid` (a decimal number) any more. False when unsure.

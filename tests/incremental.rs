@@ -398,3 +398,32 @@ fn serve_previews_and_rebuilds_on_upload() {
         "{escape}"
     );
 }
+
+/// With the output inside a web root (`www/stats`), the spare staging folder kept between
+/// builds lives in the state folder, never in the web root.
+#[cfg(target_os = "linux")]
+#[test]
+fn spare_folder_stays_out_of_the_web_root() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+    std::fs::write(
+        dir.path().join("logs/games.log"),
+        shared("openarena/tdm/games.log"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("site.toml"),
+        "logs = [\"logs\"]\noutput = \"www/stats\"\n",
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let o = fragstats(&["build"], dir.path());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let in_root: Vec<String> = std::fs::read_dir(dir.path().join("www"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(in_root, ["stats"]);
+    assert!(dir.path().join(".fragstats/stats.next").is_dir());
+}
