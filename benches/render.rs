@@ -95,6 +95,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                         left: None,
                         active: true,
                         bot_skill: None,
+                        uid: None,
                     })
                     .collect(),
                 events: events.into(),

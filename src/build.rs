@@ -285,7 +285,7 @@ pub fn render(
     sink: Option<&PageSink>,
 ) -> Result<RenderedSite> {
     let timer = Timer::new();
-    let roster = Roster::build(matches, &Aliases::new(&config.aliases));
+    let roster = Roster::build(matches, &Aliases::for_config(config));
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     timer.lap("identities and clans");
     let Folds {

@@ -23,6 +23,9 @@ pub struct Config {
     pub output: PathBuf,
     /// Folder for the incremental state (what was read from each log). Default: `.fragstats`.
     pub state: PathBuf,
+    /// How players are told apart: `"name"` (the name, colour codes removed) or `"guid"` (the
+    /// account or client id where the log has one, else the name). Default: `"name"`.
+    pub identity: IdentityMode,
     /// Extra names counted as one player: `"Main name" = ["other name", ...]`. Default: none.
     pub aliases: BTreeMap<String, Vec<String>>,
     /// Declared clans. Default: none.
@@ -39,6 +42,19 @@ pub struct Config {
     pub nav: Vec<NavLink>,
     /// Theme colours. Default: the built-in theme's.
     pub colors: Colors,
+}
+
+/// `identity`: what makes a player the same player in every match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IdentityMode {
+    /// The name (colour codes removed), after `[aliases]`.
+    #[default]
+    Name,
+    /// The Quake 3 family's account or client id (Urban Terror's auth name, `cl_guid`,
+    /// OpenArena's `id`) where the log gives one, else the name; anyone taking another's name
+    /// is another player.
+    Guid,
 }
 
 /// A navigation link added by the site owner.
@@ -72,6 +88,7 @@ impl Default for Config {
             logs: vec![PathBuf::from("logs")],
             output: PathBuf::from("public"),
             state: PathBuf::from(".fragstats"),
+            identity: IdentityMode::Name,
             aliases: BTreeMap::new(),
             clans: Vec::new(),
             detect_clans: true,

@@ -41,7 +41,7 @@ fn evaluate(args: EvaluateArgs) -> anyhow::Result<()> {
     };
     let plan = fragstats::build::Plan::new(&req)?;
     let (matches, _) = fragstats::build::read_logs(&plan.roots)?;
-    let aliases = fragstats::model::identity::Aliases::new(&plan.config.aliases);
+    let aliases = fragstats::model::identity::Aliases::for_config(&plan.config);
     let roster = fragstats::model::identity::Roster::build(&matches, &aliases);
     let evaluation =
         fragstats::evaluate::evaluate_all(&matches, &roster, &plan.config.rating, true);

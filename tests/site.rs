@@ -939,3 +939,59 @@ fn player_page_shows_the_headline_rating_first() {
         "ranked and provisional players both checked"
     );
 }
+
+/// With `identity = "guid"`, the OpenArena and Urban Terror logs' client ids tell players
+/// apart, and no id (nor any IP address of the logs) appears anywhere in the output.
+#[test]
+fn guid_identity_publishes_no_id() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("site.toml"),
+        "identity = \"guid\"\nbase_url = \"https://stats.example.org/\"\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("site");
+    let logs = [
+        shared().join("public/openarena"),
+        shared().join("public/urt"),
+    ];
+    let o = build_site(&out, &logs, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut ids = std::collections::BTreeSet::new();
+    for log in [
+        "public/openarena/oa-brensen-munerator.log",
+        "public/urt/urt43-lan-rodov.log",
+    ] {
+        let text =
+            String::from_utf8_lossy(&std::fs::read(shared().join(log)).unwrap()).into_owned();
+        for key in ["\\cl_guid\\", "\\id\\", "\\ip\\"] {
+            for part in text.split(key).skip(1) {
+                let id: String = part
+                    .chars()
+                    .take_while(|c| *c != '\\' && *c != '\n')
+                    .collect();
+                if id.len() >= 8 && id != "localhost" {
+                    ids.insert(id);
+                }
+            }
+        }
+    }
+    assert!(ids.len() > 5, "{ids:?}");
+    for entry in walkdir::WalkDir::new(&out)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).unwrap();
+        let text = String::from_utf8_lossy(&bytes).to_ascii_uppercase();
+        for id in &ids {
+            assert!(
+                !text.contains(&id.to_ascii_uppercase()),
+                "{id} published in {}",
+                entry.path().display()
+            );
+        }
+    }
+}

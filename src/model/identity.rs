@@ -1,5 +1,7 @@
 //! Who is who across matches: a player is their plain name (colour codes removed, trimmed), unless
-//! an alias rule from `site.toml` maps that name to another. Assigns every identity a dense number.
+//! an alias rule from `site.toml` maps that name to another; with `identity = "guid"`, a player
+//! whose log gives an account or client id ([`super::MatchPlayer::uid`]) is that id, keyed by
+//! the first name it used. Assigns every identity a dense number.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -13,6 +15,8 @@ pub const UNNAMED: &str = "(unnamed)";
 #[derive(Debug, Clone, Default)]
 pub struct Aliases {
     map: HashMap<String, String>,
+    /// Players with an id are told apart by it (`identity = "guid"`).
+    by_uid: bool,
 }
 
 impl Aliases {
@@ -26,7 +30,15 @@ impl Aliases {
                 map.insert(plain_name(extra), canonical.clone());
             }
         }
-        Aliases { map }
+        Aliases { map, by_uid: false }
+    }
+
+    /// The rules of a site: its `[aliases]` and its `identity`.
+    pub fn for_config(config: &crate::config::Config) -> Self {
+        Aliases {
+            by_uid: config.identity == crate::config::IdentityMode::Guid,
+            ..Aliases::new(&config.aliases)
+        }
     }
 
     /// The identity key of a plain name.
@@ -59,11 +71,12 @@ impl Roster {
     /// Resolves identities for `matches`, which must be in chronological order (the latest name
     /// used wins as the display name).
     pub fn build(matches: &[Match], aliases: &Aliases) -> Roster {
+        let keys = Keys::assign(matches, aliases);
         let mut latest: BTreeMap<&str, &str> = BTreeMap::new();
         let mut seen: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
         for m in matches {
             for p in &m.players {
-                let key = aliases.key(&p.plain);
+                let key = keys.of(p, aliases);
                 latest.insert(key, &p.name);
                 seen.entry(key).or_default().insert(&p.name);
             }
@@ -78,7 +91,7 @@ impl Roster {
             .map(|m| {
                 m.players
                     .iter()
-                    .map(|p| index[aliases.key(&p.plain)])
+                    .map(|p| index[keys.of(p, aliases)])
                     .collect()
             })
             .collect();
@@ -93,6 +106,55 @@ impl Roster {
         Roster {
             players,
             match_players,
+        }
+    }
+}
+
+/// Keys of the players with an id, under `identity = "guid"`: the (aliased) first name each id
+/// used, in match order, with ` (2)`, ` (3)`, ... when an earlier id took it. A player without an
+/// id who uses a name an id took is that id's player; otherwise the name is the key.
+struct Keys {
+    by_uid: HashMap<u64, String>,
+    /// Key names taken by ids, and the id that took each first.
+    taken: HashMap<String, u64>,
+}
+
+impl Keys {
+    fn assign(matches: &[Match], aliases: &Aliases) -> Keys {
+        let mut keys = Keys {
+            by_uid: HashMap::new(),
+            taken: HashMap::new(),
+        };
+        if !aliases.by_uid {
+            return keys;
+        }
+        for p in matches.iter().flat_map(|m| &m.players) {
+            let Some(uid) = p.uid else { continue };
+            if keys.by_uid.contains_key(&uid) {
+                continue;
+            }
+            let base = aliases.key(&p.plain).to_string();
+            let mut key = base.clone();
+            let mut n = 1;
+            while keys.taken.contains_key(&key) {
+                n += 1;
+                key = format!("{base} ({n})");
+            }
+            keys.taken.insert(key.clone(), uid);
+            keys.by_uid.insert(uid, key);
+        }
+        keys
+    }
+
+    /// The identity key of a match player.
+    fn of<'a>(&'a self, p: &'a super::MatchPlayer, aliases: &'a Aliases) -> &'a str {
+        if let Some(key) = p.uid.and_then(|u| self.by_uid.get(&u)) {
+            return key;
+        }
+        let name = aliases.key(&p.plain);
+        match self.taken.get(name) {
+            Some(uid) => &self.by_uid[uid],
+            None => name,
         }
     }
 }
@@ -114,5 +176,78 @@ mod tests {
         assert_eq!(a.key("Main"), "Main");
         assert_eq!(a.key("Nobody"), "Nobody");
         assert_eq!(a.key(""), UNNAMED);
+    }
+}
+
+#[cfg(test)]
+mod uid_tests {
+    use super::*;
+    use crate::model::{Events, GameType, Match, MatchPlayer, Team};
+
+    fn game(players: &[(&str, Option<u64>)]) -> Match {
+        Match {
+            id: String::new(),
+            content: 0,
+            open: false,
+            source: "t".into(),
+            file_index: 0,
+            line: 1,
+            map: "m".into(),
+            gametype: GameType {
+                code: "ffa".into(),
+                name: "ffa".into(),
+                team_based: false,
+                duel: false,
+            },
+            server: String::new(),
+            start: None,
+            duration_seconds: 0,
+            exit_reason: None,
+            team_scores: None,
+            partial: false,
+            players: players
+                .iter()
+                .map(|(n, uid)| MatchPlayer {
+                    plain: n.to_string(),
+                    name: n.to_string(),
+                    score: None,
+                    team: Team::Free,
+                    joined: 0,
+                    left: None,
+                    active: true,
+                    bot_skill: None,
+                    uid: *uid,
+                })
+                .collect(),
+            events: Events::default(),
+            weapons: Vec::new(),
+            awards: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn guid_identity_tells_a_name_thief_apart() {
+        let matches = [
+            game(&[("[ACE]Boss", Some(1)), ("bot", None)]),
+            // Someone else joins as [ACE]Boss; the real one renamed himself.
+            game(&[("[ACE]Boss", Some(2)), ("TheBoss", Some(1))]),
+            // A log without ids: the name goes to the id that took it first.
+            game(&[("[ACE]Boss", None)]),
+        ];
+        let cfg = crate::config::Config {
+            identity: crate::config::IdentityMode::Guid,
+            ..Default::default()
+        };
+        let r = Roster::build(&matches, &Aliases::for_config(&cfg));
+        let keys: Vec<&str> = r.players.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["[ACE]Boss", "[ACE]Boss (2)", "bot"]);
+        // Id 1 was last seen (by name, in the log without ids) as [ACE]Boss; before, as TheBoss.
+        assert_eq!(r.players[0].name, "[ACE]Boss");
+        assert!(r.players[0].names_seen.contains(&"TheBoss".to_string()));
+        assert_eq!(r.match_players[1], [1, 0]);
+        assert_eq!(r.match_players[2], [0]);
+        // By name (the default), the thief inherits the stats.
+        let r = Roster::build(&matches, &Aliases::default());
+        assert_eq!(r.match_players[1][0], r.match_players[0][0]);
     }
 }

@@ -133,6 +133,10 @@ pub struct MatchPlayer {
     /// Bot skill from the userinfo (`skill\ 4.00`). An answer key for evaluation only:
     /// never an input to a rating.
     pub bot_skill: Option<f32>,
+    /// A hash of the player's account or client id (Urban Terror auth name, `cl_guid`,
+    /// OpenArena's `id`) where the log gives one: the identity under `identity = "guid"`. The
+    /// id itself is never kept or published.
+    pub uid: Option<u64>,
 }
 
 /// One match (one map played from InitGame to its end), in game-neutral form.

@@ -87,6 +87,7 @@ impl LogFormat for Quake3 {
             slots: HashMap::new(),
             current: None,
             emitted: 0,
+            ids: HashMap::new(),
             after_shutdown: false,
         };
         if let Some(c) = resume {
@@ -249,6 +250,22 @@ struct Slot {
     plain: String,
     team: Team,
     skill: Option<f32>,
+    /// Hash of the slot's account or client id, if known ([`MatchPlayer::uid`]).
+    #[serde(default)]
+    uid: Option<u64>,
+}
+
+/// The hash kept of a client id: `kind` (`auth`, `guid`) and the id, case-insensitive.
+fn uid_of(kind: &str, id: &str) -> Option<u64> {
+    let id = id.trim();
+    // Empty, and all-zero ids (bots, LAN clients without a key), identify nobody.
+    if id.is_empty() || id.bytes().all(|b| b == b'0') || id == "--" {
+        return None;
+    }
+    let mut h = Hasher::new();
+    h.str(kind);
+    h.str(&id.to_ascii_uppercase());
+    Some(h.finish())
 }
 
 /// Adds one line to a match fingerprint.
@@ -338,6 +355,9 @@ impl Builder {
             if slot.skill.is_some() {
                 p.bot_skill = slot.skill;
             }
+            if slot.uid.is_some() {
+                p.uid = slot.uid;
+            }
             return i;
         }
         let i = self.m.players.len() as u32;
@@ -350,6 +370,7 @@ impl Builder {
             left: None,
             active: false,
             bot_skill: slot.skill,
+            uid: slot.uid,
         });
         self.by_plain.insert(slot.plain.clone(), i);
         self.present.push(false);
@@ -431,6 +452,9 @@ struct Parser<'s> {
     slots: HashMap<u32, Slot>,
     current: Option<Builder>,
     emitted: usize,
+    /// Client ids per slot from `ClientUserinfo` (`cl_guid`) and Urban Terror's
+    /// `AccountValidated` (auth name, preferred), hashed; applied by the next userinfo change.
+    ids: HashMap<u32, (Option<u64>, Option<u64>)>,
     /// A `ShutdownGame` closed the last match and no `InitGame` opened another: lines here belong
     /// to no match (a crash, or another log appended) and are reported, not guessed at.
     after_shutdown: bool,
@@ -510,7 +534,12 @@ impl Parser<'_> {
             self.close(None, report, emit);
             // A slot's identity never crosses a ShutdownGame: the next InitGame brings new userinfo.
             self.slots.clear();
+            self.ids.clear();
             self.after_shutdown = true;
+            return;
+        }
+        if kind == "ClientUserinfo" || kind == "AccountValidated" {
+            self.client_id(kind, payload);
             return;
         }
         if is_ignored(kind, rest) {
@@ -547,10 +576,17 @@ impl Parser<'_> {
                 b.exit_time = Some(time);
                 true
             }
-            "ClientUserinfoChanged" => userinfo(b, &mut self.slots, payload, time, number, report),
+            "ClientUserinfoChanged" => {
+                userinfo(b, &mut self.slots, &self.ids, payload, time, number, report)
+            }
             "ClientConnect" => true,
             "ClientBegin" => client_begin(payload),
-            "ClientDisconnect" => client_disconnect(b, &mut self.slots, payload, time, number),
+            "ClientDisconnect" => {
+                if let Some([slot]) = ints::<1>(payload) {
+                    self.ids.remove(&(slot as u32));
+                }
+                client_disconnect(b, &mut self.slots, payload, time, number)
+            }
             "Kill" => kill(b, &self.slots, payload, time, number, report),
             "score" => score(b, &self.slots, payload, time, number, report),
             "red" => team_scores(b, payload),
@@ -561,6 +597,40 @@ impl Parser<'_> {
         };
         if !ok {
             report.skip_line(&format!("{MALFORMED}: {kind}"), number, text);
+        }
+    }
+
+    /// `ClientUserinfo: 3 \name\x\cl_guid\ABC...` and Urban Terror's
+    /// `AccountValidated: 3 - authname - ...`: remembers the slot's id (hashed) for its next
+    /// userinfo change, and gives it to the slot's player at once when the slot is known.
+    fn client_id(&mut self, kind: &str, payload: &str) {
+        let Some((slot, rest)) = payload.trim_start().split_once(' ') else {
+            return;
+        };
+        let Ok(slot) = slot.parse::<u32>() else {
+            return;
+        };
+        if slot > MAX_SLOT {
+            return;
+        }
+        let entry = self.ids.entry(slot).or_default();
+        if kind == "AccountValidated" {
+            let auth = rest
+                .trim_start_matches([' ', '-'])
+                .split(" - ")
+                .next()
+                .unwrap_or("");
+            entry.0 = uid_of("auth", auth);
+        } else if let Some((_, guid)) =
+            info_pairs(rest).find(|(k, _)| k.eq_ignore_ascii_case("cl_guid"))
+        {
+            entry.1 = uid_of("guid", guid);
+        }
+        let uid = entry.0.or(entry.1);
+        if let Some(s) = self.slots.get_mut(&slot)
+            && (s.uid.is_none() || entry.0.is_some())
+        {
+            s.uid = uid;
         }
     }
 
@@ -674,6 +744,7 @@ fn is_handled(kind: &str) -> bool {
 fn userinfo(
     b: &mut Builder,
     slots: &mut HashMap<u32, Slot>,
+    ids: &HashMap<u32, (Option<u64>, Option<u64>)>,
     payload: &str,
     time: u32,
     line: u64,
@@ -692,14 +763,17 @@ fn userinfo(
     let mut name = None;
     let mut team = Team::Free;
     let mut skill = None;
+    let mut oa_id = None;
     for (k, v) in info_pairs(info) {
         match k {
             "n" => name = Some(v),
             "t" => team = team_from_number(v),
             "skill" => skill = v.trim().parse::<f32>().ok().filter(|s| s.is_finite()),
+            "id" => oa_id = uid_of("guid", v),
             _ => {}
         }
     }
+    let (auth, guid) = ids.get(&slot).copied().unwrap_or_default();
     let Some(name) = name else {
         return false;
     };
@@ -708,6 +782,7 @@ fn userinfo(
         plain: plain_name(name),
         team,
         skill,
+        uid: auth.or(guid).or(oa_id),
     };
     let previous = slots.insert(slot, new.clone());
     let known = b.by_plain.get(&new.plain).copied();

@@ -557,3 +557,37 @@ fn rejoin_same_side_and_slot_reuse_presence() {
         "B is still held by slot 2"
     );
 }
+
+#[test]
+fn client_ids_are_hashed_per_slot_and_never_kept() {
+    // Urban Terror: cl_guid in ClientUserinfo, before the userinfo change; an auth name wins.
+    let log = r#"  0:00 InitGame: \g_gametype\0\mapname\ut4_abbey\gamename\q3urt43
+  0:01 ClientUserinfo: 0 \name\[ACE]Boss\cl_guid\02A0A0F7A8441FA39BF16126DF26B3BB
+  0:01 ClientUserinfoChanged: 0 n\[ACE]Boss\t\0
+  0:01 ClientUserinfo: 1 \name\[ACE]Boss\cl_guid\0000000000000000
+  0:01 ClientUserinfoChanged: 1 n\Other\t\0
+  0:02 AccountValidated: 1 - bossauth - 0 - ""
+  0:03 Kill: 0 1 3: [ACE]Boss killed Other by UT_MOD_X
+  0:04 ShutdownGame:
+"#;
+    let (ms, _) = parse(log);
+    let (_, boss) = player(&ms[0], "[ACE]Boss");
+    let (_, other) = player(&ms[0], "Other");
+    assert_eq!(boss.uid, uid_of("guid", "02a0a0f7a8441fa39bf16126df26b3bb"));
+    assert_eq!(
+        other.uid,
+        uid_of("auth", "bossauth"),
+        "auth name, not the zero guid"
+    );
+    let stored = postcard::to_allocvec(&ms[0]).unwrap();
+    assert!(
+        !stored
+            .windows(8)
+            .any(|w| w == b"02A0A0F7" || w == b"bossauth"),
+        "the ids themselves are never kept"
+    );
+    // OpenArena: `id` in the userinfo change; bots have an empty one.
+    let oa = real_log("public/openarena/oa-brensen-munerator.log");
+    let (ms, _) = parse_bytes(&oa);
+    assert!(ms.iter().flat_map(|m| &m.players).any(|p| p.uid.is_some()));
+}

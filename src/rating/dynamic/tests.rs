@@ -31,6 +31,7 @@ impl M {
                 left: None,
                 active: true,
                 bot_skill: None,
+                uid: None,
             })
             .collect();
         let mut m = M {
