@@ -23,7 +23,8 @@ pub enum Command {
     /// Build, then rebuild whenever the logs, site.toml, templates/, static/ or content/ change
     /// (one summary line per rebuild).
     Watch(BuildArgs),
-    /// Like watch, and serve the site on http://127.0.0.1:PORT/ for a local preview.
+    /// Like watch, and serve the site on http://127.0.0.1:PORT/ for a local preview (--bind for
+    /// other devices).
     Serve(ServeArgs),
     /// Measure how well each rating system predicts the frags in the logs (log-loss, Brier score,
     /// accuracy; Spearman against bot skill where the logs have bots; winners of team matches) and
@@ -74,9 +75,13 @@ pub struct EvaluateArgs {
 /// Options of `fragstats serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Port on 127.0.0.1 to serve the site on.
+    /// Port to serve the site on.
     #[arg(long, default_value_t = 8000)]
     pub port: u16,
+    /// Address to listen on: 127.0.0.1 is this machine only; 0.0.0.0 (every address) or one of
+    /// this machine's LAN addresses lets other devices on the network preview the site.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
     #[command(flatten)]
     pub build: BuildArgs,
 }

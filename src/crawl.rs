@@ -2,8 +2,8 @@
 //! in RANKING.md's file order: byte order of path, except that the rotated copies of a log
 //! (`NAME.N`, `NAME.N.gz`, `NAME-20261101`) come before `NAME`, oldest first. Symbolic links to
 //! files and folders are followed (a loop is reported, not walked twice) and listed as followed;
-//! special files are reported and not read. Does not open files; sniffing and parsing happen
-//! later.
+//! special files are reported and not read. Also stamps paths (size, time, inode) for `watch`'s
+//! poll. Does not open files; sniffing and parsing happen later.
 
 use std::path::{Path, PathBuf};
 
@@ -164,6 +164,32 @@ fn is_date(digits: &[u8]) -> bool {
     (1990..=2200).contains(&num(0..4))
         && (1..=12).contains(&num(4..6))
         && (1..=31).contains(&num(6..8))
+}
+
+/// What `watch` compares between two looks at a path: a file's size, modification time and inode
+/// (a folder's inode only, since a build writing beside its output changes the folder's time).
+pub type Stamp = (u64, Option<std::time::SystemTime>, u64);
+
+/// Every file and folder at or under `root` (links followed) with its stamp, leaving out what
+/// `skip` refuses and all below it; empty when `root` does not exist. Unreadable entries are left
+/// out: this is a cheap check for changes, the build reports them.
+pub fn stamps(root: &Path, skip: impl Fn(&Path) -> bool) -> Vec<(PathBuf, Stamp)> {
+    use std::os::unix::fs::MetadataExt;
+    WalkDir::new(root)
+        .follow_links(true)
+        .into_iter()
+        .filter_entry(|e| !skip(e.path()))
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let m = e.metadata().ok()?;
+            let stamp = if m.is_dir() {
+                (0, None, m.ino())
+            } else {
+                (m.len(), m.modified().ok(), m.ino())
+            };
+            Some((e.into_path(), stamp))
+        })
+        .collect()
 }
 
 /// `path` relative to `root` with `/` separators; the file name when `root` is the file itself.

@@ -18,7 +18,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Build(args) => return run_build(&request(args)),
         Command::Watch(args) => fragstats::watch::watch(&request(args)),
-        Command::Serve(args) => fragstats::watch::serve(&request(args.build), args.port),
+        Command::Serve(args) => fragstats::watch::serve(&request(args.build), args.bind, args.port),
         Command::Evaluate(args) => evaluate(args),
         Command::Forget(args) => forget(args),
         Command::Init { dir } => fragstats::init::init(&dir).map(|said| print!("{said}")),
