@@ -84,16 +84,34 @@
     if (!form || !input || !list || !Array.isArray(players)) return;
     var root = document.body.getAttribute("data-root") || "";
     form.hidden = false;
+    // Names compare without colour codes (^1Red^7Devil) and case.
+    function fold(name) { return String(name).replace(/\^[0-9A-Za-z]/g, "").trim().toLowerCase(); }
+    var folded = players.map(function (p) {
+      return p.filter(function (_, i) { return i !== 1; }).map(fold);
+    });
     function show() {
-      var q = input.value.trim().toLowerCase();
+      var q = fold(input.value);
       while (list.firstChild) list.removeChild(list.firstChild);
       if (!q) { list.hidden = true; return; }
-      var hits = players.filter(function (p) { return p[0].toLowerCase().indexOf(q) !== -1; }).slice(0, 12);
-      hits.forEach(function (p) {
+      var hits = [];
+      for (var i = 0; i < players.length && hits.length < 12; i++) {
+        // names[0] is the name shown; the others are the key and the other names used.
+        var names = folded[i];
+        for (var j = 0; j < names.length; j++) {
+          if (names[j].indexOf(q) !== -1) { hits.push({ p: players[i], also: j ? players[i][j + 1] : "" }); break; }
+        }
+      }
+      hits.forEach(function (hit) {
         var li = document.createElement("li");
         var a = document.createElement("a");
-        a.textContent = p[0];
-        a.href = root + p[1];
+        a.textContent = hit.p[0];
+        a.href = root + hit.p[1];
+        if (hit.also && fold(hit.also) !== fold(hit.p[0])) {
+          var also = document.createElement("span");
+          also.className = "muted small";
+          also.textContent = " (" + hit.also + ")";
+          a.appendChild(also);
+        }
         li.appendChild(a);
         list.appendChild(li);
       });
