@@ -6,6 +6,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{Links, OutputFile, SiteInput};
+use crate::model::identity::Identity;
+use crate::model::names::plain_name;
 
 /// One object of `data/players.json`.
 #[derive(Debug, Serialize)]
@@ -189,15 +191,17 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
 }
 
 /// `data/search-index.js`: the player search index as a script (browsers block `fetch` of JSON on
-/// `file://`, but load scripts). Names are JSON string literals with `<` escaped, so the file
-/// cannot close or open a tag even if it were inlined.
+/// `file://`, but load scripts). Each entry is `[shown, url, other names…]`: the name a player's
+/// page shows (their latest name, colour codes removed), then their key and every other name they
+/// used, so a search finds them by any of these. Names are JSON string literals with `<` escaped,
+/// so the file cannot close or open a tag even if it were inlined.
 fn search_index(input: &SiteInput, links: &Links) -> Result<OutputFile> {
-    let entries: Vec<(&str, &str)> = input
+    let entries: Vec<Vec<String>> = input
         .roster
         .players
         .iter()
         .zip(&links.players)
-        .map(|(p, url)| (p.key.as_str(), url.as_str()))
+        .map(|(p, url)| search_entry(p, url))
         .collect();
     let json = serde_json::to_string(&entries)?.replace('<', "\\u003c");
     Ok(OutputFile {
@@ -207,4 +211,46 @@ fn search_index(input: &SiteInput, links: &Links) -> Result<OutputFile> {
         key: None,
         staged: None,
     })
+}
+
+/// `[shown, url, key, other names…]`, without colour codes or repeats.
+fn search_entry(p: &Identity, url: &str) -> Vec<String> {
+    let shown = match plain_name(&p.name) {
+        // A name of colour codes only is shown as the key (`(unnamed)`).
+        s if s.is_empty() => p.key.clone(),
+        s => s,
+    };
+    let mut entry = vec![shown, url.to_string()];
+    let others = std::iter::once(p.key.clone()).chain(p.names_seen.iter().map(|n| plain_name(n)));
+    for name in others {
+        if !name.is_empty() && name != entry[0] && !entry[2..].contains(&name) {
+            entry.push(name);
+        }
+    }
+    entry
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An aliased player is found by the name their page shows, not only by the alias target.
+    #[test]
+    fn search_entry_leads_with_the_name_shown() {
+        let p = Identity {
+            key: "Boss".into(),
+            name: "^1Red^7Devil".into(),
+            names_seen: vec!["^1Red^7Devil".into(), "^2Old".into(), "RedDevil".into()],
+        };
+        assert_eq!(
+            search_entry(&p, "players/boss.html"),
+            ["RedDevil", "players/boss.html", "Boss", "Old"]
+        );
+        let blank = Identity {
+            key: "(unnamed)".into(),
+            name: "^1".into(),
+            names_seen: vec!["^1".into()],
+        };
+        assert_eq!(search_entry(&blank, "u.html"), ["(unnamed)", "u.html"]);
+    }
 }

@@ -149,12 +149,14 @@ mod tests {
         MatchRow {
             url: format!("matches/{n:016x}.html"),
             when: format!("Match {n}"),
+            when_sort: String::new(),
             map: "q3dm6".into(),
             map_url: "maps/q3dm6.html".into(),
             gametype: "Free For All".into(),
             players: 4,
             frags: 20,
             duration: "10:00".into(),
+            seconds: 600,
         }
     }
 

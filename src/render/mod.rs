@@ -720,6 +720,14 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    /// The start in a form that sorts (`data-sort`), to the second; empty when undated.
+    fn when_sort(&self, i: usize) -> String {
+        self.input.matches[i]
+            .start
+            .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_default()
+    }
+
     fn map_url(&self, map: &str) -> String {
         self.links.maps.get(map).cloned().unwrap_or_default()
     }
@@ -999,12 +1007,14 @@ impl<'a> Renderer<'a> {
         MatchRow {
             url: self.links.matches[i].clone(),
             when: self.when(i),
+            when_sort: self.when_sort(i),
             map: m.map.clone(),
             map_url: self.map_url(&m.map),
             gametype: m.gametype.name.clone(),
             players: ms.lines.len(),
             frags: ms.frags,
             duration: clock(m.duration_seconds),
+            seconds: m.duration_seconds,
         }
     }
 
@@ -1147,6 +1157,7 @@ impl<'a> Renderer<'a> {
                     change_class: change_class(delta),
                     url: self.links.matches[mi].clone(),
                     when: self.when(mi),
+                    when_sort: self.when_sort(mi),
                     map: m.map.clone(),
                     map_url: self.map_url(&m.map),
                     gametype: m.gametype.name.clone(),
@@ -1346,6 +1357,7 @@ impl<'a> Renderer<'a> {
                 };
                 Some(KillRow {
                     time: clock(e.time),
+                    seconds: e.time,
                     kind,
                     killer,
                     victim,

@@ -68,12 +68,16 @@ pub struct PlayerRow {
 pub struct MatchRow {
     pub url: String,
     pub when: String,
+    /// The start as `YYYY-MM-DD HH:MM:SS` for sorting (`data-sort`); empty when undated.
+    pub when_sort: String,
     pub map: String,
     pub map_url: String,
     pub gametype: String,
     pub players: usize,
     pub frags: u32,
     pub duration: String,
+    /// The length in seconds, for sorting.
+    pub seconds: u32,
 }
 
 /// A row in a map table, and the head of a map page.
@@ -120,6 +124,8 @@ pub struct Opponent {
 pub struct PlayerMatchRow {
     pub url: String,
     pub when: String,
+    /// As [`MatchRow::when_sort`].
+    pub when_sort: String,
     pub map: String,
     pub map_url: String,
     pub gametype: String,
@@ -224,6 +230,8 @@ pub struct Side {
 #[derive(Debug, Clone, Serialize)]
 pub struct KillRow {
     pub time: String,
+    /// `time` in seconds, for sorting.
+    pub seconds: u32,
     /// `frag`, `suicide` or `teamkill`.
     pub kind: &'static str,
     pub killer: String,
