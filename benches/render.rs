@@ -68,6 +68,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                 id: format!("{mi:016x}"),
                 content: mi as u64,
                 open: false,
+                number: 0,
                 source: "synthetic.log".into(),
                 file_index: 0,
                 line: mi as u64,

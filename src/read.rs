@@ -74,6 +74,10 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         reuse,
         archive,
     } = previous;
+    let labels: HashMap<String, u32> = previous
+        .as_ref()
+        .map(|p| p.labels.iter().cloned().collect())
+        .unwrap_or_default();
     // What the previous build remembers of each file found now (the others are gone).
     let mut remembered: HashMap<String, FileState> = previous
         .map(|p| p.files)
@@ -160,16 +164,35 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         .map(|f| f.path.to_string_lossy().into_owned())
         .collect();
     let archive = crate::archive::update(archive, dropped, &matches, &logs);
-    let (matches, archive) = place_in_order(&files, matches, archive, &mut reports);
+    let (mut matches, archive) = place_in_order(&files, matches, archive, &mut reports);
+    let labels = number(&mut matches, &labels);
     reports.extend(crawl_skips);
     states.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut state = State::new(states);
+    state.labels = labels;
     Ok(LogsRead {
         matches,
         diagnostics: Diagnostics { files: reports },
-        state: State::new(states),
+        state,
         counts,
         archive,
     })
+}
+
+/// Gives every match its number ([`Match::number`]): the one `labels` remembers for its id,
+/// else the next free one, in site order. Returns the numbers to remember.
+fn number(matches: &mut [Match], labels: &HashMap<String, u32>) -> Vec<(String, u32)> {
+    let mut next = labels.values().max().copied().unwrap_or(0) + 1;
+    matches
+        .iter_mut()
+        .map(|m| {
+            m.number = labels.get(&m.id).copied().unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            });
+            (m.id.clone(), m.number)
+        })
+        .collect()
 }
 
 /// Every match a file state holds.

@@ -27,7 +27,7 @@ use crate::parse::Checkpoint;
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
 pub const PARSER_VERSION: u32 = 2;
 /// Bump when the layout of [`State`] changes.
-const STATE_FORMAT: u32 = 4;
+const STATE_FORMAT: u32 = 5;
 /// File name of the state's index inside the state folder.
 const STATE_FILE: &str = "state.bin";
 /// Folder of the per-log files inside the state folder.
@@ -139,6 +139,9 @@ pub struct State {
     pub files: Vec<FileState>,
     /// Pages of the site written with this state, and the key of what each was made from.
     pub pages: Vec<(String, u64)>,
+    /// The number of each match (by id) in the order they were first read: undated matches are
+    /// labelled "Match N" with it, for their whole life.
+    pub labels: Vec<(String, u32)>,
 }
 
 impl State {
@@ -148,6 +151,7 @@ impl State {
             header: Header::current(),
             files,
             pages: Vec::new(),
+            labels: Vec::new(),
         }
     }
 }
@@ -175,6 +179,7 @@ struct Index {
     header: Header,
     files: Vec<String>,
     pages: Vec<(String, u64)>,
+    labels: Vec<(String, u32)>,
 }
 
 /// The per-log file of the log at `path`.
@@ -265,6 +270,7 @@ pub fn load(dir: &Path) -> Loaded {
         header: index.header,
         files,
         pages: index.pages,
+        labels: index.labels,
     };
     if header == Header::current() {
         Loaded::State(state)
@@ -300,6 +306,7 @@ pub fn save(dir: &Path, state: &State) -> Result<()> {
         header: state.header.clone(),
         files: state.files.iter().map(|f| f.path.clone()).collect(),
         pages: state.pages.clone(),
+        labels: state.labels.clone(),
     };
     let bytes = postcard::to_allocvec(&index).context("cannot encode the state")?;
     replace_file(dir, STATE_FILE, &bytes)?;

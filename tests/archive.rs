@@ -182,3 +182,51 @@ fn rotated_truncated_overwritten_and_deleted_logs_lose_no_match() {
     let o = fragstats(&["forget", "--before", "2000-01-01"], site);
     assert!(String::from_utf8_lossy(&o.stdout).contains("nothing removed"));
 }
+
+/// Labels of undated matches ("Match N") stay when an older log arrives later.
+#[test]
+fn match_numbers_stay_when_an_older_log_arrives() {
+    let pieces = match_pieces(&shared_log("public/urt/urt43-lan-rodov.log"));
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path();
+    std::fs::create_dir_all(site.join("logs")).unwrap();
+    std::fs::write(site.join("site.toml"), "logs = [\"logs\"]\n").unwrap();
+    std::fs::write(site.join("logs/b.log"), pieces[6..10].concat()).unwrap();
+    build(site, &[]);
+    let numbers = |site: &Path| -> Vec<(String, u64)> {
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(site.join("public/data/matches.json")).unwrap())
+                .unwrap();
+        json.as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["id"].as_str().unwrap().into(),
+                    m["number"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let before = numbers(site);
+    let n = before.len();
+    assert!(n >= 3);
+    assert_eq!(
+        before.iter().map(|m| m.1).collect::<Vec<_>>(),
+        (1..=n as u64).collect::<Vec<_>>()
+    );
+    // An older log, sorting first: its matches come first, with new numbers.
+    std::fs::write(site.join("logs/a.log"), pieces[0..3].concat()).unwrap();
+    build(site, &[]);
+    let after = numbers(site);
+    assert_eq!(&after[after.len() - n..], &before[..]);
+    assert!(after.len() > n && after[..after.len() - n].iter().all(|m| m.1 > n as u64));
+    // --full keeps them too.
+    build(site, &["--full"]);
+    assert_eq!(numbers(site), after);
+    let page = std::fs::read_to_string(site.join("public/matches.html")).unwrap();
+    assert!(
+        page.contains(&format!(">Match {}<", n + 1)),
+        "labels use the numbers"
+    );
+}

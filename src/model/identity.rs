@@ -189,6 +189,7 @@ mod uid_tests {
             id: String::new(),
             content: 0,
             open: false,
+            number: 0,
             source: "t".into(),
             file_index: 0,
             line: 1,

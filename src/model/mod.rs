@@ -150,6 +150,10 @@ pub struct Match {
     pub content: u64,
     /// The file ended inside this match (no ShutdownGame or next InitGame yet): it may go on.
     pub open: bool,
+    /// Number in the order matches were first read (1-based), kept for the match's life: the
+    /// label of an undated match ("Match N"). Assigned by each build from the state; 0 = none.
+    #[serde(skip)]
+    pub number: u32,
     /// Log file path relative to its log root, with `/` separators.
     pub source: String,
     /// Index of the source file in crawl order (for stable ordering).

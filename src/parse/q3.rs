@@ -303,6 +303,7 @@ impl Builder {
                 id: String::new(),
                 content: 0,
                 open: false,
+                number: 0,
                 source: source.path.clone(),
                 file_index: source.file_index,
                 line,

@@ -65,6 +65,9 @@ pub struct ClanJson<'a> {
 #[derive(Debug, Serialize)]
 pub struct MatchJson<'a> {
     pub id: &'a str,
+    /// Number in the order matches were first read, kept for the match's life (undated
+    /// matches are labelled "Match N" with it).
+    pub number: u32,
     pub url: &'a str,
     pub map: &'a str,
     /// Short game type code: ffa, duel, tdm, ctf, ...
@@ -132,6 +135,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         .zip(&links.matches)
         .map(|((m, s), url)| MatchJson {
             id: &m.id,
+            number: m.number,
             url,
             map: &m.map,
             gametype: &m.gametype.code,

@@ -716,7 +716,10 @@ impl<'a> Renderer<'a> {
     fn when(&self, i: usize) -> String {
         match self.input.matches[i].start {
             Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
-            None => format!("Match {}", i + 1),
+            None => match self.input.matches[i].number {
+                0 => format!("Match {}", i + 1),
+                n => format!("Match {n}"),
+            },
         }
     }
 

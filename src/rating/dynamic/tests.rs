@@ -39,6 +39,7 @@ impl M {
                 id: String::new(),
                 content: 0,
                 open: false,
+                number: 0,
                 source: "t.log".into(),
                 file_index: 0,
                 line: 1,
