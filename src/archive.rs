@@ -129,12 +129,12 @@ pub fn forget(archive: &mut Archive, what: &Forget) -> Vec<(String, usize)> {
     removed
 }
 
+/// Counts of archived matches per log they were read from.
+pub type PerLog = Vec<(String, usize)>;
+
 /// Removes the archived matches `what` selects from the archive in `state_dir`; returns how
-/// many were removed per log and how many archived matches are left.
-pub fn forget_in(
-    state_dir: &std::path::Path,
-    what: &Forget,
-) -> anyhow::Result<(Vec<(String, usize)>, usize)> {
+/// many were removed per log and how many are left per log.
+pub fn forget_in(state_dir: &std::path::Path, what: &Forget) -> anyhow::Result<(PerLog, PerLog)> {
     let mut archive = match crate::state::load_archive(state_dir) {
         crate::state::LoadedArchive::Archive(a) => a,
         crate::state::LoadedArchive::SetAside(p) => anyhow::bail!(
@@ -146,5 +146,9 @@ pub fn forget_in(
     if !removed.is_empty() {
         crate::state::save_archive(state_dir, &archive)?;
     }
-    Ok((removed, archive.matches.len()))
+    let mut left: std::collections::BTreeMap<String, usize> = Default::default();
+    for a in &archive.matches {
+        *left.entry(a.origin.clone()).or_default() += 1;
+    }
+    Ok((removed, left.into_iter().collect()))
 }

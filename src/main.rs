@@ -66,11 +66,16 @@ fn forget(args: ForgetArgs) -> anyhow::Result<()> {
     };
     let (removed, left) = fragstats::archive::forget_in(&plan.state_dir, &what)?;
     if removed.is_empty() {
-        println!("nothing removed: no archived match fits ({left} archived matches)");
+        let total: usize = left.iter().map(|(_, n)| n).sum();
+        println!("nothing removed: no archived match fits ({total} archived matches)");
+        for (log, n) in &left {
+            println!("  {n} archived matches read from {log}");
+        }
     } else {
         for (log, n) in &removed {
             println!("removed {n} archived matches read from {log}");
         }
+        let left: usize = left.iter().map(|(_, n)| n).sum();
         println!("{left} archived matches left; the next build leaves the removed ones out");
     }
     Ok(())

@@ -43,8 +43,14 @@ pub fn build_line(req: &BuildRequest) -> String {
                 .iter()
                 .map(|f| f.skipped_line_count())
                 .sum();
+            let files_skipped = b
+                .diagnostics
+                .files
+                .iter()
+                .filter(|f| f.file_skipped.is_some())
+                .count();
             format!(
-                "built in {:.2} s: {} players, {} matches; {} files written, {} unchanged; logs: {} unchanged, {} resumed, {} read whole; {} lines skipped{}",
+                "built in {:.2} s: {} players, {} matches; {} files written, {} unchanged; logs: {} unchanged, {} resumed, {} read whole; {} lines skipped{}{}{}",
                 started.elapsed().as_secs_f64(),
                 b.players,
                 b.matches,
@@ -54,6 +60,19 @@ pub fn build_line(req: &BuildRequest) -> String {
                 b.counts.resumed,
                 b.counts.whole,
                 skipped,
+                if files_skipped > 0 {
+                    format!(", {files_skipped} files skipped (run `fragstats build` for the list)")
+                } else {
+                    String::new()
+                },
+                if b.archived > 0 {
+                    format!(
+                        "; archive: {} matches kept from logs that no longer hold them",
+                        b.archived
+                    )
+                } else {
+                    String::new()
+                },
                 b.warnings
                     .iter()
                     .map(|w| format!("; warning: {w}"))

@@ -95,7 +95,7 @@ impl Roster {
                     .collect()
             })
             .collect();
-        let players = latest
+        let mut players: Vec<Identity> = latest
             .iter()
             .map(|(key, name)| Identity {
                 key: key.to_string(),
@@ -103,9 +103,24 @@ impl Roster {
                 names_seen: seen[key].iter().map(|s| s.to_string()).collect(),
             })
             .collect();
+        tell_apart(&mut players);
         Roster {
             players,
             match_players,
+        }
+    }
+}
+
+/// Two identities whose latest names read the same (two ids that used one name, under
+/// `identity = "guid"`) are shown apart: the second and later, in key order, get ` (2)`, ` (3)`.
+fn tell_apart(players: &mut [Identity]) {
+    let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, p) in players.iter().enumerate() {
+        by_name.entry(plain_name(&p.name)).or_default().push(i);
+    }
+    for same in by_name.values().filter(|v| v.len() > 1) {
+        for (n, &i) in same.iter().enumerate().skip(1) {
+            players[i].name = format!("{} ({})", players[i].name, n + 1);
         }
     }
 }
@@ -242,6 +257,8 @@ mod uid_tests {
         let r = Roster::build(&matches, &Aliases::for_config(&cfg));
         let keys: Vec<&str> = r.players.iter().map(|p| p.key.as_str()).collect();
         assert_eq!(keys, ["[ACE]Boss", "[ACE]Boss (2)", "bot"]);
+        // Two players shown with one name are told apart on the pages too.
+        assert_eq!(r.players[1].name, "[ACE]Boss (2)");
         // Id 1 was last seen (by name, in the log without ids) as [ACE]Boss; before, as TheBoss.
         assert_eq!(r.players[0].name, "[ACE]Boss");
         assert!(r.players[0].names_seen.contains(&"TheBoss".to_string()));

@@ -608,6 +608,9 @@ struct Renderer<'a> {
     becker_rank: Vec<usize>,
     /// Every match has a date: curves use dates on the x axis, else match numbers.
     dated: bool,
+    /// The matches' numbers ([`Match::number`]) rise in site order: curves use them (as the
+    /// labels do), else positions.
+    numbered: bool,
     /// Each identity's coloured name as safe HTML, built once.
     names_html: Vec<String>,
 }
@@ -630,6 +633,8 @@ impl<'a> Renderer<'a> {
             rank,
             becker_rank,
             dated: !input.matches.is_empty() && input.matches.iter().all(|m| m.start.is_some()),
+            numbered: input.matches.first().is_some_and(|m| m.number > 0)
+                && input.matches.windows(2).all(|w| w[0].number < w[1].number),
             names_html: input
                 .roster
                 .players
@@ -669,6 +674,7 @@ impl<'a> Renderer<'a> {
     fn x_of(&self, mi: u32) -> f64 {
         match (self.dated, self.input.matches[mi as usize].start) {
             (true, Some(t)) => t.and_utc().timestamp() as f64,
+            _ if self.numbered => f64::from(self.input.matches[mi as usize].number),
             _ => f64::from(mi + 1),
         }
     }
