@@ -53,9 +53,12 @@ pub struct ForgetArgs {
     #[arg(long, value_name = "DATE")]
     pub before: Option<chrono::NaiveDate>,
     /// Only matches read from this log, or from logs under this folder (as given in `logs`, or
-    /// as shown on the match pages). Without PATH and --before: every archived match.
+    /// as shown on the match pages).
     #[arg(value_name = "PATH")]
     pub path: Option<String>,
+    /// Every archived match (needed when neither PATH nor --before is given).
+    #[arg(long, conflicts_with_all = ["path", "before"])]
+    pub all: bool,
 }
 
 /// Options of `fragstats evaluate`.

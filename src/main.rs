@@ -59,6 +59,11 @@ fn forget(args: ForgetArgs) -> anyhow::Result<()> {
         config: args.config,
         ..Default::default()
     };
+    if args.path.is_none() && args.before.is_none() && !args.all {
+        anyhow::bail!(
+            "say which archived matches to forget: a log PATH, --before DATE, or --all for every one"
+        );
+    }
     let plan = fragstats::build::Plan::new(&req)?;
     let what = fragstats::archive::Forget {
         path: args.path,

@@ -181,6 +181,12 @@ fn rotated_truncated_overwritten_and_deleted_logs_lose_no_match() {
     assert!(left.iter().all(|m| m.1 != "games.log.2.gz"));
     let o = fragstats(&["forget", "--before", "2000-01-01"], site);
     assert!(String::from_utf8_lossy(&o.stdout).contains("nothing removed"));
+    // Forgetting everything is said explicitly.
+    let o = fragstats(&["forget"], site);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--all"), "{}", stderr(&o));
+    let o = fragstats(&["forget", "--all"], site);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("0 archived matches left"));
 }
 
 /// Labels of undated matches ("Match N") stay when an older log arrives later.
