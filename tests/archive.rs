@@ -26,13 +26,17 @@ fn match_pieces(log: &[u8]) -> Vec<Vec<u8>> {
     pieces
 }
 
-/// (id, source, line, partial) of every match on the site, in site order.
-fn site_matches(site: &Path) -> Vec<(String, String, u64, bool)> {
+/// The site's `data/matches.json`, in site order.
+fn matches_json(site: &Path) -> Vec<serde_json::Value> {
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(site.join("public/data/matches.json")).unwrap())
             .unwrap();
-    json.as_array()
-        .unwrap()
+    json.as_array().unwrap().clone()
+}
+
+/// (id, source, line, partial) of every match on the site, in site order.
+fn site_matches(site: &Path) -> Vec<(String, String, u64, bool)> {
+    matches_json(site)
         .iter()
         .map(|m| {
             (
