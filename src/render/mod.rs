@@ -699,6 +699,7 @@ impl<'a> Renderer<'a> {
                 return format!("#{x:.0}");
             }
             match chrono::DateTime::from_timestamp(x as i64, 0) {
+                Some(t) if span < 3_600.0 => t.format("%H:%M:%S").to_string(),
                 Some(t) if span < 2.0 * 86_400.0 => t.format("%H:%M").to_string(),
                 Some(t) if span < 200.0 * 86_400.0 => t.format("%b %d").to_string(),
                 Some(t) => t.format("%Y-%m").to_string(),
