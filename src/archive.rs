@@ -22,6 +22,9 @@ pub fn update(
     present: &[Match],
     logs: &[String],
 ) -> Archive {
+    if dropped.is_empty() && archive.matches.is_empty() {
+        return archive;
+    }
     let present_content: HashSet<u64> = present.iter().map(|m| m.content).collect();
     let present_ids: HashSet<&str> = present.iter().map(|m| m.id.as_str()).collect();
     let present_at: HashMap<(&str, u64), &Match> = present
@@ -38,27 +41,26 @@ pub fn update(
             && !(m.open && (present_ids.contains(m.id.as_str()) || grown(origin, m)))
     };
     let batch = archive.next_batch;
+    let archive_len = archive.matches.len();
     let mut seen: HashSet<u64> = HashSet::new();
     let mut matches: Vec<Archived> = archive
         .matches
         .into_iter()
         .filter(|a| still_needed(&a.origin, &a.m) && seen.insert(a.m.content))
         .collect();
-    let before = matches.len();
+    let kept = matches.len();
+    let changed = kept < archive_len;
     matches.extend(
         dropped
             .into_iter()
             .filter(|(origin, m)| still_needed(origin, m) && seen.insert(m.content))
             .map(|(origin, m)| Archived { origin, batch, m }),
     );
-    let next_batch = if matches.len() > before {
-        batch + 1
-    } else {
-        batch
-    };
+    let added = matches.len() > kept;
     Archive {
         matches,
-        next_batch,
+        next_batch: if added { batch + 1 } else { batch },
+        changed: archive.changed || changed || added,
     }
 }
 
@@ -124,6 +126,7 @@ pub fn forget(archive: &mut Archive, what: &Forget) -> Vec<(String, usize)> {
         }
         !gone
     });
+    archive.changed |= !removed.is_empty();
     let mut removed: Vec<(String, usize)> = removed.into_iter().collect();
     removed.sort();
     removed
@@ -135,7 +138,7 @@ pub type PerLog = Vec<(String, usize)>;
 /// Removes the archived matches `what` selects from the archive in `state_dir`; returns how
 /// many were removed per log and how many are left per log.
 pub fn forget_in(state_dir: &std::path::Path, what: &Forget) -> anyhow::Result<(PerLog, PerLog)> {
-    let mut archive = match crate::state::load_archive(state_dir) {
+    let mut archive = match crate::state::load_archive(state_dir)? {
         crate::state::LoadedArchive::Archive(a) => a,
         crate::state::LoadedArchive::SetAside(p) => anyhow::bail!(
             "the archive cannot be read by this fragstats; it was kept as {}",
@@ -143,9 +146,7 @@ pub fn forget_in(state_dir: &std::path::Path, what: &Forget) -> anyhow::Result<(
         ),
     };
     let removed = forget(&mut archive, what);
-    if !removed.is_empty() {
-        crate::state::save_archive(state_dir, &archive)?;
-    }
+    crate::state::save_archive(state_dir, &crate::state::encode_archive(&archive)?)?;
     let mut left: std::collections::BTreeMap<String, usize> = Default::default();
     for a in &archive.matches {
         *left.entry(a.origin.clone()).or_default() += 1;

@@ -160,7 +160,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
             (None, false)
         }
     };
-    let archive = match state::load_archive(&state_dir) {
+    let archive = match state::load_archive(&state_dir)? {
         LoadedArchive::Archive(a) => a,
         LoadedArchive::SetAside(path) => {
             warnings.push(format!(
@@ -182,6 +182,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         diagnostics,
         state: new_state,
         counts,
+        archived,
         archive,
     } = read_logs_incremental(
         &roots,
@@ -230,7 +231,6 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // archive and in the old state, which the next build counts once.
     state::save_archive(&state_dir, &archive)
         .context("cannot save the archive of matches no log holds any more")?;
-    let archived = archive.matches.len();
     if config.base_url.is_some() && !matches.iter().any(|m| m.start.is_some()) {
         warnings.push(
             "feed.xml not written: base_url is set, but no log gives its matches a date \

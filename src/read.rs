@@ -18,7 +18,7 @@ use crate::diagnostics::{Diagnostics, FileReport};
 use crate::model::Match;
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::Progress;
-use crate::state::{Archive, FileState, Fingerprint, State};
+use crate::state::{Archive, ArchiveWrite, FileState, Fingerprint, State};
 
 /// What the previous build left: its state, whether its files may be reused (not with
 /// `--full` or a state of another version: then it only feeds the archive), and the archive.
@@ -50,8 +50,10 @@ pub struct LogsRead {
     /// What to remember for the next build.
     pub state: State,
     pub counts: ReadCounts,
-    /// The archive after this build (matches no log holds any more).
-    pub archive: Archive,
+    /// Matches in the archive after this build (matches no log holds any more).
+    pub archived: usize,
+    /// What saving the archive has to do.
+    pub archive: ArchiveWrite,
 }
 
 /// How one file was read, and how many bytes.
@@ -105,7 +107,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         .enumerate()
         .map(|(i, (f, prev))| {
             let (prev, mut dropped) = match prev {
-                Some(p) if !reuse => (None, all_matches(p)),
+                Some(mut p) if !reuse => (None, p.take_matches()),
                 p => (p, Vec::new()),
             };
             let (mut state, kind, replaced) = read_file(i, f, prev);
@@ -114,9 +116,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
             let matches = if state.changed {
                 state.seal()?
             } else {
-                let mut matches = std::mem::take(&mut state.settled);
-                matches.append(&mut state.tail);
-                matches
+                state.take_matches()
             };
             Ok((state, kind, matches, dropped))
         })
@@ -156,15 +156,16 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         states.push(state);
     }
     // Logs that are gone: everything they held is a candidate for the archive.
-    for (path, state) in remembered {
-        dropped.extend(all_matches(state).into_iter().map(|m| (path.clone(), m)));
+    for (path, mut state) in remembered {
+        dropped.extend(state.take_matches().into_iter().map(|m| (path.clone(), m)));
     }
     let logs: Vec<String> = files
         .iter()
         .map(|f| f.path.to_string_lossy().into_owned())
         .collect();
     let archive = crate::archive::update(archive, dropped, &matches, &logs);
-    let (mut matches, archive) = place_in_order(&files, matches, archive, &mut reports);
+    let archived = archive.matches.len();
+    let (mut matches, archive) = place_in_order(&files, matches, archive, &mut reports)?;
     let labels = number(&mut matches, &labels);
     reports.extend(crawl_skips);
     states.sort_by(|a, b| a.path.cmp(&b.path));
@@ -175,6 +176,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         diagnostics: Diagnostics { files: reports },
         state,
         counts,
+        archived,
         archive,
     })
 }
@@ -195,23 +197,17 @@ fn number(matches: &mut [Match], labels: &HashMap<String, u32>) -> Vec<(String, 
         .collect()
 }
 
-/// Every match a file state holds.
-fn all_matches(mut state: FileState) -> Vec<Match> {
-    let mut matches = std::mem::take(&mut state.settled);
-    matches.append(&mut state.tail);
-    matches
-}
-
 /// Puts the present logs' matches and the archived ones in RANKING.md's order and removes
 /// duplicates. Each source (a log, or one batch of archived matches of one log) gets a rank:
 /// by the log's place in the file order (rotated copies oldest first), archived batches before
-/// the log's present content, older batches first.
+/// the log's present content, older batches first. The archive is encoded (when it changed)
+/// before its matches move into the build.
 fn place_in_order(
     files: &[LogFile],
     mut matches: Vec<Match>,
     archive: Archive,
     reports: &mut [FileReport],
-) -> (Vec<Match>, Archive) {
+) -> Result<(Vec<Match>, ArchiveWrite)> {
     type Key = ((Vec<u8>, u8, Vec<u8>, u64, Vec<u8>), u8, u64);
     let mut sources: Vec<(Key, usize)> = files
         .iter()
@@ -245,7 +241,7 @@ fn place_in_order(
     for m in &mut matches {
         m.file_index = rank_of[m.file_index];
     }
-    let kept = archive.clone();
+    let write = crate::state::encode_archive(&archive)?;
     matches.extend(archive.matches.into_iter().map(|a| {
         let j = batches
             .binary_search_by(|(o, b)| (o.as_str(), *b).cmp(&(a.origin.as_str(), a.batch)))
@@ -254,7 +250,7 @@ fn place_in_order(
         m.file_index = rank_of[files.len() + j];
         m
     }));
-    (order_and_dedupe(matches, reports, &report_of_rank), kept)
+    Ok((order_and_dedupe(matches, reports, &report_of_rank), write))
 }
 
 /// Modification time in nanoseconds since the epoch (0 when the platform does not say).
@@ -309,8 +305,8 @@ fn read_file(
             }
         };
         let prev = match prev {
-            Some(p) if !same_head(&p) => {
-                replaced = all_matches(p);
+            Some(mut p) if !same_head(&p) => {
+                replaced = p.take_matches();
                 None
             }
             p => p,
@@ -339,7 +335,7 @@ fn read_file(
                 replaced = std::mem::take(&mut p.tail);
                 return resume(*parser, index, file, f, p, &cp, &mut state);
             }
-            replaced = all_matches(p);
+            replaced = p.take_matches();
         }
         kind = ReadKind::Whole(state.size);
         parse_whole(index, file, f, &mut state)

@@ -126,9 +126,14 @@ impl FileState {
     /// saves the encoded bytes later.
     pub fn seal(&mut self) -> Result<Vec<Match>> {
         self.sealed = Some(seal(self)?);
+        Ok(self.take_matches())
+    }
+
+    /// Moves every match out (settled, then tail).
+    pub fn take_matches(&mut self) -> Vec<Match> {
         let mut matches = std::mem::take(&mut self.settled);
         matches.append(&mut self.tail);
-        Ok(matches)
+        matches
     }
 }
 
@@ -194,8 +199,13 @@ fn file_path(dir: &Path, path: &str) -> PathBuf {
 /// changed inside the packed events of a match ([`crate::model::Events`]), which are decoded
 /// only when used.
 fn seal(value: &impl Serialize) -> Result<Vec<u8>> {
+    seal_as(value, &Header::current())
+}
+
+/// Like [`seal`], with `header` in place of this version's.
+fn seal_as(value: &impl Serialize, header: &Header) -> Result<Vec<u8>> {
     let body = postcard::to_allocvec(value).context("cannot encode the state")?;
-    let mut bytes = postcard::to_allocvec(&Header::current()).context("cannot encode")?;
+    let mut bytes = postcard::to_allocvec(header).context("cannot encode")?;
     bytes.extend(crc32fast::hash(&body).to_le_bytes());
     bytes.extend(body);
     Ok(bytes)
@@ -352,6 +362,9 @@ pub struct Archive {
     pub matches: Vec<Archived>,
     /// Number of the next batch.
     pub next_batch: u64,
+    /// Differs from the saved archive (only then is it written again).
+    #[serde(skip)]
+    pub changed: bool,
 }
 
 /// One archived match and where it came from.
@@ -371,24 +384,35 @@ pub enum LoadedArchive {
     SetAside(PathBuf),
 }
 
-/// Loads the archive from `dir` (empty when there is none). One that cannot be read is renamed
-/// to `archive.bin.unreadable-<seconds>`, so that the next save does not overwrite it.
-pub fn load_archive(dir: &Path) -> LoadedArchive {
+/// Loads the archive from `dir` (empty when there is none). One that cannot be decoded is
+/// renamed to `archive.bin.unreadable-<seconds>`, so that the next save does not overwrite it;
+/// one that cannot be read at all is an error (an empty archive saved over it would lose it).
+pub fn load_archive(dir: &Path) -> Result<LoadedArchive> {
     let path = dir.join(ARCHIVE_FILE);
-    let Ok(bytes) = std::fs::read(&path) else {
-        return LoadedArchive::Archive(Archive::default());
-    };
-    match unseal_as::<Archive>(&bytes, &archive_header()) {
-        Some(a) => LoadedArchive::Archive(a),
-        None => {
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            let aside = dir.join(format!("{ARCHIVE_FILE}.unreadable-{secs}"));
-            let _ = std::fs::rename(&path, &aside);
-            LoadedArchive::SetAside(aside)
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(LoadedArchive::Archive(Archive::default()));
         }
+        Err(e) => {
+            return Err(e).with_context(|| {
+                format!(
+                    "cannot read the archive {}: fix its permissions (nothing was built)",
+                    path.display()
+                )
+            });
+        }
+    };
+    if let Some(a) = unseal_as::<Archive>(&bytes, &archive_header()) {
+        return Ok(LoadedArchive::Archive(a));
     }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let aside = dir.join(format!("{ARCHIVE_FILE}.unreadable-{secs}"));
+    std::fs::rename(&path, &aside)
+        .with_context(|| format!("cannot set aside the unreadable archive {}", path.display()))?;
+    Ok(LoadedArchive::SetAside(aside))
 }
 
 /// The archive's header: only the layout counts (archived matches stay as they were parsed,
@@ -401,21 +425,41 @@ fn archive_header() -> Header {
     }
 }
 
-/// Saves the archive into `dir` atomically (removes the file when the archive is empty).
-pub fn save_archive(dir: &Path, archive: &Archive) -> Result<()> {
-    if archive.matches.is_empty() {
-        match std::fs::remove_file(dir.join(ARCHIVE_FILE)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(e).context("cannot update the archive");
-            }
-            _ => return Ok(()),
-        }
+/// What saving the archive has to do.
+pub enum ArchiveWrite {
+    /// The archive did not change.
+    Keep,
+    /// Write these bytes.
+    Write(Vec<u8>),
+    /// The archive is empty: no file.
+    Remove,
+}
+
+/// What saving `archive` has to do, with the file's bytes when it changed. Made before the
+/// archived matches move into the build, so they are not kept twice.
+pub fn encode_archive(archive: &Archive) -> Result<ArchiveWrite> {
+    if !archive.changed {
+        return Ok(ArchiveWrite::Keep);
     }
-    let body = postcard::to_allocvec(archive).context("cannot encode the archive")?;
-    let mut bytes = postcard::to_allocvec(&archive_header()).context("cannot encode")?;
-    bytes.extend(crc32fast::hash(&body).to_le_bytes());
-    bytes.extend(body);
-    replace_file(dir, ARCHIVE_FILE, &bytes)
+    if archive.matches.is_empty() {
+        return Ok(ArchiveWrite::Remove);
+    }
+    let bytes = seal_as(archive, &archive_header()).context("cannot encode the archive")?;
+    Ok(ArchiveWrite::Write(bytes))
+}
+
+/// Does what [`encode_archive`] said, atomically.
+pub fn save_archive(dir: &Path, write: &ArchiveWrite) -> Result<()> {
+    match write {
+        ArchiveWrite::Keep => Ok(()),
+        ArchiveWrite::Write(bytes) => replace_file(dir, ARCHIVE_FILE, bytes),
+        ArchiveWrite::Remove => match std::fs::remove_file(dir.join(ARCHIVE_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e).context("cannot update the archive")
+            }
+            _ => Ok(()),
+        },
+    }
 }
 
 /// File name of the checkpoint of the counts and ratings inside the state folder.
