@@ -93,10 +93,8 @@ impl LogFormat for Quake3 {
         if let Some(c) = resume {
             reader = reader.starting_at(c.line, c.offset);
             parser.emitted = c.matches;
-            // A state this version cannot read means a full parse; the caller checks versions.
-            let saved: Vec<(u32, Slot)> = postcard::from_bytes(&c.state).unwrap_or_default();
-            parser.slots = saved.into_iter().collect();
-            // Checkpoints are taken right after a ShutdownGame.
+            // Checkpoints are taken right after a ShutdownGame: no slot is held, and lines before
+            // the next InitGame belong to no match. The format keeps no state of its own.
             parser.after_shutdown = true;
         }
         let mut checkpoint = None;
@@ -244,15 +242,30 @@ fn gt(code: &str, name: &str, team_based: bool, duel: bool) -> GameType {
 }
 
 /// What the latest userinfo line said about a client slot.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone)]
 struct Slot {
     name: String,
     plain: String,
     team: Team,
     skill: Option<f32>,
     /// Hash of the slot's account or client id, if known ([`MatchPlayer::uid`]).
-    #[serde(default)]
     uid: Option<u64>,
+}
+
+/// What a slot's lines said of its client's ids, hashed ([`uid_of`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct ClientIds {
+    /// Urban Terror's auth name (`AccountValidated`).
+    auth: Option<u64>,
+    /// `cl_guid` from `ClientUserinfo`.
+    guid: Option<u64>,
+}
+
+impl ClientIds {
+    /// The id that names the player: the auth name where there is one.
+    fn best(self) -> Option<u64> {
+        self.auth.or(self.guid)
+    }
 }
 
 /// The hash kept of a client id: `kind` (`auth`, `guid`) and the id, case-insensitive.
@@ -453,9 +466,8 @@ struct Parser<'s> {
     slots: HashMap<u32, Slot>,
     current: Option<Builder>,
     emitted: usize,
-    /// Client ids per slot from `ClientUserinfo` (`cl_guid`) and Urban Terror's
-    /// `AccountValidated` (auth name, preferred), hashed; applied by the next userinfo change.
-    ids: HashMap<u32, (Option<u64>, Option<u64>)>,
+    /// Client ids per slot, applied by the slot's next userinfo change.
+    ids: HashMap<u32, ClientIds>,
     /// A `ShutdownGame` closed the last match and no `InitGame` opened another: lines here belong
     /// to no match (a crash, or another log appended) and are reported, not guessed at.
     after_shutdown: bool,
@@ -470,8 +482,7 @@ const UNKNOWN_SLOT: &str =
 impl Parser<'_> {
     /// The parser's state after line `line` (ending at byte `offset`), with no match open.
     fn checkpoint(&self, offset: u64, line: u64, report: &FileReport) -> Checkpoint {
-        let mut slots: Vec<(u32, Slot)> = self.slots.iter().map(|(k, v)| (*k, v.clone())).collect();
-        slots.sort_by_key(|(k, _)| *k);
+        debug_assert!(self.slots.is_empty(), "checkpoints follow a ShutdownGame");
         let mut report = report.clone();
         report.lines = line;
         report.matches = self.emitted;
@@ -480,7 +491,7 @@ impl Parser<'_> {
             line,
             matches: self.emitted,
             report,
-            state: postcard::to_allocvec(&slots).unwrap_or_default(),
+            state: Vec::new(),
         }
     }
 
@@ -614,24 +625,23 @@ impl Parser<'_> {
         if slot > MAX_SLOT {
             return;
         }
-        let entry = self.ids.entry(slot).or_default();
+        let ids = self.ids.entry(slot).or_default();
         if kind == "AccountValidated" {
             let auth = rest
                 .trim_start_matches([' ', '-'])
                 .split(" - ")
                 .next()
                 .unwrap_or("");
-            entry.0 = uid_of("auth", auth);
+            ids.auth = uid_of("auth", auth);
         } else if let Some((_, guid)) =
             info_pairs(rest).find(|(k, _)| k.eq_ignore_ascii_case("cl_guid"))
         {
-            entry.1 = uid_of("guid", guid);
+            ids.guid = uid_of("guid", guid);
         }
-        let uid = entry.0.or(entry.1);
         if let Some(s) = self.slots.get_mut(&slot)
-            && (s.uid.is_none() || entry.0.is_some())
+            && (s.uid.is_none() || ids.auth.is_some())
         {
-            s.uid = uid;
+            s.uid = ids.best();
         }
     }
 
@@ -745,7 +755,7 @@ fn is_handled(kind: &str) -> bool {
 fn userinfo(
     b: &mut Builder,
     slots: &mut HashMap<u32, Slot>,
-    ids: &HashMap<u32, (Option<u64>, Option<u64>)>,
+    ids: &HashMap<u32, ClientIds>,
     payload: &str,
     time: u32,
     line: u64,
@@ -774,7 +784,7 @@ fn userinfo(
             _ => {}
         }
     }
-    let (auth, guid) = ids.get(&slot).copied().unwrap_or_default();
+    let known = ids.get(&slot).copied().unwrap_or_default();
     let Some(name) = name else {
         return false;
     };
@@ -783,7 +793,7 @@ fn userinfo(
         plain: plain_name(name),
         team,
         skill,
-        uid: auth.or(guid).or(oa_id),
+        uid: known.best().or(oa_id),
     };
     let previous = slots.insert(slot, new.clone());
     let known = b.by_plain.get(&new.plain).copied();
