@@ -197,48 +197,15 @@ mod tests {
 #[cfg(test)]
 mod uid_tests {
     use super::*;
-    use crate::model::{Events, GameType, Match, MatchPlayer, Team};
+    use crate::model::{Match, Team};
 
     fn game(players: &[(&str, Option<u64>)]) -> Match {
-        Match {
-            id: String::new(),
-            content: 0,
-            open: false,
-            number: 0,
-            source: "t".into(),
-            file_index: 0,
-            line: 1,
-            map: "m".into(),
-            gametype: GameType {
-                code: "ffa".into(),
-                name: "ffa".into(),
-                team_based: false,
-                duel: false,
-            },
-            server: String::new(),
-            start: None,
-            duration_seconds: 0,
-            exit_reason: None,
-            team_scores: None,
-            partial: false,
-            players: players
-                .iter()
-                .map(|(n, uid)| MatchPlayer {
-                    plain: n.to_string(),
-                    name: n.to_string(),
-                    score: None,
-                    team: Team::Free,
-                    joined: 0,
-                    left: None,
-                    active: true,
-                    bot_skill: None,
-                    uid: *uid,
-                })
-                .collect(),
-            events: Events::default(),
-            weapons: Vec::new(),
-            awards: Vec::new(),
+        let names: Vec<(&str, Team)> = players.iter().map(|(n, _)| (*n, Team::Free)).collect();
+        let mut m = crate::testdata::bare_match("ffa", &names);
+        for (p, (_, uid)) in m.players.iter_mut().zip(players) {
+            p.uid = *uid;
         }
+        m
     }
 
     #[test]

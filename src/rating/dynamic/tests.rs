@@ -5,7 +5,7 @@
 use super::*;
 use crate::config::ClanConfig;
 use crate::model::identity::{Aliases, Roster};
-use crate::model::{Event, Events, GameType, MatchPlayer, NO_PLAYER};
+use crate::model::{Event, Events, NO_PLAYER};
 
 const TOL: f64 = 1e-9;
 
@@ -20,47 +20,8 @@ struct M {
 
 impl M {
     fn new(gametype: &str, names: &[(&str, Team)]) -> M {
-        let players = names
-            .iter()
-            .map(|(n, t)| MatchPlayer {
-                plain: n.to_string(),
-                name: n.to_string(),
-                score: None,
-                team: *t,
-                joined: 0,
-                left: None,
-                active: true,
-                bot_skill: None,
-                uid: None,
-            })
-            .collect();
         let mut m = M {
-            m: Match {
-                id: String::new(),
-                content: 0,
-                open: false,
-                number: 0,
-                source: "t.log".into(),
-                file_index: 0,
-                line: 1,
-                map: "m".into(),
-                gametype: GameType {
-                    code: gametype.into(),
-                    name: gametype.into(),
-                    team_based: gametype == "ctf",
-                    duel: gametype == "duel",
-                },
-                server: String::new(),
-                start: None,
-                duration_seconds: 0,
-                exit_reason: None,
-                team_scores: None,
-                partial: false,
-                players,
-                events: Events::default(),
-                weapons: vec!["MOD_X".into()],
-                awards: Vec::new(),
-            },
+            m: crate::testdata::bare_match(gametype, names),
         };
         for (i, (_, t)) in names.iter().enumerate() {
             m.ev(EventKind::TeamChange(*t), i as u32, NO_PLAYER);
@@ -82,6 +43,22 @@ impl M {
     fn frag(&mut self, k: u32, v: u32) -> &mut Self {
         self.ev(EventKind::Frag, k, v)
     }
+}
+
+/// Clans X (`[X]` prefix) and Y (`[Y]` prefix).
+fn clans_x_y() -> [ClanConfig; 2] {
+    [
+        ClanConfig {
+            name: "X".into(),
+            prefix: vec!["[X]".into()],
+            ..Default::default()
+        },
+        ClanConfig {
+            name: "Y".into(),
+            prefix: vec!["[Y]".into()],
+            ..Default::default()
+        },
+    ]
 }
 
 /// Rates matches and returns ratings by plain name (players) and clan names.
@@ -286,18 +263,7 @@ fn clans_are_virtual_players() {
         ],
     );
     m.frag(0, 1);
-    let clans = [
-        ClanConfig {
-            name: "X".into(),
-            prefix: vec!["[X]".into()],
-            ..Default::default()
-        },
-        ClanConfig {
-            name: "Y".into(),
-            prefix: vec!["[Y]".into()],
-            ..Default::default()
-        },
-    ];
+    let clans = clans_x_y();
     let (_, r, c) = rate(vec![m.m.clone()], &cfg(), &clans);
     assert_eq!(c.clans[0].name, "X");
     close(r.clans[0], 20.0);
@@ -529,18 +495,7 @@ fn resumed_ladder_equals_one_pass() {
 fn clans_follow_duels_rated_as_matches_event_by_event() {
     // Two mates of clan X in a duel rated per match: each kill of the other is a suicide of X
     // (-K/2 from 0 stays 0; so give X points first from a frag against clan Y in an FFA match).
-    let clans = [
-        ClanConfig {
-            name: "X".into(),
-            prefix: vec!["[X]".into()],
-            ..Default::default()
-        },
-        ClanConfig {
-            name: "Y".into(),
-            prefix: vec!["[Y]".into()],
-            ..Default::default()
-        },
-    ];
+    let clans = clans_x_y();
     let mut ffa = M::new("ffa", &[("[X]a", Team::Free), ("[Y]b", Team::Free)]);
     ffa.frag(0, 1).frag(0, 1);
     let e20 = 1.0 / (1.0 + 10f64.powf(-20.0 / 400.0));
