@@ -73,6 +73,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                 file_index: 0,
                 line: mi as u64,
                 map: format!("map{}", mi % 40),
+                game: "quake3".into(),
                 gametype: GameType {
                     code: "ffa".into(),
                     name: "Free For All".into(),
@@ -97,6 +98,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                         active: true,
                         bot_skill: None,
                         uid: None,
+                        bot: false,
                     })
                     .collect(),
                 events: events.into(),

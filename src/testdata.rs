@@ -26,6 +26,7 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
         file_index: 0,
         line: 1,
         map: "m".into(),
+        game: "quake3".into(),
         gametype: GameType {
             code: gametype.into(),
             name: gametype.into(),
@@ -50,6 +51,7 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
                 active: true,
                 bot_skill: None,
                 uid: None,
+                bot: false,
             })
             .collect(),
         events: Events::default(),

@@ -137,6 +137,10 @@ pub struct MatchPlayer {
     /// OpenArena's `id`) where the log gives one: the identity under `identity = "guid"`. The
     /// id itself is never kept or published.
     pub uid: Option<u64>,
+    /// A computer-controlled player (the log marks it: a Quake 3 bot's `skill`, a Half-Life
+    /// `BOT` id).
+    #[serde(default)]
+    pub bot: bool,
 }
 
 /// One match (one map played from InitGame to its end), in game-neutral form.
@@ -161,6 +165,10 @@ pub struct Match {
     /// 1-based line where the match starts in the source file.
     pub line: u64,
     pub map: String,
+    /// Which game the log was written by: a code from [`game_name`] (`quake3`, `openarena`,
+    /// `urt`, ...).
+    #[serde(default)]
+    pub game: String,
     pub gametype: GameType,
     /// Server name as written (colour codes kept).
     pub server: String,
@@ -180,6 +188,28 @@ pub struct Match {
     pub weapons: Vec<String>,
     /// Award names, indexed by [`Event::detail`] of award events.
     pub awards: Vec<String>,
+}
+
+/// The display name of a game code ([`Match::game`]); unknown codes show as themselves.
+pub fn game_name(code: &str) -> &str {
+    match code {
+        "quake3" => "Quake III Arena",
+        "openarena" => "OpenArena",
+        "urt" => "Urban Terror",
+        "cs16" => "Counter-Strike 1.6",
+        "csgo" => "Counter-Strike: Global Offensive",
+        "cs2" => "Counter-Strike 2",
+        "tf2" => "Team Fortress 2",
+        "l4d2" => "Left 4 Dead 2",
+        "hl" => "Half-Life engine game",
+        "cod2" => "Call of Duty 2",
+        "cod4" => "Call of Duty 4",
+        "iw4x" => "Call of Duty: Modern Warfare 2 (IW4x)",
+        "codwaw" => "Call of Duty: World at War",
+        "et" => "Wolfenstein: Enemy Territory",
+        "" => "unknown game",
+        other => other,
+    }
 }
 
 impl Match {

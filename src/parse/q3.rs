@@ -190,6 +190,18 @@ fn team_from_number(t: &str) -> Team {
     }
 }
 
+/// The game code ([`crate::model::game_name`]) of a Quake 3 engine log's `gamename`.
+pub fn game_of(gamename: &str) -> &'static str {
+    let g = gamename.to_ascii_lowercase();
+    if g.starts_with("q3ut") || g.starts_with("q3urt") {
+        "urt"
+    } else if g == "baseoa" || g.starts_with("openarena") {
+        "openarena"
+    } else {
+        "quake3"
+    }
+}
+
 /// Game type from `g_gametype` and the mod (`gamename`): Urban Terror numbers its modes differently.
 pub fn game_type(raw: Option<&str>, gamename: &str) -> GameType {
     let Some(raw) = raw else {
@@ -321,6 +333,7 @@ impl Builder {
                 file_index: source.file_index,
                 line,
                 map: "(unknown)".to_string(),
+                game: "quake3".into(),
                 gametype: game_type(None, ""),
                 server: String::new(),
                 start: None,
@@ -368,6 +381,7 @@ impl Builder {
             p.name.clone_from(&slot.name);
             if slot.skill.is_some() {
                 p.bot_skill = slot.skill;
+                p.bot = true;
             }
             if slot.uid.is_some() {
                 p.uid = slot.uid;
@@ -385,6 +399,7 @@ impl Builder {
             active: false,
             bot_skill: slot.skill,
             uid: slot.uid,
+            bot: slot.skill.is_some(),
         });
         self.by_plain.insert(slot.plain.clone(), i);
         self.present.push(false);
@@ -664,6 +679,7 @@ impl Parser<'_> {
             }
         }
         b.m.gametype = game_type(gametype, gamename);
+        b.m.game = game_of(gamename).to_string();
         self.current = Some(b);
     }
 

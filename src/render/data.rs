@@ -70,6 +70,8 @@ pub struct MatchJson<'a> {
     pub number: u32,
     pub url: &'a str,
     pub map: &'a str,
+    /// Which game wrote the log (`quake3`, `openarena`, `urt`, ...).
+    pub game: &'a str,
     /// Short game type code: ffa, duel, tdm, ctf, ...
     pub gametype: &'a str,
     pub gametype_name: &'a str,
@@ -138,6 +140,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             number: m.number,
             url,
             map: &m.map,
+            game: &m.game,
             gametype: &m.gametype.code,
             gametype_name: &m.gametype.name,
             start: m.start.map(|t| t.format("%Y-%m-%dT%H:%M:%S").to_string()),
