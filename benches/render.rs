@@ -108,6 +108,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                     "MOD_SHOTGUN".into(),
                 ],
                 awards: Vec::new(),
+                rounds: Vec::new(),
             }
         })
         .collect()

@@ -275,6 +275,14 @@ pub struct DynamicConfig {
     pub flag_pickup: f64,
     /// Weight of killing the enemy flag carrier. Default: 0 (ignored).
     pub flag_carrier_kill: f64,
+    /// Weight of planting the bomb (Counter-Strike). Default: 2.
+    pub bomb_plant: f64,
+    /// Weight of defusing the bomb (Counter-Strike). Default: 3.
+    pub bomb_defuse: f64,
+    /// Weight of a planted bomb exploding, for its planter (Counter-Strike). Default: 2.
+    pub bomb_explode: f64,
+    /// Weight of taking part in a control point capture (Team Fortress 2). Default: 3.
+    pub point_capture: f64,
     /// Points subtracted from everyone per decay period. Default: 0 (no decay).
     pub decay_points: f64,
     /// Length of a decay period in days of log time. Default: 7.
@@ -293,6 +301,10 @@ impl Default for DynamicConfig {
             flag_return: 0.0,
             flag_pickup: 0.0,
             flag_carrier_kill: 0.0,
+            bomb_plant: 2.0,
+            bomb_defuse: 3.0,
+            bomb_explode: 2.0,
+            point_capture: 3.0,
             decay_points: 0.0,
             decay_every_days: 7,
             duel: DuelMode::Frag,

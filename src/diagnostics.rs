@@ -42,11 +42,12 @@ impl Tally {
     }
 }
 
-/// Hides what identifies a person in an example line: IPv4 addresses and long hexadecimal
-/// strings (guids). Examples end up in `data/diagnostics.json`, which is published.
+/// Hides what identifies a person in an example line: IPv4 addresses, long hexadecimal
+/// strings (guids) and Steam ids. Examples end up in `data/diagnostics.json`, which is published.
 pub fn redact(text: &str) -> String {
+    let text = redact_steam_ids(text);
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
+    let mut rest = text.as_str();
     while !rest.is_empty() {
         let token_end = rest
             .find(|c: char| !(c.is_ascii_hexdigit() || c == '.' || c == ':'))
@@ -74,6 +75,42 @@ pub fn redact(text: &str) -> String {
         rest = &rest[token_end..];
     }
     out
+}
+
+/// Replaces Steam ids (`STEAM_0:1:2345`, `[U:1:2345]`) with `[steamid]`.
+fn redact_steam_ids(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let next = [rest.find("STEAM_"), rest.find("[U:")]
+            .into_iter()
+            .flatten()
+            .min();
+        let Some(at) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let (prefix, close) = if tail.starts_with("STEAM_") {
+            ("STEAM_", None)
+        } else {
+            ("[U:", Some(']'))
+        };
+        let body = &tail[prefix.len()..];
+        let len = body
+            .find(|c: char| !(c.is_ascii_digit() || c == ':'))
+            .unwrap_or(body.len());
+        let id_ok = len > 0 && body[..len].contains(':');
+        let closed = close.is_none_or(|c| body[len..].starts_with(c));
+        if id_ok && closed {
+            out.push_str("[steamid]");
+            rest = &body[len + usize::from(close.is_some())..];
+        } else {
+            out.push_str(prefix);
+            rest = body;
+        }
+    }
 }
 
 /// What happened to one input file.
@@ -255,5 +292,9 @@ mod tests {
             "Kill: 2 3 10: ab killed cd by MOD_X"
         );
         assert_eq!(redact("ʚϊɞ 1.2.3"), "ʚϊɞ 1.2.3");
+        assert_eq!(
+            redact(r#""Blah<8><STEAM_0:0:67410624><CT>" and "x<2><[U:1:6318168]><>" STEAM_ID_LAN"#),
+            r#""Blah<8><[steamid]><CT>" and "x<2><[steamid]><>" STEAM_ID_LAN"#
+        );
     }
 }

@@ -25,9 +25,9 @@ use crate::model::Match;
 use crate::parse::Checkpoint;
 
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
-pub const PARSER_VERSION: u32 = 3;
+pub const PARSER_VERSION: u32 = 4;
 /// Bump when the layout of [`State`] changes.
-const STATE_FORMAT: u32 = 6;
+const STATE_FORMAT: u32 = 7;
 /// File name of the state's index inside the state folder.
 const STATE_FILE: &str = "state.bin";
 /// Folder of the per-log files inside the state folder.

@@ -57,5 +57,6 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
         events: Events::default(),
         weapons: vec!["MOD_X".into()],
         awards: Vec::new(),
+        rounds: Vec::new(),
     }
 }

@@ -73,6 +73,14 @@ pub enum FlagAction {
     Return,
     Drop,
     CarrierKill,
+    /// Counter-Strike: planted the bomb.
+    BombPlant,
+    /// Counter-Strike: defused the bomb.
+    BombDefuse,
+    /// Counter-Strike: the bomb this player planted exploded.
+    BombExplode,
+    /// Team Fortress 2: took part in capturing a control point.
+    PointCapture,
 }
 
 /// One thing that happened in a match. Player numbers index [`Match::players`].
@@ -92,6 +100,10 @@ pub enum EventKind {
     TeamChange(Team),
     /// `actor` left the server.
     Leave,
+    /// `actor` helped kill `target` (Half-Life `kill assist`, CS:GO `assisted killing`).
+    Assist,
+    /// The frag or team kill just before was a headshot by `actor` on `target` (same weapon).
+    Headshot,
 }
 
 /// Marker for "no second player" in [`Event::target`].
@@ -188,6 +200,21 @@ pub struct Match {
     pub weapons: Vec<String>,
     /// Award names, indexed by [`Event::detail`] of award events.
     pub awards: Vec<String>,
+    /// The rounds played, in order, with their winners (round-based games: Counter-Strike, Team
+    /// Fortress 2); empty when the log has none.
+    #[serde(default)]
+    pub rounds: Vec<Round>,
+}
+
+/// One round of a round-based match and who won it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Round {
+    /// Seconds since the match started when the round ended.
+    pub end: u32,
+    /// The winning side (`Free` for a draw or stalemate).
+    pub winner: Team,
+    /// How the log says it was won (`Target_Bombed`, `CTs_Win`, ...), as written.
+    pub how: String,
 }
 
 /// The display name of a game code ([`Match::game`]); unknown codes show as themselves.
@@ -201,6 +228,7 @@ pub fn game_name(code: &str) -> &str {
         "cs2" => "Counter-Strike 2",
         "tf2" => "Team Fortress 2",
         "l4d2" => "Left 4 Dead 2",
+        "css" => "Counter-Strike: Source",
         "hl" => "Half-Life engine game",
         "cod2" => "Call of Duty 2",
         "cod4" => "Call of Duty 4",

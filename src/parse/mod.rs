@@ -2,6 +2,7 @@
 //! format behind the [`LogFormat`] trait. Parsers stream: they hold one line and the match being
 //! built, never the whole file.
 
+pub mod hl;
 pub mod lines;
 pub mod q3;
 
@@ -59,7 +60,7 @@ pub trait LogFormat: Sync {
 
 /// Every format fragstats can parse, in sniffing order.
 pub fn formats() -> &'static [&'static dyn LogFormat] {
-    &[&q3::Quake3]
+    &[&q3::Quake3, &hl::HalfLife]
 }
 
 /// What sniffing a file's head found.
@@ -85,17 +86,5 @@ pub fn detect(head: &[u8]) -> Detected {
     if let Some(f) = formats().iter().find(|f| f.sniff(head)) {
         return Detected::Parser(*f);
     }
-    if looks_like_half_life(head) {
-        return Detected::Unsupported("Half-Life/Source log: no parser for this format yet");
-    }
     Detected::Unknown("unknown format: not a log format fragstats reads")
-}
-
-/// Half-Life log standard lines start with `L MM/DD/YYYY - ` (after an optional BOM).
-fn looks_like_half_life(head: &[u8]) -> bool {
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    lines::complete_lines(head).take(20).any(|l| {
-        let l = l.strip_prefix(b"\xFF\xFF\xFF\xFF").unwrap_or(l);
-        l.len() > 15 && l.starts_with(b"L ") && l[4] == b'/' && l[7] == b'/' && &l[12..15] == b" - "
-    })
 }

@@ -345,6 +345,7 @@ impl Builder {
                 events: Events::default(),
                 weapons: Vec::new(),
                 awards: Vec::new(),
+                rounds: Vec::new(),
             },
             hash: Hasher::new(),
             id: None,

@@ -226,6 +226,10 @@ impl Stream {
                             FlagAction::Pickup => cfg.flag_pickup,
                             FlagAction::CarrierKill => cfg.flag_carrier_kill,
                             FlagAction::Drop => 0.0,
+                            FlagAction::BombPlant => cfg.bomb_plant,
+                            FlagAction::BombDefuse => cfg.bomb_defuse,
+                            FlagAction::BombExplode => cfg.bomb_explode,
+                            FlagAction::PointCapture => cfg.point_capture,
                         };
                         if weight == 0.0 {
                             continue;
@@ -252,7 +256,7 @@ impl Stream {
                             push_bonus(&mut ops, &mut side, c, weight, &opposing_clans);
                         }
                     }
-                    EventKind::Award => {}
+                    EventKind::Award | EventKind::Assist | EventKind::Headshot => {}
                 }
             }
             if let Some((a, b, share)) = duel_pair {

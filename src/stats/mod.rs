@@ -284,7 +284,11 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchSta
                     FlagAction::Return => p.flag_returns += 1,
                     FlagAction::Pickup => p.flag_pickups += 1,
                     FlagAction::CarrierKill => p.carrier_kills += 1,
-                    FlagAction::Drop => {}
+                    FlagAction::Drop
+                    | FlagAction::BombPlant
+                    | FlagAction::BombDefuse
+                    | FlagAction::BombExplode
+                    | FlagAction::PointCapture => {}
                 }
             }
             EventKind::Award => {
@@ -294,7 +298,10 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchSta
                     .entry(name.clone())
                     .or_default() += 1;
             }
-            EventKind::TeamChange(_) | EventKind::Leave => {}
+            EventKind::TeamChange(_)
+            | EventKind::Leave
+            | EventKind::Assist
+            | EventKind::Headshot => {}
         }
     }
     for p in 0..n {
