@@ -33,14 +33,35 @@ pub enum Outcome {
     EndMatch { index: u32 },
 }
 
-/// The team result of `m`, if it is a team match with a winner: each active player's time on
-/// red and on blue, weighted `a^-entry - a^-exit` (playing early counts more).
-pub(crate) fn team_game(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
+/// The team results of `m`, if it is a team match with winners: one per round won by a side
+/// when the log has rounds (Counter-Strike, TF2: a round is a team result), else the match's
+/// final score. Every result has the same members ([`team_game`]).
+pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<TeamGame> {
+    let red_won: Vec<bool> = if m.rounds.is_empty() {
+        match m.team_scores {
+            Some([red, blue]) if red != blue => vec![red > blue],
+            _ => Vec::new(),
+        }
+    } else {
+        let sides = m.rounds.iter().filter(|r| r.winner.is_side());
+        sides.map(|r| r.winner == Team::Red).collect()
+    };
+    let Some(game) = red_won.first().and_then(|&w| team_game(m, ids, base, w)) else {
+        return Vec::new();
+    };
+    red_won
+        .iter()
+        .map(|&red_won| TeamGame {
+            red_won,
+            ..game.clone()
+        })
+        .collect()
+}
+
+/// The team result of `m` with the given winner, if it is a team match: each active player's
+/// time on red and on blue, weighted `a^-entry - a^-exit` (playing early counts more).
+pub(crate) fn team_game(m: &Match, ids: &[u32], base: f64, red_won: bool) -> Option<TeamGame> {
     if !m.gametype.team_based {
-        return None;
-    }
-    let [red, blue] = m.team_scores?;
-    if red == blue {
         return None;
     }
     let n = m.players.len();
@@ -95,7 +116,7 @@ pub(crate) fn team_game(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
     let has_side = |red: bool| members.iter().any(|m| m.red == red);
     (has_side(true) && has_side(false)).then(|| TeamGame {
         members,
-        red_won: red > blue,
+        red_won,
         map: m.map.clone(),
     })
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::systems::{self, FragRater, MatchStart, TeamGame};
 use super::{
     Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, SkillKey, Sums,
-    SystemReport, loss, team_game,
+    SystemReport, loss, team_games,
 };
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
@@ -169,7 +169,8 @@ impl ReplayCheckpoint {
 /// The outcomes of a run of matches, in the numbering of the [`Book`].
 struct Batch {
     outcomes: Vec<Outcome>,
-    team_games: Vec<Option<TeamGame>>,
+    /// Per match: its team results (rounds, or the match), predicted at its start.
+    team_games: Vec<Vec<TeamGame>>,
     starts: Vec<MatchStart>,
     gametypes: Vec<String>,
     /// Per match: players numbered once it starts (systems grow to it at its start, so a
@@ -307,9 +308,9 @@ impl Evaluator {
             if m.duration_seconds > 0 {
                 book.lengths.push(m.duration_seconds);
             }
-            let game = team_game(m, &ids, time_base(&book.lengths));
-            book.team_results += u64::from(game.is_some());
-            batch.team_games.push(game);
+            let games = team_games(m, &ids, time_base(&book.lengths));
+            book.team_results += games.len() as u64;
+            batch.team_games.push(games);
             batch.starts.push(MatchStart {
                 day: m.start.map(|t| {
                     t.date()
@@ -437,15 +438,16 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
     });
     let mut frag = 0usize;
     let mut current = MatchScore::default();
-    let mut team_prediction = None;
+    let mut team_prediction: Vec<f64> = Vec::new();
     for o in &batch.outcomes {
         match *o {
             Outcome::StartMatch { index } => {
                 rater.grow(batch.players[index as usize]);
                 rater.start_match(batch.starts[index as usize]);
                 team_prediction = batch.team_games[index as usize]
-                    .as_ref()
-                    .map(|g| rater.predict_team(g));
+                    .iter()
+                    .map(|g| rater.predict_team(g))
+                    .collect();
                 current = MatchScore {
                     first_frag: batch.frags_before + frag as u64,
                     ..MatchScore::default()
@@ -475,9 +477,8 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                         scores.by_type.insert(code.clone(), current.sums.clone());
                     }
                 }
-                if let (Some(game), Some(p_red)) =
-                    (&batch.team_games[index as usize], team_prediction.take())
-                {
+                let games = &batch.team_games[index as usize];
+                for (game, p_red) in games.iter().zip(std::mem::take(&mut team_prediction)) {
                     scores
                         .teams
                         .add(if game.red_won { p_red } else { 1.0 - p_red });

@@ -720,7 +720,6 @@ impl Parser<'_> {
             if let Some(b) = self.current.as_mut() {
                 b.game_over = true;
                 b.m.exit_reason = Some(format!("Game Over:{rest}"));
-                b.last = line.at;
             }
             return false;
         }
@@ -780,7 +779,6 @@ impl Parser<'_> {
                     && !b.game_over
                 {
                     b.game_over = true;
-                    b.last = line.at;
                     let reason = tail
                         .trim()
                         .strip_prefix("reason ")

@@ -245,6 +245,10 @@ pub struct MatchPage {
     pub map: String,
     pub map_url: String,
     pub gametype: String,
+    /// Which game wrote the log ("Counter-Strike 2").
+    pub game: String,
+    /// Who won each round (Counter-Strike, Team Fortress 2), when the log has rounds.
+    pub rounds: Option<super::rounds::RoundStrip>,
     pub when: String,
     pub duration: String,
     pub exit_reason: Option<String>,
