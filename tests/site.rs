@@ -163,7 +163,7 @@ fn builds_site_from_real_logs_with_exact_counts() {
     let err = stderr(&o);
     assert!(err.contains("corrupt line (no level-time stamp)"), "{err}");
     assert!(
-        err.contains("q3/qgames-challenge.log:97:  26  0:00 ---"),
+        err.contains("qgames-challenge.log:97:  26  0:00 ---"),
         "{err}"
     );
 
