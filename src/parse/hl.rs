@@ -128,7 +128,7 @@ struct Carry {
 enum Ident {
     /// A person or bot: the key within the match, the hashed account id, whether a bot.
     Player {
-        key: String,
+        key: u64,
         uid: Option<u64>,
         bot: bool,
     },
@@ -161,6 +161,19 @@ fn fake_account(account: u64) -> bool {
     account < 1000 || account == 24_690
 }
 
+/// The key of a player known by name: a hash of the plain name (the raw name when it has nothing
+/// to strip, to spare an allocation per line).
+fn name_key(name: &str) -> u64 {
+    let mut h = Hasher::new();
+    h.str("name");
+    if name.contains('^') || name.trim() != name {
+        h.str(&plain_name(name));
+    } else {
+        h.str(name);
+    }
+    h.finish()
+}
+
 /// Who a player block names.
 fn ident(b: &Block) -> Ident {
     let id = b.authid;
@@ -171,7 +184,7 @@ fn ident(b: &Block) -> Ident {
         return Ident::Npc;
     }
     let by_name = |bot: bool| Ident::Player {
-        key: format!("name:{}", plain_name(b.name)),
+        key: name_key(b.name),
         uid: None,
         bot,
     };
@@ -182,9 +195,10 @@ fn ident(b: &Block) -> Ident {
         let mut h = Hasher::new();
         h.str("steam");
         h.u64(account);
+        let uid = h.finish();
         return Ident::Player {
-            key: format!("steam:{account}"),
-            uid: Some(h.finish()),
+            key: uid,
+            uid: Some(uid),
             bot: false,
         };
     }
@@ -255,7 +269,7 @@ struct Builder {
     closed: bool,
     /// Kills, objectives or rounds were logged (a `Match_Start` after them starts another match).
     played: bool,
-    by_key: HashMap<String, u32>,
+    by_key: HashMap<u64, u32>,
     /// Per match player: on the server now.
     present: Vec<bool>,
     weapons: HashMap<String, u16>,

@@ -126,13 +126,15 @@ pub struct Block<'a> {
     pub team: Option<&'a str>,
 }
 
-/// The `<...>` groups at the end of `inner`, from the right (at most `max`), each with the
-/// byte index where it starts. Nested brackets (`<<none>>`) stay inside their group.
-fn groups_from_right(inner: &str, max: usize) -> Vec<(usize, &str)> {
+/// The `<...>` groups at the end of `inner`, from the right (at most 8), each with the byte
+/// index where it starts, and how many were found. Nested brackets (`<<none>>`) stay inside
+/// their group.
+fn groups_from_right(inner: &str) -> ([(usize, &str); 8], usize) {
     let bytes = inner.as_bytes();
-    let mut out = Vec::with_capacity(max);
+    let mut out = [(0, ""); 8];
+    let mut n = 0;
     let mut end = bytes.len();
-    while out.len() < max && end > 0 && bytes[end - 1] == b'>' {
+    while n < out.len() && end > 0 && bytes[end - 1] == b'>' {
         let mut depth = 0usize;
         let mut start = None;
         for i in (0..end).rev() {
@@ -149,10 +151,11 @@ fn groups_from_right(inner: &str, max: usize) -> Vec<(usize, &str)> {
             }
         }
         let Some(start) = start else { break };
-        out.push((start, &inner[start + 1..end - 1]));
+        out[n] = (start, &inner[start + 1..end - 1]);
+        n += 1;
         end = start;
     }
-    out
+    (out, n)
 }
 
 fn is_uid(s: &str) -> bool {
@@ -164,7 +167,8 @@ fn is_uid(s: &str) -> bool {
 /// (no team); Left 4 Dead 2's nine-field block (character, state, health, position and area after
 /// the team) is recognised by its `setpos` field whatever `fields` says.
 pub fn block(inner: &str, fields: usize) -> Option<Block<'_>> {
-    let g = groups_from_right(inner, 8);
+    let (g, n) = groups_from_right(inner);
+    let g = &g[..n];
     // Nine fields: area, position, health, state, character, team, authid, uid (from the right).
     if g.len() == 8 && g[1].1.starts_with("setpos") && is_uid(g[7].1) {
         return Some(Block {
