@@ -16,6 +16,7 @@
 mod syntax;
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::io::BufRead;
 
 use chrono::NaiveDateTime;
@@ -30,7 +31,7 @@ use crate::model::{
     Event, EventKind, Events, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Round, Team,
 };
 use syntax::{
-    Block, FrameError, FrameKind, StampBytes, frame, has_flag, object_ends, parse_stamp, player_at,
+    Block, FrameError, FrameKind, StampBytes, frame, object_ends, parse_stamp, player_at,
     properties, property, quoted, quoted_to_end, skip_position, verb_follows,
 };
 
@@ -81,6 +82,7 @@ impl LogFormat for HalfLife {
             current: None,
             emitted: 0,
             stamp: ([0; 25], None),
+            kill_line: false,
         };
         if let Some(c) = resume {
             reader = reader.starting_at(c.line, c.offset);
@@ -202,21 +204,30 @@ fn ident(b: &Block) -> Ident {
             bot: false,
         };
     }
-    match id.to_ascii_uppercase().as_str() {
-        // Bots, and the ids of servers that could not or did not ask Steam: shared by many.
-        "BOT" | "<NONE>" | "STEAM_ID_LAN" | "STEAM_ID_PENDING" | "VALVE_ID_LAN"
-        | "VALVE_ID_PENDING" | "HLTV" => by_name(true),
-        _ => by_name(false),
-    }
+    // Bots, and the ids of servers that could not or did not ask Steam: shared by many.
+    const SHARED: &[&str] = &[
+        "BOT",
+        "<none>",
+        "STEAM_ID_LAN",
+        "STEAM_ID_PENDING",
+        "VALVE_ID_LAN",
+        "VALVE_ID_PENDING",
+        "HLTV",
+    ];
+    by_name(SHARED.iter().any(|s| id.eq_ignore_ascii_case(s)))
 }
 
 /// The side a team name stands for; None when it says nothing (`<>`, `Unassigned`).
 fn side(team: &str) -> Option<Team> {
-    match team.to_ascii_lowercase().as_str() {
-        "terrorist" | "t" | "red" | "infected" | "axis" => Some(Team::Red),
-        "ct" | "blue" | "survivor" | "allies" => Some(Team::Blue),
-        "spectator" | "spectators" => Some(Team::Spectator),
-        _ => None,
+    let is = |names: &[&str]| names.iter().any(|n| team.eq_ignore_ascii_case(n));
+    if is(&["TERRORIST", "Red", "T", "Infected", "Axis"]) {
+        Some(Team::Red)
+    } else if is(&["CT", "Blue", "Survivor", "Allies"]) {
+        Some(Team::Blue)
+    } else if is(&["Spectator", "Spectators"]) {
+        Some(Team::Spectator)
+    } else {
+        None
     }
 }
 
@@ -244,6 +255,26 @@ fn is_round_win(trigger: &str) -> bool {
     )
 }
 
+/// Player keys are FNV hashes already: the map uses them as they are.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8 | self.0 >> 56) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
 /// What kind of team was seen in a match's blocks, to guess the game when the log never says.
 #[derive(Debug, Clone, Copy, Default)]
 struct Hints {
@@ -269,7 +300,7 @@ struct Builder {
     closed: bool,
     /// Kills, objectives or rounds were logged (a `Match_Start` after them starts another match).
     played: bool,
-    by_key: HashMap<u64, u32>,
+    by_key: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
     /// Per match player: on the server now.
     present: Vec<bool>,
     weapons: HashMap<String, u16>,
@@ -312,7 +343,7 @@ impl Builder {
             game_over: false,
             closed: false,
             played: false,
-            by_key: HashMap::new(),
+            by_key: HashMap::default(),
             present: Vec::new(),
             weapons: HashMap::new(),
             planter: None,
@@ -362,11 +393,13 @@ impl Builder {
     }
 
     fn note_team(&mut self, team: &str) {
-        match team.to_ascii_lowercase().as_str() {
-            "ct" | "terrorist" => self.hints.cs_teams = true,
-            "red" | "blue" => self.hints.tf_teams = true,
-            "survivor" | "infected" => self.hints.l4d_teams = true,
-            _ => {}
+        let is = |a: &str, b: &str| team.eq_ignore_ascii_case(a) || team.eq_ignore_ascii_case(b);
+        if is("CT", "TERRORIST") {
+            self.hints.cs_teams = true;
+        } else if is("Red", "Blue") {
+            self.hints.tf_teams = true;
+        } else if is("Survivor", "Infected") {
+            self.hints.l4d_teams = true;
         }
     }
 
@@ -564,6 +597,8 @@ struct Parser<'s> {
     emitted: usize,
     /// The last stamp read and its time (lines often share one).
     stamp: (StampBytes, Option<NaiveDateTime>),
+    /// The line being read is a kill (it counts toward the match id's opening).
+    kill_line: bool,
 }
 
 const CUT_OFF: &str = "cut-off line (the frame stops early: the file was cut inside it)";
@@ -633,8 +668,8 @@ impl Parser<'_> {
         let ev = event.trim_end();
         let ended = self.event(ev, &line, report, emit);
         // The line belongs to the match open after it (one it opened, or the one it went on).
+        let kill = std::mem::take(&mut self.kill_line);
         if let Some(b) = self.current.as_mut() {
-            let kill = ev.contains(" killed \"");
             b.hash_line(line.stamp, false);
             b.hash_line(ev.as_bytes(), kill);
         }
@@ -1004,6 +1039,7 @@ impl Parser<'_> {
 
     /// `"A<..>" [pos] killed "V<..>" [pos] with "weapon" (headshot) ...`
     fn kill(&mut self, actor: &Block, rest: &str, line: &At, report: &mut FileReport) {
+        self.kill_line = true;
         let Some((victim, after)) = player_at(rest, 4, object_ends) else {
             report.skip_line(MALFORMED, line.number, rest);
             return;
@@ -1018,8 +1054,11 @@ impl Parser<'_> {
             report.skip_line(NPC, line.number, rest);
             return;
         }
-        let headshot = has_flag(tail, "headshot")
-            || property(tail, "customkill").is_some_and(|c| c.starts_with("headshot"));
+        let headshot = tail.contains("headshot")
+            && properties(tail).any(|(k, v)| match v {
+                None => k == "headshot",
+                Some(v) => k == "customkill" && v.starts_with("headshot"),
+            });
         let b = self.playing(line, report);
         b.played = true;
         let (Some(k), Some(v)) = (

@@ -221,16 +221,17 @@ pub fn player_at<'a>(
     after: impl Fn(&str) -> bool,
 ) -> Option<(Block<'a>, &'a str)> {
     let body = s.strip_prefix('"')?;
-    let mut from = 0;
-    while let Some(i) = body[from..].find(">\"") {
-        let end = from + i + 1;
-        let rest = &body[end + 1..];
+    for q in memchr::memchr_iter(b'"', body.as_bytes()) {
+        // A block ends at a quote right after `>` (both ASCII: the slices stay on char bounds).
+        if q == 0 || body.as_bytes()[q - 1] != b'>' {
+            continue;
+        }
+        let rest = &body[q + 1..];
         if after(rest)
-            && let Some(b) = block(&body[..end], fields)
+            && let Some(b) = block(&body[..q], fields)
         {
             return Some((b, rest));
         }
-        from = end;
     }
     None
 }
@@ -306,6 +307,7 @@ pub fn property<'a>(s: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// True when the tail has the bare flag `(flag)`.
+#[cfg(test)]
 pub fn has_flag(s: &str, flag: &str) -> bool {
     properties(s).any(|(k, v)| k == flag && v.is_none())
 }

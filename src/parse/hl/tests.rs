@@ -531,3 +531,43 @@ fn steam_ids_are_redacted_in_diagnostics() {
     let text = format!("{:?}", r);
     assert!(!text.contains("67410624"), "{text}");
 }
+
+/// Resuming from the last checkpoint (after a `Log file closed` or a match end) gives the same
+/// matches as reading the whole file, for every public log.
+#[test]
+fn resuming_from_a_checkpoint_gives_the_same_matches() {
+    let source = Source {
+        path: "test.log".into(),
+        file_index: 0,
+    };
+    for path in public_logs() {
+        let bytes = std::fs::read(&path).unwrap();
+        let mut report = FileReport::new("test.log");
+        let mut whole = Vec::new();
+        let mut input = &bytes[..];
+        let checkpoint = HalfLife
+            .parse(
+                &mut input,
+                &source,
+                &mut report,
+                &mut |m| whole.push(m),
+                None,
+            )
+            .unwrap();
+        let Some(c) = checkpoint else { continue };
+        let mut resumed_report = c.report.clone();
+        let mut rest = Vec::new();
+        let mut input = &bytes[c.offset as usize..];
+        HalfLife
+            .parse(
+                &mut input,
+                &source,
+                &mut resumed_report,
+                &mut |m| rest.push(m),
+                Some(&c),
+            )
+            .unwrap();
+        assert_eq!(rest[..], whole[c.matches..], "{}", path.display());
+        assert_eq!(resumed_report, report, "{}", path.display());
+    }
+}
