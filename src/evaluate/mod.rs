@@ -399,6 +399,31 @@ pub fn table(evaluation: &Evaluation) -> String {
 mod tests {
     use super::*;
 
+    /// A match with rounds is one team result per round won by a side (issue 16), not one.
+    #[test]
+    fn rounds_are_team_results() {
+        use crate::model::Round;
+        let mut m = crate::testdata::bare_match("ctf", &[("a", Team::Red), ("b", Team::Blue)]);
+        m.duration_seconds = 100;
+        m.team_scores = Some([1, 2]);
+        assert_eq!(team_games(&m, &[0, 1], 1.001).len(), 1);
+        let round = |winner| Round {
+            end: 10,
+            winner,
+            how: String::new(),
+        };
+        m.rounds = vec![
+            round(Team::Red),
+            round(Team::Free),
+            round(Team::Blue),
+            round(Team::Blue),
+        ];
+        let games = team_games(&m, &[0, 1], 1.001);
+        let won: Vec<bool> = games.iter().map(|g| g.red_won).collect();
+        assert_eq!(won, [true, false, false], "a draw is no result");
+        assert!(games.iter().all(|g| g.members.len() == 2));
+    }
+
     #[test]
     fn spearman_with_ties() {
         assert_eq!(spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]), Some(1.0));
