@@ -23,6 +23,10 @@ pub struct PlayerJson<'a> {
     pub suicides: u32,
     pub team_kills: u32,
     pub captures: u32,
+    /// Headshot frags, kill assists and round objectives (Half-Life logs; 0 elsewhere).
+    pub headshots: u32,
+    pub assists: u32,
+    pub objectives: u32,
     /// Number of matches taken part in.
     pub matches: usize,
     pub flag_returns: u32,
@@ -117,6 +121,9 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             suicides: s.suicides,
             team_kills: s.team_kills,
             captures: s.captures,
+            headshots: s.headshots,
+            assists: s.assists,
+            objectives: s.objectives,
             matches: s.matches.len(),
             flag_returns: s.flag_returns,
             names: &p.names_seen,

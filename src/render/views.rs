@@ -168,6 +168,10 @@ pub struct PlayerPage {
     pub suicides: u32,
     pub team_kills: u32,
     pub captures: u32,
+    /// Headshot frags, kill assists and round objectives (Half-Life logs; 0 elsewhere).
+    pub headshots: u32,
+    pub assists: u32,
+    pub objectives: u32,
     pub matches: usize,
     pub victim: Option<NamedCount>,
     pub nemesis: Option<NamedCount>,

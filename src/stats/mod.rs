@@ -49,6 +49,15 @@ pub struct PlayerStats {
     pub flag_returns: u32,
     pub flag_pickups: u32,
     pub carrier_kills: u32,
+    /// Frags that were headshots (Half-Life logs).
+    #[serde(default)]
+    pub headshots: u32,
+    /// Kills helped (Half-Life logs: `kill assist`, `assisted killing`).
+    #[serde(default)]
+    pub assists: u32,
+    /// Round objectives: bombs planted, defused and exploded, control points taken.
+    #[serde(default)]
+    pub objectives: u32,
     /// Indices (into the ordered match list) of the matches the player took part in.
     pub matches: Vec<u32>,
     /// Frags by weapon name.
@@ -284,11 +293,11 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchSta
                     FlagAction::Return => p.flag_returns += 1,
                     FlagAction::Pickup => p.flag_pickups += 1,
                     FlagAction::CarrierKill => p.carrier_kills += 1,
-                    FlagAction::Drop
-                    | FlagAction::BombPlant
+                    FlagAction::BombPlant
                     | FlagAction::BombDefuse
                     | FlagAction::BombExplode
-                    | FlagAction::PointCapture => {}
+                    | FlagAction::PointCapture => p.objectives += 1,
+                    FlagAction::Drop => {}
                 }
             }
             EventKind::Award => {
@@ -298,10 +307,9 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchSta
                     .entry(name.clone())
                     .or_default() += 1;
             }
-            EventKind::TeamChange(_)
-            | EventKind::Leave
-            | EventKind::Assist
-            | EventKind::Headshot => {}
+            EventKind::Headshot => players[actor as usize].headshots += 1,
+            EventKind::Assist => players[actor as usize].assists += 1,
+            EventKind::TeamChange(_) | EventKind::Leave => {}
         }
     }
     for p in 0..n {
@@ -345,4 +353,56 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchSta
     });
     ms.lines = lines;
     (ms, weapon_frags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::identity::Aliases;
+    use crate::model::{Event, NO_PLAYER, Team};
+
+    /// Headshots, assists and round objectives (Half-Life events) are counted per player.
+    #[test]
+    fn headshots_assists_objectives() {
+        let mut m = crate::testdata::bare_match("ctf", &[("a", Team::Red), ("b", Team::Blue)]);
+        m.weapons = vec!["ak47".into()];
+        let e = |kind, actor, target| Event {
+            time: 1,
+            line: 1,
+            kind,
+            actor,
+            target,
+            detail: 0,
+        };
+        m.events = vec![
+            e(EventKind::Frag, 0, 1),
+            e(EventKind::Headshot, 0, 1),
+            e(EventKind::Assist, 1, 0),
+            e(
+                EventKind::Flag(FlagAction::BombPlant, Team::Blue),
+                0,
+                NO_PLAYER,
+            ),
+            e(
+                EventKind::Flag(FlagAction::PointCapture, Team::Red),
+                1,
+                NO_PLAYER,
+            ),
+        ]
+        .into();
+        let matches = [m];
+        let roster = Roster::build(&matches, &Aliases::default());
+        let s = Stats::compute(&matches, &roster);
+        let a = &s.players[roster.match_players[0][0] as usize];
+        let b = &s.players[roster.match_players[0][1] as usize];
+        assert_eq!(
+            (a.kills, a.headshots, a.assists, a.objectives),
+            (1, 1, 0, 1)
+        );
+        assert_eq!(
+            (b.deaths, b.headshots, b.assists, b.objectives),
+            (1, 0, 1, 1)
+        );
+        assert_eq!(a.captures + b.captures, 0);
+    }
 }
