@@ -406,7 +406,19 @@ impl Builder {
     /// The match player a block names, created when `create` (or when their team is a side);
     /// their name and team are brought up to date. None for non-players.
     fn player(&mut self, b: &Block, at: NaiveDateTime, line: u64, create: bool) -> Option<u32> {
-        let Ident::Player { key, uid, bot } = ident(b) else {
+        self.player_as(b, ident(b), at, line, create)
+    }
+
+    /// [`Builder::player`] with the block's identity already worked out.
+    fn player_as(
+        &mut self,
+        b: &Block,
+        who: Ident,
+        at: NaiveDateTime,
+        line: u64,
+        create: bool,
+    ) -> Option<u32> {
+        let Ident::Player { key, uid, bot } = who else {
             return None;
         };
         let team = b.team.and_then(|t| {
@@ -947,7 +959,7 @@ impl Parser<'_> {
         if positioned && let Some(b) = self.current.as_mut() {
             b.hints.positions = true;
         }
-        if ident(&actor) == Ident::Console {
+        if actor.authid == "Console" {
             return;
         }
         if let Some(victim) = verb.strip_prefix("killed ") {
@@ -1062,8 +1074,8 @@ impl Parser<'_> {
         let b = self.playing(line, report);
         b.played = true;
         let (Some(k), Some(v)) = (
-            b.player(actor, line.at, line.number, true),
-            b.player(&victim, line.at, line.number, true),
+            b.player_as(actor, ka, line.at, line.number, true),
+            b.player_as(&victim, va, line.at, line.number, true),
         ) else {
             return;
         };
