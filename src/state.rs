@@ -25,7 +25,7 @@ use crate::model::Match;
 use crate::parse::Checkpoint;
 
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
-pub const PARSER_VERSION: u32 = 3;
+pub const PARSER_VERSION: u32 = 4;
 /// Bump when the layout of [`State`] changes.
 const STATE_FORMAT: u32 = 6;
 /// File name of the state's index inside the state folder.

@@ -4,6 +4,7 @@
 
 pub mod builder;
 pub mod cod;
+pub mod et;
 pub mod lines;
 pub mod q3;
 
@@ -62,7 +63,7 @@ pub trait LogFormat: Sync {
 /// Every format fragstats can parse, in sniffing order.
 pub fn formats() -> &'static [&'static dyn LogFormat] {
     // Call of Duty logs have the Quake 3 frame and InitGame lines: they are sniffed first.
-    &[&cod::CallOfDuty, &q3::Quake3]
+    &[&cod::CallOfDuty, &q3::Quake3, &et::EnemyTerritory]
 }
 
 /// What sniffing a file's head found.
