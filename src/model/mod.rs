@@ -6,6 +6,7 @@ pub mod clans;
 pub mod events;
 pub mod identity;
 pub mod names;
+pub mod weapons;
 
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};

@@ -547,18 +547,10 @@ pub fn clock(seconds: u32) -> String {
     }
 }
 
-/// Weapon display name: `MOD_ROCKET_SPLASH` -> `Rocket splash`.
+/// Weapon display name over all games (player and map totals): `MOD_ROCKET_SPLASH` -> `Rocket
+/// splash`, `ak47` -> `AK-47` ([`crate::model::weapons::weapon_label`]).
 pub fn weapon_label(raw: &str) -> String {
-    let s = raw
-        .strip_prefix("UT_MOD_")
-        .or_else(|| raw.strip_prefix("MOD_"))
-        .unwrap_or(raw);
-    let lower = s.replace('_', " ").to_lowercase();
-    let mut chars = lower.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().chain(chars).collect(),
-        None => raw.to_string(),
-    }
+    crate::model::weapons::weapon_label("", raw).into_owned()
 }
 
 /// A name shortened for a chart legend.
@@ -1371,7 +1363,11 @@ impl<'a> Renderer<'a> {
                     kind,
                     killer,
                     victim,
-                    weapon: weapon_label(&m.weapons[usize::from(e.detail)]),
+                    weapon: crate::model::weapons::weapon_label(
+                        &m.game,
+                        &m.weapons[usize::from(e.detail)],
+                    )
+                    .into_owned(),
                 })
             })
             .collect();
