@@ -21,34 +21,46 @@ const OTHER: &str = "(other)";
 const ID_KILLS: u32 = 4;
 
 /// Decodes a log line: UTF-8 where it is valid, else each byte as a character of the one-byte
-/// code page it most likely is: Windows-1251 where the line has a run of three or more bytes of
-/// its Cyrillic letter range (Ukrainian and Russian CoD servers), Latin-1 otherwise (`N°`, `I´m`).
-/// Unlike a lossy decode, two different names never decode to the same text.
+/// code page it most likely is, word by word: Windows-1251 for a word with more bytes of its
+/// Cyrillic letter range (0xC0-0xFF) than ASCII letters (Ukrainian and Russian CoD servers),
+/// Latin-1 otherwise (`N°`, `I´m`, `Grüße`). Unlike a lossy decode, two different names never
+/// decode to the same text.
 pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     if let Ok(s) = std::str::from_utf8(bytes) {
         return Cow::Borrowed(s);
     }
-    let cyrillic = bytes.split(|b| *b < 0xC0).any(|run| run.len() >= 3);
-    Cow::Owned(
-        bytes
-            .iter()
-            .map(|&b| match b {
-                0xC0..=0xFF if cyrillic => char::from_u32(0x0410 + u32::from(b - 0xC0)),
-                0xA8 if cyrillic => Some('Ё'),
-                0xB8 if cyrillic => Some('ё'),
-                0xB2 if cyrillic => Some('І'),
-                0xB3 if cyrillic => Some('і'),
-                0xAF if cyrillic => Some('Ї'),
-                0xBF if cyrillic => Some('ї'),
-                0xAA if cyrillic => Some('Є'),
-                0xBA if cyrillic => Some('є'),
-                0xA5 if cyrillic => Some('Ґ'),
-                0xB4 if cyrillic => Some('ґ'),
-                _ => Some(char::from(b)),
-            })
-            .map(|c| c.unwrap_or('\u{FFFD}'))
-            .collect(),
-    )
+    let mut out = String::with_capacity(bytes.len() * 2);
+    // Words are runs of letters and high bytes; ASCII punctuation and spaces separate them.
+    for word in bytes.split_inclusive(|b| *b < 0x80 && !b.is_ascii_alphabetic()) {
+        let high = word.iter().filter(|b| **b >= 0xC0).count();
+        let ascii = word.iter().filter(|b| b.is_ascii_alphabetic()).count();
+        let cyrillic = high > ascii;
+        out.extend(
+            word.iter()
+                .map(|&b| if cyrillic { cp1251(b) } else { char::from(b) }),
+        );
+    }
+    Cow::Owned(out)
+}
+
+/// A Windows-1251 byte: its letters (Russian, Ukrainian, Belarusian), Latin-1 for the rest.
+fn cp1251(b: u8) -> char {
+    match b {
+        0xC0..=0xFF => char::from_u32(0x0410 + u32::from(b - 0xC0)).unwrap_or('\u{FFFD}'),
+        0xA8 => 'Ё',
+        0xB8 => 'ё',
+        0xB2 => 'І',
+        0xB3 => 'і',
+        0xAF => 'Ї',
+        0xBF => 'ї',
+        0xAA => 'Є',
+        0xBA => 'є',
+        0xA5 => 'Ґ',
+        0xB4 => 'ґ',
+        0xA1 => 'Ў',
+        0xA2 => 'ў',
+        _ => char::from(b),
+    }
 }
 
 /// A match being read.
@@ -302,5 +314,10 @@ mod tests {
         // cod2-lan-2020: a Cyrillic name in Windows-1251, and chat with `і`.
         assert_eq!(decode(b"\xd7\xe5\xeb\xf1\xe8"), "Челси");
         assert_eq!(decode(b"\xe2\xf1\xb3"), "всі");
+        assert_eq!(
+            decode(b"say;0;2;Ibragim;\x15\xe4\xe5 \xe2\xf1\xb3"),
+            "say;0;2;Ibragim;\u{15}де всі"
+        );
+        assert_eq!(decode(b"Gr\xfc\xdfe \xd7\xe5\xeb\xf1\xe8"), "Grüße Челси");
     }
 }

@@ -251,6 +251,10 @@ impl Parser<'_> {
                     b.shutdown = true;
                 }
                 self.close(None, report, emit);
+                // Clients reconnect on the next map: no slot crosses a ShutdownGame (so a
+                // checkpoint here needs no state).
+                self.slots.clear();
+                self.pending_uid = None;
                 return true;
             }
             Some("ClientUserinfoChanged") => {
@@ -450,15 +454,11 @@ impl Parser<'_> {
         b.kill((0, number), ki, vi, kind, weapon);
     }
 
-    /// Finishes the current match; slots never cross a `ShutdownGame` (clients reconnect).
+    /// Finishes the current match and emits it when someone played in it.
     fn close(&mut self, why: Option<&str>, report: &mut FileReport, emit: &mut dyn FnMut(Match)) {
         let Some(b) = self.current.take() else {
             return;
         };
-        if b.shutdown {
-            self.slots.clear();
-            self.pending_uid = None;
-        }
         if let Some(m) = b.finish(why, report) {
             self.emitted += 1;
             emit(m);

@@ -21,19 +21,21 @@ pub fn plain(name: &str) -> String {
     out.trim().to_string()
 }
 
-/// A line as text: UTF-8, else Windows-1251 when it has three high letters in a row, else
-/// Latin-1 (the rule the parsers document).
+/// A line as text: UTF-8, else word by word Windows-1251 (more high letters 0xC0-0xFF than ASCII
+/// letters) or Latin-1 (the rule the parsers document).
 fn text(line: &[u8]) -> String {
     if let Ok(s) = std::str::from_utf8(line) {
         return s.to_string();
     }
-    let cyr = line.windows(3).any(|w| w.iter().all(|b| *b >= 0xC0));
-    line.iter()
-        .map(|&b| {
-            if cyr && b >= 0xC0 {
-                char::from_u32(0x410 + u32::from(b - 0xC0)).unwrap()
-            } else if cyr {
+    let mut out = String::new();
+    let mut word: Vec<u8> = Vec::new();
+    let mut flush = |word: &mut Vec<u8>, out: &mut String| {
+        let high = word.iter().filter(|b| **b >= 0xC0).count();
+        let ascii = word.iter().filter(|b| b.is_ascii_alphabetic()).count();
+        for &b in word.iter() {
+            out.push(if high > ascii {
                 match b {
+                    0xC0..=0xFF => char::from_u32(0x410 + u32::from(b - 0xC0)).unwrap(),
                     0xA8 => 'Ё',
                     0xB8 => 'ё',
                     0xB2 => 'І',
@@ -44,13 +46,24 @@ fn text(line: &[u8]) -> String {
                     0xBA => 'є',
                     0xA5 => 'Ґ',
                     0xB4 => 'ґ',
+                    0xA1 => 'Ў',
+                    0xA2 => 'ў',
                     _ => char::from(b),
                 }
             } else {
                 char::from(b)
-            }
-        })
-        .collect()
+            });
+        }
+        word.clear();
+    };
+    for &b in line {
+        word.push(b);
+        if b < 0x80 && !b.is_ascii_alphabetic() {
+            flush(&mut word, &mut out);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 fn lines(bytes: &[u8]) -> Vec<String> {

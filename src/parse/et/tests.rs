@@ -160,6 +160,42 @@ fn real_console_log() {
 }
 
 #[test]
+fn resuming_at_a_checkpoint_gives_the_same_matches() {
+    let bytes = real_log();
+    let (whole, _) = parse_bytes(&bytes);
+    let source = Source {
+        path: "etconsole.log".into(),
+        file_index: 0,
+    };
+    // The first game's ShutdownGame (line 108) is a checkpoint; resume there.
+    let cut = bytes
+        .split_inclusive(|b| *b == b'\n')
+        .take(110)
+        .map(<[u8]>::len)
+        .sum::<usize>();
+    let mut report = FileReport::new("etconsole.log");
+    let mut input = &bytes[..cut];
+    let cp = EnemyTerritory
+        .parse(&mut input, &source, &mut report, &mut |_| {}, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(cp.line, 108);
+    let mut report = cp.report.clone();
+    let mut rest = Vec::new();
+    let mut input = &bytes[cp.offset as usize..];
+    EnemyTerritory
+        .parse(
+            &mut input,
+            &source,
+            &mut report,
+            &mut |m| rest.push(m),
+            Some(&cp),
+        )
+        .unwrap();
+    assert_eq!(rest, whole);
+}
+
+#[test]
 fn sniffing() {
     let log = real_log();
     let head = &log[..log.len().min(super::super::SNIFF_BYTES)];
