@@ -29,7 +29,7 @@ fn text(line: &[u8]) -> String {
     }
     let mut out = String::new();
     let mut word: Vec<u8> = Vec::new();
-    let mut flush = |word: &mut Vec<u8>, out: &mut String| {
+    let flush = |word: &mut Vec<u8>, out: &mut String| {
         let high = word.iter().filter(|b| **b >= 0xC0).count();
         let ascii = word.iter().filter(|b| b.is_ascii_alphabetic()).count();
         for &b in word.iter() {
