@@ -225,6 +225,12 @@ fn cod4_lan_level_time_never_resets() {
         assert!(m.events.iter().all(|e| e.time <= m.duration_seconds));
     }
     assert_eq!(ms[9].line, 6415);
+    // Every map start repeats the J lines of those connected: still the same four players.
+    assert!(
+        ms.iter().all(|m| m.players.len() == 4),
+        "{:?}",
+        ms.iter().map(|m| m.players.len()).collect::<Vec<_>>()
+    );
     assert!(
         report.skipped_lines.is_empty(),
         "{:?}",
@@ -485,6 +491,29 @@ fn resuming_at_a_checkpoint_gives_the_same_matches() {
     for (a, b) in first.iter().zip(&whole) {
         assert_eq!((&a.id, &a.game, &a.players), (&b.id, &b.game, &b.players));
     }
+}
+
+#[test]
+fn game_types_are_words() {
+    // cod4-iclan's modes, CoD2's hq and ctf.
+    for (raw, code, team) in [
+        ("war", "tdm", true),
+        ("sd", "sd", true),
+        ("sab", "sab", true),
+        ("dom", "dom", true),
+        ("koth", "koth", true),
+        ("dm", "dm", false),
+        ("hq", "hq", true),
+        ("ctf", "ctf", true),
+    ] {
+        let g = game_type(Some(raw));
+        assert_eq!((g.code.as_str(), g.team_based), (code, team), "{raw}");
+    }
+    assert_eq!(game_type(None).code, "unknown");
+    assert_eq!(game_type(Some("<b>x</b>")).code, "bxb");
+    assert_eq!(game_of("Call of Duty 2"), "cod2");
+    assert_eq!(game_of("Call of Duty 4"), "cod4");
+    assert_eq!(game_of("IW4"), "iw4x");
 }
 
 #[test]
