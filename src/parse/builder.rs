@@ -296,7 +296,9 @@ impl MatchBuilder {
 /// What a kill between two different players was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kill {
+    /// An opponent (or anyone, outside team play).
     Frag,
+    /// A player of the killer's own side.
     TeamKill,
 }
 
