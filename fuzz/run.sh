@@ -9,7 +9,7 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
 ./fuzz/seed.sh
 # The code is safe Rust: what we look for is panics, hangs and blown-up memory, so no sanitizer
 # (ASan slows the whole-pipeline target to about one run a second).
-for target in q3_parser hl_parser build_pipeline; do
+for target in q3_parser hl_parser cod_parser et_parser build_pipeline; do
   max_len=65536
   [ "$target" = build_pipeline ] && max_len=16384
   RUSTC_BOOTSTRAP=1 cargo fuzz run -O --sanitizer none "$target" "fuzz/corpus/$target" -- \

@@ -3,7 +3,7 @@
 # (libFuzzer works best on small inputs), plus the sample logs.
 set -euo pipefail
 cd "$(dirname "$0")"
-for target in q3_parser hl_parser build_pipeline; do
+for target in q3_parser hl_parser cod_parser et_parser build_pipeline; do
   mkdir -p "corpus/$target"
   for f in ../../shared/data/openarena/*/*.log ../../shared/data/public/*/*.log ../sample-logs/*.log; do
     [ -f "$f" ] || continue

@@ -134,7 +134,7 @@ struct Upload {
 
 /// Runs `steps` random uploads, checking every build; returns how many builds resumed the
 /// rating replay and replayed new matches after it.
-fn random_uploads(seed: u64, steps: usize) -> usize {
+fn random_uploads(sources: &[&str], seed: u64, steps: usize) -> usize {
     let site = Site::new();
     let mut rng = Rng(seed);
     let mut uploads: Vec<Upload> = Vec::new();
@@ -162,7 +162,7 @@ fn random_uploads(seed: u64, steps: usize) -> usize {
             // Rotation: the file is replaced by the start of another log.
             5 if !uploads.is_empty() => {
                 let u = rng.below(uploads.len());
-                let source = shared(SOURCES[rng.below(SOURCES.len())]);
+                let source = shared(sources[rng.below(sources.len())]);
                 let written = rng.below(source.len());
                 std::fs::write(site.logs().join(&uploads[u].name), &source[..written]).unwrap();
                 uploads[u].source = source;
@@ -186,7 +186,7 @@ fn random_uploads(seed: u64, steps: usize) -> usize {
             }
             // A new log; sometimes an old one that sorts first ("a-") arriving last.
             _ => {
-                let source = shared(SOURCES[rng.below(SOURCES.len())]);
+                let source = shared(sources[rng.below(sources.len())]);
                 let prefix = if rng.below(3) == 0 { "a-old" } else { "server" };
                 let name = format!("{prefix}-{next_name}.log");
                 next_name += 1;
@@ -229,12 +229,26 @@ fn random_uploads(seed: u64, steps: usize) -> usize {
 fn random_uploads_give_the_full_build_bytes() {
     let ratings_resumed: usize = [1, 7, 42]
         .iter()
-        .map(|&seed| random_uploads(seed, 14))
+        .map(|&seed| random_uploads(&SOURCES, seed, 14))
         .sum();
     assert!(
         ratings_resumed > 0,
         "no build resumed the rating replay with new matches"
     );
+}
+
+/// Issue 16: Call of Duty and Enemy Territory logs growing, rotated and copied (cut anywhere,
+/// also before the lines that tell their format apart) build the same site as a full build.
+#[test]
+fn random_uploads_of_cod_and_et_logs_give_the_full_build_bytes() {
+    let sources = [
+        "public/cod/iw4x-mw2-hidenseek-games_mp.log",
+        "public/cod/cod4-iclan-svr-games_mp.log",
+        "public/et/etl-bobot-etconsole.log",
+    ];
+    for seed in [3, 11] {
+        random_uploads(&sources, seed, 10);
+    }
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{fragstats, shared, stderr};
+use common::{fragstats, games, shared, stderr};
 
 /// The logs the foundation issue names: all OpenArena bot logs and the public logs.
 fn q3_family_logs() -> Vec<PathBuf> {
@@ -81,6 +81,16 @@ fn independent_counts(roots: &[PathBuf]) -> HashMap<String, Counts> {
     }
     for f in files {
         let bytes = std::fs::read(&f).unwrap();
+        if let Some(naive) = naive_other_game(&f, &bytes) {
+            for (name, [kills, deaths, suicides, team_kills]) in naive {
+                let c = counts.entry(name).or_default();
+                c.kills += kills;
+                c.deaths += deaths;
+                c.suicides += suicides;
+                c.team_kills += team_kills;
+            }
+            continue;
+        }
         let text = String::from_utf8_lossy(&bytes);
         if !text.contains("InitGame:") && !text.contains(" Kill: ") {
             continue;
@@ -141,6 +151,80 @@ fn independent_counts(roots: &[PathBuf]) -> HashMap<String, Counts> {
         }
     }
     counts
+}
+
+/// The naive count of a Call of Duty or Enemy Territory log (by its folder in `public`).
+fn naive_other_game(f: &Path, bytes: &[u8]) -> Option<HashMap<String, games::Tally>> {
+    let folder = f.parent()?.file_name()?.to_str()?;
+    match folder {
+        "cod" => Some(games::cod_counts(bytes)),
+        "et" => Some(games::et_counts(bytes)),
+        _ => None,
+    }
+}
+
+/// Issue 16: for every Call of Duty and Enemy Territory log, a site built from that file alone
+/// has, for every player, the kills, deaths, suicides and team kills of the naive count.
+#[test]
+fn cod_and_et_logs_have_exact_counts_per_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = ["cod", "et"]
+        .iter()
+        .flat_map(|d| walk(&shared().join("public").join(d)))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 5);
+    for (n, f) in files.iter().enumerate() {
+        // A site of its own (config, state and archive), so no other build's matches mix in.
+        let dir = tmp.path().join(format!("site{n}"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("site.toml"), "").unwrap();
+        let out = dir.join("public");
+        let o = build_site(&out, std::slice::from_ref(f), &dir);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let bytes = std::fs::read(f).unwrap();
+        let want = naive_other_game(f, &bytes).unwrap();
+        let players = json(&out.join("data/players.json"));
+        let players = players.as_array().unwrap();
+        let mut seen = 0;
+        for p in players {
+            let name = p["plain_name"].as_str().unwrap();
+            let got = [
+                p["kills"].as_u64().unwrap() as u32,
+                p["deaths"].as_u64().unwrap() as u32,
+                p["suicides"].as_u64().unwrap() as u32,
+                p["team_kills"].as_u64().unwrap() as u32,
+            ];
+            let expected = want.get(name).copied().unwrap_or_default();
+            assert_eq!(got, expected, "{}: {name}", f.display());
+            seen += usize::from(want.contains_key(name));
+        }
+        assert_eq!(
+            seen,
+            want.len(),
+            "{}: every counted player has a page",
+            f.display()
+        );
+        if f.to_string_lossy().contains("/et/") {
+            // No times in an ET console log: its match page draws no frag curve.
+            let matches = json(&out.join("data/matches.json"));
+            let page = std::fs::read_to_string(out.join(matches[0]["url"].as_str().unwrap()));
+            assert!(!page.unwrap().contains("Frags over the match"));
+        }
+        // No GUID of the log anywhere in the site.
+        let text = String::from_utf8_lossy(&bytes).to_ascii_lowercase();
+        let guids: Vec<&str> = text
+            .split(|c: char| !c.is_ascii_hexdigit())
+            .filter(|t| t.len() >= 16 && !t.bytes().all(|b| b == b'0'))
+            .collect();
+        for page in walk(&out) {
+            let page_text =
+                String::from_utf8_lossy(&std::fs::read(&page).unwrap()).to_ascii_lowercase();
+            for g in &guids {
+                assert!(!page_text.contains(g), "GUID in {}", page.display());
+            }
+        }
+    }
 }
 
 fn walk(p: &Path) -> Vec<PathBuf> {
@@ -372,11 +456,9 @@ fn config_paths_are_relative_to_the_config_file() {
 fn ratings_in_players_and_clans_json() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
-    let o = build_site(
-        &out,
-        &[shared().join("openarena")],
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-    );
+    // Its own state folder: the repository's holds the archived matches of every log other
+    // tests built (clans from the public logs would join).
+    let o = build_site(&out, &[shared().join("openarena")], tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let players = json(&out.join("data/players.json"));
     let players = players.as_array().unwrap();

@@ -12,9 +12,18 @@ pub fn weapon_label<'a>(game: &str, raw: &'a str) -> Cow<'a, str> {
         "cs16" | "css" | "csgo" | "cs2" => counter_strike(raw),
         "tf2" => team_fortress(raw),
         "l4d2" => left4dead(raw),
+        "cod" | "cod2" | "cod4" | "iw4x" | "codwaw" => crate::parse::cod::weapon_label(raw),
+        "et" => crate::parse::et::weapon_label(raw),
         "" => counter_strike(raw)
             .or_else(|| team_fortress(raw))
-            .or_else(|| left4dead(raw)),
+            .or_else(|| left4dead(raw))
+            // Call of Duty weapons end in `_mp`; its and ET's `MOD_` names would clash with
+            // Quake 3's (`MOD_MACHINEGUN`), which read as words below.
+            .or_else(|| {
+                raw.ends_with("_mp")
+                    .then(|| crate::parse::cod::weapon_label(raw))
+                    .flatten()
+            }),
         _ => None,
     };
     match label {
@@ -193,5 +202,16 @@ mod tests {
         assert_eq!(weapon_label("tf2", "the_new_thing"), "the_new_thing");
         assert_eq!(weapon_label("quake3", "MOD_ROCKET_SPLASH"), "Rocket splash");
         assert_eq!(weapon_label("", "tf_projectile_pipe"), "Grenade");
+        assert_eq!(weapon_label("cod2", "mp44_mp"), "MP44");
+        assert_eq!(
+            weapon_label("iw4x", "deserteagle_tactical_mp"),
+            "Desert Eagle"
+        );
+        assert_eq!(weapon_label("et", "MOD_MP40"), "MP40");
+        assert_eq!(weapon_label("", "panzerschreck_mp"), "Panzerschreck");
+        assert_eq!(weapon_label("cod4", "MOD_GRENADE_SPLASH"), "Grenade splash");
+        assert_eq!(weapon_label("cod4", "MOD_TRIGGER_HURT"), "Map hazard");
+        assert_eq!(weapon_label("", "MOD_TRIGGER_HURT"), "Trigger hurt");
+        assert_eq!(weapon_label("", "MOD_MACHINEGUN"), "Machinegun");
     }
 }

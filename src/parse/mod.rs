@@ -2,6 +2,9 @@
 //! format behind the [`LogFormat`] trait. Parsers stream: they hold one line and the match being
 //! built, never the whole file.
 
+pub mod builder;
+pub mod cod;
+pub mod et;
 pub mod hl;
 pub mod lines;
 pub mod q3;
@@ -60,7 +63,8 @@ pub trait LogFormat: Sync {
 
 /// Every format fragstats can parse, in sniffing order.
 pub fn formats() -> &'static [&'static dyn LogFormat] {
-    &[&q3::Quake3, &hl::HalfLife]
+    // Call of Duty logs have the Quake 3 frame and InitGame lines: they are sniffed first.
+    &[&cod::CallOfDuty, &q3::Quake3, &et::EnemyTerritory, &hl::HalfLife]
 }
 
 /// What sniffing a file's head found.

@@ -123,7 +123,7 @@ impl LogFormat for Quake3 {
 }
 
 /// Splits `  12:34 Kind: payload` into (seconds, `Kind: payload`). None when there is no stamp.
-fn split_stamp(line: &str) -> Option<(u32, &str)> {
+pub(crate) fn split_stamp(line: &str) -> Option<(u32, &str)> {
     let t = line.trim_start_matches(' ');
     let colon = t.find(':')?;
     let (min, rest) = (&t[..colon], &t[colon + 1..]);
@@ -146,7 +146,7 @@ fn split_stamp(line: &str) -> Option<(u32, &str)> {
 }
 
 /// Iterates `key\value` pairs of a Quake info string (leading `\` optional).
-fn info_pairs(s: &str) -> impl Iterator<Item = (&str, &str)> {
+pub(crate) fn info_pairs(s: &str) -> impl Iterator<Item = (&str, &str)> {
     let s = s.strip_prefix('\\').unwrap_or(s);
     let mut parts = s.split('\\');
     std::iter::from_fn(move || {
@@ -295,7 +295,7 @@ impl ClientIds {
 }
 
 /// The hash kept of a client id: `kind` (`auth`, `guid`) and the id, case-insensitive.
-fn uid_of(kind: &str, id: &str) -> Option<u64> {
+pub(crate) fn uid_of(kind: &str, id: &str) -> Option<u64> {
     let id = id.trim();
     // Empty, and all-zero ids (bots, LAN clients without a key), identify nobody.
     if id.is_empty() || id.bytes().all(|b| b == b'0') || id == "--" {

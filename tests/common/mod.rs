@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod games;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

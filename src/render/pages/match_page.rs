@@ -40,6 +40,10 @@ impl Renderer<'_> {
     /// Cumulative frags over match time of the match's five best fraggers.
     pub(in crate::render) fn timeline(&self, i: usize) -> String {
         let m = &self.input.matches[i];
+        // A log with no times (Enemy Territory console logs): no curve to draw.
+        if m.duration_seconds == 0 {
+            return String::new();
+        }
         let ms = &self.input.stats.matches[i];
         let ids = &self.input.roster.match_players[i];
         let mut best: Vec<&crate::stats::MatchLine> =

@@ -1,0 +1,28 @@
+//! Any bytes as a Call of Duty `games_mp.log`: the parser must never panic, and every match it returns must be
+//! internally consistent (event player numbers inside the match, weapon indices valid).
+#![no_main]
+
+use fragstats::diagnostics::FileReport;
+use fragstats::model::{EventKind, NO_PLAYER};
+use fragstats::parse::{LogFormat, Source, cod::CallOfDuty};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = CallOfDuty.sniff(data);
+    let source = Source { path: "fuzz.log".into(), file_index: 0 };
+    let mut report = FileReport::new("fuzz.log");
+    let mut input = data;
+    let mut matches = Vec::new();
+    CallOfDuty.parse(&mut input, &source, &mut report, &mut |m| matches.push(m), None).unwrap();
+    for m in &matches {
+        assert!(m.players.iter().any(|p| p.active));
+        for e in &m.events {
+            assert!((e.actor as usize) < m.players.len());
+            assert!(e.target == NO_PLAYER || (e.target as usize) < m.players.len());
+            assert!(e.time <= m.duration_seconds);
+            if matches!(e.kind, EventKind::Frag | EventKind::Suicide | EventKind::TeamKill) {
+                assert!(usize::from(e.detail) < m.weapons.len());
+            }
+        }
+    }
+});

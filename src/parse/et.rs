@@ -1,0 +1,547 @@
+//! Wolfenstein: Enemy Territory and ET: Legacy console logs (`logfile 1`, `etconsole.log`):
+//!
+//! ```text
+//! Kill: 13 4 72: ^4SERIAL^1Killer killed Germanimal by MOD_BAR
+//! ```
+//!
+//! The game's Quake 3 style lines (`InitGame:`, `ClientUserinfoChanged:`, `Kill:`,
+//! `ClientDisconnect:`, `ShutdownGame:`) mixed with engine and mod output, with **no timestamps**:
+//! every event of a match is at time 0 and a match has no duration. A `Kill:` can be glued to the
+//! end of another message's line (a mod print with no newline), so it is looked for anywhere in a
+//! line; its names must then match the slots' names, so chat that quotes a kill line cannot forge
+//! one. A match runs from `InitGame` to `ShutdownGame` (a server shutdown mid-game logs one too);
+//! there is no end-of-game result in these logs. `MOD_SWITCHTEAM` self-kills are logged when a
+//! player changes team: they count as nothing (not a suicide the player chose).
+//!
+//! Players are client slots named by their latest `ClientUserinfoChanged` (`n\` name, `t\` team:
+//! 1 axis = red, 2 allies = blue, 3 spectator; `skill\` marks a bot). The `cl_guid` of the
+//! `Userinfo:` line before it is hashed into [`crate::model::MatchPlayer::uid`] and never kept;
+//! the ip in that line is never read.
+
+use std::io::BufRead;
+
+use super::builder::{Kill, MatchBuilder, decode};
+use super::lines::{Line, LineReader, complete_lines};
+use super::q3::{info_pairs, uid_of};
+use super::{Checkpoint, LogFormat, Source};
+use crate::diagnostics::FileReport;
+use crate::model::names::plain_name;
+use crate::model::{GameType, Match, Team};
+
+/// Slot numbers the game uses for the world as a killer.
+const WORLD_SLOTS: [i64; 2] = [1022, 1023];
+/// Client slots above this are not real clients.
+const MAX_SLOT: i64 = 1023;
+
+/// The Enemy Territory console log parser.
+pub struct EnemyTerritory;
+
+impl LogFormat for EnemyTerritory {
+    fn name(&self) -> &'static str {
+        "enemyterritory"
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        // The engine's banner or the game's InitGame, and lines with no level-time stamp.
+        let mut et = false;
+        let mut game_lines = 0;
+        for line in complete_lines(head).take(2000) {
+            let text = decode(line);
+            if let Some(info) = text.strip_prefix("InitGame: ") {
+                et |= info_pairs(info).any(|(k, v)| {
+                    k.eq_ignore_ascii_case("version")
+                        && (v.starts_with("ET ") || v.starts_with("ET:") || v.contains("ET Legacy"))
+                });
+            }
+            et |= text.starts_with("ET: Legacy") || text.starts_with("ET 2.");
+            game_lines += usize::from(
+                [
+                    "ClientUserinfoChanged: ",
+                    "Kill: ",
+                    "InitGame: ",
+                    "ClientConnect: ",
+                ]
+                .iter()
+                .any(|p| text.starts_with(p)),
+            );
+        }
+        et && game_lines > 0
+    }
+
+    fn parse(
+        &self,
+        input: &mut dyn BufRead,
+        source: &Source,
+        report: &mut FileReport,
+        emit: &mut dyn FnMut(Match),
+        resume: Option<&Checkpoint>,
+    ) -> std::io::Result<Option<Checkpoint>> {
+        let mut reader = LineReader::new(input);
+        let mut parser = Parser {
+            source,
+            current: None,
+            emitted: 0,
+            slots: Vec::new(),
+            pending_uid: None,
+            last_chat: String::new(),
+        };
+        if let Some(c) = resume {
+            reader = reader.starting_at(c.line, c.offset);
+            parser.emitted = c.matches;
+        }
+        let mut checkpoint = None;
+        while let Some((number, line)) = reader.next_line()? {
+            let shutdown = match line {
+                Line::TooLong => {
+                    report.skip_line("line longer than 64 KiB", number, "");
+                    false
+                }
+                Line::Text(bytes) => parser.line(&decode(bytes), number, report, emit),
+            };
+            // After a ShutdownGame no match is open and no slot is held: a place to resume.
+            if shutdown && reader.complete && parser.current.is_none() {
+                let mut r = report.clone();
+                r.lines = number;
+                r.matches = parser.emitted;
+                checkpoint = Some(Checkpoint {
+                    offset: reader.consumed,
+                    line: number,
+                    matches: parser.emitted,
+                    report: r,
+                    state: Vec::new(),
+                });
+            }
+        }
+        report.lines = reader.number;
+        parser.close(None, report, emit);
+        report.matches = parser.emitted;
+        Ok(checkpoint)
+    }
+}
+
+/// What the latest userinfo line said about a client slot.
+#[derive(Clone)]
+struct Slot {
+    slot: i64,
+    name: String,
+    team: Team,
+    skill: Option<f32>,
+    uid: Option<u64>,
+}
+
+impl Slot {
+    /// The key of the slot's match player: its GUID where it has one, else slot and name (two
+    /// slots sharing a name are two players).
+    fn key(&self) -> String {
+        match self.uid {
+            Some(uid) => format!("g{uid:016x}"),
+            None => format!("s{}\\{}", self.slot, plain_name(&self.name)),
+        }
+    }
+}
+
+fn team_from_number(t: &str) -> Team {
+    match t.trim() {
+        "1" => Team::Red,
+        "2" => Team::Blue,
+        "3" => Team::Spectator,
+        _ => Team::Free,
+    }
+}
+
+/// Game type from `g_gametype`: 2 objective, 3 stopwatch, 4 campaign, 5 last man standing,
+/// 6 map voting (ET: Legacy).
+fn game_type(raw: Option<&str>) -> GameType {
+    let gt = |code: &str, name: &str, team_based: bool| GameType {
+        code: code.to_string(),
+        name: name.to_string(),
+        team_based,
+        duel: false,
+    };
+    match raw.map(str::trim) {
+        Some("2") => gt("obj", "Objective", true),
+        Some("3") => gt("sw", "Stopwatch", true),
+        Some("4") => gt("campaign", "Campaign", true),
+        Some("5") => gt("lms", "Last Man Standing", true),
+        Some("6") => gt("mapvote", "Map Voting", true),
+        Some(n) if !n.is_empty() && n.len() <= 4 && n.bytes().all(|b| b.is_ascii_digit()) => {
+            gt(&format!("mode{n}"), &format!("Mode {n}"), true)
+        }
+        _ => gt("unknown", "Unknown", false),
+    }
+}
+
+/// Game lines that carry nothing the model uses.
+fn is_ignored(kind: &str) -> bool {
+    matches!(
+        kind,
+        "ClientConnect"
+            | "ClientBegin"
+            | "Item"
+            | "say"
+            | "sayteam"
+            | "saybuddy"
+            | "tell"
+            | "Voice"
+            | "Medic_Revive"
+            | "Health_Pack"
+            | "Ammo_Pack"
+            | "WeaponStats"
+            | "broadcast"
+            | "Dynamite_Plant"
+            | "Dynamite_Diffuse"
+            | "Repair"
+            | "Objective_Destroyed"
+            | "Exit"
+            | "red"
+            | "score"
+            | "Callvote"
+            | "Vote"
+    )
+}
+
+const UNKNOWN_SLOT: &str =
+    "Kill line names a client slot with no player (no ClientUserinfoChanged before it)";
+const MISMATCH: &str = "Kill line whose names are not its slots' names (chat, or a cut-off line)";
+const MALFORMED: &str = "malformed line (fields missing or not numbers)";
+
+struct Parser<'s> {
+    source: &'s Source,
+    current: Option<MatchBuilder>,
+    emitted: usize,
+    slots: Vec<Slot>,
+    /// The hashed `cl_guid` of the last `Userinfo:` line, for the next userinfo change.
+    pending_uid: Option<u64>,
+    /// The text of the last `say:` line: the console echoes it on the next line.
+    last_chat: String,
+}
+
+impl Parser<'_> {
+    /// Reads one line; true when it was a `ShutdownGame`.
+    fn line(
+        &mut self,
+        text: &str,
+        number: u64,
+        report: &mut FileReport,
+        emit: &mut dyn FnMut(Match),
+    ) -> bool {
+        let t = text.trim_end();
+        if t.is_empty() || t.starts_with("---") || t.starts_with("====") {
+            return false;
+        }
+        let kind = t
+            .split_once(':')
+            .map(|(k, _)| k)
+            .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+        if let Some(b) = self.current.as_mut() {
+            b.hash_line(t.as_bytes(), kind == Some("Kill"));
+        }
+        let payload = |k: &str| t[k.len() + 1..].trim_start();
+        match kind {
+            Some("InitGame") => {
+                self.close(
+                    Some("closed by the next InitGame (no ShutdownGame)"),
+                    report,
+                    emit,
+                );
+                self.init_game(payload("InitGame"), number);
+            }
+            Some("ShutdownGame") => {
+                if let Some(b) = self.current.as_mut() {
+                    b.shutdown = true;
+                }
+                self.close(None, report, emit);
+                // Clients reconnect on the next map: no slot crosses a ShutdownGame (so a
+                // checkpoint here needs no state).
+                self.slots.clear();
+                self.pending_uid = None;
+                return true;
+            }
+            Some("ClientUserinfoChanged") => {
+                if !self.userinfo(payload("ClientUserinfoChanged"), number) {
+                    report.skip_line(&format!("{MALFORMED}: ClientUserinfoChanged"), number, t);
+                }
+            }
+            Some("Userinfo") => {
+                self.pending_uid = info_pairs(payload("Userinfo"))
+                    .find(|(k, _)| k.eq_ignore_ascii_case("cl_guid"))
+                    .and_then(|(_, v)| uid_of("guid", v));
+            }
+            Some("ClientDisconnect") => self.disconnect(payload("ClientDisconnect"), number),
+            Some("Kill") => self.kill(payload("Kill"), t, number, report),
+            Some(k) if matches!(k, "say" | "sayteam" | "saybuddy") => {
+                // `say: Eva: text`; the echo `Eva^7: text` follows.
+                self.last_chat = payload(k)
+                    .split_once(": ")
+                    .map_or("", |(_, msg)| msg)
+                    .to_string();
+            }
+            Some(k) if is_ignored(k) => {}
+            _ => {
+                // A kill glued to the end of another message, unless the line is chat's echo.
+                let echo = !self.last_chat.is_empty() && t.ends_with(self.last_chat.as_str());
+                match t.find("Kill: ").filter(|_| !echo) {
+                    Some(at) => {
+                        self.kill(t[at + 6..].trim_start(), t, number, report);
+                    }
+                    None if kind.is_some() => report.skip_line("unknown line kind", number, t),
+                    None => report.skip_line(
+                        "engine or mod console output (not a game line)",
+                        number,
+                        t,
+                    ),
+                }
+            }
+        }
+        if !matches!(kind, Some("say" | "sayteam" | "saybuddy")) {
+            self.last_chat.clear();
+        }
+        false
+    }
+
+    fn init_game(&mut self, payload: &str, number: u64) {
+        let mut b = MatchBuilder::new(self.source, number, 0, "et");
+        b.hash_line(b"InitGame", false);
+        b.hash_line(payload.as_bytes(), false);
+        let mut gametype = None;
+        for (k, v) in info_pairs(payload) {
+            match k.to_ascii_lowercase().as_str() {
+                "mapname" => b.m.map = v.to_string(),
+                "g_gametype" => gametype = Some(v),
+                "sv_hostname" => b.m.server = v.to_string(),
+                _ => {}
+            }
+        }
+        b.m.gametype = game_type(gametype);
+        self.current = Some(b);
+    }
+
+    /// The current match, or a partial one when the file starts mid-game.
+    fn builder(&mut self, number: u64, report: &mut FileReport) -> &mut MatchBuilder {
+        let source = self.source;
+        self.current.get_or_insert_with(|| {
+            report.note(
+                "match starts before the file (no InitGame; map unknown)",
+                number,
+                "",
+            );
+            let mut b = MatchBuilder::new(source, number, 0, "et");
+            b.m.partial = true;
+            b
+        })
+    }
+
+    /// `ClientUserinfoChanged: 1 n\Eva\t\1\skill\3\c\6\...`
+    fn userinfo(&mut self, payload: &str, number: u64) -> bool {
+        let Some((slot, info)) = payload.split_once(' ') else {
+            return false;
+        };
+        let Ok(slot) = slot.parse::<i64>() else {
+            return false;
+        };
+        if !(0..=MAX_SLOT).contains(&slot) {
+            return false;
+        }
+        let (mut name, mut team, mut skill) = (None, Team::Free, None);
+        for (k, v) in info_pairs(info) {
+            match k {
+                "n" => name = Some(v),
+                "t" => team = team_from_number(v),
+                "skill" => skill = v.trim().parse::<f32>().ok().filter(|s| s.is_finite()),
+                _ => {}
+            }
+        }
+        let Some(name) = name else {
+            return false;
+        };
+        let old = self.slots.iter().position(|s| s.slot == slot);
+        let uid = self
+            .pending_uid
+            .take()
+            .or_else(|| old.and_then(|i| self.slots[i].uid));
+        let new = Slot {
+            slot,
+            name: name.to_string(),
+            team,
+            skill,
+            uid,
+        };
+        let key = new.key();
+        let old_key = old.map(|i| self.slots.swap_remove(i).key());
+        self.slots.push(new);
+        if let Some(b) = self.current.as_mut() {
+            // Players enter the match when they first play on a side or in a kill.
+            if b.find(&key).is_some() || team.is_playing() {
+                let i = enter(b, &self.slots[self.slots.len() - 1], number);
+                b.set_team(i, team, 0, number);
+            }
+            if let Some(old_key) = old_key.filter(|k| *k != key) {
+                release(b, &self.slots, &old_key, number);
+            }
+        }
+        true
+    }
+
+    /// `ClientDisconnect: 1`
+    fn disconnect(&mut self, payload: &str, number: u64) {
+        let Ok(slot) = payload.trim().parse::<i64>() else {
+            return;
+        };
+        if let Some(i) = self.slots.iter().position(|s| s.slot == slot) {
+            let key = self.slots.swap_remove(i).key();
+            if let Some(b) = self.current.as_mut() {
+                release(b, &self.slots, &key, number);
+            }
+        }
+    }
+
+    /// `Kill: 0 6 10: Rukus killed ^1Odin by MOD_THOMPSON` (the payload after `Kill:`).
+    fn kill(&mut self, payload: &str, shown: &str, number: u64, report: &mut FileReport) {
+        let parsed = payload.split_once(':').and_then(|(nums, text)| {
+            let mut it = nums.split_ascii_whitespace().map(|n| n.parse::<i64>());
+            match (it.next(), it.next(), it.next(), it.next()) {
+                (Some(Ok(k)), Some(Ok(v)), Some(Ok(_)), None) => Some((k, v, text.trim())),
+                _ => None,
+            }
+        });
+        let Some((killer, victim, text)) = parsed else {
+            report.skip_line(&format!("{MALFORMED}: Kill"), number, shown);
+            return;
+        };
+        let Some((names, weapon)) = text.rsplit_once(" by ") else {
+            report.skip_line(&format!("{MALFORMED}: Kill"), number, shown);
+            return;
+        };
+        let weapon = weapon.trim();
+        let world = WORLD_SLOTS.contains(&killer);
+        let slot = |s: i64| self.slots.iter().find(|x| x.slot == s);
+        let (Some(v), Some(k)) = (
+            slot(victim),
+            if world { slot(victim) } else { slot(killer) },
+        ) else {
+            report.skip_line(UNKNOWN_SLOT, number, shown);
+            return;
+        };
+        let kname = if world { "<world>" } else { k.name.as_str() };
+        if names != format!("{kname} killed {}", v.name) {
+            report.skip_line(MISMATCH, number, shown);
+            return;
+        }
+        if weapon == "MOD_SWITCHTEAM" {
+            report.skip_line(
+                "team-switch self-kill (MOD_SWITCHTEAM: not a suicide the player chose)",
+                number,
+                shown,
+            );
+            return;
+        }
+        let (vteam, kteam) = (v.team, k.team);
+        let (vi, ki) = {
+            let (v, k) = (v.clone(), k.clone());
+            let b = self.builder(number, report);
+            let vi = enter(b, &v, number);
+            let ki = (!world && killer != victim).then(|| enter(b, &k, number));
+            (vi, ki)
+        };
+        let Some(b) = self.current.as_mut() else {
+            return;
+        };
+        let kind = if kteam.is_side() && kteam == vteam {
+            Kill::TeamKill
+        } else {
+            Kill::Frag
+        };
+        b.kill((0, number), ki, vi, kind, weapon);
+    }
+
+    /// Finishes the current match and emits it when someone played in it.
+    fn close(&mut self, why: Option<&str>, report: &mut FileReport, emit: &mut dyn FnMut(Match)) {
+        let Some(b) = self.current.take() else {
+            return;
+        };
+        if let Some(m) = b.finish(why, report) {
+            self.emitted += 1;
+            emit(m);
+        }
+    }
+}
+
+/// The match player of a slot (created on its side on first sight), with its bot mark and uid.
+fn enter(b: &mut MatchBuilder, slot: &Slot, number: u64) -> u32 {
+    let i = b.player(&slot.key(), &slot.name, slot.team, 0, number);
+    let p = &mut b.m.players[i as usize];
+    if slot.skill.is_some() {
+        p.bot = true;
+        p.bot_skill = slot.skill;
+    }
+    if slot.uid.is_some() {
+        p.uid = slot.uid;
+    }
+    i
+}
+
+/// The slot that held `key` dropped it: its player leaves unless another slot still holds them.
+fn release(b: &mut MatchBuilder, slots: &[Slot], key: &str, number: u64) {
+    if slots.iter().any(|s| s.key() == key) {
+        return;
+    }
+    if let Some(i) = b.find(key) {
+        b.leave(i, 0, number);
+    }
+}
+
+/// A readable label for an Enemy Territory means of death (`MOD_MP40` -> MP40); None for names
+/// this table does not know.
+pub fn weapon_label(raw: &str) -> Option<&'static str> {
+    Some(match raw {
+        "MOD_MP40" => "MP40",
+        "MOD_THOMPSON" => "Thompson",
+        "MOD_STEN" => "Sten",
+        "MOD_MP34" => "MP34",
+        "MOD_STG44" => "StG 44",
+        "MOD_BAR" => "BAR",
+        "MOD_FG42" | "MOD_FG42SCOPE" => "FG42",
+        "MOD_VENOM" => "Venom",
+        "MOD_MG42" | "MOD_BROWNING" | "MOD_MOBILE_MG42" | "MOD_MOBILE_BROWNING" => "Machine gun",
+        "MOD_MACHINEGUN" => "Mounted gun",
+        "MOD_CARBINE" | "MOD_GARAND" => "M1 Garand",
+        "MOD_KAR98" | "MOD_K43" => "K43",
+        "MOD_GARAND_SCOPE" => "M1 Garand (scoped)",
+        "MOD_K43_SCOPE" => "K43 (scoped)",
+        "MOD_M7" => "M7 rifle grenade",
+        "MOD_GPG40" => "GPG40 rifle grenade",
+        "MOD_GRENADE_LAUNCHER" | "MOD_GRENADE_PINEAPPLE" | "MOD_GRENADE" => "Grenade",
+        "MOD_FLAMETHROWER" => "Flamethrower",
+        "MOD_PANZERFAUST" | "MOD_BAZOOKA" => "Panzerfaust",
+        "MOD_MORTAR" | "MOD_MORTAR2" => "Mortar",
+        "MOD_COLT" | "MOD_AKIMBO_COLT" | "MOD_SILENCED_COLT" | "MOD_AKIMBO_SILENCEDCOLT" => "Colt",
+        "MOD_LUGER" | "MOD_AKIMBO_LUGER" | "MOD_SILENCER" | "MOD_AKIMBO_SILENCEDLUGER" => "Luger",
+        "MOD_KNIFE" => "Knife",
+        "MOD_SMOKEGRENADE" | "MOD_SMOKEBOMB" => "Smoke grenade",
+        "MOD_DYNAMITE" => "Dynamite",
+        "MOD_LANDMINE" => "Landmine",
+        "MOD_SATCHEL" => "Satchel charge",
+        "MOD_AIRSTRIKE" => "Airstrike",
+        "MOD_ARTY" => "Artillery",
+        "MOD_SHOVE" => "Shove",
+        "MOD_GOOMBA" => "Goomba",
+        "MOD_FALLING" => "Falling",
+        "MOD_CRUSH"
+        | "MOD_CRUSH_CONSTRUCTION"
+        | "MOD_CRUSH_CONSTRUCTIONDEATH"
+        | "MOD_CRUSH_CONSTRUCTIONDEATH_NOATTACKER" => "Crushed",
+        "MOD_WATER" => "Drowned",
+        "MOD_SLIME" => "Slime",
+        "MOD_LAVA" => "Lava",
+        "MOD_TRIGGER_HURT" => "Map hazard",
+        "MOD_EXPLOSIVE" => "Explosion",
+        "MOD_TELEFRAG" => "Telefrag",
+        "MOD_SUICIDE" => "Suicide",
+        "MOD_SWITCHTEAM" => "Team switch",
+        "MOD_UNKNOWN" => "Unknown",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,252 @@
+//! Parser tests on real lines from `../shared/data/public/et` (quoted) and the quirks SOURCES.md
+//! lists for it.
+
+use super::*;
+use crate::model::EventKind as K;
+
+fn parse_bytes(bytes: &[u8]) -> (Vec<Match>, FileReport) {
+    let source = Source {
+        path: "etconsole.log".into(),
+        file_index: 0,
+    };
+    let mut report = FileReport::new("etconsole.log");
+    let mut out = Vec::new();
+    let mut input = bytes;
+    EnemyTerritory
+        .parse(&mut input, &source, &mut report, &mut |m| out.push(m), None)
+        .unwrap();
+    (out, report)
+}
+
+fn real_log() -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/../shared/data/public/et/etl-bobot-etconsole.log",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn kills(m: &Match) -> Vec<(K, String, String, String)> {
+    let name = |i: u32| {
+        m.players
+            .get(i as usize)
+            .map_or(String::new(), |p| p.plain.clone())
+    };
+    m.events
+        .iter()
+        .filter(|e| matches!(e.kind, K::Frag | K::Suicide | K::TeamKill))
+        .map(|e| {
+            (
+                e.kind,
+                name(e.actor),
+                name(e.target),
+                m.weapons[usize::from(e.detail)].clone(),
+            )
+        })
+        .collect()
+}
+
+fn k(kind: K, a: &str, v: &str, w: &str) -> (K, String, String, String) {
+    (kind, a.into(), v.into(), w.into())
+}
+
+/// Lines quoted from etl-bobot-etconsole.log (170-210, 454-459, 568, 630-634, 793-795, the
+/// end), shortened where the line is long.
+const ET_LINES: &[u8] = b"------------------------------------------------------------
+InitGame: \\g_maxlivesRespawnPenalty\\0\\voteFlags\\4352\\g_gametype\\2\\mapname\\oasis\\protocol\\84\\timelimit\\0\\version\\ET 2.60b win-x86 May  8 2006
+Hitch warning: 16045 msec frame time
+Client 0 connecting with 50 challenge ping
+ClientConnect: 0
+Userinfo: \\cg_etVersion\\Enemy Territory, ET 2.60b\\g_password\\none\\cl_guid\\6491090CB8791D0E4434CFA54FAA6F47\\name\\Rukus\\rate\\25000\\ip\\192.168.1.20:27960
+ClientUserinfoChanged: 0 n\\Rukus\\t\\3\\c\\0\\r\\0\\m\\0000000\\s\\0000000\\dn\\\\dr\\0\\w\\0\\lw\\0\\sw\\0\\mu\\0\\ref\\0
+Userinfo: \\cg_etVersion\\Enemy Territory, ET 2.60b\\g_password\\none\\cl_guid\\6491090CB8791D0E4434CFA54FAA6F47\\name\\Rukus\\rate\\25000\\ip\\192.168.1.20:27960
+ClientUserinfoChanged: 0 n\\Rukus\\t\\2\\c\\0\\r\\0\\m\\0000000\\s\\0000000\\dn\\\\dr\\0\\w\\8\\lw\\8\\sw\\7\\mu\\0\\ref\\0
+ClientBegin: 0
+1 : Rukus (N\xb0 0) is invulnerable. 
+ClientConnect: 1
+Userinfo: \\name\\Eva\\ip\\localhost\\team\\axis\\rate\\25000\\snaps\\20\\skill\\3
+ClientUserinfoChanged: 1 n\\Eva\\t\\3\\skill\\3\\c\\0\\r\\0\\m\\0000000\\s\\0000000\\dn\\\\dr\\0\\w\\0\\lw\\0\\sw\\0\\mu\\0
+ClientUserinfoChanged: 1 n\\Eva\\t\\0\\skill\\3\\c\\6\\r\\0\\m\\0000000\\s\\0000000\\dn\\\\dr\\0\\w\\54\\lw\\54\\sw\\48\\mu\\0
+Kill: 1 1 64: Eva killed Eva by MOD_SWITCHTEAM
+ClientUserinfoChanged: 1 n\\Eva\\t\\1\\skill\\3\\c\\6\\r\\0\\m\\0000000\\s\\0000000\\dn\\\\dr\\0\\w\\54\\lw\\54\\sw\\48\\mu\\0
+ClientUserinfoChanged: 7 n\\^$Siegfried\\t\\1\\skill\\4\\c\\1
+ClientUserinfoChanged: 12 n\\^4Eurypylos\\t\\2\\skill\\4\\c\\1
+0 : Rukus (N\xb0 0) is not invulnerable. Kill: 7 0 74: ^$Siegfried killed Rukus by MOD_MP34
+say: ^4Eurypylos: ^7fais chier maintenant! Rukus
+^4Eurypylos^7: ^7fais chier maintenant! Rukus
+Kill: 0 12 10: Rukus killed ^4Eurypylos by MOD_THOMPSON
+Kill: 0 1 10: Rukus killed Eva by MOD_THOMPSON
+Kill: 1 1 44: Eva killed Eva by MOD_M7
+Kill: 1022 7 34: <world> killed ^$Siegfried by MOD_FALLING
+say: Eva: Kill: 1 0 74: Eva killed Rukus by MOD_MP34
+Eva^7: Kill: 1 0 74: Eva killed Rukus by MOD_MP34
+Kill: 1 0 74: Eva killed Somebody by MOD_MP34
+----- Server Shutdown -----
+Sending heartbeat to etmaster.idsoftware.com
+==== ShutdownGame ====
+ShutdownGame:
+------------------------------------------------------------
+";
+
+#[test]
+fn console_log_quirks() {
+    let (ms, report) = parse_bytes(ET_LINES);
+    assert_eq!(ms.len(), 1);
+    let m = &ms[0];
+    assert_eq!(
+        (m.game.as_str(), m.map.as_str(), m.gametype.code.as_str()),
+        ("et", "oasis", "obj")
+    );
+    // No timestamps: no duration; no Exit and no score: no result.
+    assert_eq!(m.duration_seconds, 0);
+    assert!(m.events.iter().all(|e| e.time == 0));
+    assert!(m.exit_reason.is_none() && m.team_scores.is_none());
+    assert!(!m.open, "the server shutdown logged a ShutdownGame");
+    assert_eq!(
+        kills(m),
+        [
+            // Glued to the end of a mod message.
+            k(K::Frag, "^$Siegfried", "Rukus", "MOD_MP34"),
+            // Allies (blue) on allies: a team kill.
+            k(K::TeamKill, "Rukus", "Eurypylos", "MOD_THOMPSON"),
+            k(K::Frag, "Rukus", "Eva", "MOD_THOMPSON"),
+            k(K::Suicide, "Eva", "", "MOD_M7"),
+            k(K::Suicide, "^$Siegfried", "", "MOD_FALLING"),
+        ]
+    );
+    // The team switch counts as nothing, and is reported.
+    let r = "team-switch self-kill (MOD_SWITCHTEAM: not a suicide the player chose)";
+    assert_eq!(report.skipped_lines[r].count, 1);
+    // Chat quoting a kill line is not a kill; a kill whose names are not its slots' is reported.
+    assert_eq!(report.skipped_lines[MISMATCH].count, 1);
+    assert_eq!(
+        report.skipped_lines[MISMATCH].examples[0].text,
+        "Kill: 1 0 74: Eva killed Somebody by MOD_MP34"
+    );
+    // Bots by their skill; the human's cl_guid is hashed, never kept, and the ip never read.
+    let rukus = m.players.iter().find(|p| p.plain == "Rukus").unwrap();
+    assert!(!rukus.bot && rukus.uid.is_some());
+    assert_eq!(rukus.team, Team::Blue);
+    let eva = m.players.iter().find(|p| p.plain == "Eva").unwrap();
+    assert!(eva.bot && eva.bot_skill == Some(3.0) && eva.team == Team::Red);
+    let all = format!("{ms:?}{report:?}");
+    assert!(
+        !all.contains("6491090C") && !all.contains("192.168"),
+        "{all}"
+    );
+    // Engine output is counted under one reason.
+    assert!(report.skipped_lines["engine or mod console output (not a game line)"].count >= 2);
+}
+
+#[test]
+fn real_console_log() {
+    let (ms, report) = parse_bytes(&real_log());
+    // SOURCES.md: two InitGame; the first ends after a map restart with no players.
+    assert_eq!(ms.len(), 1);
+    assert_eq!(report.notes["match with no players dropped"].count, 1);
+    let m = &ms[0];
+    assert_eq!(m.line, 117);
+    // 87 Kill lines, 18 of them team switches: 69 kills, every one read.
+    let r = "team-switch self-kill (MOD_SWITCHTEAM: not a suicide the player chose)";
+    assert_eq!(report.skipped_lines[r].count, 18);
+    assert_eq!(kills(m).len(), 69);
+    assert!(!report.skipped_lines.contains_key(MISMATCH));
+    assert!(!report.skipped_lines.contains_key(UNKNOWN_SLOT));
+    // One human, the rest are Bobot bots.
+    assert_eq!(m.players.iter().filter(|p| !p.bot).count(), 1);
+    assert_eq!(m.players.len(), 19);
+    // Colour codes with letters (`^Z`, `^D`) come off the plain name.
+    assert!(m.players.iter().any(|p| p.plain == "[RW]Crazy_Dave"));
+}
+
+#[test]
+fn resuming_at_a_checkpoint_gives_the_same_matches() {
+    let bytes = real_log();
+    let (whole, _) = parse_bytes(&bytes);
+    let source = Source {
+        path: "etconsole.log".into(),
+        file_index: 0,
+    };
+    // The first game's ShutdownGame (line 108) is a checkpoint; resume there.
+    let cut = bytes
+        .split_inclusive(|b| *b == b'\n')
+        .take(110)
+        .map(<[u8]>::len)
+        .sum::<usize>();
+    let mut report = FileReport::new("etconsole.log");
+    let mut input = &bytes[..cut];
+    let cp = EnemyTerritory
+        .parse(&mut input, &source, &mut report, &mut |_| {}, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(cp.line, 108);
+    let mut report = cp.report.clone();
+    let mut rest = Vec::new();
+    let mut input = &bytes[cp.offset as usize..];
+    EnemyTerritory
+        .parse(
+            &mut input,
+            &source,
+            &mut report,
+            &mut |m| rest.push(m),
+            Some(&cp),
+        )
+        .unwrap();
+    assert_eq!(rest, whole);
+}
+
+#[test]
+fn sniffing() {
+    let log = real_log();
+    let head = &log[..log.len().min(super::super::SNIFF_BYTES)];
+    assert!(EnemyTerritory.sniff(head));
+    assert!(matches!(
+        super::super::detect(head),
+        super::super::Detected::Parser(p) if p.name() == "enemyterritory"
+    ));
+    assert!(!EnemyTerritory.sniff(b"  0:00 InitGame: \\version\\ioq3 1.36\\mapname\\q3dm17\n"));
+}
+
+#[test]
+fn weapon_labels() {
+    assert_eq!(weapon_label("MOD_MP40"), Some("MP40"));
+    assert_eq!(weapon_label("MOD_STG44"), Some("StG 44"));
+    assert_eq!(weapon_label("MOD_NEW_GUN"), None);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any bytes: no panic, and every event points inside its match.
+    #[test]
+    fn any_bytes_parse_without_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..4000)) {
+        let (ms, _) = parse_bytes(&bytes);
+        for m in &ms {
+            for e in &m.events {
+                proptest::prop_assert!((e.actor as usize) < m.players.len());
+            }
+        }
+    }
+
+    /// Real lines shuffled, cut and repeated: no panic, events inside their match.
+    #[test]
+    fn mangled_real_lines_parse_without_panic(
+        picks in proptest::collection::vec((0usize..915, 0usize..200, proptest::bool::ANY), 0..300)
+    ) {
+        let log = real_log();
+        let lines: Vec<&[u8]> = log.split(|b| *b == b'\n').collect();
+        let mut input = Vec::new();
+        for (i, cut, whole) in picks {
+            let line = lines[i % lines.len()];
+            input.extend_from_slice(if whole { line } else { &line[..cut.min(line.len())] });
+            input.push(b'\n');
+        }
+        let (ms, _) = parse_bytes(&input);
+        for m in &ms {
+            for e in &m.events {
+                proptest::prop_assert!((e.actor as usize) < m.players.len());
+                proptest::prop_assert!(e.target == crate::model::NO_PLAYER || (e.target as usize) < m.players.len());
+            }
+        }
+    }
+}
