@@ -42,6 +42,36 @@ pub struct Config {
     pub nav: Vec<NavLink>,
     /// Theme colours. Default: the built-in theme's.
     pub colors: Colors,
+    /// What to do with bots: `"show"`, `"hide"` (not listed, still counted) or `"exclude"` (their
+    /// frags dropped before counting and rating). Default: `"show"`.
+    pub bots: BotsMode,
+    /// `[moderation]`: players hidden by opt-out or excluded as banned. Default: none.
+    pub moderation: Moderation,
+}
+
+/// `bots`: how computer-controlled players appear on the site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BotsMode {
+    /// Listed like everyone else.
+    #[default]
+    Show,
+    /// Never listed by name, still counted in everyone else's numbers and ratings.
+    Hide,
+    /// Every frag a bot made or suffered is dropped before counting and rating.
+    Exclude,
+}
+
+/// `[moderation]`: names matched like aliases (colour codes ignored, after `[aliases]`).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Moderation {
+    /// Players who opted out: never named anywhere (others' pages say "anonymous"), still
+    /// counted. Default: none.
+    pub hide: Vec<String>,
+    /// Banned players: every frag they made or suffered is dropped before counting and rating,
+    /// and they are listed nowhere. Default: none.
+    pub exclude: Vec<String>,
 }
 
 /// `identity`: what makes a player the same player in every match.
@@ -96,6 +126,8 @@ impl Default for Config {
             content: PathBuf::from("content"),
             nav: Vec::new(),
             colors: Colors::default(),
+            bots: BotsMode::Show,
+            moderation: Moderation::default(),
         }
     }
 }

@@ -36,6 +36,8 @@ pub struct PlayerJson<'a> {
     /// Too little evidence for the headline rating yet (fewer frags made plus suffered than
     /// `rating.headline.provisional_incidents`).
     pub provisional: bool,
+    /// A computer-controlled player (every appearance marked as a bot by the log).
+    pub bot: bool,
     /// Becker static core value in [-1, 1]; null outside the core.
     pub static_rating: Option<f64>,
     pub in_core: bool,
@@ -108,6 +110,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         .zip(&input.stats.players)
         .zip(&links.players)
         .enumerate()
+        .filter(|(i, _)| !input.hidden[*i])
         .map(|(i, ((p, s), url))| PlayerJson {
             name: &p.name,
             plain_name: &p.key,
@@ -123,6 +126,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             rating: input.ratings.dynamic.players[i],
             headline_rating: input.ratings.headline.value.get(i).copied().unwrap_or(0.0),
             provisional: input.ratings.headline.provisional[i],
+            bot: input.bots[i],
             static_rating: st.value[i],
             in_core: st.value[i].is_some(),
             incidents: st.incidents[i],
@@ -167,6 +171,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             members: clan
                 .members
                 .iter()
+                .filter(|m| !input.hidden[**m as usize])
                 .map(|m| input.roster.players[*m as usize].key.as_str())
                 .collect(),
             rating: input.ratings.dynamic.clans[c],
@@ -208,7 +213,9 @@ fn search_index(input: &SiteInput, links: &Links) -> Result<OutputFile> {
         .players
         .iter()
         .zip(&links.players)
-        .map(|(p, url)| search_entry(p, url))
+        .zip(input.hidden)
+        .filter(|(_, hidden)| !**hidden)
+        .map(|((p, url), _)| search_entry(p, url))
         .collect();
     let json = serde_json::to_string(&entries)?.replace('<', "\\u003c");
     Ok(OutputFile {

@@ -46,6 +46,11 @@ pub struct SiteInput<'a> {
     pub stats: &'a Stats,
     pub clans: &'a Clans,
     pub ratings: &'a Ratings,
+    /// For each identity: a bot (`bot` in `data/players.json`).
+    pub bots: &'a [bool],
+    /// For each identity: never named on the site (`[moderation] hide`, hidden bots); such a
+    /// player has no page, is in no list, and shows as "anonymous" where others' pages meet them.
+    pub hidden: &'a [bool],
     /// What was read and skipped, published as `data/diagnostics.json`.
     pub diagnostics: &'a crate::diagnostics::Diagnostics,
     /// Keys of the pages already in the output.
@@ -100,7 +105,15 @@ impl Links {
             "player",
         )
         .into_iter()
-        .map(|s| format!("players/{s}.html"))
+        .zip(input.hidden)
+        // A hidden player has no page: references to them are not links.
+        .map(|(s, &hidden)| {
+            if hidden {
+                String::new()
+            } else {
+                format!("players/{s}.html")
+            }
+        })
         .collect();
         let map_names: Vec<&str> = input.stats.maps.iter().map(|m| m.name.as_str()).collect();
         let maps = map_names
@@ -182,6 +195,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     let provisional = &player_rows[established..];
     let becker_top: Vec<PlayerRow> = becker_ladder(input)
         .into_iter()
+        .filter(|&i| !input.hidden[i])
         .take(10)
         .map(|i| r.player_row(i))
         .collect();
@@ -362,10 +376,14 @@ fn render_pages<'a, V: Serialize>(
 ) -> Result<Vec<OutputFile>> {
     (0..count)
         .into_par_iter()
-        .map(|i| {
+        .filter_map(|i| {
             let url = url(i);
-            let body = templates.render(template, &common("../", &url), &view(i))?;
-            sunk(sink, html(&url, body))
+            // Pages of hidden players are not made (their URL is empty).
+            if url.is_empty() {
+                return None;
+            }
+            let body = templates.render(template, &common("../", &url), &view(i));
+            Some(body.and_then(|body| sunk(sink, html(&url, body))))
         })
         .collect()
 }

@@ -5,7 +5,7 @@ use crate::model::{EventKind, Team};
 use crate::render::charts;
 use crate::render::colour::name_html;
 use crate::render::helpers::*;
-use crate::render::renderer::Renderer;
+use crate::render::renderer::{ANONYMOUS, Renderer};
 use crate::render::views::*;
 use crate::stats::MatchStats;
 
@@ -60,7 +60,11 @@ impl Renderer<'_> {
                 }
                 points.push((end.max(points.last().map_or(0.0, |p| p.0)), count));
                 charts::Series {
-                    label: plain_label(&self.input.roster.players[l.player as usize].key),
+                    label: if self.input.hidden[l.player as usize] {
+                        ANONYMOUS.to_string()
+                    } else {
+                        plain_label(&self.input.roster.players[l.player as usize].key)
+                    },
                     points,
                 }
             })

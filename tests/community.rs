@@ -1,0 +1,283 @@
+//! End-to-end tests of a community's site (issue 17) on the real OpenArena logs in
+//! `../shared/data`: opt-outs, bans and bots.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use common::{fragstats, shared, stderr};
+
+/// Copies every `.log` under `../shared/data/openarena` to `dir`, each line passed through
+/// `keep` (a log's lines in order, with the log's relative path), keeping the folder layout.
+fn copy_logs(dir: &Path, mut edit: impl FnMut(&str) -> Option<String>) {
+    let root = shared().join("openarena");
+    for entry in walk(&root) {
+        if entry.extension().is_none_or(|e| e != "log") {
+            continue;
+        }
+        let rel = entry.strip_prefix(&root).unwrap();
+        let target = dir.join(rel);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        let text = String::from_utf8_lossy(&std::fs::read(&entry).unwrap()).into_owned();
+        let mut out = String::new();
+        for line in text.lines() {
+            if let Some(l) = edit(line) {
+                out.push_str(&l);
+                out.push('\n');
+            }
+        }
+        std::fs::write(target, out).unwrap();
+    }
+}
+
+fn walk(p: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for e in entries {
+        if e.is_dir() {
+            out.extend(walk(&e));
+        } else {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// Colour codes removed, as fragstats names players.
+fn plain(name: &str) -> String {
+    let b = name.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'^' && i + 1 < b.len() && b[i + 1] != b'^' {
+            i += 2;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).trim().to_string()
+}
+
+/// A line filter deleting, in Quake 3 log syntax, every line of the players whose plain name is
+/// in `names`: their userinfo, connect, begin, disconnect, item, award, flag, score lines, and
+/// every kill they made or suffered. A slot is theirs from the userinfo line naming them until
+/// the slot names someone else or the next game starts.
+fn deleting(names: &HashSet<String>) -> impl FnMut(&str) -> Option<String> + '_ {
+    let mut slots: HashSet<String> = HashSet::new();
+    move |line: &str| {
+        let body = line.trim_start();
+        let body = body.split_once(' ').map_or("", |(_, rest)| rest);
+        let (kind, payload) = body.split_once(':').unwrap_or((body, ""));
+        let payload = payload.trim_start();
+        let first = payload.split([' ', ':']).next().unwrap_or("");
+        match kind {
+            "InitGame" => slots.clear(),
+            "ClientUserinfoChanged" => {
+                let name = payload
+                    .split_once("n\\")
+                    .map(|(_, r)| r.split('\\').next().unwrap_or(""))
+                    .unwrap_or("");
+                if names.contains(&plain(name)) {
+                    slots.insert(first.to_string());
+                } else {
+                    slots.remove(first);
+                }
+            }
+            "Kill" => {
+                let mut ids = payload.split([' ', ':']);
+                let (a, b) = (ids.next().unwrap_or(""), ids.next().unwrap_or(""));
+                if slots.contains(a) || slots.contains(b) {
+                    return None;
+                }
+            }
+            "score" => {
+                let client = payload
+                    .split_once("client: ")
+                    .map_or("", |(_, r)| r.split(' ').next().unwrap_or(""));
+                if slots.contains(client) {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+        let slot_line = matches!(
+            kind,
+            "ClientUserinfoChanged"
+                | "ClientConnect"
+                | "ClientBegin"
+                | "ClientDisconnect"
+                | "Item"
+                | "Award"
+                | "CTF"
+                | "PlayerScore"
+        );
+        if slot_line && slots.contains(first) {
+            return None;
+        }
+        Some(line.to_string())
+    }
+}
+
+/// Builds `logs` with `config` (TOML lines) into `out`, from a site folder of its own (each build
+/// has its own state and archive); returns the players of `data/players.json`.
+fn build(tmp: &Path, logs: &Path, out: &Path, config: &str) -> Vec<serde_json::Value> {
+    let dir = tmp.join(format!(
+        "{}-site",
+        out.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toml = format!("logs = [{:?}]\n{config}", logs.display().to_string());
+    std::fs::write(dir.join("site.toml"), toml).unwrap();
+    let o = fragstats(
+        &["build", "--full", "--out", &out.display().to_string()],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let players: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("data/players.json")).unwrap()).unwrap();
+    players.as_array().unwrap().clone()
+}
+
+/// Every file under `dir` whose bytes contain one of `needles` (ASCII case ignored).
+fn files_naming(dir: &Path, needles: &[&str]) -> Vec<String> {
+    let needles: Vec<Vec<u8>> = needles.iter().map(|n| n.to_lowercase().into()).collect();
+    walk(dir)
+        .into_iter()
+        .filter(|f| {
+            let bytes = std::fs::read(f).unwrap().to_ascii_lowercase();
+            needles
+                .iter()
+                .any(|n| bytes.windows(n.len()).any(|w| w == n.as_slice()))
+        })
+        .map(|f| f.display().to_string())
+        .collect()
+}
+
+/// Asserts two players.json lists are equal, naming the first player who differs.
+fn assert_same(a: &[serde_json::Value], b: &[serde_json::Value]) {
+    let (a, b) = (by_name(a), by_name(b));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, p) in &a {
+        assert_eq!(p, &b[k], "{k} differs");
+    }
+}
+
+fn by_name(players: &[serde_json::Value]) -> std::collections::BTreeMap<String, serde_json::Value> {
+    players
+        .iter()
+        .map(|p| (p["plain_name"].as_str().unwrap().to_string(), p.clone()))
+        .collect()
+}
+
+#[test]
+fn hidden_and_excluded_players_leave_no_trace_and_exclude_equals_deleting_their_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    copy_logs(&logs, |l| Some(l.to_string()));
+    let shown = build(tmp.path(), &logs, &tmp.path().join("shown"), "");
+    let out = tmp.path().join("moderated");
+    let moderated = build(
+        tmp.path(),
+        &logs,
+        &out,
+        "[moderation]\nhide = [\"Gri^3sm\"]\nexclude = [\"^1Red^7Devil\"]\n",
+    );
+    // No byte of the output names them: plain, as coloured HTML, or as a page's slug.
+    let leaks = files_naming(
+        &out,
+        &["grism", "reddevil", "Red</span><span class=\"q7\">Devil"],
+    );
+    assert!(leaks.is_empty(), "named in {leaks:?}");
+    assert!(!out.join("players/grism.html").exists());
+    let page = std::fs::read_to_string(out.join("matches.html")).unwrap();
+    assert!(!page.is_empty());
+    let anonymous = walk(&out.join("matches")).into_iter().any(|f| {
+        std::fs::read_to_string(f)
+            .unwrap()
+            .contains(">anonymous</em>")
+    });
+    assert!(anonymous, "match pages show the hidden player as anonymous");
+    assert_eq!(moderated.len() + 2, shown.len());
+
+    // Excluding equals deleting the player's lines from the logs (hiding changes no number).
+    let cut = tmp.path().join("cut");
+    let names: HashSet<String> = ["RedDevil".to_string()].into();
+    copy_logs(&cut, deleting(&names));
+    let deleted = build(
+        tmp.path(),
+        &cut,
+        &tmp.path().join("deleted"),
+        "[moderation]\nhide = [\"Grism\"]\n",
+    );
+    assert_same(&moderated, &deleted);
+    // And it changed the ratings: RedDevil's victims and killers are rated without those frags.
+    let before = by_name(&shown);
+    let after = by_name(&moderated);
+    assert!(
+        after
+            .iter()
+            .any(|(k, p)| p["headline_rating"] != before[k]["headline_rating"])
+    );
+}
+
+#[test]
+fn bots_show_hide_exclude() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The OpenArena logs are bots only: two of them become humans (no `skill` in userinfo). They
+    // play no duels: a duel with its bot deleted from the log is a lone player's match, and the
+    // reader counts such identical leftovers once (duplicate content), which would make the
+    // deleted-lines reference differ from exclusion for a reason that is not exclusion's.
+    let humans = ["Tanisha", "Tony"];
+    let humanise = |l: &str| {
+        if l.contains("ClientUserinfoChanged")
+            && humans.iter().any(|h| l.contains(&format!("n\\{h}\\")))
+        {
+            l.replace("\\skill\\", "\\skilless\\")
+        } else {
+            l.to_string()
+        }
+    };
+    let logs = tmp.path().join("logs");
+    copy_logs(&logs, |l| Some(humanise(l)));
+    let shown = build(tmp.path(), &logs, &tmp.path().join("shown"), "");
+    let bots: HashSet<String> = shown
+        .iter()
+        .filter(|p| p["bot"].as_bool().unwrap())
+        .map(|p| p["plain_name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(bots.len() + humans.len(), shown.len(), "{bots:?}");
+    assert!(humans.iter().all(|h| !bots.contains(*h)));
+
+    // Hidden: only humans listed, with the very numbers they had with bots shown.
+    let out = tmp.path().join("hidden");
+    let hidden = build(tmp.path(), &logs, &out, "bots = \"hide\"\n");
+    let listed = by_name(&hidden);
+    assert_eq!(listed.keys().collect::<Vec<_>>(), humans);
+    let all = by_name(&shown);
+    for (k, p) in &listed {
+        assert_eq!(p, &all[k]);
+    }
+    assert!(bots.contains("xXSkullXx") && bots.contains("Angelyss"));
+    let leaks = files_naming(&out, &["xXSkullXx", "Angel</span><span class=\"q7\">yss"]);
+    assert!(leaks.is_empty(), "named in {leaks:?}");
+
+    // Excluded: exactly as if the bots' lines were not in the logs.
+    let excluded = build(
+        tmp.path(),
+        &logs,
+        &tmp.path().join("excluded"),
+        "bots = \"exclude\"\n",
+    );
+    let cut = tmp.path().join("cut");
+    let mut delete = deleting(&bots);
+    copy_logs(&cut, |l| delete(&humanise(l)));
+    let deleted = build(tmp.path(), &cut, &tmp.path().join("deleted"), "");
+    assert_same(&excluded, &deleted);
+    assert_ne!(by_name(&excluded)["Tony"], all["Tony"]);
+}
