@@ -303,6 +303,8 @@ pub fn render(
         replayed,
     } = history::fold(matches, &roster, &clans, &config.rating, resume);
     let ratings = Ratings::compute(dynamic, evaluation, &stats, &config.rating);
+    let standing =
+        crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden);
     let checkpoint =
         continuation.checkpoint(&stats, matches.len(), &roster, &clans, &config.rating);
     timer.lap("counts and ratings");
@@ -317,6 +319,7 @@ pub fn render(
                 ratings: &ratings,
                 bots: &bots,
                 hidden: &hidden,
+                standing: &standing,
                 diagnostics,
                 cache,
                 site_dir,

@@ -47,6 +47,33 @@ pub struct Config {
     pub bots: BotsMode,
     /// `[moderation]`: players hidden by opt-out or excluded as banned. Default: none.
     pub moderation: Moderation,
+    /// `[ladder]`: who is listed as active. Default: everyone.
+    pub ladder: LadderConfig,
+    /// `[[divisions]]`, best first: every ranked player gets the first whose bar they pass.
+    /// Default: none.
+    pub divisions: Vec<DivisionConfig>,
+}
+
+/// `[ladder]`: activity on the ladder.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LadderConfig {
+    /// A player not seen in the last N days of log time (before the newest match) is listed
+    /// apart as inactive: not ranked, rating kept. Default: none (everyone is active).
+    pub inactive_after_days: Option<u32>,
+}
+
+/// One `[[divisions]]` entry: a name and a bar (`top_percent` or `min_rating`; neither = every
+/// ranked player left).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DivisionConfig {
+    /// Badge shown on the ladder and the player page.
+    pub name: String,
+    /// The best this share of ranked players (by ladder position), in (0, 100].
+    pub top_percent: Option<f64>,
+    /// A headline rating of at least this.
+    pub min_rating: Option<f64>,
 }
 
 /// `bots`: how computer-controlled players appear on the site.
@@ -128,6 +155,8 @@ impl Default for Config {
             colors: Colors::default(),
             bots: BotsMode::Show,
             moderation: Moderation::default(),
+            ladder: LadderConfig::default(),
+            divisions: Vec::new(),
         }
     }
 }
@@ -411,6 +440,27 @@ impl Config {
                     "{origin}: base_url = {url:?} must be the absolute address of the published site, \
                      like \"https://stats.example.org/\""
                 );
+            }
+        }
+        for (n, d) in self.divisions.iter().enumerate() {
+            let which = format!("[[divisions]] entry {} ({:?})", n + 1, d.name);
+            if d.name.trim().is_empty() {
+                anyhow::bail!("{origin}: {which} needs a `name`");
+            }
+            if d.top_percent.is_some() && d.min_rating.is_some() {
+                anyhow::bail!(
+                    "{origin}: {which} sets both `top_percent` and `min_rating`: keep one"
+                );
+            }
+            if let Some(p) = d.top_percent
+                && !(p > 0.0 && p <= 100.0)
+            {
+                anyhow::bail!(
+                    "{origin}: {which}: top_percent = {p} must be above 0 and at most 100"
+                );
+            }
+            if d.min_rating.is_some_and(|r| !r.is_finite()) {
+                anyhow::bail!("{origin}: {which}: min_rating must be a number");
             }
         }
         let c = &self.colors;

@@ -281,3 +281,93 @@ fn bots_show_hide_exclude() {
     assert_same(&excluded, &deleted);
     assert_ne!(by_name(&excluded)["Tony"], all["Tony"]);
 }
+
+/// The plain names of the players in the logs under `../shared/data/openarena/<sub>`.
+fn names_in(sub: &str) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for f in walk(&shared().join("openarena").join(sub)) {
+        let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned();
+        for l in text.lines().filter(|l| l.contains("ClientUserinfoChanged")) {
+            if let Some((_, r)) = l.split_once("n\\") {
+                names.insert(plain(r.split('\\').next().unwrap_or("")));
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn inactive_players_and_divisions() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Every log but the team deathmatch one is moved two months back in log time.
+    let logs = tmp.path().join("logs");
+    let root = shared().join("openarena");
+    copy_logs(&logs, |l| Some(l.to_string()));
+    for f in walk(&logs) {
+        if f.starts_with(logs.join("tdm")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        std::fs::write(
+            &f,
+            text.replace("g_timestamp\\2026-11-22", "g_timestamp\\2026-09-22"),
+        )
+        .unwrap();
+    }
+    assert!(root.join("tdm").is_dir());
+    let config = "[ladder]\ninactive_after_days = 30\n\
+        [[divisions]]\nname = \"Gold\"\ntop_percent = 25\n\
+        [[divisions]]\nname = \"Silver\"\nmin_rating = 1500\n\
+        [[divisions]]\nname = \"Bronze\"\n";
+    let out = tmp.path().join("site");
+    let players = build(tmp.path(), &logs, &out, config);
+    let recent = names_in("tdm");
+    assert!(!recent.is_empty() && recent.len() < players.len());
+    for p in &players {
+        let name = p["plain_name"].as_str().unwrap();
+        let active = recent.contains(name);
+        assert_eq!(p["active"], active, "{name}");
+        let seen = if active { "2026-11-22" } else { "2026-09-22" };
+        assert_eq!(p["last_seen"], seen, "{name}");
+    }
+    // Ranked: active and not provisional, by headline rating.
+    let mut ranked: Vec<&serde_json::Value> = players
+        .iter()
+        .filter(|p| p["active"] == true && p["provisional"] == false)
+        .collect();
+    ranked.sort_by(|a, b| {
+        b["headline_rating"]
+            .as_f64()
+            .unwrap()
+            .total_cmp(&a["headline_rating"].as_f64().unwrap())
+    });
+    let gold = (ranked.len() * 25).div_ceil(100);
+    for (pos, p) in ranked.iter().enumerate() {
+        let rating = p["headline_rating"].as_f64().unwrap();
+        let want = if pos < gold {
+            "Gold"
+        } else if rating >= 1500.0 {
+            "Silver"
+        } else {
+            "Bronze"
+        };
+        assert_eq!(p["division"], want, "{}", p["plain_name"]);
+    }
+    assert!(ranked.iter().any(|p| p["division"] == "Silver"));
+    for p in players.iter().filter(|p| p["active"] == false) {
+        assert!(p["division"].is_null());
+    }
+    // The ladder lists the inactive apart, unranked, and shows the badges.
+    let page = std::fs::read_to_string(out.join("players.html")).unwrap();
+    assert!(page.contains(">inactive</span>"));
+    assert!(page.contains("class=\"tag division\" title=\"division\">Gold</span>"));
+    let bad = "[[divisions]]\nname = \"X\"\ntop_percent = 10\nmin_rating = 1700\n";
+    std::fs::write(tmp.path().join("bad.toml"), bad).unwrap();
+    let o = fragstats(&["build", "--config", "bad.toml"], tmp.path());
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("sets both `top_percent` and `min_rating`"),
+        "{}",
+        stderr(&o)
+    );
+}

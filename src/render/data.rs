@@ -38,6 +38,13 @@ pub struct PlayerJson<'a> {
     pub provisional: bool,
     /// A computer-controlled player (every appearance marked as a bot by the log).
     pub bot: bool,
+    /// Division name (`[[divisions]]`); null when unranked (provisional, inactive) or under
+    /// every bar.
+    pub division: Option<&'a str>,
+    /// Date of the player's latest dated match (`YYYY-MM-DD`); null when none is dated.
+    pub last_seen: Option<String>,
+    /// Seen within `[ladder] inactive_after_days` of the newest match (always true without it).
+    pub active: bool,
     /// Becker static core value in [-1, 1]; null outside the core.
     pub static_rating: Option<f64>,
     pub in_core: bool,
@@ -127,6 +134,11 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             headline_rating: input.ratings.headline.value.get(i).copied().unwrap_or(0.0),
             provisional: input.ratings.headline.provisional[i],
             bot: input.bots[i],
+            division: input.standing.division[i]
+                .and_then(|d| input.config.divisions.get(d))
+                .map(|d| d.name.as_str()),
+            last_seen: input.standing.last_seen[i].map(|d| d.format("%Y-%m-%d").to_string()),
+            active: input.standing.active[i],
             static_rating: st.value[i],
             in_core: st.value[i].is_some(),
             incidents: st.incidents[i],

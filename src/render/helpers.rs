@@ -105,23 +105,6 @@ pub(super) fn static_percent(g: f64) -> String {
     format!("{:.1}", ((g + 1.0) * 50.0).clamp(0.0, 100.0))
 }
 
-/// Identity numbers by headline rating, best first, provisional players after everyone else
-/// (ties: more frags, then identity order).
-pub(super) fn ladder(input: &SiteInput) -> Vec<usize> {
-    let h = &input.ratings.headline;
-    let value = |i: usize| h.value.get(i).copied().unwrap_or(0.0);
-    let stats = &input.stats.players;
-    let mut order: Vec<usize> = (0..stats.len()).collect();
-    order.sort_by(|&a, &b| {
-        h.provisional[a]
-            .cmp(&h.provisional[b])
-            .then(value(b).total_cmp(&value(a)))
-            .then(stats[b].kills.cmp(&stats[a].kills))
-            .then(a.cmp(&b))
-    });
-    order
-}
-
 /// Identity numbers by Becker's dynamic rating, best first (ties: more frags, then identity).
 pub(super) fn becker_ladder(input: &SiteInput) -> Vec<usize> {
     let g = &input.ratings.dynamic.players;

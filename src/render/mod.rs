@@ -51,6 +51,8 @@ pub struct SiteInput<'a> {
     /// For each identity: never named on the site (`[moderation] hide`, hidden bots); such a
     /// player has no page, is in no list, and shows as "anonymous" where others' pages meet them.
     pub hidden: &'a [bool],
+    /// Last seen, activity, ladder order and divisions.
+    pub standing: &'a crate::rating::standing::Standing,
     /// What was read and skipped, published as `data/diagnostics.json`.
     pub diagnostics: &'a crate::diagnostics::Diagnostics,
     /// Keys of the pages already in the output.
@@ -191,8 +193,16 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
         input.ratings.static_.value[i]
     });
-    let established = player_rows.iter().take_while(|p| !p.provisional).count();
-    let provisional = &player_rows[established..];
+    let established = player_rows
+        .iter()
+        .take_while(|p| !p.provisional && !p.inactive)
+        .count();
+    let provisional_rows: Vec<PlayerRow> = player_rows[established..]
+        .iter()
+        .filter(|p| !p.inactive)
+        .cloned()
+        .collect();
+    let provisional = &provisional_rows[..];
     let becker_top: Vec<PlayerRow> = becker_ladder(input)
         .into_iter()
         .filter(|&i| !input.hidden[i])

@@ -34,10 +34,7 @@ pub(super) struct Renderer<'a> {
 
 impl<'a> Renderer<'a> {
     pub(super) fn new(input: &'a SiteInput<'a>, links: &'a Links) -> Self {
-        let ladder: Vec<usize> = ladder(input)
-            .into_iter()
-            .filter(|&i| !input.hidden[i])
-            .collect();
+        let ladder = input.standing.ladder.clone();
         let players = input.roster.players.len();
         let mut rank = vec![0; players];
         for (pos, &i) in ladder.iter().enumerate() {
@@ -85,6 +82,14 @@ impl<'a> Renderer<'a> {
             _ => h[pos - 1].1,
         };
         Some((h[pos].1, h[pos].1 - before))
+    }
+
+    /// The name of identity `i`'s division, empty when they have none.
+    pub(super) fn division(&self, i: usize) -> String {
+        self.input.standing.division[i]
+            .and_then(|d| self.input.config.divisions.get(d))
+            .map(|d| d.name.clone())
+            .unwrap_or_default()
     }
 
     /// `up`, `down` or `flat`: the rating change over the last five matches.

@@ -61,6 +61,10 @@ pub struct PlayerRow {
     pub matches: usize,
     /// Rating trend over the player's last matches: `up`, `down` or `flat`.
     pub trend: &'static str,
+    /// Not seen within `[ladder] inactive_after_days`: listed apart, not ranked.
+    pub inactive: bool,
+    /// Division badge (`[[divisions]]`), empty when unranked.
+    pub division: String,
 }
 
 /// A row in a match table.
@@ -151,6 +155,12 @@ pub struct PlayerPage {
     pub rank: Option<usize>,
     /// Too little evidence yet for a rank: frags made plus suffered still missing.
     pub provisional_missing: Option<u64>,
+    /// Division badge (`[[divisions]]`), empty when unranked.
+    pub division: String,
+    /// Date of the latest dated match (`YYYY-MM-DD`), empty when no match is dated.
+    pub last_seen: String,
+    /// Not seen within `[ladder] inactive_after_days`: not ranked until the next match.
+    pub inactive: bool,
     /// Becker's dynamic ladder: rating, one decimal, and rank (1-based).
     pub rating: String,
     pub becker_rank: usize,
