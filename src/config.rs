@@ -52,6 +52,20 @@ pub struct Config {
     /// `[[divisions]]`, best first: every ranked player gets the first whose bar they pass.
     /// Default: none.
     pub divisions: Vec<DivisionConfig>,
+    /// `[[servers]]`: a server's name for the matches of some logs (else a match's server is its
+    /// `sv_hostname`, colour codes removed). Default: none.
+    pub servers: Vec<ServerConfig>,
+}
+
+/// One `[[servers]]` entry.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// The server's name on the site.
+    pub name: String,
+    /// Log files or folders (relative to site.toml, inside one of `logs`) whose matches were
+    /// played on this server.
+    pub logs: Vec<PathBuf>,
 }
 
 /// `[ladder]`: activity on the ladder.
@@ -157,6 +171,7 @@ impl Default for Config {
             moderation: Moderation::default(),
             ladder: LadderConfig::default(),
             divisions: Vec::new(),
+            servers: Vec::new(),
         }
     }
 }
@@ -439,6 +454,15 @@ impl Config {
                 anyhow::bail!(
                     "{origin}: base_url = {url:?} must be the absolute address of the published site, \
                      like \"https://stats.example.org/\""
+                );
+            }
+        }
+        for (n, s) in self.servers.iter().enumerate() {
+            if s.name.trim().is_empty() || s.logs.is_empty() {
+                anyhow::bail!(
+                    "{origin}: [[servers]] entry {} needs a `name` and `logs` (the log files or \
+                     folders of that server)",
+                    n + 1
                 );
             }
         }

@@ -371,3 +371,41 @@ fn inactive_players_and_divisions() {
         stderr(&o)
     );
 }
+
+#[test]
+fn servers_split_the_matches_and_add_up_to_the_totals() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    copy_logs(&logs, |l| Some(l.to_string()));
+    let config = format!(
+        "[[servers]]\nname = \"EU CTF\"\nlogs = [{:?}]\n",
+        logs.join("ctf").display().to_string()
+    );
+    let out = tmp.path().join("site");
+    build(tmp.path(), &logs, &out, &config);
+    let matches: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("data/matches.json")).unwrap()).unwrap();
+    let matches = matches.as_array().unwrap();
+    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    for m in matches {
+        let server = m["server"].as_str().unwrap();
+        let ctf = m["source"].as_str().unwrap().starts_with("ctf/");
+        assert_eq!(server, if ctf { "EU CTF" } else { "Bot Arena" }, "{m}");
+        *counts.entry(server).or_default() += 1;
+    }
+    assert_eq!(counts.len(), 2);
+    assert_eq!(counts.values().sum::<usize>(), matches.len());
+    // servers.html lists each server with its count; each has its page with its matches.
+    let list = std::fs::read_to_string(out.join("servers.html")).unwrap();
+    for (name, n) in &counts {
+        assert!(
+            list.contains(&format!(">{name}</a></td><td class=\"num\">{n}</td>")),
+            "{name} {n}"
+        );
+    }
+    let page = std::fs::read_to_string(out.join("servers/eu-ctf.html")).unwrap();
+    assert!(page.contains(&format!("<b>{}</b> matches", counts["EU CTF"])));
+    assert!(out.join("servers/bot-arena.html").is_file());
+    let list = std::fs::read_to_string(out.join("matches.html")).unwrap();
+    assert!(list.contains("data-server=\"EU CTF\""));
+}

@@ -237,7 +237,8 @@ fn random_uploads(seed: u64, steps: usize, config: &str) -> usize {
 /// What a community configures (issue 17), all at once.
 const COMMUNITY: &str = "[moderation]\nhide = [\"Grism\"]\nexclude = [\"^1Red^7Devil\"]\n\
     [ladder]\ninactive_after_days = 0\n\
-    [[divisions]]\nname = \"Gold\"\ntop_percent = 20\n[[divisions]]\nname = \"Silver\"\n";
+    [[divisions]]\nname = \"Gold\"\ntop_percent = 20\n[[divisions]]\nname = \"Silver\"\n\
+    [[servers]]\nname = \"Main\"\nlogs = [\"logs/server-1.log\", \"../logs/server-1.log\"]\n";
 
 #[test]
 fn random_uploads_with_a_community_config_give_the_full_build_bytes() {

@@ -74,6 +74,8 @@ pub struct ClanJson<'a> {
 #[derive(Debug, Serialize)]
 pub struct MatchJson<'a> {
     pub id: &'a str,
+    /// The server's name: its `[[servers]]` entry, else `sv_hostname` without colour codes.
+    pub server: &'a str,
     /// Number in the order matches were first read, kept for the match's life (undated
     /// matches are labelled "Match N" with it).
     pub number: u32,
@@ -151,8 +153,10 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         .iter()
         .zip(&input.stats.matches)
         .zip(&links.matches)
-        .map(|((m, s), url)| MatchJson {
+        .zip(&links.match_servers)
+        .map(|(((m, s), url), server)| MatchJson {
             id: &m.id,
+            server,
             number: m.number,
             url,
             map: &m.map,

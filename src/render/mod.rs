@@ -97,6 +97,10 @@ pub struct Links {
     pub clans: Vec<String>,
     pub maps: HashMap<String, String>,
     pub matches: Vec<String>,
+    /// Each match's server name (see [`pages::server`]).
+    pub match_servers: Vec<String>,
+    /// Server page URLs, by server name.
+    pub servers: HashMap<String, String>,
 }
 
 impl Links {
@@ -132,11 +136,25 @@ impl Links {
             .into_iter()
             .map(|s| format!("clans/{s}.html"))
             .collect();
+        let match_servers: Vec<String> = input
+            .matches
+            .iter()
+            .map(|m| pages::server::server_name(input.config, input.site_dir, m))
+            .collect();
+        let names: std::collections::BTreeSet<&str> =
+            match_servers.iter().map(String::as_str).collect();
+        let servers = names
+            .iter()
+            .zip(unique_slugs(names.iter().copied(), "server"))
+            .map(|(name, slug)| (name.to_string(), format!("servers/{slug}.html")))
+            .collect();
         Links {
             players,
             clans,
             maps,
             matches,
+            match_servers,
+            servers,
         }
     }
 }
@@ -160,6 +178,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav_item("Matches", "matches.html"),
         nav_item("Maps", "maps.html"),
         nav_item("Clans", "clans.html"),
+        nav_item("Servers", "servers.html"),
         nav_item("Rankings explained", "ranking.html"),
         nav_item("Prediction", "evaluation.html"),
     ];
@@ -259,6 +278,21 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &templates,
         top("clans.html"),
         &Keyed("clans", r.clan_rows()),
+    )?);
+    files.push(top_page(
+        &templates,
+        top("servers.html"),
+        &Keyed("servers", r.server_rows()),
+    )?);
+    let server_pages = r.server_pages();
+    files.extend(render_pages(
+        &templates,
+        &page,
+        server_pages.len(),
+        "server.html",
+        &|i| server_pages[i].0.clone(),
+        &|i| Keyed("server", &server_pages[i].1),
+        input.sink,
     )?);
     files.push(top_page(
         &templates,

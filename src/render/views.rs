@@ -82,6 +82,8 @@ pub struct MatchRow {
     pub duration: String,
     /// The length in seconds, for sorting.
     pub seconds: u32,
+    /// The server's name (`[[servers]]` or `sv_hostname`), for the list's server filter.
+    pub server: String,
 }
 
 /// A row in a map table, and the head of a map page.
@@ -258,6 +260,9 @@ pub struct MatchPage {
     pub when: String,
     pub duration: String,
     pub exit_reason: Option<String>,
+    /// The server's name on the site and its page.
+    pub server: String,
+    pub server_url: String,
     pub server_html: String,
     pub source: String,
     pub line: u64,
@@ -359,4 +364,31 @@ pub struct RankingPage {
     pub explain_html: String,
     pub core: Vec<StaticRow>,
     pub outside: Vec<StaticRow>,
+}
+
+/// A row of `servers.html`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerRow {
+    pub name: String,
+    pub url: String,
+    pub matches: usize,
+    pub players: usize,
+    pub frags: u64,
+    pub maps: usize,
+    /// First and latest match dates (`YYYY-MM-DD`), empty when undated.
+    pub first: String,
+    pub last: String,
+}
+
+/// A server's page (`servers/<slug>.html`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerPage {
+    pub row: ServerRow,
+    /// Matches per map, most played first.
+    pub maps: Vec<LabelCount>,
+    /// The players with most frags on this server.
+    pub top: Vec<NamedCount>,
+    /// Matches per month (`YYYY-MM`), oldest first; empty when undated.
+    pub activity: Vec<LabelCount>,
+    pub match_rows: Vec<MatchRow>,
 }

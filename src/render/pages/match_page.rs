@@ -25,6 +25,7 @@ impl Renderer<'_> {
         h.u64(m.line);
         h.str(&self.when(i));
         h.str(&self.map_url(&m.map));
+        h.str(&self.links.match_servers[i]);
         for &id in &self.input.roster.match_players[i] {
             let id = id as usize;
             h.str(&self.names_html[id]);
@@ -93,6 +94,7 @@ impl Renderer<'_> {
             frags: ms.frags,
             duration: clock(m.duration_seconds),
             seconds: m.duration_seconds,
+            server: self.links.match_servers[i].clone(),
         }
     }
 
@@ -187,6 +189,13 @@ impl Renderer<'_> {
             when: self.when(i),
             duration: clock(m.duration_seconds),
             exit_reason: m.exit_reason.clone(),
+            server: self.links.match_servers[i].clone(),
+            server_url: self
+                .links
+                .servers
+                .get(&self.links.match_servers[i])
+                .cloned()
+                .unwrap_or_default(),
             server_html: if m.server.is_empty() {
                 String::new()
             } else {
