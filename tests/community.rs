@@ -409,3 +409,22 @@ fn servers_split_the_matches_and_add_up_to_the_totals() {
     let list = std::fs::read_to_string(out.join("matches.html")).unwrap();
     assert!(list.contains("data-server=\"EU CTF\""));
 }
+
+#[test]
+fn duel_records_pair_each_win_with_a_loss() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let players = build(tmp.path(), &shared().join("openarena/duel"), &out, "");
+    let matches: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("data/matches.json")).unwrap()).unwrap();
+    let duels = matches
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["players"] == 2)
+        .count();
+    let sum = |k: &str| players.iter().map(|p| p[k].as_u64().unwrap()).sum::<u64>();
+    assert!(duels > 0);
+    assert_eq!(sum("wins"), sum("losses"));
+    assert_eq!(sum("wins") + sum("draws") + sum("losses"), 2 * duels as u64);
+}

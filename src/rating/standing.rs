@@ -26,6 +26,48 @@ pub struct Standing {
     /// Per identity: the index of their division in `config.divisions`; None when unranked or
     /// under every bar.
     pub division: Vec<Option<usize>>,
+    /// Per identity: wins, draws and losses in team matches with a final score (by their team
+    /// at the end) and in duels (by score, else frags).
+    pub record: Vec<[u32; 3]>,
+}
+
+/// Wins, draws and losses of every identity of `stats` in `matches`.
+fn records(matches: &[Match], stats: &Stats) -> Vec<[u32; 3]> {
+    use std::cmp::Ordering;
+    let mut record = vec![[0u32; 3]; stats.players.len()];
+    let mut add = |player: u32, o: Ordering| {
+        let slot = match o {
+            Ordering::Greater => 0,
+            Ordering::Equal => 1,
+            Ordering::Less => 2,
+        };
+        if let Some(r) = record.get_mut(player as usize) {
+            r[slot] += 1;
+        }
+    };
+    for (m, ms) in matches.iter().zip(&stats.matches) {
+        if m.gametype.team_based {
+            let Some([red, blue]) = m.team_scores else {
+                continue;
+            };
+            for l in &ms.lines {
+                match l.team {
+                    Some(crate::model::Team::Red) => add(l.player, red.cmp(&blue)),
+                    Some(crate::model::Team::Blue) => add(l.player, blue.cmp(&red)),
+                    _ => {}
+                }
+            }
+        } else if m.gametype.duel && ms.lines.len() == 2 {
+            let (a, b) = (&ms.lines[0], &ms.lines[1]);
+            let o = match (a.score, b.score) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                _ => a.frags.cmp(&b.frags),
+            };
+            add(a.player, o);
+            add(b.player, o.reverse());
+        }
+    }
+    record
 }
 
 impl Standing {
@@ -95,6 +137,7 @@ impl Standing {
             });
         }
         Standing {
+            record: records(matches, stats),
             last_seen,
             active,
             ladder,

@@ -45,6 +45,10 @@ pub struct PlayerJson<'a> {
     pub last_seen: Option<String>,
     /// Seen within `[ladder] inactive_after_days` of the newest match (always true without it).
     pub active: bool,
+    /// Won, drawn and lost team matches (by the final team score) and duels.
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
     /// Becker static core value in [-1, 1]; null outside the core.
     pub static_rating: Option<f64>,
     pub in_core: bool,
@@ -141,6 +145,9 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
                 .map(|d| d.name.as_str()),
             last_seen: input.standing.last_seen[i].map(|d| d.format("%Y-%m-%d").to_string()),
             active: input.standing.active[i],
+            wins: input.standing.record[i][0],
+            draws: input.standing.record[i][1],
+            losses: input.standing.record[i][2],
             static_rating: st.value[i],
             in_core: st.value[i].is_some(),
             incidents: st.incidents[i],
