@@ -428,3 +428,28 @@ fn duel_records_pair_each_win_with_a_loss() {
     assert_eq!(sum("wins"), sum("losses"));
     assert_eq!(sum("wins") + sum("draws") + sum("losses"), 2 * duels as u64);
 }
+
+#[test]
+fn team_scores_are_named_and_match_pages_name_winner_and_best_player() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    build(tmp.path(), &shared().join("openarena/ctf"), &out, "");
+    let matches: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("data/matches.json")).unwrap()).unwrap();
+    for m in matches.as_array().unwrap() {
+        let s = &m["team_scores"];
+        assert!(s["red"].is_i64() && s["blue"].is_i64(), "{m}");
+        let (red, blue) = (s["red"].as_i64().unwrap(), s["blue"].as_i64().unwrap());
+        let page = std::fs::read_to_string(out.join(m["url"].as_str().unwrap())).unwrap();
+        let winner = match red.cmp(&blue) {
+            std::cmp::Ordering::Greater => "Red team",
+            std::cmp::Ordering::Less => "Blue team",
+            std::cmp::Ordering::Equal => "Draw",
+        };
+        assert!(
+            page.contains(&format!("<dt>Winner</dt><dd>{winner}</dd>")),
+            "{m}"
+        );
+        assert!(page.contains("<dt>Best player</dt>"), "{m}");
+    }
+}

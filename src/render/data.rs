@@ -9,6 +9,13 @@ use super::{Links, OutputFile, SiteInput};
 use crate::model::identity::Identity;
 use crate::model::names::plain_name;
 
+/// A team match's final score in `data/matches.json`.
+#[derive(Debug, Serialize)]
+pub struct TeamScores {
+    pub red: i32,
+    pub blue: i32,
+}
+
 /// One object of `data/players.json`.
 #[derive(Debug, Serialize)]
 pub struct PlayerJson<'a> {
@@ -105,7 +112,9 @@ pub struct MatchJson<'a> {
     pub line: u64,
     pub exit_reason: Option<&'a str>,
     /// `[red, blue]` final team scores where logged.
-    pub team_scores: Option<[i32; 2]>,
+    /// Final team score (`{"red": n, "blue": n}`; a CTF match without a logged score counts its
+    /// captures), null outside team games.
+    pub team_scores: Option<TeamScores>,
     /// The log file begins in the middle of this match.
     pub partial: bool,
 }
@@ -179,7 +188,8 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             source: &m.source,
             line: m.line,
             exit_reason: m.exit_reason.as_deref(),
-            team_scores: m.team_scores,
+            team_scores: super::helpers::final_team_scores(m, s)
+                .map(|[red, blue]| TeamScores { red, blue }),
             partial: m.partial,
         })
         .collect();

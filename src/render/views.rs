@@ -268,6 +268,11 @@ pub struct MatchPage {
     pub line: u64,
     pub partial: bool,
     pub team_scores: Option<[i32; 2]>,
+    /// The winner: "Red team", "Blue team", a duel's winner's name as HTML, "Draw", or empty.
+    pub winner_html: String,
+    /// The best player: most frags, then fewest deaths, then the higher score line.
+    pub best_html: String,
+    pub best_url: String,
     pub sides: Vec<Side>,
     pub kill_lines: u32,
     pub kills: Vec<KillRow>,

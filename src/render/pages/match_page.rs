@@ -182,6 +182,32 @@ impl Renderer<'_> {
                 })
             })
             .collect();
+        let team_scores = final_team_scores(m, ms);
+        let winner_html = match team_scores {
+            Some([r, b]) if r > b => "Red team".to_string(),
+            Some([r, b]) if r < b => "Blue team".to_string(),
+            Some(_) => "Draw".to_string(),
+            None if m.gametype.duel && ms.lines.len() == 2 => {
+                let (a, b) = (&ms.lines[0], &ms.lines[1]);
+                let o = match (a.score, b.score) {
+                    (Some(x), Some(y)) => x.cmp(&y),
+                    _ => a.frags.cmp(&b.frags),
+                };
+                match o {
+                    std::cmp::Ordering::Greater => self.player_ref(a.player).0,
+                    std::cmp::Ordering::Less => self.player_ref(b.player).0,
+                    std::cmp::Ordering::Equal => "Draw".to_string(),
+                }
+            }
+            None => String::new(),
+        };
+        // Lines are in score order: the first of the most frags and fewest deaths wins ties.
+        let best = ms
+            .lines
+            .iter()
+            .filter(|l| l.frags > 0)
+            .min_by(|a, b| b.frags.cmp(&a.frags).then(a.deaths.cmp(&b.deaths)));
+        let (best_html, best_url) = best.map(|l| self.player_ref(l.player)).unwrap_or_default();
         MatchPage {
             map: m.map.clone(),
             map_url: self.map_url(&m.map),
@@ -204,7 +230,10 @@ impl Renderer<'_> {
             source: m.source.chars().filter(|c| !c.is_control()).collect(),
             line: m.line,
             partial: m.partial,
-            team_scores: m.team_scores,
+            team_scores,
+            winner_html,
+            best_html,
+            best_url,
             sides,
             kill_lines: ms.kill_lines,
             kills,
