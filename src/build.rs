@@ -13,6 +13,7 @@ use crate::history::{self, Folds, Replayed};
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
+use crate::model::moderation::Moderation;
 use crate::progress::Timer;
 use crate::rating::Ratings;
 use crate::read::{LogsRead, Previous, ReadCounts, read_logs_incremental};
@@ -285,7 +286,13 @@ pub fn render(
     sink: Option<&PageSink>,
 ) -> Result<RenderedSite> {
     let timer = Timer::new();
-    let roster = Roster::build(matches, &Aliases::for_config(config));
+    let aliases = Aliases::for_config(config);
+    let moderation = Moderation::new(config, &aliases);
+    // Excluded players (bans, bots under `bots = "exclude"`) leave before anything is counted.
+    let matches = &*moderation.apply(matches, &aliases);
+    let roster = Roster::build(matches, &aliases);
+    let bots = crate::model::moderation::bots(matches, &roster);
+    let hidden = moderation.hidden(&roster, &bots);
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     timer.lap("identities and clans");
     let Folds {
@@ -296,6 +303,8 @@ pub fn render(
         replayed,
     } = history::fold(matches, &roster, &clans, &config.rating, resume);
     let ratings = Ratings::compute(dynamic, evaluation, &stats, &config.rating);
+    let standing =
+        crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden);
     let checkpoint =
         continuation.checkpoint(&stats, matches.len(), &roster, &clans, &config.rating);
     timer.lap("counts and ratings");
@@ -308,6 +317,9 @@ pub fn render(
                 stats: &stats,
                 clans: &clans,
                 ratings: &ratings,
+                bots: &bots,
+                hidden: &hidden,
+                standing: &standing,
                 diagnostics,
                 cache,
                 site_dir,

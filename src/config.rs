@@ -42,6 +42,77 @@ pub struct Config {
     pub nav: Vec<NavLink>,
     /// Theme colours. Default: the built-in theme's.
     pub colors: Colors,
+    /// What to do with bots: `"show"`, `"hide"` (not listed, still counted) or `"exclude"` (their
+    /// frags dropped before counting and rating). Default: `"show"`.
+    pub bots: BotsMode,
+    /// `[moderation]`: players hidden by opt-out or excluded as banned. Default: none.
+    pub moderation: Moderation,
+    /// `[ladder]`: who is listed as active. Default: everyone.
+    pub ladder: LadderConfig,
+    /// `[[divisions]]`, best first: every ranked player gets the first whose bar they pass.
+    /// Default: none.
+    pub divisions: Vec<DivisionConfig>,
+    /// `[[servers]]`: a server's name for the matches of some logs (else a match's server is its
+    /// `sv_hostname`, colour codes removed). Default: none.
+    pub servers: Vec<ServerConfig>,
+}
+
+/// One `[[servers]]` entry.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// The server's name on the site.
+    pub name: String,
+    /// Log files or folders (relative to site.toml, inside one of `logs`) whose matches were
+    /// played on this server.
+    pub logs: Vec<PathBuf>,
+}
+
+/// `[ladder]`: activity on the ladder.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LadderConfig {
+    /// A player not seen in the last N days of log time (before the newest match) is listed
+    /// apart as inactive: not ranked, rating kept. Default: none (everyone is active).
+    pub inactive_after_days: Option<u32>,
+}
+
+/// One `[[divisions]]` entry: a name and a bar (`top_percent` or `min_rating`; neither = every
+/// ranked player left).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DivisionConfig {
+    /// Badge shown on the ladder and the player page.
+    pub name: String,
+    /// The best this share of ranked players (by ladder position), in (0, 100].
+    pub top_percent: Option<f64>,
+    /// A headline rating of at least this.
+    pub min_rating: Option<f64>,
+}
+
+/// `bots`: how computer-controlled players appear on the site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BotsMode {
+    /// Listed like everyone else.
+    #[default]
+    Show,
+    /// Never listed by name, still counted in everyone else's numbers and ratings.
+    Hide,
+    /// Every frag a bot made or suffered is dropped before counting and rating.
+    Exclude,
+}
+
+/// `[moderation]`: names matched like aliases (colour codes ignored, after `[aliases]`).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Moderation {
+    /// Players who opted out: never named anywhere (others' pages say "anonymous"), still
+    /// counted. Default: none.
+    pub hide: Vec<String>,
+    /// Banned players: every frag they made or suffered is dropped before counting and rating,
+    /// and they are listed nowhere. Default: none.
+    pub exclude: Vec<String>,
 }
 
 /// `identity`: what makes a player the same player in every match.
@@ -96,6 +167,11 @@ impl Default for Config {
             content: PathBuf::from("content"),
             nav: Vec::new(),
             colors: Colors::default(),
+            bots: BotsMode::Show,
+            moderation: Moderation::default(),
+            ladder: LadderConfig::default(),
+            divisions: Vec::new(),
+            servers: Vec::new(),
         }
     }
 }
@@ -391,6 +467,36 @@ impl Config {
                     "{origin}: base_url = {url:?} must be the absolute address of the published site, \
                      like \"https://stats.example.org/\""
                 );
+            }
+        }
+        for (n, s) in self.servers.iter().enumerate() {
+            if s.name.trim().is_empty() || s.logs.is_empty() {
+                anyhow::bail!(
+                    "{origin}: [[servers]] entry {} needs a `name` and `logs` (the log files or \
+                     folders of that server)",
+                    n + 1
+                );
+            }
+        }
+        for (n, d) in self.divisions.iter().enumerate() {
+            let which = format!("[[divisions]] entry {} ({:?})", n + 1, d.name);
+            if d.name.trim().is_empty() {
+                anyhow::bail!("{origin}: {which} needs a `name`");
+            }
+            if d.top_percent.is_some() && d.min_rating.is_some() {
+                anyhow::bail!(
+                    "{origin}: {which} sets both `top_percent` and `min_rating`: keep one"
+                );
+            }
+            if let Some(p) = d.top_percent
+                && !(p > 0.0 && p <= 100.0)
+            {
+                anyhow::bail!(
+                    "{origin}: {which}: top_percent = {p} must be above 0 and at most 100"
+                );
+            }
+            if d.min_rating.is_some_and(|r| !r.is_finite()) {
+                anyhow::bail!("{origin}: {which}: min_rating must be a number");
             }
         }
         let c = &self.colors;

@@ -141,8 +141,39 @@
     });
   }
 
+  // A match table whose rows name more than one server gets a server filter (no round trip).
+  function serverFilter(table) {
+    var rows = table.querySelectorAll("tbody tr[data-server]");
+    var names = [];
+    Array.prototype.forEach.call(rows, function (r) {
+      var s = r.getAttribute("data-server");
+      if (names.indexOf(s) < 0) names.push(s);
+    });
+    if (names.length < 2) return;
+    names.sort();
+    var label = document.createElement("label");
+    label.className = "server-filter";
+    label.appendChild(document.createTextNode("Server "));
+    var select = document.createElement("select");
+    [""].concat(names).forEach(function (n) {
+      var o = document.createElement("option");
+      o.value = n;
+      o.textContent = n || "all servers";
+      select.appendChild(o);
+    });
+    select.addEventListener("change", function () {
+      Array.prototype.forEach.call(rows, function (r) {
+        r.hidden = select.value !== "" && r.getAttribute("data-server") !== select.value;
+      });
+    });
+    label.appendChild(select);
+    var box = table.parentNode.classList.contains("scroll") ? table.parentNode : table;
+    box.parentNode.insertBefore(label, box);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     Array.prototype.forEach.call(document.querySelectorAll("table.data"), makeSortable);
+    Array.prototype.forEach.call(document.querySelectorAll("table.data"), serverFilter);
     setupSearch();
     document.body.setAttribute("data-js", "ready");
   });

@@ -48,13 +48,22 @@ struct Site {
 
 impl Site {
     fn new() -> Site {
+        Site::with_config("")
+    }
+
+    /// A site whose two configs end with `extra` (TOML lines).
+    fn with_config(extra: &str) -> Site {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
         std::fs::create_dir_all(dir.path().join("full")).unwrap();
-        std::fs::write(dir.path().join("site.toml"), "logs = [\"logs\"]\n").unwrap();
+        std::fs::write(
+            dir.path().join("site.toml"),
+            format!("logs = [\"logs\"]\n{extra}"),
+        )
+        .unwrap();
         std::fs::write(
             dir.path().join("full/site.toml"),
-            "logs = [\"../logs\"]\noutput = \"public\"\nstate = \".state\"\n",
+            format!("logs = [\"../logs\"]\noutput = \"public\"\nstate = \".state\"\n{extra}"),
         )
         .unwrap();
         Site { dir }
@@ -134,8 +143,8 @@ struct Upload {
 
 /// Runs `steps` random uploads, checking every build; returns how many builds resumed the
 /// rating replay and replayed new matches after it.
-fn random_uploads(sources: &[&str], seed: u64, steps: usize) -> usize {
-    let site = Site::new();
+fn random_uploads(sources: &[&str], seed: u64, steps: usize, config: &str) -> usize {
+    let site = Site::with_config(config);
     let mut rng = Rng(seed);
     let mut uploads: Vec<Upload> = Vec::new();
     let mut next_name = 0;
@@ -225,11 +234,22 @@ fn random_uploads(sources: &[&str], seed: u64, steps: usize) -> usize {
     ratings_resumed
 }
 
+/// What a community configures (issue 17), all at once.
+const COMMUNITY: &str = "[moderation]\nhide = [\"Grism\"]\nexclude = [\"^1Red^7Devil\"]\n\
+    [ladder]\ninactive_after_days = 0\n\
+    [[divisions]]\nname = \"Gold\"\ntop_percent = 20\n[[divisions]]\nname = \"Silver\"\n\
+    [[servers]]\nname = \"Main\"\nlogs = [\"logs/server-1.log\", \"../logs/server-1.log\"]\n";
+
+#[test]
+fn random_uploads_with_a_community_config_give_the_full_build_bytes() {
+    random_uploads(&SOURCES, 5, 10, COMMUNITY);
+}
+
 #[test]
 fn random_uploads_give_the_full_build_bytes() {
     let ratings_resumed: usize = [1, 7, 42]
         .iter()
-        .map(|&seed| random_uploads(&SOURCES, seed, 14))
+        .map(|&seed| random_uploads(&SOURCES, seed, 14, ""))
         .sum();
     assert!(
         ratings_resumed > 0,
@@ -247,7 +267,7 @@ fn random_uploads_of_cod_and_et_logs_give_the_full_build_bytes() {
         "public/et/etl-bobot-etconsole.log",
     ];
     for seed in [3, 11] {
-        random_uploads(&sources, seed, 10);
+        random_uploads(&sources, seed, 10, "");
     }
 }
 

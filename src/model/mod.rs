@@ -5,6 +5,7 @@
 pub mod clans;
 pub mod events;
 pub mod identity;
+pub mod moderation;
 pub mod names;
 pub mod weapons;
 

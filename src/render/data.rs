@@ -9,6 +9,13 @@ use super::{Links, OutputFile, SiteInput};
 use crate::model::identity::Identity;
 use crate::model::names::plain_name;
 
+/// A team match's final score in `data/matches.json`.
+#[derive(Debug, Serialize)]
+pub struct TeamScores {
+    pub red: i32,
+    pub blue: i32,
+}
+
 /// One object of `data/players.json`.
 #[derive(Debug, Serialize)]
 pub struct PlayerJson<'a> {
@@ -40,6 +47,19 @@ pub struct PlayerJson<'a> {
     /// Too little evidence for the headline rating yet (fewer frags made plus suffered than
     /// `rating.headline.provisional_incidents`).
     pub provisional: bool,
+    /// A computer-controlled player (every appearance marked as a bot by the log).
+    pub bot: bool,
+    /// Division name (`[[divisions]]`); null when unranked (provisional, inactive) or under
+    /// every bar.
+    pub division: Option<&'a str>,
+    /// Date of the player's latest dated match (`YYYY-MM-DD`); null when none is dated.
+    pub last_seen: Option<String>,
+    /// Seen within `[ladder] inactive_after_days` of the newest match (always true without it).
+    pub active: bool,
+    /// Won, drawn and lost team matches (by the final team score) and duels.
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
     /// Becker static core value in [-1, 1]; null outside the core.
     pub static_rating: Option<f64>,
     pub in_core: bool,
@@ -69,6 +89,8 @@ pub struct ClanJson<'a> {
 #[derive(Debug, Serialize)]
 pub struct MatchJson<'a> {
     pub id: &'a str,
+    /// The server's name: its `[[servers]]` entry, else `sv_hostname` without colour codes.
+    pub server: &'a str,
     /// Number in the order matches were first read, kept for the match's life (undated
     /// matches are labelled "Match N" with it).
     pub number: u32,
@@ -94,7 +116,9 @@ pub struct MatchJson<'a> {
     pub line: u64,
     pub exit_reason: Option<&'a str>,
     /// `[red, blue]` final team scores where logged.
-    pub team_scores: Option<[i32; 2]>,
+    /// Final team score (`{"red": n, "blue": n}`; a CTF match without a logged score counts its
+    /// captures), null outside team games.
+    pub team_scores: Option<TeamScores>,
     /// The log file begins in the middle of this match.
     pub partial: bool,
 }
@@ -112,6 +136,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         .zip(&input.stats.players)
         .zip(&links.players)
         .enumerate()
+        .filter(|(i, _)| !input.hidden[*i])
         .map(|(i, ((p, s), url))| PlayerJson {
             name: &p.name,
             plain_name: &p.key,
@@ -130,6 +155,15 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             rating: input.ratings.dynamic.players[i],
             headline_rating: input.ratings.headline.value.get(i).copied().unwrap_or(0.0),
             provisional: input.ratings.headline.provisional[i],
+            bot: input.bots[i],
+            division: input.standing.division[i]
+                .and_then(|d| input.config.divisions.get(d))
+                .map(|d| d.name.as_str()),
+            last_seen: input.standing.last_seen[i].map(|d| d.format("%Y-%m-%d").to_string()),
+            active: input.standing.active[i],
+            wins: input.standing.record[i][0],
+            draws: input.standing.record[i][1],
+            losses: input.standing.record[i][2],
             static_rating: st.value[i],
             in_core: st.value[i].is_some(),
             incidents: st.incidents[i],
@@ -142,8 +176,10 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         .iter()
         .zip(&input.stats.matches)
         .zip(&links.matches)
-        .map(|((m, s), url)| MatchJson {
+        .zip(&links.match_servers)
+        .map(|(((m, s), url), server)| MatchJson {
             id: &m.id,
+            server,
             number: m.number,
             url,
             map: &m.map,
@@ -159,7 +195,8 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             source: &m.source,
             line: m.line,
             exit_reason: m.exit_reason.as_deref(),
-            team_scores: m.team_scores,
+            team_scores: super::helpers::final_team_scores(m, s)
+                .map(|[red, blue]| TeamScores { red, blue }),
             partial: m.partial,
         })
         .collect();
@@ -174,6 +211,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             members: clan
                 .members
                 .iter()
+                .filter(|m| !input.hidden[**m as usize])
                 .map(|m| input.roster.players[*m as usize].key.as_str())
                 .collect(),
             rating: input.ratings.dynamic.clans[c],
@@ -215,7 +253,9 @@ fn search_index(input: &SiteInput, links: &Links) -> Result<OutputFile> {
         .players
         .iter()
         .zip(&links.players)
-        .map(|(p, url)| search_entry(p, url))
+        .zip(input.hidden)
+        .filter(|(_, hidden)| !**hidden)
+        .map(|((p, url), _)| search_entry(p, url))
         .collect();
     let json = serde_json::to_string(&entries)?.replace('<', "\\u003c");
     Ok(OutputFile {

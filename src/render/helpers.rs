@@ -105,23 +105,6 @@ pub(super) fn static_percent(g: f64) -> String {
     format!("{:.1}", ((g + 1.0) * 50.0).clamp(0.0, 100.0))
 }
 
-/// Identity numbers by headline rating, best first, provisional players after everyone else
-/// (ties: more frags, then identity order).
-pub(super) fn ladder(input: &SiteInput) -> Vec<usize> {
-    let h = &input.ratings.headline;
-    let value = |i: usize| h.value.get(i).copied().unwrap_or(0.0);
-    let stats = &input.stats.players;
-    let mut order: Vec<usize> = (0..stats.len()).collect();
-    order.sort_by(|&a, &b| {
-        h.provisional[a]
-            .cmp(&h.provisional[b])
-            .then(value(b).total_cmp(&value(a)))
-            .then(stats[b].kills.cmp(&stats[a].kills))
-            .then(a.cmp(&b))
-    });
-    order
-}
-
 /// Identity numbers by Becker's dynamic rating, best first (ties: more frags, then identity).
 pub(super) fn becker_ladder(input: &SiteInput) -> Vec<usize> {
     let g = &input.ratings.dynamic.players;
@@ -185,4 +168,32 @@ pub(super) fn percent(part: u32, whole: u32) -> u32 {
     } else {
         ((f64::from(part) * 100.0 / f64::from(whole)).round()) as u32
     }
+}
+
+/// A team match's final score, red then blue: as logged, else (a CTF match that ended on a map
+/// change, before any score line) the captures each side made.
+pub(super) fn final_team_scores(
+    m: &crate::model::Match,
+    ms: &crate::stats::MatchStats,
+) -> Option<[i32; 2]> {
+    if !m.gametype.team_based {
+        return None;
+    }
+    if m.team_scores.is_some() {
+        return m.team_scores;
+    }
+    if m.gametype.code != "ctf" {
+        return None;
+    }
+    let side = |t: crate::model::Team| -> i32 {
+        ms.lines
+            .iter()
+            .filter(|l| l.team == Some(t))
+            .map(|l| l.captures as i32)
+            .sum()
+    };
+    Some([
+        side(crate::model::Team::Red),
+        side(crate::model::Team::Blue),
+    ])
 }

@@ -157,6 +157,7 @@ mod tests {
             frags: 20,
             duration: "10:00".into(),
             seconds: 600,
+            server: "Main".into(),
         }
     }
 

@@ -47,6 +47,13 @@ pub struct SiteInput<'a> {
     pub stats: &'a Stats,
     pub clans: &'a Clans,
     pub ratings: &'a Ratings,
+    /// For each identity: a bot (`bot` in `data/players.json`).
+    pub bots: &'a [bool],
+    /// For each identity: never named on the site (`[moderation] hide`, hidden bots); such a
+    /// player has no page, is in no list, and shows as "anonymous" where others' pages meet them.
+    pub hidden: &'a [bool],
+    /// Last seen, activity, ladder order and divisions.
+    pub standing: &'a crate::rating::standing::Standing,
     /// What was read and skipped, published as `data/diagnostics.json`.
     pub diagnostics: &'a crate::diagnostics::Diagnostics,
     /// Keys of the pages already in the output.
@@ -91,6 +98,10 @@ pub struct Links {
     pub clans: Vec<String>,
     pub maps: HashMap<String, String>,
     pub matches: Vec<String>,
+    /// Each match's server name (see [`pages::server`]).
+    pub match_servers: Vec<String>,
+    /// Server page URLs, by server name.
+    pub servers: HashMap<String, String>,
 }
 
 impl Links {
@@ -101,7 +112,15 @@ impl Links {
             "player",
         )
         .into_iter()
-        .map(|s| format!("players/{s}.html"))
+        .zip(input.hidden)
+        // A hidden player has no page: references to them are not links.
+        .map(|(s, &hidden)| {
+            if hidden {
+                String::new()
+            } else {
+                format!("players/{s}.html")
+            }
+        })
         .collect();
         let map_names: Vec<&str> = input.stats.maps.iter().map(|m| m.name.as_str()).collect();
         let maps = map_names
@@ -118,11 +137,25 @@ impl Links {
             .into_iter()
             .map(|s| format!("clans/{s}.html"))
             .collect();
+        let match_servers: Vec<String> = input
+            .matches
+            .iter()
+            .map(|m| pages::server::server_name(input.config, input.site_dir, m))
+            .collect();
+        let names: std::collections::BTreeSet<&str> =
+            match_servers.iter().map(String::as_str).collect();
+        let servers = names
+            .iter()
+            .zip(unique_slugs(names.iter().copied(), "server"))
+            .map(|(name, slug)| (name.to_string(), format!("servers/{slug}.html")))
+            .collect();
         Links {
             players,
             clans,
             maps,
             matches,
+            match_servers,
+            servers,
         }
     }
 }
@@ -146,6 +179,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav_item("Matches", "matches.html"),
         nav_item("Maps", "maps.html"),
         nav_item("Clans", "clans.html"),
+        nav_item("Servers", "servers.html"),
         nav_item("Rankings explained", "ranking.html"),
         nav_item("Prediction", "evaluation.html"),
     ];
@@ -179,10 +213,19 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
         input.ratings.static_.value[i]
     });
-    let established = player_rows.iter().take_while(|p| !p.provisional).count();
-    let provisional = &player_rows[established..];
+    let established = player_rows
+        .iter()
+        .take_while(|p| !p.provisional && !p.inactive)
+        .count();
+    let provisional_rows: Vec<PlayerRow> = player_rows[established..]
+        .iter()
+        .filter(|p| !p.inactive)
+        .cloned()
+        .collect();
+    let provisional = &provisional_rows[..];
     let becker_top: Vec<PlayerRow> = becker_ladder(input)
         .into_iter()
+        .filter(|&i| !input.hidden[i])
         .take(10)
         .map(|i| r.player_row(i))
         .collect();
@@ -236,6 +279,21 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &templates,
         top("clans.html"),
         &Keyed("clans", r.clan_rows()),
+    )?);
+    files.push(top_page(
+        &templates,
+        top("servers.html"),
+        &Keyed("servers", r.server_rows()),
+    )?);
+    let server_pages = r.server_pages();
+    files.extend(render_pages(
+        &templates,
+        &page,
+        server_pages.len(),
+        "server.html",
+        &|i| server_pages[i].0.clone(),
+        &|i| Keyed("server", &server_pages[i].1),
+        input.sink,
     )?);
     files.push(top_page(
         &templates,
@@ -363,10 +421,14 @@ fn render_pages<'a, V: Serialize>(
 ) -> Result<Vec<OutputFile>> {
     (0..count)
         .into_par_iter()
-        .map(|i| {
+        .filter_map(|i| {
             let url = url(i);
-            let body = templates.render(template, &common("../", &url), &view(i))?;
-            sunk(sink, html(&url, body))
+            // Pages of hidden players are not made (their URL is empty).
+            if url.is_empty() {
+                return None;
+            }
+            let body = templates.render(template, &common("../", &url), &view(i));
+            Some(body.and_then(|body| sunk(sink, html(&url, body))))
         })
         .collect()
 }

@@ -8,6 +8,12 @@ use super::colour::name_html;
 use super::helpers::*;
 use super::{Links, SiteInput, charts};
 
+/// How a hidden player shows where others' pages meet them.
+pub(super) const ANONYMOUS_HTML: &str = "<em class=\"anon\">anonymous</em>";
+
+/// How a hidden player is named in plain text (chart legends).
+pub(super) const ANONYMOUS: &str = "anonymous";
+
 pub(super) struct Renderer<'a> {
     pub(super) input: &'a SiteInput<'a>,
     pub(super) links: &'a Links,
@@ -28,13 +34,17 @@ pub(super) struct Renderer<'a> {
 
 impl<'a> Renderer<'a> {
     pub(super) fn new(input: &'a SiteInput<'a>, links: &'a Links) -> Self {
-        let ladder = ladder(input);
-        let mut rank = vec![0; ladder.len()];
+        let ladder = input.standing.ladder.clone();
+        let players = input.roster.players.len();
+        let mut rank = vec![0; players];
         for (pos, &i) in ladder.iter().enumerate() {
             rank[i] = pos + 1;
         }
-        let mut becker_rank = vec![0; ladder.len()];
-        for (pos, i) in becker_ladder(input).into_iter().enumerate() {
+        let mut becker_rank = vec![0; players];
+        let listed = becker_ladder(input)
+            .into_iter()
+            .filter(|&i| !input.hidden[i]);
+        for (pos, i) in listed.enumerate() {
             becker_rank[i] = pos + 1;
         }
         Renderer {
@@ -50,7 +60,14 @@ impl<'a> Renderer<'a> {
                 .roster
                 .players
                 .par_iter()
-                .map(|p| name_html(&p.name))
+                .zip(input.hidden)
+                .map(|(p, &hidden)| {
+                    if hidden {
+                        ANONYMOUS_HTML.to_string()
+                    } else {
+                        name_html(&p.name)
+                    }
+                })
                 .collect(),
         }
     }
@@ -65,6 +82,14 @@ impl<'a> Renderer<'a> {
             _ => h[pos - 1].1,
         };
         Some((h[pos].1, h[pos].1 - before))
+    }
+
+    /// The name of identity `i`'s division, empty when they have none.
+    pub(super) fn division(&self, i: usize) -> String {
+        self.input.standing.division[i]
+            .and_then(|d| self.input.config.divisions.get(d))
+            .map(|d| d.name.clone())
+            .unwrap_or_default()
     }
 
     /// `up`, `down` or `flat`: the rating change over the last five matches.

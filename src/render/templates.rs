@@ -23,6 +23,8 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("ranking.html", include_str!("../../templates/ranking.html")),
     ("clans.html", include_str!("../../templates/clans.html")),
     ("clan.html", include_str!("../../templates/clan.html")),
+    ("servers.html", include_str!("../../templates/servers.html")),
+    ("server.html", include_str!("../../templates/server.html")),
     (
         "partials/static_table.html",
         include_str!("../../templates/partials/static_table.html"),

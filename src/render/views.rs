@@ -61,6 +61,10 @@ pub struct PlayerRow {
     pub matches: usize,
     /// Rating trend over the player's last matches: `up`, `down` or `flat`.
     pub trend: &'static str,
+    /// Not seen within `[ladder] inactive_after_days`: listed apart, not ranked.
+    pub inactive: bool,
+    /// Division badge (`[[divisions]]`), empty when unranked.
+    pub division: String,
 }
 
 /// A row in a match table.
@@ -78,6 +82,8 @@ pub struct MatchRow {
     pub duration: String,
     /// The length in seconds, for sorting.
     pub seconds: u32,
+    /// The server's name (`[[servers]]` or `sv_hostname`), for the list's server filter.
+    pub server: String,
 }
 
 /// A row in a map table, and the head of a map page.
@@ -151,6 +157,12 @@ pub struct PlayerPage {
     pub rank: Option<usize>,
     /// Too little evidence yet for a rank: frags made plus suffered still missing.
     pub provisional_missing: Option<u64>,
+    /// Division badge (`[[divisions]]`), empty when unranked.
+    pub division: String,
+    /// Date of the latest dated match (`YYYY-MM-DD`), empty when no match is dated.
+    pub last_seen: String,
+    /// Not seen within `[ladder] inactive_after_days`: not ranked until the next match.
+    pub inactive: bool,
     /// Becker's dynamic ladder: rating, one decimal, and rank (1-based).
     pub rating: String,
     pub becker_rank: usize,
@@ -256,11 +268,19 @@ pub struct MatchPage {
     pub when: String,
     pub duration: String,
     pub exit_reason: Option<String>,
+    /// The server's name on the site and its page.
+    pub server: String,
+    pub server_url: String,
     pub server_html: String,
     pub source: String,
     pub line: u64,
     pub partial: bool,
     pub team_scores: Option<[i32; 2]>,
+    /// The winner: "Red team", "Blue team", a duel's winner's name as HTML, "Draw", or empty.
+    pub winner_html: String,
+    /// The best player: most frags, then fewest deaths, then the higher score line.
+    pub best_html: String,
+    pub best_url: String,
     pub sides: Vec<Side>,
     pub kill_lines: u32,
     pub kills: Vec<KillRow>,
@@ -357,4 +377,31 @@ pub struct RankingPage {
     pub explain_html: String,
     pub core: Vec<StaticRow>,
     pub outside: Vec<StaticRow>,
+}
+
+/// A row of `servers.html`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerRow {
+    pub name: String,
+    pub url: String,
+    pub matches: usize,
+    pub players: usize,
+    pub frags: u64,
+    pub maps: usize,
+    /// First and latest match dates (`YYYY-MM-DD`), empty when undated.
+    pub first: String,
+    pub last: String,
+}
+
+/// A server's page (`servers/<slug>.html`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerPage {
+    pub row: ServerRow,
+    /// Matches per map, most played first.
+    pub maps: Vec<LabelCount>,
+    /// The players with most frags on this server.
+    pub top: Vec<NamedCount>,
+    /// Matches per month (`YYYY-MM`), oldest first; empty when undated.
+    pub activity: Vec<LabelCount>,
+    pub match_rows: Vec<MatchRow>,
 }

@@ -25,7 +25,12 @@ impl Renderer<'_> {
     pub(in crate::render) fn clan_page(&self, c: usize) -> ClanPage {
         let clan = &self.input.clans.clans[c];
         let g = &self.input.ratings.dynamic.players;
-        let mut members = clan.members.clone();
+        let mut members: Vec<u32> = clan
+            .members
+            .iter()
+            .copied()
+            .filter(|&m| !self.input.hidden[m as usize])
+            .collect();
         members.sort_by(|a, b| g[*b as usize].total_cmp(&g[*a as usize]).then(a.cmp(b)));
         let of_player = &self.input.clans.of_player;
         let mut versus: Vec<(u32, u32)> = vec![(0, 0); self.input.clans.clans.len()];

@@ -58,6 +58,7 @@ impl Renderer<'_> {
                 entries: a
                     .places
                     .iter()
+                    .filter(|p| !self.input.hidden[p.player as usize])
                     .map(|p| {
                         let (name_html, url) = self.player_ref(p.player);
                         let (detail, detail_url) = match p.match_index {
@@ -81,6 +82,7 @@ impl Renderer<'_> {
                     })
                     .collect(),
             })
+            .filter(|a| !a.entries.is_empty())
             .collect()
     }
 }

@@ -57,6 +57,7 @@ impl Renderer<'_> {
             .collect();
         weapons.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
         let mut top: Vec<(&u32, &u32)> = m.frags_by_player.iter().collect();
+        top.retain(|(p, _)| !self.input.hidden[**p as usize]);
         top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         MapPage {
             name: m.name.clone(),

@@ -5,7 +5,7 @@ use crate::model::{EventKind, Team};
 use crate::render::charts;
 use crate::render::colour::name_html;
 use crate::render::helpers::*;
-use crate::render::renderer::Renderer;
+use crate::render::renderer::{ANONYMOUS, Renderer};
 use crate::render::views::*;
 use crate::stats::MatchStats;
 
@@ -25,6 +25,7 @@ impl Renderer<'_> {
         h.u64(m.line);
         h.str(&self.when(i));
         h.str(&self.map_url(&m.map));
+        h.str(&self.links.match_servers[i]);
         for &id in &self.input.roster.match_players[i] {
             let id = id as usize;
             h.str(&self.names_html[id]);
@@ -64,7 +65,11 @@ impl Renderer<'_> {
                 }
                 points.push((end.max(points.last().map_or(0.0, |p| p.0)), count));
                 charts::Series {
-                    label: plain_label(&self.input.roster.players[l.player as usize].key),
+                    label: if self.input.hidden[l.player as usize] {
+                        ANONYMOUS.to_string()
+                    } else {
+                        plain_label(&self.input.roster.players[l.player as usize].key)
+                    },
                     points,
                 }
             })
@@ -93,6 +98,7 @@ impl Renderer<'_> {
             frags: ms.frags,
             duration: clock(m.duration_seconds),
             seconds: m.duration_seconds,
+            server: self.links.match_servers[i].clone(),
         }
     }
 
@@ -184,6 +190,32 @@ impl Renderer<'_> {
                 })
             })
             .collect();
+        let team_scores = final_team_scores(m, ms);
+        let winner_html = match team_scores {
+            Some([r, b]) if r > b => "Red team".to_string(),
+            Some([r, b]) if r < b => "Blue team".to_string(),
+            Some(_) => "Draw".to_string(),
+            None if m.gametype.duel && ms.lines.len() == 2 => {
+                let (a, b) = (&ms.lines[0], &ms.lines[1]);
+                let o = match (a.score, b.score) {
+                    (Some(x), Some(y)) => x.cmp(&y),
+                    _ => a.frags.cmp(&b.frags),
+                };
+                match o {
+                    std::cmp::Ordering::Greater => self.player_ref(a.player).0,
+                    std::cmp::Ordering::Less => self.player_ref(b.player).0,
+                    std::cmp::Ordering::Equal => "Draw".to_string(),
+                }
+            }
+            None => String::new(),
+        };
+        // Lines are in score order: the first of the most frags and fewest deaths wins ties.
+        let best = ms
+            .lines
+            .iter()
+            .filter(|l| l.frags > 0)
+            .min_by(|a, b| b.frags.cmp(&a.frags).then(a.deaths.cmp(&b.deaths)));
+        let (best_html, best_url) = best.map(|l| self.player_ref(l.player)).unwrap_or_default();
         MatchPage {
             map: m.map.clone(),
             map_url: self.map_url(&m.map),
@@ -193,6 +225,13 @@ impl Renderer<'_> {
             when: self.when(i),
             duration: clock(m.duration_seconds),
             exit_reason: m.exit_reason.clone(),
+            server: self.links.match_servers[i].clone(),
+            server_url: self
+                .links
+                .servers
+                .get(&self.links.match_servers[i])
+                .cloned()
+                .unwrap_or_default(),
             server_html: if m.server.is_empty() {
                 String::new()
             } else {
@@ -201,7 +240,10 @@ impl Renderer<'_> {
             source: m.source.chars().filter(|c| !c.is_control()).collect(),
             line: m.line,
             partial: m.partial,
-            team_scores: m.team_scores,
+            team_scores,
+            winner_html,
+            best_html,
+            best_url,
             sides,
             kill_lines: ms.kill_lines,
             kills,

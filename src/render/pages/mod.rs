@@ -6,3 +6,4 @@ mod map;
 mod match_page;
 mod player;
 mod ranking;
+pub(super) mod server;

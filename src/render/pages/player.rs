@@ -36,6 +36,8 @@ impl Renderer<'_> {
             captures: s.captures,
             matches: s.matches.len(),
             trend: self.trend(i),
+            inactive: !self.input.standing.active[i],
+            division: self.division(i),
         }
     }
 
@@ -164,7 +166,12 @@ impl Renderer<'_> {
                     || headline.evaluation.headline.clone(),
                     |r| r.system.clone(),
                 ),
-            rank: (!provisional).then_some(self.rank[i]),
+            rank: (!provisional && self.input.standing.active[i]).then_some(self.rank[i]),
+            division: self.division(i),
+            last_seen: self.input.standing.last_seen[i]
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .unwrap_or_default(),
+            inactive: !self.input.standing.active[i],
             provisional_missing: provisional.then(|| {
                 u64::from(self.input.config.rating.headline.provisional_incidents)
                     .saturating_sub(st.incidents[i])

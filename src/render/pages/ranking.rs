@@ -14,6 +14,9 @@ impl Renderer<'_> {
         ids.iter()
             .filter_map(|&id| {
                 let i = id as usize;
+                if self.input.hidden[i] {
+                    return None;
+                }
                 let v = value(i)?;
                 let (name_html, url) = self.player_ref(id);
                 Some(StaticRow {

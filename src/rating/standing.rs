@@ -1,0 +1,147 @@
+//! Each player's standing on the ladder: when they were last seen, whether they are still active
+//! (`[ladder] inactive_after_days`, in log time), the ladder order (ranked players by headline
+//! rating, then provisional ones, then inactive ones) and the division (`[[divisions]]`) of each
+//! ranked player. Takes counts and ratings; renders nothing.
+
+use chrono::NaiveDate;
+
+use crate::config::Config;
+use crate::model::Match;
+use crate::stats::Stats;
+
+use super::Ratings;
+
+/// Where every identity stands.
+#[derive(Debug, Clone, Default)]
+pub struct Standing {
+    /// Per identity: the date of their latest dated match.
+    pub last_seen: Vec<Option<NaiveDate>>,
+    /// Per identity: seen within `inactive_after_days` of the newest match (always true without
+    /// that key, or when the player's matches carry no date).
+    pub active: Vec<bool>,
+    /// Every listed identity (hidden ones left out), best first: ranked (active, not
+    /// provisional) by headline rating, then provisional, then inactive (ties: more frags, then
+    /// identity order).
+    pub ladder: Vec<usize>,
+    /// Per identity: the index of their division in `config.divisions`; None when unranked or
+    /// under every bar.
+    pub division: Vec<Option<usize>>,
+    /// Per identity: wins, draws and losses in team matches with a final score (by their team
+    /// at the end) and in duels (by score, else frags).
+    pub record: Vec<[u32; 3]>,
+}
+
+/// Wins, draws and losses of every identity of `stats` in `matches`.
+fn records(matches: &[Match], stats: &Stats) -> Vec<[u32; 3]> {
+    use std::cmp::Ordering;
+    let mut record = vec![[0u32; 3]; stats.players.len()];
+    let mut add = |player: u32, o: Ordering| {
+        let slot = match o {
+            Ordering::Greater => 0,
+            Ordering::Equal => 1,
+            Ordering::Less => 2,
+        };
+        if let Some(r) = record.get_mut(player as usize) {
+            r[slot] += 1;
+        }
+    };
+    for (m, ms) in matches.iter().zip(&stats.matches) {
+        if m.gametype.team_based {
+            let Some([red, blue]) = m.team_scores else {
+                continue;
+            };
+            for l in &ms.lines {
+                match l.team {
+                    Some(crate::model::Team::Red) => add(l.player, red.cmp(&blue)),
+                    Some(crate::model::Team::Blue) => add(l.player, blue.cmp(&red)),
+                    _ => {}
+                }
+            }
+        } else if m.gametype.duel && ms.lines.len() == 2 {
+            let (a, b) = (&ms.lines[0], &ms.lines[1]);
+            let o = match (a.score, b.score) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                _ => a.frags.cmp(&b.frags),
+            };
+            add(a.player, o);
+            add(b.player, o.reverse());
+        }
+    }
+    record
+}
+
+impl Standing {
+    /// The standing of every identity of `stats` in `matches` (site order), leaving out the
+    /// `hidden` ones.
+    pub fn compute(
+        config: &Config,
+        matches: &[Match],
+        stats: &Stats,
+        ratings: &Ratings,
+        hidden: &[bool],
+    ) -> Standing {
+        let players = stats.players.len();
+        let last_seen: Vec<Option<NaiveDate>> = stats
+            .players
+            .iter()
+            .map(|s| {
+                s.matches
+                    .iter()
+                    .filter_map(|&mi| matches.get(mi as usize)?.start)
+                    .max()
+                    .map(|t| t.date())
+            })
+            .collect();
+        let newest = matches
+            .iter()
+            .filter_map(|m| m.start)
+            .max()
+            .map(|t| t.date());
+        let active: Vec<bool> = last_seen
+            .iter()
+            .map(
+                |seen| match (config.ladder.inactive_after_days, newest, seen) {
+                    (Some(days), Some(newest), Some(seen)) => {
+                        (newest - *seen).num_days() <= i64::from(days)
+                    }
+                    _ => true,
+                },
+            )
+            .collect();
+        let h = &ratings.headline;
+        let value = |i: usize| h.value.get(i).copied().unwrap_or(0.0);
+        let provisional = |i: usize| h.provisional.get(i).copied().unwrap_or(true);
+        let group = |i: usize| match (active[i], provisional(i)) {
+            (true, false) => 0,
+            (true, true) => 1,
+            (false, _) => 2,
+        };
+        let mut ladder: Vec<usize> = (0..players).filter(|&i| !hidden[i]).collect();
+        ladder.sort_by(|&a, &b| {
+            group(a)
+                .cmp(&group(b))
+                .then(value(b).total_cmp(&value(a)))
+                .then(stats.players[b].kills.cmp(&stats.players[a].kills))
+                .then(a.cmp(&b))
+        });
+        let ranked: Vec<usize> = ladder.iter().copied().filter(|&i| group(i) == 0).collect();
+        let mut division = vec![None; players];
+        for (pos, &i) in ranked.iter().enumerate() {
+            division[i] = config.divisions.iter().position(|d| {
+                match (d.top_percent, d.min_rating) {
+                    // Position 1 of 100 is in the top 1%: ceil(share * count) places qualify.
+                    (Some(p), _) => (pos + 1) as f64 <= (p * ranked.len() as f64 / 100.0).ceil(),
+                    (None, Some(min)) => value(i) >= min,
+                    (None, None) => true,
+                }
+            });
+        }
+        Standing {
+            record: records(matches, stats),
+            last_seen,
+            active,
+            ladder,
+            division,
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! The servers list (`servers.html`) and each server's page (`servers/<slug>.html`): matches,
+//! maps, top players and activity per server. A match's server is the `[[servers]]` entry whose
+//! `logs` hold its log, else its `sv_hostname` with colour codes removed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path};
+
+use crate::config::Config;
+use crate::model::Match;
+use crate::model::names::plain_name;
+use crate::render::helpers::*;
+use crate::render::renderer::Renderer;
+use crate::render::views::*;
+
+/// A server's page lists this many latest matches.
+const SERVER_MATCH_ROWS: usize = 200;
+
+/// The name a match's server has on the site ("unknown server" when the log names none).
+pub(in crate::render) fn server_name(config: &Config, site_dir: &Path, m: &Match) -> String {
+    for server in &config.servers {
+        for path in &server.logs {
+            if holds(config, site_dir, path, &m.source) {
+                return server.name.clone();
+            }
+        }
+    }
+    match plain_name(&m.server) {
+        s if s.is_empty() => "unknown server".to_string(),
+        s => s,
+    }
+}
+
+/// Whether the log file or folder `path` (relative to site.toml) holds the log at `source`
+/// (relative to one of the config's log roots).
+fn holds(config: &Config, site_dir: &Path, path: &Path, source: &str) -> bool {
+    let target = normal(&site_dir.join(path));
+    config.logs.iter().any(|root| {
+        let root = normal(&site_dir.join(root));
+        let Ok(rel) = target.strip_prefix(&root) else {
+            return false;
+        };
+        let rel: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let src: Vec<&str> = source.split('/').collect();
+        // A root that is a file: its matches' source is the file name.
+        if rel.is_empty() {
+            return true;
+        }
+        src.len() >= rel.len() && src.iter().zip(&rel).all(|(a, b)| *a == b)
+    })
+}
+
+/// `path` with `.` and `..` resolved lexically (no file system access).
+fn normal(path: &Path) -> std::path::PathBuf {
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+impl Renderer<'_> {
+    /// Match positions of each server, by name.
+    fn server_matches(&self) -> BTreeMap<&str, Vec<usize>> {
+        let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, s) in self.links.match_servers.iter().enumerate() {
+            by.entry(s.as_str()).or_default().push(i);
+        }
+        by
+    }
+
+    fn server_row(&self, name: &str, matches: &[usize]) -> ServerRow {
+        let mut players = BTreeSet::new();
+        let mut maps = BTreeSet::new();
+        let mut frags = 0u64;
+        for &i in matches {
+            players.extend(self.input.roster.match_players[i].iter().copied());
+            maps.insert(self.input.matches[i].map.as_str());
+            frags += u64::from(self.input.stats.matches[i].frags);
+        }
+        let dates: Vec<_> = matches
+            .iter()
+            .filter_map(|&i| self.input.matches[i].start)
+            .collect();
+        let day = |t: Option<&chrono::NaiveDateTime>| {
+            t.map(|t| t.format("%Y-%m-%d").to_string())
+                .unwrap_or_default()
+        };
+        ServerRow {
+            name: name.to_string(),
+            url: self.links.servers.get(name).cloned().unwrap_or_default(),
+            matches: matches.len(),
+            players: players.len(),
+            frags,
+            maps: maps.len(),
+            first: day(dates.iter().min()),
+            last: day(dates.iter().max()),
+        }
+    }
+
+    /// The rows of `servers.html`, most matches first.
+    pub(in crate::render) fn server_rows(&self) -> Vec<ServerRow> {
+        let mut rows: Vec<ServerRow> = self
+            .server_matches()
+            .iter()
+            .map(|(name, m)| self.server_row(name, m))
+            .collect();
+        rows.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
+        rows
+    }
+
+    /// Every server's page, by URL.
+    pub(in crate::render) fn server_pages(&self) -> Vec<(String, ServerPage)> {
+        self.server_matches()
+            .iter()
+            .map(|(name, matches)| {
+                let row = self.server_row(name, matches);
+                let mut maps: BTreeMap<&str, u32> = BTreeMap::new();
+                let mut frags: BTreeMap<u32, u32> = BTreeMap::new();
+                let mut months: BTreeMap<String, u32> = BTreeMap::new();
+                for &i in matches {
+                    let m = &self.input.matches[i];
+                    *maps.entry(m.map.as_str()).or_default() += 1;
+                    for l in &self.input.stats.matches[i].lines {
+                        *frags.entry(l.player).or_default() += l.frags;
+                    }
+                    if let Some(t) = m.start {
+                        *months.entry(t.format("%Y-%m").to_string()).or_default() += 1;
+                    }
+                }
+                let total = matches.len() as u32;
+                let mut maps: Vec<LabelCount> = maps
+                    .into_iter()
+                    .map(|(name, count)| LabelCount {
+                        name: name.to_string(),
+                        count,
+                        percent: percent(count, total),
+                        url: self.map_url(name),
+                    })
+                    .collect();
+                maps.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+                let mut top: Vec<(u32, u32)> = frags
+                    .into_iter()
+                    .filter(|(p, n)| *n > 0 && !self.input.hidden[*p as usize])
+                    .collect();
+                top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+                let top = top
+                    .into_iter()
+                    .take(10)
+                    .map(|(p, count)| {
+                        let (name_html, url) = self.player_ref(p);
+                        NamedCount {
+                            name_html,
+                            url,
+                            count,
+                        }
+                    })
+                    .collect();
+                let most = months.values().copied().max().unwrap_or(0);
+                let activity = months
+                    .into_iter()
+                    .map(|(name, count)| LabelCount {
+                        name,
+                        count,
+                        percent: percent(count, most),
+                        url: String::new(),
+                    })
+                    .collect();
+                let match_rows = matches
+                    .iter()
+                    .rev()
+                    .take(SERVER_MATCH_ROWS)
+                    .map(|&i| self.match_row(i))
+                    .collect();
+                (
+                    row.url.clone(),
+                    ServerPage {
+                        row,
+                        maps,
+                        top,
+                        activity,
+                        match_rows,
+                    },
+                )
+            })
+            .collect()
+    }
+}
