@@ -235,7 +235,26 @@ fn builds_site_from_real_logs_with_exact_counts() {
             assert!(!m[key].is_null(), "{key} in {m}");
         }
         assert!(m["start"].is_null() || m["start"].as_str().unwrap().len() == 19);
+        // Issue 15 contract: a probability for team matches, null for the others.
+        let p = &m["predicted_red_win"];
+        match m["gametype"].as_str().unwrap() {
+            "ffa" | "duel" => assert!(p.is_null(), "{m}"),
+            _ => assert!(
+                p.is_null() || (0.0..=1.0).contains(&p.as_f64().unwrap()),
+                "{m}"
+            ),
+        }
     }
+    let predicted = |source: &str| {
+        matches
+            .iter()
+            .filter(|m| m["source"].as_str().unwrap().starts_with(source))
+            .all(|m| m["predicted_red_win"].is_number())
+    };
+    assert!(
+        predicted("tdm/") && predicted("ctf/"),
+        "every bot team match"
+    );
     let oa = matches
         .iter()
         .find(|m| m["source"] == "ffa/games-1.log")
@@ -862,7 +881,13 @@ fn headline_rating_and_provisional_players() {
     let evaluation = json(&site.join("data/evaluation.json"));
     assert_eq!(evaluation["headline"], "whole-history");
     let systems = evaluation["systems"].as_array().unwrap();
-    assert_eq!(systems.len(), 12);
+    assert_eq!(systems.len(), 13);
+    // Issue 15 contract: the team model is one of the systems, with its team scores.
+    let team_model = evaluation["team_model"].as_str().unwrap();
+    let team = systems.iter().find(|s| s["id"] == team_model).unwrap();
+    for key in ["log_loss", "brier", "accuracy", "outcomes"] {
+        assert!(team["team_results"][key].is_number(), "{key}: {team}");
+    }
     let headline = systems.iter().find(|s| s["id"] == "whole-history").unwrap();
     assert!(headline["vs_headline"].is_null());
     assert!(headline["spearman_bot_skill"].as_f64().unwrap() >= 0.95);
@@ -882,7 +907,14 @@ fn headline_rating_and_provisional_players() {
         assert_eq!(p["provisional"], false);
     }
     let evaluation = json(&site.join("data/evaluation.json"));
-    assert_eq!(evaluation["systems"].as_array().unwrap().len(), 1);
+    // The headline, and the team model that match pages and the balancer need.
+    let ids: Vec<&str> = evaluation["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["becker", "team-model"]);
 
     std::fs::write(
         tmp.path().join("site.toml"),

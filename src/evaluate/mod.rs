@@ -9,6 +9,7 @@ pub mod explain;
 pub mod ns2;
 pub mod replay;
 pub mod systems;
+pub mod team;
 
 use std::collections::BTreeMap;
 
@@ -36,13 +37,20 @@ pub enum Outcome {
 /// The team result of `m`, if it is a team match with a winner: each active player's time on
 /// red and on blue, weighted `a^-entry - a^-exit` (playing early counts more).
 pub(crate) fn team_game(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
-    if !m.gametype.team_based {
-        return None;
-    }
     let [red, blue] = m.team_scores?;
     if red == blue {
         return None;
     }
+    team_lineup(m, ids, base)
+}
+
+/// The line-up of a team match with players on both sides, whether or not it has a winner
+/// (`red_won` is then false): what a prediction before the match needs.
+pub(crate) fn team_lineup(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
+    if !m.gametype.team_based {
+        return None;
+    }
+    let red_won = matches!(m.team_scores, Some([red, blue]) if red > blue);
     let n = m.players.len();
     let end = m.duration_seconds;
     let weight = |from: u32, to: u32| base.powf(-f64::from(from)) - base.powf(-f64::from(to));
@@ -95,7 +103,7 @@ pub(crate) fn team_game(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
     let has_side = |red: bool| members.iter().any(|m| m.red == red);
     (has_side(true) && has_side(false)).then(|| TeamGame {
         members,
-        red_won: red > blue,
+        red_won,
         map: m.map.clone(),
     })
 }
@@ -307,9 +315,27 @@ pub struct Evaluation {
     pub held_out_frags: u64,
     pub team_results: usize,
     pub systems: Vec<SystemReport>,
+    /// Key of the system that predicts team matches and balances teams (one of `systems`).
+    pub team_model: String,
     /// Final headline rating per identity ([`crate::rating::Headline`] takes it).
     #[serde(skip)]
     pub headline_ratings: Vec<f64>,
+    /// P(red wins) per match (in the order rated) predicted before it by the team model, for
+    /// team matches with players on both sides.
+    #[serde(skip)]
+    pub predicted_red_win: Vec<Option<f64>>,
+    /// The team model's final skill per identity (roster order) and parameters.
+    #[serde(skip)]
+    pub team: TeamSnapshot,
+}
+
+/// The team model at the end of the replay, for the balancer.
+#[derive(Debug, Clone, Default)]
+pub struct TeamSnapshot {
+    /// Per identity, in roster order.
+    pub skills: Vec<team::Skill>,
+    /// None when the team model did not run.
+    pub params: Option<team::TeamParams>,
 }
 
 impl Evaluation {

@@ -93,6 +93,9 @@ pub struct MatchJson<'a> {
     pub team_scores: Option<[i32; 2]>,
     /// The log file begins in the middle of this match.
     pub partial: bool,
+    /// P(red wins) predicted before the match from the players' earlier results, for team
+    /// matches with players on both sides (the team model of `evaluation.json`); else null.
+    pub predicted_red_win: Option<f64>,
 }
 
 /// `data/players.json`, `data/matches.json`, `data/clans.json`, `data/diagnostics.json` (what was
@@ -130,12 +133,14 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             clan: clan_name(i),
         })
         .collect();
+    let predicted = &input.ratings.headline.evaluation.predicted_red_win;
     let matches: Vec<MatchJson> = input
         .matches
         .iter()
         .zip(&input.stats.matches)
         .zip(&links.matches)
-        .map(|((m, s), url)| MatchJson {
+        .enumerate()
+        .map(|(i, ((m, s), url))| MatchJson {
             id: &m.id,
             number: m.number,
             url,
@@ -154,6 +159,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             exit_reason: m.exit_reason.as_deref(),
             team_scores: m.team_scores,
             partial: m.partial,
+            predicted_red_win: predicted.get(i).copied().flatten(),
         })
         .collect();
     let clans: Vec<ClanJson> = input
