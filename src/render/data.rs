@@ -181,6 +181,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         .collect();
     let search = search_index(input, links)?;
     Ok(vec![
+        balance_file(input),
         json_file("data/players.json", &players)?,
         json_file("data/matches.json", &matches)?,
         json_file("data/clans.json", &clans)?,
@@ -188,6 +189,52 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         json_file("data/evaluation.json", &input.ratings.headline.evaluation)?,
         search,
     ])
+}
+
+/// `data/balance.js`: every player's names and team-model skill, and the model's parameters,
+/// for `fragstats balance` and `balance.html`.
+fn balance_file(input: &SiteInput) -> OutputFile {
+    let team = &input.ratings.headline.evaluation.team;
+    let params = team.params.clone().unwrap_or_else(|| {
+        crate::evaluate::team::TeamParams::prior(crate::evaluate::team::Skill {
+            mean: 0.0,
+            variance: 1.0,
+        })
+    });
+    let players = input
+        .roster
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let skill = team.skills.get(i).copied().unwrap_or(params.newcomer);
+            let mut names: Vec<String> = Vec::new();
+            for n in p.names_seen.iter().map(|n| plain_name(n)) {
+                if !n.is_empty() && n != p.key && !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            crate::balance::data::Entry {
+                name: p.key.clone(),
+                names,
+                skill: skill.mean,
+                variance: skill.variance,
+                clan: input.clans.of_player[i].map(|c| input.clans.clans[c as usize].name.clone()),
+            }
+        })
+        .collect();
+    let data = crate::balance::data::BalanceData {
+        format: crate::balance::data::FORMAT,
+        params,
+        players,
+    };
+    OutputFile {
+        path: "data/balance.js".into(),
+        bytes: data.to_script().into_bytes(),
+        reuse: false,
+        key: None,
+        staged: None,
+    }
 }
 
 /// Pretty JSON with a trailing newline.
