@@ -1027,3 +1027,121 @@ fn guid_identity_publishes_no_id() {
         }
     }
 }
+
+/// Issue 15 contract: `fragstats balance --config FILE --json NAME...` on a site built in a temp
+/// dir prints one JSON object with the teams, p, exactness, alternatives, the ABBA split and
+/// the unknown names; `--from` adds the swaps; errors are one line with exit 1, and the missing
+/// build is named.
+#[test]
+fn balance_cli_contract() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("site.toml");
+    let logs = shared().join("openarena");
+    std::fs::write(&config, format!("logs = [{:?}]\n", logs.to_string_lossy())).unwrap();
+    let cfg = config.to_str().unwrap();
+    let o = fragstats(
+        &["balance", "--config", cfg, "--json", "Sarge", "Grunt"],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("run `fragstats build` first"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fragstats(&["build", "--config", cfg], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let names = [
+        "Sarge",
+        "^1Red^7Devil",
+        "tanisha",
+        "Kyonshi",
+        "Angelyss",
+        "Ayumi",
+        "Gargoyle",
+        "Penguin",
+        "Newbie Zq",
+    ];
+    let mut args = vec!["balance", "--config", cfg, "--json"];
+    args.extend(names);
+    let o = fragstats(&args, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let side = |v: &serde_json::Value, k: &str| -> Vec<String> {
+        v[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (red, blue) = (side(&v, "red"), side(&v, "blue"));
+    assert_eq!(red.len() + blue.len(), 9);
+    assert!(red.len().abs_diff(blue.len()) <= 1);
+    assert!(
+        red.iter().chain(&blue).any(|n| n == "[OA]Sarge"),
+        "plain names: {v}"
+    );
+    assert!(red.iter().chain(&blue).any(|n| n == "RedDevil"));
+    let p = v["p_red_wins"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&p));
+    assert_eq!(v["exact"], true);
+    assert_eq!(v["unknown"], serde_json::json!(["Newbie Zq"]));
+    for s in v["alternatives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain([&v["abba"]])
+    {
+        assert!(
+            s["red"].is_array() && s["blue"].is_array() && s["p_red_wins"].is_number(),
+            "{s}"
+        );
+        assert!((s["p_red_wins"].as_f64().unwrap() - 0.5).abs() >= (p - 0.5).abs() - 1e-12);
+    }
+
+    let o = fragstats(
+        &[
+            "balance",
+            "--config",
+            cfg,
+            "--json",
+            "--max-swaps",
+            "1",
+            "--from",
+            "red: Sarge, RedDevil, Angelyss; blue: Tanisha, Ayumi, Penguin",
+        ],
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let swaps = v["swaps"].as_array().unwrap();
+    assert!(swaps.len() <= 1, "{v}");
+    for s in swaps {
+        assert!(s["to_blue"].is_string() && s["to_red"].is_string() && s["p_red_wins"].is_number());
+    }
+
+    for (bad, says) in [
+        (vec!["Sarge"], "at least two players"),
+        (
+            vec!["Sarge", "Grunt", "--lock", "Sarge=green"],
+            "unknown side",
+        ),
+        (
+            vec!["Sarge", "Grunt", "--together", "Sarge,Grunt"],
+            "must play together",
+        ),
+        (vec!["Sarge", "ar"], "ambiguous"),
+    ] {
+        let mut args = vec!["balance", "--config", cfg, "--json"];
+        args.extend(bad.iter().copied());
+        let o = fragstats(&args, tmp.path());
+        assert_eq!(o.status.code(), Some(1), "{bad:?}");
+        let err = stderr(&o);
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{bad:?}: {err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+}

@@ -236,10 +236,11 @@ mod tests {
             Ok(Resolved::Known(0)),
             "a part of a name"
         );
-        let ambiguous = d.resolve("r").unwrap_err();
-        assert!(
-            ambiguous.contains("ambiguous") && ambiguous.contains("RedDevil"),
-            "{ambiguous}"
+        assert_eq!(d.resolve("r"), Ok(Resolved::Known(1)), "a unique prefix");
+        let ambiguous = d.resolve("ar").unwrap_err();
+        assert_eq!(
+            ambiguous,
+            "\"ar\" is ambiguous: it could be [OA]Sarge, Sarah"
         );
         let close = d.resolve("Grnt").unwrap_err();
         assert!(close.contains("did you mean Grunt"), "{close}");
