@@ -330,6 +330,10 @@ fn exhaustive(lobby: &[Candidate], params: &TeamParams, rules: &Rules, keep: usi
         keep,
         found: Vec::new(),
     };
+    let scale = params.coef[0].max(0.0);
+    let spread = std::f64::consts::PI / 8.0 * scale * scale;
+    // ln(bigger side / smaller side) for odd lobbies.
+    let size_more = (high as f64 / low.max(1) as f64).ln();
     let mut set = 1u64;
     let steps = 1u64 << (n - 1);
     for step in 0..steps {
@@ -360,14 +364,20 @@ fn exhaustive(lobby: &[Candidate], params: &TeamParams, rules: &Rules, keep: usi
             } else {
                 (other, size, total_mean - mean, total_variance - variance)
             };
+            // The model's logit (TeamParams::logit with map 0), with the constants hoisted.
             let (rn, bn) = (rn as f64, bn as f64);
-            let f = Features {
-                skill: rm / rn - (total_mean - rm) / bn,
-                variance: rv / (rn * rn) + (total_variance - rv) / (bn * bn),
-                size: (rn / bn).ln(),
-                map: 0.0,
+            let skill = rm / rn - (total_mean - rm) / bn;
+            let v = rv / (rn * rn) + (total_variance - rv) / (bn * bn);
+            let size = if rn > bn {
+                size_more
+            } else if rn < bn {
+                -size_more
+            } else {
+                0.0
             };
-            best.offer(cost(params.p_red(&f)), set, red);
+            let k = 1.0 / (1.0 + spread * v).sqrt();
+            let logit = k * (scale * skill + params.coef[1] * size + params.coef[2]);
+            best.offer(logit.abs(), set, red);
         }
     }
     best.found

@@ -898,6 +898,7 @@ impl<'a> Renderer<'a> {
         h.u64(m.line);
         h.str(&self.when(i));
         h.str(&self.map_url(&m.map));
+        h.u64(self.predicted_red_win(i).map_or(u64::MAX, f64::to_bits));
         for &id in &self.input.roster.match_players[i] {
             let id = id as usize;
             h.str(&self.names_html[id]);
@@ -908,6 +909,12 @@ impl<'a> Renderer<'a> {
             h.u64(delta.to_bits());
         }
         h.finish()
+    }
+
+    /// The team model's P(red wins) before match `i`, for team matches.
+    fn predicted_red_win(&self, i: usize) -> Option<f64> {
+        let predicted = &self.input.ratings.headline.evaluation.predicted_red_win;
+        predicted.get(i).copied().flatten()
     }
 
     /// Cumulative frags over match time of the match's five best fraggers.
@@ -1391,6 +1398,9 @@ impl<'a> Renderer<'a> {
             line: m.line,
             partial: m.partial,
             team_scores: m.team_scores,
+            predicted_red_win: self
+                .predicted_red_win(i)
+                .map(|p| format!("{:.0}%", p * 100.0)),
             sides,
             kill_lines: ms.kill_lines,
             kills,

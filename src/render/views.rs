@@ -253,6 +253,8 @@ pub struct MatchPage {
     pub line: u64,
     pub partial: bool,
     pub team_scores: Option<[i32; 2]>,
+    /// P(red wins) before the match, as "71%" (team matches only).
+    pub predicted_red_win: Option<String>,
     pub sides: Vec<Side>,
     pub kill_lines: u32,
     pub kills: Vec<KillRow>,
