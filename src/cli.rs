@@ -30,6 +30,10 @@ pub enum Command {
     /// accuracy; Spearman against bot skill where the logs have bots; winners of team matches) and
     /// print a table.
     Evaluate(EvaluateArgs),
+    /// Split the players present into fair teams with the ratings of the last build (its
+    /// `data/balance.js`): the split whose predicted P(red wins) is closest to 50%, the next best
+    /// ones, and the naive snake split beside them. Exit 0 when teams were proposed, 1 otherwise.
+    Balance(BalanceArgs),
     /// Remove matches from the archive (the matches kept from logs that were since truncated,
     /// rotated away, replaced or deleted) and say what was removed. The next build leaves them
     /// out. Matches of logs still present stay: remove or edit the log itself for those.
@@ -59,6 +63,56 @@ pub struct ForgetArgs {
     /// Every archived match (needed when neither PATH nor --before is given).
     #[arg(long, conflicts_with_all = ["path", "before"])]
     pub all: bool,
+}
+
+/// Output of `fragstats balance`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BalanceFormat {
+    /// Readable lines.
+    Text,
+    /// `say` lines for the in-game chat.
+    Say,
+    /// Server commands that move the players (`forceteam`).
+    Rcon,
+}
+
+/// Options of `fragstats balance`.
+#[derive(Debug, Args)]
+pub struct BalanceArgs {
+    /// Site configuration (for its output folder). [default: ./site.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Output folder of the build to read, replacing `output` from the config.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print one JSON object (red, blue, p_red_wins, exact, alternatives, abba, unknown, swaps).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: BalanceFormat,
+    /// Say why: every rule and the search.
+    #[arg(long)]
+    pub explain: bool,
+    /// Keep a player on a side: NAME=red or NAME=blue.
+    #[arg(long, value_name = "NAME=SIDE")]
+    pub lock: Vec<String>,
+    /// Keep these players on the same side: A,B[,C...].
+    #[arg(long, value_name = "A,B")]
+    pub together: Vec<String>,
+    /// Keep these two players on different sides: A,B.
+    #[arg(long, value_name = "A,B")]
+    pub apart: Vec<String>,
+    /// The teams as they are, "red: A, B; blue: C, D": propose the fewest swaps instead.
+    #[arg(long, value_name = "TEAMS")]
+    pub from: Option<String>,
+    /// With --from: the most swaps to propose.
+    #[arg(long, value_name = "N", default_value_t = 2, requires = "from")]
+    pub max_swaps: usize,
+    /// Players present (names as on the site: colour codes and case ignored, a unique prefix
+    /// will do).
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
 }
 
 /// Options of `fragstats evaluate`.

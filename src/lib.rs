@@ -4,6 +4,7 @@
 //! [`output`]; [`build`] runs the pipeline.
 
 pub mod archive;
+pub mod balance;
 pub mod build;
 pub mod cli;
 pub mod compressed;

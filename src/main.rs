@@ -20,6 +20,9 @@ fn main() -> ExitCode {
         Command::Watch(args) => fragstats::watch::watch(&request(args)),
         Command::Serve(args) => fragstats::watch::serve(&request(args.build), args.bind, args.port),
         Command::Evaluate(args) => evaluate(args),
+        Command::Balance(args) => {
+            fragstats::balance::command::run(&args).map(|out| print!("{out}"))
+        }
         Command::Forget(args) => forget(args),
         Command::Init { dir } => fragstats::init::init(&dir).map(|said| print!("{said}")),
     };

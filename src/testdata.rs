@@ -60,3 +60,115 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
         rounds: Vec::new(),
     }
 }
+
+/// A small deterministic random generator for simulations (64-bit LCG, top 53 bits).
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// Uniform in [0, 1).
+    pub fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in 0..n.
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next() * n as f64) as usize).min(n.saturating_sub(1))
+    }
+
+    /// Standard normal (Box-Muller).
+    pub fn normal(&mut self) -> f64 {
+        let u = self.next().max(1e-300);
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * self.next()).cos()
+    }
+}
+
+/// Simulated team deathmatches with known skills: `pool` players with skills drawn from
+/// N(0, 1) (natural-log frag odds); each match takes 6 to 10 of them at random, splits them at
+/// random (one in four matches uneven by one), and plays 120 encounters between a random player
+/// and a random opponent, won with σ(skill difference + ln(own side's size / other's)). A side
+/// scores a point per frag. Returns the matches (in order, roster built) and the true skills in
+/// roster order.
+pub fn simulated_team_matches(
+    matches: usize,
+    pool: usize,
+    seed: u64,
+) -> (Vec<Match>, Roster, Vec<f64>) {
+    use crate::model::{Event, EventKind};
+    let mut rng = Lcg(seed);
+    let skills: Vec<f64> = (0..pool).map(|_| rng.normal()).collect();
+    let mut out = Vec::with_capacity(matches);
+    for number in 0..matches {
+        let n = 6 + rng.below(5);
+        let mut picked: Vec<usize> = Vec::with_capacity(n);
+        while picked.len() < n {
+            let k = rng.below(pool);
+            if !picked.contains(&k) {
+                picked.push(k);
+            }
+        }
+        let reds = if n % 2 == 1 || rng.next() < 0.75 {
+            n / 2
+        } else {
+            n / 2 - 1
+        };
+        let names: Vec<String> = picked.iter().map(|k| format!("Sim{k}")).collect();
+        let lineup: Vec<(&str, Team)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.as_str(), if i < reds { Team::Red } else { Team::Blue }))
+            .collect();
+        let mut m = bare_match("tdm", &lineup);
+        m.gametype.team_based = true;
+        m.id = format!("sim{number}");
+        m.number = number as u32;
+        m.duration_seconds = 600;
+        m.map = ["sim1", "sim2", "sim3"][number % 3].into();
+        let size = [reds as f64, (n - reds) as f64];
+        let mut score = [0i32; 2];
+        let mut events = Vec::new();
+        for t in 0..120u32 {
+            let a = rng.below(n);
+            let side_a = usize::from(a >= reds);
+            let b = if side_a == 0 {
+                reds + rng.below(n - reds)
+            } else {
+                rng.below(reds)
+            };
+            let edge =
+                skills[picked[a]] - skills[picked[b]] + (size[side_a] / size[1 - side_a]).ln();
+            let (killer, victim) = if rng.next() < 1.0 / (1.0 + (-edge).exp()) {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            score[usize::from(killer >= reds)] += 1;
+            events.push(Event {
+                time: t * 5,
+                line: u64::from(t) + 2,
+                kind: EventKind::Frag,
+                actor: killer as u32,
+                target: victim as u32,
+                detail: 0,
+            });
+        }
+        m.events = Events::from(events);
+        m.team_scores = Some(score);
+        out.push(m);
+    }
+    let roster = Roster::build(&out, &Aliases::default());
+    let truth = roster
+        .players
+        .iter()
+        .map(|p| {
+            p.key
+                .strip_prefix("Sim")
+                .and_then(|k| k.parse::<usize>().ok())
+                .map_or(0.0, |k| skills[k])
+        })
+        .collect();
+    (out, roster, truth)
+}

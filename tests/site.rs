@@ -321,7 +321,26 @@ fn builds_site_from_real_logs_with_exact_counts() {
             assert!(!m[key].is_null(), "{key} in {m}");
         }
         assert!(m["start"].is_null() || m["start"].as_str().unwrap().len() == 19);
+        // Issue 15 contract: a probability for team matches, null for the others.
+        let p = &m["predicted_red_win"];
+        match m["gametype"].as_str().unwrap() {
+            "ffa" | "duel" => assert!(p.is_null(), "{m}"),
+            _ => assert!(
+                p.is_null() || (0.0..=1.0).contains(&p.as_f64().unwrap()),
+                "{m}"
+            ),
+        }
     }
+    let predicted = |source: &str| {
+        matches
+            .iter()
+            .filter(|m| m["source"].as_str().unwrap().starts_with(source))
+            .all(|m| m["predicted_red_win"].is_number())
+    };
+    assert!(
+        predicted("tdm/") && predicted("ctf/"),
+        "every bot team match"
+    );
     let oa = matches
         .iter()
         .find(|m| m["source"] == "ffa/games-1.log")
@@ -946,7 +965,13 @@ fn headline_rating_and_provisional_players() {
     let evaluation = json(&site.join("data/evaluation.json"));
     assert_eq!(evaluation["headline"], "whole-history");
     let systems = evaluation["systems"].as_array().unwrap();
-    assert_eq!(systems.len(), 12);
+    assert_eq!(systems.len(), 13);
+    // Issue 15 contract: the team model is one of the systems, with its team scores.
+    let team_model = evaluation["team_model"].as_str().unwrap();
+    let team = systems.iter().find(|s| s["id"] == team_model).unwrap();
+    for key in ["log_loss", "brier", "accuracy", "outcomes"] {
+        assert!(team["team_results"][key].is_number(), "{key}: {team}");
+    }
     let headline = systems.iter().find(|s| s["id"] == "whole-history").unwrap();
     assert!(headline["vs_headline"].is_null());
     assert!(headline["spearman_bot_skill"].as_f64().unwrap() >= 0.95);
@@ -966,7 +991,14 @@ fn headline_rating_and_provisional_players() {
         assert_eq!(p["provisional"], false);
     }
     let evaluation = json(&site.join("data/evaluation.json"));
-    assert_eq!(evaluation["systems"].as_array().unwrap().len(), 1);
+    // The headline, and the team model that match pages and the balancer need.
+    let ids: Vec<&str> = evaluation["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["becker", "team-model"]);
 
     std::fs::write(
         tmp.path().join("site.toml"),
@@ -1077,5 +1109,123 @@ fn guid_identity_publishes_no_id() {
                 entry.path().display()
             );
         }
+    }
+}
+
+/// Issue 15 contract: `fragstats balance --config FILE --json NAME...` on a site built in a temp
+/// dir prints one JSON object with the teams, p, exactness, alternatives, the ABBA split and
+/// the unknown names; `--from` adds the swaps; errors are one line with exit 1, and the missing
+/// build is named.
+#[test]
+fn balance_cli_contract() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("site.toml");
+    let logs = shared().join("openarena");
+    std::fs::write(&config, format!("logs = [{:?}]\n", logs.to_string_lossy())).unwrap();
+    let cfg = config.to_str().unwrap();
+    let o = fragstats(
+        &["balance", "--config", cfg, "--json", "Sarge", "Grunt"],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("run `fragstats build` first"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fragstats(&["build", "--config", cfg], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let names = [
+        "Sarge",
+        "^1Red^7Devil",
+        "tanisha",
+        "Kyonshi",
+        "Angelyss",
+        "Ayumi",
+        "Gargoyle",
+        "Penguin",
+        "Newbie Zq",
+    ];
+    let mut args = vec!["balance", "--config", cfg, "--json"];
+    args.extend(names);
+    let o = fragstats(&args, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let side = |v: &serde_json::Value, k: &str| -> Vec<String> {
+        v[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (red, blue) = (side(&v, "red"), side(&v, "blue"));
+    assert_eq!(red.len() + blue.len(), 9);
+    assert!(red.len().abs_diff(blue.len()) <= 1);
+    assert!(
+        red.iter().chain(&blue).any(|n| n == "[OA]Sarge"),
+        "plain names: {v}"
+    );
+    assert!(red.iter().chain(&blue).any(|n| n == "RedDevil"));
+    let p = v["p_red_wins"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&p));
+    assert_eq!(v["exact"], true);
+    assert_eq!(v["unknown"], serde_json::json!(["Newbie Zq"]));
+    for s in v["alternatives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain([&v["abba"]])
+    {
+        assert!(
+            s["red"].is_array() && s["blue"].is_array() && s["p_red_wins"].is_number(),
+            "{s}"
+        );
+        assert!((s["p_red_wins"].as_f64().unwrap() - 0.5).abs() >= (p - 0.5).abs() - 1e-12);
+    }
+
+    let o = fragstats(
+        &[
+            "balance",
+            "--config",
+            cfg,
+            "--json",
+            "--max-swaps",
+            "1",
+            "--from",
+            "red: Sarge, RedDevil, Angelyss; blue: Tanisha, Ayumi, Penguin",
+        ],
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let swaps = v["swaps"].as_array().unwrap();
+    assert!(swaps.len() <= 1, "{v}");
+    for s in swaps {
+        assert!(s["to_blue"].is_string() && s["to_red"].is_string() && s["p_red_wins"].is_number());
+    }
+
+    for (bad, says) in [
+        (vec!["Sarge"], "at least two players"),
+        (
+            vec!["Sarge", "Grunt", "--lock", "Sarge=green"],
+            "unknown side",
+        ),
+        (
+            vec!["Sarge", "Grunt", "--together", "Sarge,Grunt"],
+            "must play together",
+        ),
+        (vec!["Sarge", "ar"], "ambiguous"),
+    ] {
+        let mut args = vec!["balance", "--config", cfg, "--json"];
+        args.extend(bad.iter().copied());
+        let o = fragstats(&args, tmp.path());
+        assert_eq!(o.status.code(), Some(1), "{bad:?}");
+        let err = stderr(&o);
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{bad:?}: {err}"
+        );
+        assert!(o.stdout.is_empty());
     }
 }

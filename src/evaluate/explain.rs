@@ -241,7 +241,13 @@ pub fn evaluation_markdown(e: &Evaluation) -> String {
          weighted towards the start, a side bias per player and the map's red/blue record.\n\
          - **Bradley-Terry, fixed prior** and **whole history**: maximum a posteriori fits over \
          all frags so far, older frags weighted down per match; the whole-history fit averages \
-         five prior widths by how well each predicted so far.\n"
+         five prior widths by how well each predicted so far.\n\
+         - **fragstats team model** (used for team predictions and the balancer): the \
+         whole-history skills of each side, weighted by time on the side, plus a team-size term, \
+         the red side's bias and the map's red/blue record; each player's uncertainty pulls the \
+         prediction towards 50%, a newcomer gets the mean this site's newcomers showed, and the \
+         scale is learnt from this site's own team results as they come. It predicts frags as the \
+         whole-history fit does.\n"
     );
     let _ = writeln!(
         md,
@@ -293,7 +299,10 @@ mod tests {
                 report("xlrstats", "XLRstats", 0.67),
                 report("whole-history", "Bradley-Terry whole history", 0.60),
             ],
+            team_model: "team-model".into(),
             headline_ratings: Vec::new(),
+            predicted_red_win: Vec::new(),
+            team: Default::default(),
         };
         let md = headline_markdown(&e, &RatingConfig::default());
         assert_eq!(md.matches("| Becker dynamic |").count(), 1, "{md}");

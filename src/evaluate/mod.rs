@@ -9,6 +9,7 @@ pub mod explain;
 pub mod ns2;
 pub mod replay;
 pub mod systems;
+pub mod team;
 
 use std::collections::BTreeMap;
 
@@ -35,7 +36,7 @@ pub enum Outcome {
 
 /// The team results of `m`, if it is a team match with winners: one per round won by a side
 /// when the log has rounds (Counter-Strike, TF2: a round is a team result), else the match's
-/// final score. Every result has the same members ([`team_game`]).
+/// final score. Every result has the same line-up ([`team_lineup`]).
 pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<TeamGame> {
     let red_won: Vec<bool> = if m.rounds.is_empty() {
         match m.team_scores {
@@ -46,7 +47,10 @@ pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<TeamGame> {
         let sides = m.rounds.iter().filter(|r| r.winner.is_side());
         sides.map(|r| r.winner == Team::Red).collect()
     };
-    let Some(game) = red_won.first().and_then(|&w| team_game(m, ids, base, w)) else {
+    if red_won.is_empty() {
+        return Vec::new();
+    }
+    let Some(game) = team_lineup(m, ids, base) else {
         return Vec::new();
     };
     red_won
@@ -58,12 +62,15 @@ pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<TeamGame> {
         .collect()
 }
 
-/// The team result of `m` with the given winner, if it is a team match: each active player's
-/// time on red and on blue, weighted `a^-entry - a^-exit` (playing early counts more).
-pub(crate) fn team_game(m: &Match, ids: &[u32], base: f64, red_won: bool) -> Option<TeamGame> {
+/// The line-up of a team match with players on both sides, whether or not it has a winner
+/// (`red_won` is then the final score's, false on a draw): each active player's time on red and
+/// on blue, weighted `a^-entry - a^-exit` (playing early counts more). What a prediction before
+/// the match needs.
+pub(crate) fn team_lineup(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
     if !m.gametype.team_based {
         return None;
     }
+    let red_won = matches!(m.team_scores, Some([red, blue]) if red > blue);
     let n = m.players.len();
     let end = m.duration_seconds;
     let weight = |from: u32, to: u32| base.powf(-f64::from(from)) - base.powf(-f64::from(to));
@@ -328,9 +335,27 @@ pub struct Evaluation {
     pub held_out_frags: u64,
     pub team_results: usize,
     pub systems: Vec<SystemReport>,
+    /// Key of the system that predicts team matches and balances teams (one of `systems`).
+    pub team_model: String,
     /// Final headline rating per identity ([`crate::rating::Headline`] takes it).
     #[serde(skip)]
     pub headline_ratings: Vec<f64>,
+    /// P(red wins) per match (in the order rated) predicted before it by the team model, for
+    /// team matches with players on both sides.
+    #[serde(skip)]
+    pub predicted_red_win: Vec<Option<f64>>,
+    /// The team model's final skill per identity (roster order) and parameters.
+    #[serde(skip)]
+    pub team: TeamSnapshot,
+}
+
+/// The team model at the end of the replay, for the balancer.
+#[derive(Debug, Clone, Default)]
+pub struct TeamSnapshot {
+    /// Per identity, in roster order.
+    pub skills: Vec<team::Skill>,
+    /// None when the team model did not run.
+    pub params: Option<team::TeamParams>,
 }
 
 impl Evaluation {

@@ -15,9 +15,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::systems::{self, FragRater, MatchStart, TeamGame};
+use super::team::TEAM_MODEL_ID;
 use super::{
     Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, SkillKey, Sums,
-    SystemReport, loss, team_games,
+    SystemReport, TeamSnapshot, loss, team_games, team_lineup,
 };
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
@@ -84,6 +85,9 @@ struct Scores {
     paired: PairedSums,
     /// Per match, from the first one that can still end up held out.
     recent: Vec<MatchScore>,
+    /// The team model only: (match number in rating order, P(red wins) before it) of every
+    /// team match with players on both sides.
+    predictions: Vec<(u64, f64)>,
 }
 
 impl Scores {
@@ -168,9 +172,13 @@ impl ReplayCheckpoint {
 
 /// The outcomes of a run of matches, in the numbering of the [`Book`].
 struct Batch {
+    /// Number of the batch's first match in the whole history.
+    first: u64,
     outcomes: Vec<Outcome>,
     /// Per match: its team results (rounds, or the match), predicted at its start.
     team_games: Vec<Vec<TeamGame>>,
+    /// Team matches without a winner (only predicted): their line-up.
+    lineups: Vec<Option<TeamGame>>,
     starts: Vec<MatchStart>,
     gametypes: Vec<String>,
     /// Per match: players numbered once it starts (systems grow to it at its start, so a
@@ -181,12 +189,17 @@ struct Batch {
     frags: usize,
 }
 
-/// The systems an evaluation runs: the headline first, then (with `all_systems`) every other.
+/// The systems an evaluation runs: the headline first, then the team model (always: match
+/// pages and the balancer need it), then (with `all_systems`) every other.
 fn system_ids(cfg: &RatingConfig, all_systems: bool) -> Vec<&'static str> {
     let headline = cfg.headline.system.id();
-    let mut ids = vec![headline];
+    let mut ids = vec![headline, TEAM_MODEL_ID];
     if all_systems {
-        ids.extend(systems::SYSTEM_IDS.iter().filter(|id| **id != headline));
+        ids.extend(
+            systems::SYSTEM_IDS
+                .iter()
+                .filter(|id| **id != headline && **id != TEAM_MODEL_ID),
+        );
     }
     ids
 }
@@ -261,8 +274,10 @@ impl Evaluator {
         let book = &mut self.book;
         let frags_before = book.frags;
         let mut batch = Batch {
+            first: book.matches,
             outcomes: Vec::new(),
             team_games: Vec::with_capacity(matches.len()),
+            lineups: Vec::with_capacity(matches.len()),
             starts: Vec::with_capacity(matches.len()),
             gametypes: Vec::with_capacity(matches.len()),
             players: Vec::with_capacity(matches.len()),
@@ -308,8 +323,14 @@ impl Evaluator {
             if m.duration_seconds > 0 {
                 book.lengths.push(m.duration_seconds);
             }
-            let games = team_games(m, &ids, time_base(&book.lengths));
+            let base = time_base(&book.lengths);
+            let games = team_games(m, &ids, base);
             book.team_results += games.len() as u64;
+            batch.lineups.push(if games.is_empty() {
+                team_lineup(m, &ids, base)
+            } else {
+                None
+            });
             batch.team_games.push(games);
             batch.starts.push(MatchStart {
                 day: m.start.map(|t| {
@@ -351,6 +372,29 @@ impl Evaluator {
                 (report(run, &ratings, &answer, boundary, i == 0), ratings)
             })
             .collect();
+        let mut team = TeamSnapshot::default();
+        let mut predicted_red_win = vec![None; book.matches as usize];
+        for run in &mut runs {
+            if let Some((skills, params)) = run.rater.team_snapshot() {
+                team.skills = roster
+                    .players
+                    .iter()
+                    .map(|p| {
+                        book.index
+                            .get(&p.key)
+                            .and_then(|&n| skills.get(n as usize))
+                            .copied()
+                            .unwrap_or(params.newcomer)
+                    })
+                    .collect();
+                team.params = Some(params);
+                for &(m, p) in &run.scores.predictions {
+                    if let Some(slot) = predicted_red_win.get_mut(m as usize) {
+                        *slot = Some(p);
+                    }
+                }
+            }
+        }
         let mut reports = Vec::with_capacity(results.len());
         let mut headline_ratings = Vec::new();
         for (i, (report, ratings)) in results.into_iter().enumerate() {
@@ -379,7 +423,10 @@ impl Evaluator {
             held_out_frags,
             team_results: book.team_results as usize,
             systems: reports,
+            team_model: TEAM_MODEL_ID.to_string(),
             headline_ratings,
+            predicted_red_win,
+            team,
         };
         let checkpoint = ReplayCheckpoint {
             runs: runs
@@ -431,6 +478,7 @@ fn report(
 /// system's log-loss on every frag of the batch when no reference is given (the headline's).
 fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<f32> {
     let Run { rater, scores } = run;
+    let records = rater.id() == TEAM_MODEL_ID;
     let mut losses = Vec::with_capacity(if headline_losses.is_some() {
         0
     } else {
@@ -444,10 +492,20 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
             Outcome::StartMatch { index } => {
                 rater.grow(batch.players[index as usize]);
                 rater.start_match(batch.starts[index as usize]);
-                team_prediction = batch.team_games[index as usize]
-                    .iter()
-                    .map(|g| rater.predict_team(g))
-                    .collect();
+                let i = index as usize;
+                let games = &batch.team_games[i];
+                team_prediction = games.iter().map(|g| rater.predict_team(g)).collect();
+                if let Some(g) = games.first() {
+                    rater.team_start(g);
+                }
+                if records {
+                    let p = team_prediction.first().copied().or_else(|| {
+                        batch.lineups[i].as_ref().map(|g| rater.predict_team(g))
+                    });
+                    if let Some(p) = p {
+                        scores.predictions.push((batch.first + u64::from(index), p));
+                    }
+                }
                 current = MatchScore {
                     first_frag: batch.frags_before + frag as u64,
                     ..MatchScore::default()
@@ -507,6 +565,8 @@ mod tests {
             (
                 serde_json::to_string(e).unwrap(),
                 e.headline_ratings.clone(),
+                e.predicted_red_win.clone(),
+                format!("{:?}", e.team),
             )
         };
         let mut one = Evaluator::new(&cfg, true);

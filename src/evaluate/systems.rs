@@ -9,6 +9,7 @@ use crate::rating::whole_history::WholeHistory;
 
 use super::established::{Glicko2Rater, trueskill_rater, weng_lin_rater};
 use super::ns2::Ns2;
+use super::team::{Skill, TEAM_MODEL_ID, TeamModel, TeamParams};
 
 /// One player's part in a team match: side and time weight (NS2 `t_i`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,8 +86,16 @@ pub trait FragRater: Send {
         }
         if weight > 0.0 { sum / weight } else { 0.5 }
     }
+    /// A team match starts with this line-up (after [`FragRater::predict_team`]; systems that
+    /// learn from what they knew at the start keep it here).
+    fn team_start(&mut self, _game: &TeamGame) {}
     /// Learns the result of a team match (called after the match's frags).
     fn team_result(&mut self, _game: &TeamGame) {}
+    /// The team model's final skills (in the replay's numbering) and parameters; None for every
+    /// other system. Like [`FragRater::ratings`], may refit.
+    fn team_snapshot(&mut self) -> Option<(Vec<Skill>, TeamParams)> {
+        None
+    }
     /// Final rating per identity (higher is better). May change the learnt state (a final
     /// fit): take any checkpoint ([`FragRater::save`]) before.
     fn ratings(&mut self) -> Vec<f64>;
@@ -115,7 +124,7 @@ macro_rules! saved_fields {
 pub(crate) use saved_fields;
 
 /// Keys of every system, in report order.
-pub const SYSTEM_IDS: [&str; 12] = [
+pub const SYSTEM_IDS: [&str; 13] = [
     "constant",
     "win-rate",
     "kd",
@@ -128,6 +137,7 @@ pub const SYSTEM_IDS: [&str; 12] = [
     "ns2",
     "bradley-terry",
     "whole-history",
+    TEAM_MODEL_ID,
 ];
 
 /// The system with key `id`, if there is one, with no player yet ([`FragRater::grow`] adds
@@ -159,6 +169,7 @@ pub fn by_id(id: &str, cfg: &RatingConfig) -> Option<Box<dyn FragRater>> {
             fit: WholeHistory::new(players, wh.decay),
             single: false,
         }),
+        TEAM_MODEL_ID => Box::new(TeamModel::new(players, wh.decay)),
         _ => return None,
     })
 }
@@ -442,7 +453,10 @@ mod tests {
     fn every_headline_key_has_a_system() {
         for id in SYSTEM_IDS {
             let Ok(system) = serde_json::from_value::<HeadlineSystem>(id.into()) else {
-                assert_eq!(id, "constant", "only the constant cannot be a headline");
+                assert!(
+                    id == "constant" || id == TEAM_MODEL_ID,
+                    "only the constant and the team model cannot be a headline"
+                );
                 continue;
             };
             assert_eq!(system.id(), id);

@@ -227,6 +227,35 @@ impl WholeHistory {
             .collect()
     }
 
+    /// Player `i`'s θ averaged over the fits and its variance: each fit's posterior variance
+    /// (the inverse of its curvature at the last step, in real units) plus the spread of the
+    /// fits' θ around their average (model averaging). A player with no frags gets the prior's.
+    pub fn posterior(&self, i: usize) -> (f64, f64) {
+        let (mut mean, mut second) = (0.0, 0.0);
+        for ((w, theta), curvature) in self.weights.iter().zip(&self.theta).zip(&self.curvature) {
+            let t = theta.get(i).copied().unwrap_or(0.0);
+            // Curvature is in lazy-decay units: divide by `now` for the real precision.
+            let precision = curvature.get(i).copied().unwrap_or(0.0) / self.now;
+            let variance = if precision > 1e-12 {
+                1.0 / precision
+            } else {
+                1e12
+            };
+            mean += w * t;
+            second += w * (variance + t * t);
+        }
+        (mean, (second - mean * mean).max(0.0))
+    }
+
+    /// The variance of θ for a player never seen: the prior's, averaged over the fits.
+    pub fn prior_variance(&self) -> f64 {
+        self.weights
+            .iter()
+            .zip(&self.priors)
+            .map(|(w, p)| if *p > 1e-12 { w / p } else { w * 1e12 })
+            .sum()
+    }
+
     /// θ of one fit (for tests).
     pub fn fit_theta(&self, fit: usize) -> &[f64] {
         &self.theta[fit]

@@ -121,6 +121,9 @@ pub struct MatchJson<'a> {
     pub team_scores: Option<TeamScores>,
     /// The log file begins in the middle of this match.
     pub partial: bool,
+    /// P(red wins) predicted before the match from the players' earlier results, for team
+    /// matches with players on both sides (the team model of `evaluation.json`); else null.
+    pub predicted_red_win: Option<f64>,
 }
 
 /// `data/players.json`, `data/matches.json`, `data/clans.json`, `data/diagnostics.json` (what was
@@ -171,13 +174,15 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             clan: clan_name(i),
         })
         .collect();
+    let predicted = &input.ratings.headline.evaluation.predicted_red_win;
     let matches: Vec<MatchJson> = input
         .matches
         .iter()
         .zip(&input.stats.matches)
         .zip(&links.matches)
         .zip(&links.match_servers)
-        .map(|(((m, s), url), server)| MatchJson {
+        .enumerate()
+        .map(|(i, (((m, s), url), server))| MatchJson {
             id: &m.id,
             server,
             number: m.number,
@@ -198,6 +203,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             team_scores: super::helpers::final_team_scores(m, s)
                 .map(|[red, blue]| TeamScores { red, blue }),
             partial: m.partial,
+            predicted_red_win: predicted.get(i).copied().flatten(),
         })
         .collect();
     let clans: Vec<ClanJson> = input
@@ -220,6 +226,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         .collect();
     let search = search_index(input, links)?;
     Ok(vec![
+        balance_file(input),
         json_file("data/players.json", &players)?,
         json_file("data/matches.json", &matches)?,
         json_file("data/clans.json", &clans)?,
@@ -227,6 +234,52 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         json_file("data/evaluation.json", &input.ratings.headline.evaluation)?,
         search,
     ])
+}
+
+/// `data/balance.js`: every player's names and team-model skill, and the model's parameters,
+/// for `fragstats balance` and `balance.html`.
+fn balance_file(input: &SiteInput) -> OutputFile {
+    let team = &input.ratings.headline.evaluation.team;
+    let params = team.params.clone().unwrap_or_else(|| {
+        crate::evaluate::team::TeamParams::prior(crate::evaluate::team::Skill {
+            mean: 0.0,
+            variance: 1.0,
+        })
+    });
+    let players = input
+        .roster
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let skill = team.skills.get(i).copied().unwrap_or(params.newcomer);
+            let mut names: Vec<String> = Vec::new();
+            for n in p.names_seen.iter().map(|n| plain_name(n)) {
+                if !n.is_empty() && n != p.key && !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            crate::balance::data::Entry {
+                name: p.key.clone(),
+                names,
+                skill: skill.mean,
+                variance: skill.variance,
+                clan: input.clans.of_player[i].map(|c| input.clans.clans[c as usize].name.clone()),
+            }
+        })
+        .collect();
+    let data = crate::balance::data::BalanceData {
+        format: crate::balance::data::FORMAT,
+        params,
+        players,
+    };
+    OutputFile {
+        path: "data/balance.js".into(),
+        bytes: data.to_script().into_bytes(),
+        reuse: false,
+        key: None,
+        staged: None,
+    }
 }
 
 /// Pretty JSON with a trailing newline.

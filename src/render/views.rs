@@ -281,6 +281,8 @@ pub struct MatchPage {
     /// The best player: most frags, then fewest deaths, then the higher score line.
     pub best_html: String,
     pub best_url: String,
+    /// P(red wins) before the match, as "71%" (team matches only).
+    pub predicted_red_win: Option<String>,
     pub sides: Vec<Side>,
     pub kill_lines: u32,
     pub kills: Vec<KillRow>,

@@ -12,7 +12,7 @@ use crate::stats::MatchStats;
 impl Renderer<'_> {
     /// A key of everything a match page is made from: the match's id and content, the log and
     /// line it was read from, its URL,
-    /// place and date, its map's page, each of its players' name, page and rating change, and
+    /// place and date, its map's page, the prediction before it, each of its players' name, page and rating change, and
     /// `salt` (templates and the fields all pages share). Same key, same page.
     pub(in crate::render) fn match_key(&self, i: usize, salt: u64) -> u64 {
         let m = &self.input.matches[i];
@@ -26,6 +26,7 @@ impl Renderer<'_> {
         h.str(&self.when(i));
         h.str(&self.map_url(&m.map));
         h.str(&self.links.match_servers[i]);
+        h.u64(self.predicted_red_win(i).map_or(u64::MAX, f64::to_bits));
         for &id in &self.input.roster.match_players[i] {
             let id = id as usize;
             h.str(&self.names_html[id]);
@@ -36,6 +37,12 @@ impl Renderer<'_> {
             h.u64(delta.to_bits());
         }
         h.finish()
+    }
+
+    /// The team model's P(red wins) before match `i`, for team matches.
+    fn predicted_red_win(&self, i: usize) -> Option<f64> {
+        let predicted = &self.input.ratings.headline.evaluation.predicted_red_win;
+        predicted.get(i).copied().flatten()
     }
 
     /// Cumulative frags over match time of the match's five best fraggers.
@@ -244,6 +251,9 @@ impl Renderer<'_> {
             winner_html,
             best_html,
             best_url,
+            predicted_red_win: self
+                .predicted_red_win(i)
+                .map(|p| format!("{:.0}%", p * 100.0)),
             sides,
             kill_lines: ms.kill_lines,
             kills,

@@ -1,0 +1,38 @@
+#!/bin/sh
+# `fragstats balance` timings on a site with 60,000 players: builds a site from
+# ../shared/data/openarena, replaces its data/balance.js by one with 60,000 players (the built
+# model's parameters, random skills and names), then times the whole command (reading the file,
+# matching the names, searching) for 10, 24 (exact) and 40 (local search) players, median of 5.
+#
+#   sh benches/balance.sh [WORK_DIR]     (default /tmp/fragstats-bench-balance)
+set -eu
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=${1:-/tmp/fragstats-bench-balance}
+cargo build --release --manifest-path "$repo/Cargo.toml" >/dev/null
+bin="$repo/target/release/fragstats"
+mkdir -p "$work"
+"$bin" build --out "$work/site" "$repo/../shared/data/openarena" >/dev/null 2>&1
+python3 - "$work/site/data/balance.js" <<'PY'
+import json, random, sys
+path = sys.argv[1]
+prefix = "window.FRAGSTATS_BALANCE = "
+data = json.loads(open(path).read().strip()[len(prefix):-1])
+random.seed(1)
+data["players"] = [{"name": "Player%d" % i, "names": ["P%dx" % i], "skill": random.gauss(0, 1),
+                    "variance": random.uniform(0.01, 1), "clan": None} for i in range(60000)]
+open(path, "w").write(prefix + json.dumps(data) + ";\n")
+PY
+for n in 10 24 40; do
+    names=$(python3 -c "print(' '.join('Player%d' % (i * 1237 % 60000) for i in range($n)))")
+    python3 - "$bin" "$work/site" "$n" $names <<'PY'
+import subprocess, sys, time, json
+bin, out, n, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+runs = []
+for _ in range(5):
+    t = time.perf_counter()
+    o = subprocess.run([bin, "balance", "--out", out, "--json", *names], capture_output=True, check=True)
+    runs.append(time.perf_counter() - t)
+v = json.loads(o.stdout)
+print("%s players: %.0f ms (median of 5, whole command), exact=%s, p=%.4f" % (n, sorted(runs)[2] * 1000, v["exact"], v["p_red_wins"]))
+PY
+done
