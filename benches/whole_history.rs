@@ -1,0 +1,98 @@
+//! Whole-history fit benchmark (not a test): `cargo bench --bench whole_history [GAMES ...]`.
+//!
+//! Public-server crowds from `../shared/bench/gen_q3log.py GAMES 5 (5 x GAMES)` (by default 5,000,
+//! 10,000 and 20,000 games; the last is the issue's 619 MB crowd log), generated once into the
+//! system's temporary folder. For each: the online replay of the headline fit (predict and learn
+//! every frag, refit at each match end), the final solve (Newton steps with a preconditioned
+//! conjugate gradient) with the tolerance it reached, and every rating system's evaluation
+//! together. The time per frag staying flat across the sizes is the claim that the cost is
+//! linear in frags.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use fragstats::build::read_logs;
+use fragstats::config::RatingConfig;
+use fragstats::model::EventKind;
+use fragstats::model::identity::{Aliases, Roster};
+use fragstats::rating::whole_history::WholeHistory;
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sizes: Vec<u32> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![5_000, 10_000, 20_000]
+    } else {
+        sizes
+    };
+    for games in sizes {
+        let log = crowd_log(root, games);
+        run(&log, games);
+    }
+}
+
+/// The crowd log of `games` games, generated on first use.
+fn crowd_log(root: &Path, games: u32) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("fragstats-crowd-{games}.log"));
+    if !path.exists() {
+        let out = Command::new("python3")
+            .arg(root.join("../shared/bench/gen_q3log.py"))
+            .args([games.to_string(), "5".into(), (games * 5).to_string()])
+            .output()
+            .expect("run gen_q3log.py");
+        std::fs::write(&path, out.stdout).expect("write the crowd log");
+    }
+    path
+}
+
+fn run(log: &Path, games: u32) {
+    let (matches, _) = read_logs(&[log.to_path_buf()]).expect("read the crowd log");
+    let roster = Roster::build(&matches, &Aliases::default());
+    let players = roster.players.len();
+    // Frags per match, in roster numbers.
+    let frags: Vec<Vec<(u32, u32)>> = matches
+        .iter()
+        .zip(&roster.match_players)
+        .map(|(m, ids)| {
+            m.events
+                .iter()
+                .filter(|e| e.kind == EventKind::Frag)
+                .map(|e| (ids[e.actor as usize], ids[e.target as usize]))
+                .collect()
+        })
+        .collect();
+    let total: usize = frags.iter().map(Vec::len).sum();
+    let cfg = RatingConfig::default();
+
+    let t = Instant::now();
+    let mut fit = WholeHistory::new(players, cfg.whole_history.decay);
+    let mut loss = 0.0;
+    for m in &frags {
+        for &(k, v) in m {
+            loss -= fit.predict(k, v).ln();
+            fit.frag(k, v);
+        }
+        fit.end_match();
+    }
+    let replay = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let solved = fit.converge();
+    let solve = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let evaluation = fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, true);
+    let all = t.elapsed().as_secs_f64();
+    println!(
+        "crowd {games} games: {players} players, {total} frags; whole-history replay {replay:.2} s \
+         ({:.0} ns/frag, log-loss {:.4}), final solve {solve:.2} s ({:.0} ns/frag; {solved}); \
+         all {} systems evaluated {all:.2} s ({:.0} ns/frag)",
+        replay / total as f64 * 1e9,
+        loss / total as f64,
+        solve / total as f64 * 1e9,
+        evaluation.systems.len(),
+        all / total as f64 * 1e9,
+    );
+}
