@@ -20,6 +20,7 @@ use fragstats::rating::whole_history::WholeHistory;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let per_system = std::env::args().any(|a| a == "--systems");
     let sizes: Vec<u32> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())
@@ -31,7 +32,7 @@ fn main() {
     };
     for games in sizes {
         let log = crowd_log(root, games);
-        run(&log, games);
+        run(&log, games, per_system);
     }
 }
 
@@ -49,7 +50,19 @@ fn crowd_log(root: &Path, games: u32) -> PathBuf {
     path
 }
 
-fn run(log: &Path, games: u32) {
+/// Processor time of this process so far, in seconds (all threads): the machine may be shared,
+/// and this is what the work costs whatever else runs.
+fn cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into the valid pointer it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+fn run(log: &Path, games: u32, per_system: bool) {
     let (matches, _) = read_logs(&[log.to_path_buf()]).expect("read the crowd log");
     let roster = Roster::build(&matches, &Aliases::default());
     let players = roster.players.len();
@@ -68,7 +81,7 @@ fn run(log: &Path, games: u32) {
     let total: usize = frags.iter().map(Vec::len).sum();
     let cfg = RatingConfig::default();
 
-    let t = Instant::now();
+    let (t, c) = (Instant::now(), cpu());
     let mut fit = WholeHistory::new(players, cfg.whole_history.decay);
     let mut loss = 0.0;
     for m in &frags {
@@ -78,21 +91,40 @@ fn run(log: &Path, games: u32) {
         }
         fit.end_match();
     }
-    let replay = t.elapsed().as_secs_f64();
-    let t = Instant::now();
+    let (replay, replay_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
+    let (t, c) = (Instant::now(), cpu());
     let solved = fit.converge();
-    let solve = t.elapsed().as_secs_f64();
-    let t = Instant::now();
+    let (solve, solve_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
+    let (t, c) = (Instant::now(), cpu());
     let evaluation = fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, true);
-    let all = t.elapsed().as_secs_f64();
+    let (all, all_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
+    let per_frag = |secs: f64| secs / total as f64 * 1e9;
     println!(
-        "crowd {games} games: {players} players, {total} frags; whole-history replay {replay:.2} s \
-         ({:.0} ns/frag, log-loss {:.4}), final solve {solve:.2} s ({:.0} ns/frag; {solved}); \
-         all {} systems evaluated {all:.2} s ({:.0} ns/frag)",
-        replay / total as f64 * 1e9,
+        "crowd {games} games: {players} players, {total} frags\n  \
+         whole-history replay {replay:.2} s wall, {replay_cpu:.2} s cpu ({:.0} ns cpu/frag; \
+         log-loss {:.4})\n  \
+         final solve {solve:.2} s wall, {solve_cpu:.2} s cpu ({:.0} ns cpu/frag; {solved})\n  \
+         all {} systems evaluated {all:.2} s wall, {all_cpu:.2} s cpu ({:.0} ns cpu/frag)",
+        per_frag(replay_cpu),
         loss / total as f64,
-        solve / total as f64 * 1e9,
+        per_frag(solve_cpu),
         evaluation.systems.len(),
-        all / total as f64 * 1e9,
+        per_frag(all_cpu),
     );
+    if per_system {
+        for id in fragstats::evaluate::systems::SYSTEM_IDS {
+            let Ok(system) = serde_json::from_value(id.into()) else {
+                continue;
+            };
+            let mut cfg = cfg.clone();
+            cfg.headline.system = system;
+            let (t, c) = (Instant::now(), cpu());
+            fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, false);
+            println!(
+                "  {id} alone: {:.2} s wall, {:.2} s cpu",
+                t.elapsed().as_secs_f64(),
+                cpu() - c
+            );
+        }
+    }
 }
