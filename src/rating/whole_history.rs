@@ -571,17 +571,11 @@ impl Cg {
         accuracy: f64,
         x: &mut [f64],
     ) -> usize {
-        let inverse = |i: usize| {
-            if diagonal[i] > 1e-300 {
-                1.0 / diagonal[i]
-            } else {
-                0.0
-            }
-        };
+        let inverse = |d: f64| if d > 1e-300 { 1.0 / d } else { 0.0 };
         x.fill(0.0);
         self.residual.copy_from_slice(b);
-        for i in 0..b.len() {
-            self.preconditioned[i] = inverse(i) * self.residual[i];
+        for ((z, &r), &d) in self.preconditioned.iter_mut().zip(b).zip(diagonal) {
+            *z = inverse(d) * r;
         }
         self.search.copy_from_slice(&self.preconditioned);
         let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
@@ -597,16 +591,21 @@ impl Cg {
                 return iteration;
             }
             let alpha = rz / curvature;
-            for i in 0..x.len() {
-                x[i] += alpha * self.search[i];
-                self.residual[i] -= alpha * self.product[i];
-                self.preconditioned[i] = inverse(i) * self.residual[i];
+            let updates = x
+                .iter_mut()
+                .zip(&mut self.residual)
+                .zip(&mut self.preconditioned)
+                .zip(self.search.iter().zip(&self.product).zip(diagonal));
+            for (((xi, r), z), ((&s, &q), &d)) in updates {
+                *xi += alpha * s;
+                *r -= alpha * q;
+                *z = inverse(d) * *r;
             }
             let next = dot(&self.residual, &self.preconditioned);
             let beta = next / rz;
             rz = next;
-            for i in 0..x.len() {
-                self.search[i] = self.preconditioned[i] + beta * self.search[i];
+            for (s, &z) in self.search.iter_mut().zip(&self.preconditioned) {
+                *s = z + beta * *s;
             }
         }
         MAX_CG_ITERATIONS
