@@ -10,6 +10,7 @@ pub mod feed;
 pub mod markdown;
 mod match_list;
 pub mod paths;
+mod player_list;
 pub mod templates;
 pub mod views;
 
@@ -198,10 +199,11 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         templates.render("index.html", &page("", "index.html"), &index)?,
     ));
     let top = |name: &'static str| page("", name);
-    files.push(top_page(
+    files.extend(player_list::pages(
         &templates,
-        top("players.html"),
-        &Keyed("players", &player_rows),
+        &page,
+        &player_rows,
+        player_list::PAGE_SIZE,
     )?);
     // What every page under a folder shares (templates, site fields, navigation), hashed once;
     // each page's own URL (the only common field that differs) goes into its key.
@@ -1004,10 +1006,15 @@ impl<'a> Renderer<'a> {
             self.input.roster.players.len(),
             &headline,
         );
+        // A public server has tens of thousands outside the core: the page lists the highest
+        // (players.json has every value), so that it stays small enough to open.
+        let outside_total = outside.len();
+        outside.truncate(views::OUTSIDE_SHOWN);
         RankingPage {
             explain_html: markdown::to_html(&explain),
             core,
             outside: self.static_rows(&outside, |i| st.outside[i]),
+            outside_total,
         }
     }
 

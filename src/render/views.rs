@@ -348,5 +348,11 @@ pub struct RankingPage {
     /// The explanation, Markdown rendered to HTML.
     pub explain_html: String,
     pub core: Vec<StaticRow>,
+    /// The highest [`OUTSIDE_SHOWN`] values outside the core.
     pub outside: Vec<StaticRow>,
+    /// Players with a value outside the core, shown or not.
+    pub outside_total: usize,
 }
+
+/// Rows of the "outside the core" list on `ranking.html`.
+pub const OUTSIDE_SHOWN: usize = 1000;
