@@ -12,6 +12,7 @@ pub mod markdown;
 mod match_list;
 mod pages;
 pub mod paths;
+mod player_list;
 mod renderer;
 pub mod rounds;
 pub mod templates;
@@ -248,10 +249,11 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         templates.render("index.html", &page("", "index.html"), &index)?,
     ));
     let top = |name: &'static str| page("", name);
-    files.push(top_page(
+    files.extend(player_list::pages(
         &templates,
-        top("players.html"),
-        &Keyed("players", &player_rows),
+        &page,
+        &player_rows,
+        player_list::PAGE_SIZE,
     )?);
     // What every page under a folder shares (templates, site fields, navigation), hashed once;
     // each page's own URL (the only common field that differs) goes into its key.

@@ -378,7 +378,10 @@ pub struct RankingPage {
     /// The explanation, Markdown rendered to HTML.
     pub explain_html: String,
     pub core: Vec<StaticRow>,
+    /// The highest [`OUTSIDE_SHOWN`] values outside the core.
     pub outside: Vec<StaticRow>,
+    /// Players with a value outside the core, shown or not.
+    pub outside_total: usize,
 }
 
 /// A row of `servers.html`.
@@ -407,3 +410,6 @@ pub struct ServerPage {
     pub activity: Vec<LabelCount>,
     pub match_rows: Vec<MatchRow>,
 }
+
+/// Rows of the "outside the core" list on `ranking.html`.
+pub const OUTSIDE_SHOWN: usize = 1000;

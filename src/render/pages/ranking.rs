@@ -52,10 +52,15 @@ impl Renderer<'_> {
             self.input.roster.players.len(),
             &headline,
         );
+        // A public server has tens of thousands outside the core: the page lists the highest
+        // (players.json has every value), so that it stays small enough to open.
+        let outside_total = outside.len();
+        outside.truncate(crate::render::views::OUTSIDE_SHOWN);
         RankingPage {
             explain_html: markdown::to_html(&explain),
             core,
             outside: self.static_rows(&outside, |i| st.outside[i]),
+            outside_total,
         }
     }
 }

@@ -1,0 +1,130 @@
+//! Whole-history fit benchmark (not a test): `cargo bench --bench whole_history [GAMES ...]`.
+//!
+//! Public-server crowds from `../shared/bench/gen_q3log.py GAMES 5 (5 x GAMES)` (by default 5,000,
+//! 10,000 and 20,000 games; the last is the issue's 619 MB crowd log), generated once into the
+//! system's temporary folder. For each: the online replay of the headline fit (predict and learn
+//! every frag, refit at each match end), the final solve (Newton steps with a preconditioned
+//! conjugate gradient) with the tolerance it reached, and every rating system's evaluation
+//! together. The time per frag staying flat across the sizes is the claim that the cost is
+//! linear in frags.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use fragstats::build::read_logs;
+use fragstats::config::RatingConfig;
+use fragstats::model::EventKind;
+use fragstats::model::identity::{Aliases, Roster};
+use fragstats::rating::whole_history::WholeHistory;
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let per_system = std::env::args().any(|a| a == "--systems");
+    let sizes: Vec<u32> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![5_000, 10_000, 20_000]
+    } else {
+        sizes
+    };
+    for games in sizes {
+        let log = crowd_log(root, games);
+        run(&log, games, per_system);
+    }
+}
+
+/// The crowd log of `games` games, generated on first use.
+fn crowd_log(root: &Path, games: u32) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("fragstats-crowd-{games}.log"));
+    if !path.exists() {
+        let out = Command::new("python3")
+            .arg(root.join("../shared/bench/gen_q3log.py"))
+            .args([games.to_string(), "5".into(), (games * 5).to_string()])
+            .output()
+            .expect("run gen_q3log.py");
+        std::fs::write(&path, out.stdout).expect("write the crowd log");
+    }
+    path
+}
+
+/// Processor time of this process so far, in seconds (all threads): the machine may be shared,
+/// and this is what the work costs whatever else runs.
+fn cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into the valid pointer it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+fn run(log: &Path, games: u32, per_system: bool) {
+    let (matches, _) = read_logs(&[log.to_path_buf()]).expect("read the crowd log");
+    let roster = Roster::build(&matches, &Aliases::default());
+    let players = roster.players.len();
+    // Frags per match, in roster numbers.
+    let frags: Vec<Vec<(u32, u32)>> = matches
+        .iter()
+        .zip(&roster.match_players)
+        .map(|(m, ids)| {
+            m.events
+                .iter()
+                .filter(|e| e.kind == EventKind::Frag)
+                .map(|e| (ids[e.actor as usize], ids[e.target as usize]))
+                .collect()
+        })
+        .collect();
+    let total: usize = frags.iter().map(Vec::len).sum();
+    let cfg = RatingConfig::default();
+
+    let (t, c) = (Instant::now(), cpu());
+    let mut fit = WholeHistory::new(players, cfg.whole_history.decay);
+    let mut loss = 0.0;
+    for m in &frags {
+        for &(k, v) in m {
+            loss -= fit.predict(k, v).ln();
+            fit.frag(k, v);
+        }
+        fit.end_match();
+    }
+    let (replay, replay_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
+    let (t, c) = (Instant::now(), cpu());
+    let solved = fit.converge();
+    let (solve, solve_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
+    let (t, c) = (Instant::now(), cpu());
+    let evaluation = fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, true);
+    let (all, all_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
+    let per_frag = |secs: f64| secs / total as f64 * 1e9;
+    println!(
+        "crowd {games} games: {players} players, {total} frags\n  \
+         whole-history replay {replay:.2} s wall, {replay_cpu:.2} s cpu ({:.0} ns cpu/frag; \
+         log-loss {:.4})\n  \
+         final solve {solve:.2} s wall, {solve_cpu:.2} s cpu ({:.0} ns cpu/frag; {solved})\n  \
+         all {} systems evaluated {all:.2} s wall, {all_cpu:.2} s cpu ({:.0} ns cpu/frag)",
+        per_frag(replay_cpu),
+        loss / total as f64,
+        per_frag(solve_cpu),
+        evaluation.systems.len(),
+        per_frag(all_cpu),
+    );
+    if per_system {
+        for id in fragstats::evaluate::systems::SYSTEM_IDS {
+            let Ok(system) = serde_json::from_value(id.into()) else {
+                continue;
+            };
+            let mut cfg = cfg.clone();
+            cfg.headline.system = system;
+            let (t, c) = (Instant::now(), cpu());
+            fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, false);
+            println!(
+                "  {id} alone: {:.2} s wall, {:.2} s cpu",
+                t.elapsed().as_secs_f64(),
+                cpu() - c
+            );
+        }
+    }
+}
