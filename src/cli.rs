@@ -30,6 +30,10 @@ pub enum Command {
     /// accuracy; Spearman against bot skill where the logs have bots; winners of team matches) and
     /// print a table.
     Evaluate(EvaluateArgs),
+    /// Write the parsed history as Apache Parquet tables (matches, match_players, frags,
+    /// players) under DIR/<table>/, partitioned by month, for DuckDB, Polars, DataFusion or
+    /// Spark. Reads the logs as `build` does; the counts equal the site's.
+    Export(ExportArgs),
     /// Remove matches from the archive (the matches kept from logs that were since truncated,
     /// rotated away, replaced or deleted) and say what was removed. The next build leaves them
     /// out. Matches of logs still present stay: remove or edit the log itself for those.
@@ -59,6 +63,31 @@ pub struct ForgetArgs {
     /// Every archived match (needed when neither PATH nor --before is given).
     #[arg(long, conflicts_with_all = ["path", "before"])]
     pub all: bool,
+}
+
+/// Options of `fragstats export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Table format (Apache Parquet, the one there is).
+    #[arg(long, value_enum, default_value_t = ExportFormat::Parquet)]
+    pub format: ExportFormat,
+    /// Site configuration (log paths, aliases, identity, state folder). [default: ./site.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Folder to write the tables into; replaced as a whole when the export is complete (a
+    /// folder of other files is refused).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Log files or folders to read instead of the config's `logs`.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Formats of `fragstats export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// Apache Parquet files, one folder per table.
+    Parquet,
 }
 
 /// Options of `fragstats evaluate`.
