@@ -86,14 +86,22 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     let roster = Roster::build(&matches, &Aliases::for_config(config));
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     let resume = crate::state::load_checkpoint(&plan.state_dir);
+    // An export needs the headline system's ratings, not the evaluation of every other system
+    // (the costliest fold, and one that does not change them): without a build's checkpoint
+    // to resume (made under the site's configuration, evaluation included), only the headline
+    // system is replayed. The tests check that both ways give the same tables.
+    let mut rating = config.rating.clone();
+    if resume.is_none() {
+        rating.evaluation = false;
+    }
     let Folds {
         stats,
         dynamic,
         evaluation,
         replayed,
         ..
-    } = history::fold(&matches, &roster, &clans, &config.rating, resume);
-    let ratings = Ratings::compute(dynamic, evaluation, &stats, &config.rating);
+    } = history::fold(&matches, &roster, &clans, &rating, resume);
+    let ratings = Ratings::compute(dynamic, evaluation, &stats, &rating);
     timer.lap("counts and ratings");
     let history = tables::History {
         matches: &matches,

@@ -154,7 +154,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(files(&out), [MARKER, "a"]);
-        let failed = publish(&out, |dir| {
+        let failed: Result<()> = publish(&out, |dir| {
             std::fs::write(dir.join("b"), "half")?;
             bail!("disk full")
         });

@@ -449,3 +449,54 @@ fn players_batch(h: &History) -> Result<RecordBatch> {
         column("clan", clan.finish(), true),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Team;
+
+    fn game(start: Option<&str>) -> Match {
+        let mut m = crate::testdata::bare_match("ffa", &[("a", Team::Free)]);
+        m.start =
+            start.map(|s| chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap());
+        m
+    }
+
+    /// Months in order, site order within a month, undated apart; a month is cut at match
+    /// boundaries when its events pass ROWS_PER_FILE, and an oversized match is a part alone.
+    #[test]
+    fn parts_by_month_and_size() {
+        let matches = [
+            game(Some("2026-03-31 23:59:59")),
+            game(None),
+            game(Some("2026-02-01 00:00:00")),
+            game(Some("2026-03-01 00:00:00")),
+            game(Some("2026-03-02 00:00:00")),
+            game(Some("2026-03-03 00:00:00")),
+        ];
+        let sizes = [
+            ROWS_PER_FILE / 2,
+            5,
+            7,
+            ROWS_PER_FILE / 2,
+            1,
+            ROWS_PER_FILE * 3,
+        ];
+        let got: Vec<(String, usize, Vec<usize>)> = parts(&matches, &sizes)
+            .into_iter()
+            .map(|p| (p.partition, p.index, p.matches))
+            .collect();
+        let want = [
+            ("month=2026-02", 0, vec![2]),
+            ("month=2026-03", 0, vec![0, 3]),
+            ("month=2026-03", 1, vec![4]),
+            ("month=2026-03", 2, vec![5]),
+            ("month=undated", 0, vec![1]),
+        ];
+        let want: Vec<(String, usize, Vec<usize>)> = want
+            .into_iter()
+            .map(|(p, i, m)| (p.to_string(), i, m))
+            .collect();
+        assert_eq!(got, want);
+    }
+}
