@@ -7,10 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int32Type};
+use arrow_array::types::{Float64Type, Int32Type, TimestampMillisecondType};
 use arrow_array::{Array, RecordBatch};
 use common::{fragstats, shared, stderr};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::LogicalType;
 
 /// Every `.parquet` file under `dir`, sorted.
 fn parquet_files(dir: &Path) -> Vec<PathBuf> {
@@ -192,7 +193,35 @@ fn assert_export_matches_site(out: &Path, site: &Path) {
         .map(|m| m["kills"].as_i64().unwrap())
         .sum();
     assert_eq!(match_frags, json_frags);
+    // Start times are the server's wall clock, as in matches.json.
+    let started: Vec<Option<i64>> = matches
+        .iter()
+        .flat_map(|b| {
+            let a = b.column_by_name("started").unwrap();
+            let a = a.as_primitive::<TimestampMillisecondType>();
+            (0..a.len())
+                .map(|i| a.is_valid(i).then(|| a.value(i)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let start_of: BTreeMap<String, Option<i64>> = strings(&matches, "match_id")
+        .into_iter()
+        .flatten()
+        .zip(started)
+        .collect();
     for m in matches_json {
+        let want = m["start"].as_str().map(|t| {
+            chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S")
+                .unwrap()
+                .and_utc()
+                .timestamp_millis()
+        });
+        assert_eq!(
+            start_of[m["id"].as_str().unwrap()],
+            want,
+            "start of {}",
+            m["id"]
+        );
         let month = match m["start"].as_str() {
             Some(t) => format!("month={}", &t[..7]),
             None => "month=undated".into(),
@@ -264,6 +293,21 @@ fn assert_contract_columns(out: &Path) {
             assert!(schema.field_with_name(c).is_ok(), "{name}.{c}");
         }
     }
+    // Engines that read only the Parquet schema (DuckDB, Spark) see a timestamp and strings.
+    let file = &parquet_files(&out.join("matches"))[0];
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(file).unwrap());
+    let reader = reader.unwrap();
+    let logical = |name: &str| {
+        let schema = reader.parquet_schema();
+        let c = schema.columns().iter().find(|c| c.name() == name).unwrap();
+        c.logical_type_ref().cloned()
+    };
+    assert!(
+        matches!(logical("started"), Some(LogicalType::Timestamp(t)) if !t.is_adjusted_to_u_t_c),
+        "{:?}",
+        logical("started")
+    );
+    assert_eq!(logical("map"), Some(LogicalType::String));
 }
 
 /// Every file under `dir` with its bytes.

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
-    TimestampSecondBuilder,
+    TimestampMillisecondBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use parquet::arrow::ArrowWriter;
@@ -208,7 +208,7 @@ fn matches_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
     let n = part.len();
     let mut id = StringBuilder::with_capacity(n, n * 16);
     let mut number = Int32Builder::with_capacity(n);
-    let mut started = TimestampSecondBuilder::with_capacity(n);
+    let mut started = TimestampMillisecondBuilder::with_capacity(n);
     let mut map = StringBuilder::new();
     let mut game = StringBuilder::new();
     let mut gametype = StringBuilder::new();
@@ -229,8 +229,10 @@ fn matches_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
         let (m, s) = (&h.matches[mi], &h.stats.matches[mi]);
         id.append_value(&m.id);
         number.append_value(int(m.number));
-        // Server local time, as the log writes it: a timestamp without a time zone.
-        started.append_option(m.start.map(|t| t.and_utc().timestamp()));
+        // Server local time, as the log writes it: a timestamp without a time zone. In
+        // milliseconds: Parquet has no timestamp of seconds, and engines that read only the
+        // Parquet schema (DuckDB, Spark) would see seconds as a plain integer.
+        started.append_option(m.start.map(|t| t.and_utc().timestamp_millis()));
         map.append_value(&m.map);
         game.append_value(&m.game);
         gametype.append_value(&m.gametype.code);
