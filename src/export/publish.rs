@@ -72,6 +72,9 @@ impl Drop for Staged {
     fn drop(&mut self) {
         if self.0.join(MARKER).is_file() {
             let _ = std::fs::remove_dir_all(&self.0);
+        } else {
+            // The empty folder the export replaced.
+            let _ = std::fs::remove_dir(&self.0);
         }
     }
 }
@@ -180,6 +183,17 @@ mod tests {
         let file = tmp.path().join("thesis.tex");
         let err = publish(&file, |_| Ok(())).unwrap_err().to_string();
         assert!(err.contains("is a file, not a folder"), "{err}");
+    }
+
+    /// An empty folder is replaced, and leaves nothing behind.
+    #[test]
+    fn replaces_an_empty_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("export");
+        std::fs::create_dir(&out).unwrap();
+        publish(&out, |dir| std::fs::write(dir.join("a"), "1").map_err(Into::into)).unwrap();
+        assert_eq!(files(&out), [MARKER, "a"]);
+        assert_eq!(files(tmp.path()), ["export"]);
     }
 
     /// The staging folder of a killed export is removed by the next one.
