@@ -103,12 +103,14 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     } = history::fold(&matches, &roster, &clans, &rating, resume);
     let ratings = Ratings::compute(dynamic, evaluation, &stats, &rating);
     timer.lap("counts and ratings");
+    let hidden = vec![false; roster.players.len()];
     let history = tables::History {
         matches: &matches,
         roster: &roster,
         clans: &clans,
         stats: &stats,
         ratings: &ratings,
+        hidden: &hidden,
     };
     let written = publish::publish(&req.out, |dir| tables::write_tables(&history, dir))?;
     timer.lap("write parquet");

@@ -191,7 +191,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("export");
         std::fs::create_dir(&out).unwrap();
-        publish(&out, |dir| std::fs::write(dir.join("a"), "1").map_err(Into::into)).unwrap();
+        publish(&out, |dir| {
+            std::fs::write(dir.join("a"), "1").map_err(Into::into)
+        })
+        .unwrap();
         assert_eq!(files(&out), [MARKER, "a"]);
         assert_eq!(files(tmp.path()), ["export"]);
     }

@@ -45,6 +45,16 @@ pub struct History<'a> {
     pub clans: &'a Clans,
     pub stats: &'a Stats,
     pub ratings: &'a Ratings,
+    /// For each identity: never named (opted out, or a hidden bot). Such a player has no row
+    /// in `players` or `match_players` (as in `data/players.json`), and is a null `killer` or
+    /// `victim` in `frags`.
+    pub hidden: &'a [bool],
+}
+
+impl History<'_> {
+    fn is_hidden(&self, player: u32) -> bool {
+        self.hidden.get(player as usize).copied().unwrap_or(false)
+    }
 }
 
 /// What was written.
@@ -294,7 +304,7 @@ fn match_players_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
             &h.stats.matches[mi],
             &h.roster.match_players[mi],
         );
-        for l in &s.lines {
+        for l in s.lines.iter().filter(|l| !h.is_hidden(l.player)) {
             id.append_value(&m.id);
             player.append_value(&h.roster.players[l.player as usize].key);
             frags.append_value(int(l.frags));
@@ -348,10 +358,11 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
     let keys = &h.roster.players;
     for &mi in part {
         let (m, ids) = (&h.matches[mi], &h.roster.match_players[mi]);
-        let key = |i: u32| {
-            ids.get(i as usize)
-                .and_then(|&p| keys.get(p as usize))
-                .map(|p| p.key.as_str())
+        // The key of match player `i` (None when hidden); None for no such player.
+        let key = |i: u32| -> Option<Option<&str>> {
+            let p = *ids.get(i as usize)?;
+            let key = keys.get(p as usize)?.key.as_str();
+            Some((!h.is_hidden(p)).then_some(key))
         };
         for e in &m.events {
             let what = match e.kind {
@@ -365,11 +376,11 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
             let Some(actor) = key(e.actor) else { continue };
             id.append_value(&m.id);
             time.append_value(int(e.time));
-            killer.append_value(actor);
+            killer.append_option(actor);
             victim.append_option(if e.kind == EventKind::Suicide {
                 None
             } else {
-                key(e.target)
+                key(e.target).flatten()
             });
             weapon.append_value(
                 m.weapons
@@ -382,7 +393,7 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
     batch(vec![
         column("match_id", id.finish(), false),
         column("time", time.finish(), false),
-        column("killer", killer.finish(), false),
+        column("killer", killer.finish(), true),
         column("victim", victim.finish(), true),
         column("weapon", weapon.finish(), false),
         column("kind", kind.finish(), false),
@@ -411,6 +422,9 @@ fn players_batch(h: &History) -> Result<RecordBatch> {
     let mut incidents = Int64Builder::with_capacity(n);
     let mut clan = StringBuilder::new();
     for (i, (p, s)) in h.roster.players.iter().zip(&h.stats.players).enumerate() {
+        if h.is_hidden(i as u32) {
+            continue;
+        }
         player.append_value(&p.key);
         plain_name.append_value(&p.key);
         name.append_value(&p.name);
@@ -456,6 +470,123 @@ fn players_batch(h: &History) -> Result<RecordBatch> {
 mod tests {
     use super::*;
     use crate::model::Team;
+    use arrow_array::Array;
+    use arrow_array::cast::AsArray;
+    use arrow_schema::DataType;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    /// Every batch of every Parquet file under `dir`, by table folder.
+    fn read_all(dir: &Path) -> Vec<(String, RecordBatch)> {
+        let mut out = Vec::new();
+        for table in ["matches", "match_players", "frags", "players"] {
+            for f in walkdir::WalkDir::new(dir.join(table)) {
+                let f = f.unwrap();
+                if !f.file_type().is_file() {
+                    continue;
+                }
+                let file = File::open(f.path()).unwrap();
+                let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+                for b in reader.build().unwrap() {
+                    out.push((table.to_string(), b.unwrap()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Every string value in `batch` (lists of strings included).
+    fn all_strings(batch: &RecordBatch) -> Vec<String> {
+        let mut out = Vec::new();
+        for col in batch.columns() {
+            let strings = match col.data_type() {
+                DataType::Utf8 => col.as_string::<i32>().clone(),
+                DataType::List(_) => col.as_list::<i32>().values().as_string::<i32>().clone(),
+                _ => continue,
+            };
+            out.extend(strings.iter().flatten().map(str::to_string));
+        }
+        out
+    }
+
+    /// A hidden player (opted out) is named nowhere in the export: no row in players or
+    /// match_players, a null killer or victim in frags, not in any string of any file, nor in
+    /// the files' bytes (statistics, dictionaries); everyone else's counts stay whole.
+    #[test]
+    fn hidden_players_are_named_nowhere() {
+        let (matches, roster) = crate::testdata::history("openarena");
+        let cfg = crate::config::Config::default();
+        let clans = Clans::assign(&roster, &cfg.clans, cfg.detect_clans);
+        let folds = crate::history::fold(&matches, &roster, &clans, &cfg.rating, None);
+        let ratings = Ratings::compute(folds.dynamic, folds.evaluation, &folds.stats, &cfg.rating);
+        let gone = roster
+            .players
+            .iter()
+            .position(|p| p.key == "Grism")
+            .unwrap();
+        let mut hidden = vec![false; roster.players.len()];
+        hidden[gone] = true;
+        let h = History {
+            matches: &matches,
+            roster: &roster,
+            clans: &clans,
+            stats: &folds.stats,
+            ratings: &ratings,
+            hidden: &hidden,
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        write_tables(&h, tmp.path()).unwrap();
+        let batches = read_all(tmp.path());
+        for (table, b) in &batches {
+            assert!(
+                all_strings(b).iter().all(|s| !s.contains("Grism")),
+                "{table} names the hidden player"
+            );
+        }
+        for f in walkdir::WalkDir::new(tmp.path()) {
+            let f = f.unwrap();
+            if f.file_type().is_file() {
+                let bytes = std::fs::read(f.path()).unwrap();
+                assert!(
+                    !bytes.windows(5).any(|w| w == b"Grism"),
+                    "{}",
+                    f.path().display()
+                );
+            }
+        }
+        let sum = |table: &str, col: &str| -> i64 {
+            batches
+                .iter()
+                .filter(|(t, _)| t == table)
+                .flat_map(|(_, b)| {
+                    let a = b.column_by_name(col).unwrap();
+                    let a = a.as_primitive::<arrow_array::types::Int32Type>();
+                    a.values().iter().map(|&v| i64::from(v)).collect::<Vec<_>>()
+                })
+                .sum()
+        };
+        let visible = |f: fn(&crate::stats::PlayerStats) -> u32| -> i64 {
+            let shown = folds.stats.players.iter().enumerate();
+            shown
+                .filter(|(i, _)| *i != gone)
+                .map(|(_, p)| i64::from(f(p)))
+                .sum()
+        };
+        assert_eq!(sum("match_players", "frags"), visible(|p| p.kills));
+        assert_eq!(sum("match_players", "deaths"), visible(|p| p.deaths));
+        assert_eq!(sum("players", "kills"), visible(|p| p.kills));
+        // Grism's frags are still frags (of an unnamed killer), as the others' counts need.
+        let unnamed = batches
+            .iter()
+            .filter(|(t, _)| t == "frags")
+            .map(|(_, b)| b.column_by_name("killer").unwrap().null_count())
+            .sum::<usize>();
+        assert_eq!(
+            unnamed,
+            (folds.stats.players[gone].kills
+                + folds.stats.players[gone].suicides
+                + folds.stats.players[gone].team_kills) as usize
+        );
+    }
 
     fn game(start: Option<&str>) -> Match {
         let mut m = crate::testdata::bare_match("ffa", &[("a", Team::Free)]);
