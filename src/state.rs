@@ -24,6 +24,8 @@ use crate::history;
 use crate::model::Match;
 use crate::parse::Checkpoint;
 
+mod v5;
+
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
 pub const PARSER_VERSION: u32 = 3;
 /// Bump when the layout of [`State`] changes.
@@ -178,10 +180,10 @@ pub fn path(dir: &Path) -> PathBuf {
     dir.join(STATE_FILE)
 }
 
-/// What `state.bin` holds: the logs with a per-log file, and the pages of the site.
+/// What `state.bin` holds after its [`Header`]: the logs with a per-log file, and the pages of
+/// the site.
 #[derive(Debug, Serialize, Deserialize)]
 struct Index {
-    header: Header,
     files: Vec<String>,
     pages: Vec<(String, u64)>,
     labels: Vec<(String, u32)>,
@@ -204,29 +206,36 @@ fn seal(value: &impl Serialize) -> Result<Vec<u8>> {
 
 /// Like [`seal`], with `header` in place of this version's.
 fn seal_as(value: &impl Serialize, header: &Header) -> Result<Vec<u8>> {
-    let body = postcard::to_allocvec(value).context("cannot encode the state")?;
+    let body = rmp_serde::to_vec_named(value).context("cannot encode the state")?;
+    seal_body(body, header)
+}
+
+/// `header`, the CRC-32 of `body`, then `body`.
+fn seal_body(body: Vec<u8>, header: &Header) -> Result<Vec<u8>> {
     let mut bytes = postcard::to_allocvec(header).context("cannot encode")?;
     bytes.extend(crc32fast::hash(&body).to_le_bytes());
     bytes.extend(body);
     Ok(bytes)
 }
 
-/// The value in bytes made by [`seal`]: None when they are of another version or damaged.
-fn unseal<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
-    unseal_as(bytes, &Header::current())
-}
-
-/// The value in bytes made by [`seal`] with `expected`'s header.
-fn unseal_as<T: serde::de::DeserializeOwned>(bytes: &[u8], expected: &Header) -> Option<T> {
+/// The header and body of sealed bytes whose checksum holds.
+fn unseal_body(bytes: &[u8]) -> Option<(Header, &[u8])> {
     let (header, rest) = postcard::take_from_bytes::<Header>(bytes).ok()?;
-    if header != *expected || rest.len() < 4 {
+    if rest.len() < 4 {
         return None;
     }
     let (sum, body) = rest.split_at(4);
-    if crc32fast::hash(body).to_le_bytes() != sum {
+    (crc32fast::hash(body).to_le_bytes() == sum).then_some((header, body))
+}
+
+
+/// The value in bytes made by [`seal`] with `expected`'s header.
+fn unseal_as<T: serde::de::DeserializeOwned>(bytes: &[u8], expected: &Header) -> Option<T> {
+    let (header, body) = unseal_body(bytes)?;
+    if header != *expected {
         return None;
     }
-    postcard::from_bytes(body).ok()
+    rmp_serde::from_slice(body).ok()
 }
 
 /// Reads the per-log file of `path`: None when it is missing, damaged, of another version or
@@ -238,7 +247,13 @@ fn load_file(dir: &Path, path: &str) -> Option<FileState> {
 
 /// Reads the per-log file of `path` written with `header`.
 fn load_file_as(dir: &Path, path: &str, header: &Header) -> Option<FileState> {
-    let file: FileState = unseal_as(&std::fs::read(file_path(dir, path)).ok()?, header)?;
+    let bytes = std::fs::read(file_path(dir, path)).ok()?;
+    let file: FileState = if header.format == v5::FORMAT {
+        let (found, body) = unseal_body(&bytes)?;
+        (found == *header).then(|| v5::file_state(body))??
+    } else {
+        unseal_as(&bytes, header)?
+    };
     (file.path == path).then_some(file)
 }
 
@@ -263,10 +278,21 @@ pub fn load(dir: &Path) -> Loaded {
         PARSER_VERSION,
         STATE_FORMAT
     );
-    if header.format != STATE_FORMAT {
-        return Loaded::Discarded(other_version);
-    }
-    let index = match postcard::from_bytes::<Index>(&bytes) {
+    let index = match header.format {
+        STATE_FORMAT => {
+            let (_, body) = postcard::take_from_bytes::<Header>(&bytes).expect("read above");
+            rmp_serde::from_slice::<Index>(body).map_err(|e| e.to_string())
+        }
+        v5::FORMAT => postcard::from_bytes::<v5::Index>(&bytes)
+            .map(|i| Index {
+                files: i.files,
+                pages: i.pages,
+                labels: i.labels,
+            })
+            .map_err(|e| e.to_string()),
+        _ => return Loaded::Discarded(other_version),
+    };
+    let index = match index {
         Ok(index) => index,
         Err(e) => return Loaded::Discarded(format!("state file is damaged ({e})")),
     };
@@ -277,7 +303,7 @@ pub fn load(dir: &Path) -> Loaded {
         .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let state = State {
-        header: index.header,
+        header: header.clone(),
         files,
         pages: index.pages,
         labels: index.labels,
@@ -313,12 +339,12 @@ pub fn save(dir: &Path, state: &State) -> Result<()> {
             replace_file(&files_dir, &name, bytes)
         })?;
     let index = Index {
-        header: state.header.clone(),
         files: state.files.iter().map(|f| f.path.clone()).collect(),
         pages: state.pages.clone(),
         labels: state.labels.clone(),
     };
-    let bytes = postcard::to_allocvec(&index).context("cannot encode the state")?;
+    let mut bytes = postcard::to_allocvec(&state.header).context("cannot encode the state")?;
+    bytes.extend(rmp_serde::to_vec_named(&index).context("cannot encode the state")?);
     replace_file(dir, STATE_FILE, &bytes)?;
     let keep: std::collections::HashSet<PathBuf> = state
         .files
@@ -403,7 +429,17 @@ pub fn load_archive(dir: &Path) -> Result<LoadedArchive> {
             });
         }
     };
-    if let Some(a) = unseal_as::<Archive>(&bytes, &archive_header()) {
+    let decoded = unseal_body(&bytes).and_then(|(header, body)| {
+        if !header.fragstats.is_empty() || header.parser != 0 {
+            return None;
+        }
+        match header.format {
+            STATE_FORMAT => rmp_serde::from_slice(body).ok(),
+            v5::FORMAT => v5::archive(body),
+            _ => None,
+        }
+    });
+    if let Some(a) = decoded {
         return Ok(LoadedArchive::Archive(a));
     }
     let secs = std::time::SystemTime::now()
@@ -415,15 +451,6 @@ pub fn load_archive(dir: &Path) -> Result<LoadedArchive> {
     Ok(LoadedArchive::SetAside(aside))
 }
 
-/// The archive's header: only the layout counts (archived matches stay as they were parsed,
-/// whatever later fragstats or parser versions read the present logs with).
-fn archive_header() -> Header {
-    Header {
-        format: STATE_FORMAT,
-        fragstats: String::new(),
-        parser: 0,
-    }
-}
 
 /// What saving the archive has to do.
 pub enum ArchiveWrite {
@@ -444,7 +471,14 @@ pub fn encode_archive(archive: &Archive) -> Result<ArchiveWrite> {
     if archive.matches.is_empty() {
         return Ok(ArchiveWrite::Remove);
     }
-    let bytes = seal_as(archive, &archive_header()).context("cannot encode the archive")?;
+    // Only the layout is in the header: archived matches stay as they were parsed, whatever
+    // later fragstats or parser versions read the present logs with.
+    let header = Header {
+        format: STATE_FORMAT,
+        fragstats: String::new(),
+        parser: 0,
+    };
+    let bytes = seal_as(archive, &header).context("cannot encode the archive")?;
     Ok(ArchiveWrite::Write(bytes))
 }
 
@@ -475,12 +509,18 @@ pub fn load_checkpoint(dir: &Path) -> Option<history::Checkpoint<'static>> {
 /// The checkpoint in the bytes of a checkpoint file, if they hold an undamaged one of this
 /// fragstats.
 pub fn decode_checkpoint(bytes: &[u8]) -> Option<history::Checkpoint<'static>> {
-    unseal(bytes)
+    // A cache of what the matches give (checked against them before use), so compact postcard:
+    // another layout is simply not used.
+    let (header, body) = unseal_body(bytes)?;
+    (header == Header::current())
+        .then(|| postcard::from_bytes(body).ok())
+        .flatten()
 }
 
 /// The bytes of the checkpoint file for `checkpoint`.
 pub fn encode_checkpoint(checkpoint: &history::Checkpoint) -> Result<Vec<u8>> {
-    seal(checkpoint)
+    let body = postcard::to_allocvec(checkpoint).context("cannot encode the checkpoint")?;
+    seal_body(body, &Header::current())
 }
 
 /// Saves the checkpoint file (made by [`encode_checkpoint`]) into `dir`, atomically like the

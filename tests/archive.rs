@@ -240,3 +240,94 @@ fn match_numbers_stay_when_an_older_log_arrives() {
         "labels use the numbers"
     );
 }
+
+/// Archives written by earlier versions stay readable: each fixture in `tests/fixtures` is the
+/// `archive.bin` a released layout wrote (the sample duel and TDM logs, read and then deleted).
+/// A site built from it alone, with no logs, holds those 8 matches as they were read, and the
+/// archive saved again in this version's layout still holds them.
+#[test]
+fn archives_of_earlier_versions_are_read() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let expected: Vec<serde_json::Value> = serde_json::from_slice(
+        &std::fs::read(fixtures.join("archive-v5.expected.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(expected.len(), 8);
+    for fixture in ["archive-v5.bin", "archive-v6.bin"] {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(site.path().join("logs")).unwrap();
+        std::fs::create_dir_all(site.path().join(".fragstats")).unwrap();
+        std::fs::copy(
+            fixtures.join(fixture),
+            site.path().join(".fragstats/archive.bin"),
+        )
+        .unwrap();
+        for pass in 0..2 {
+            let log = build(site.path(), &["logs"]);
+            assert!(log.contains("8 matches kept"), "{fixture} pass {pass}: {log}");
+            let got = matches_json(site.path());
+            assert_eq!(got.len(), 8, "{fixture} pass {pass}");
+            for want in &expected {
+                let m = got
+                    .iter()
+                    .find(|m| m["id"] == want["id"])
+                    .unwrap_or_else(|| panic!("{fixture}: match {} lost", want["id"]));
+                for (key, value) in want.as_object().unwrap() {
+                    assert_eq!(&m[key], value, "{fixture} match {} {key}", want["id"]);
+                }
+                assert!(m["game"].as_str().unwrap().starts_with("quake3") || m["game"] == "openarena");
+            }
+        }
+        let aside = std::fs::read_dir(site.path().join(".fragstats"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| e.file_name().to_string_lossy().contains("unreadable"));
+        assert!(!aside, "{fixture} was set aside");
+    }
+}
+
+/// A state folder written by an earlier version (the sample duel log read into it), met by a
+/// build whose log is gone: the matches it held are archived, not dropped, and keep their
+/// "Match N" numbers.
+#[test]
+fn states_of_earlier_versions_lose_no_match_on_upgrade() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let expected = [
+        ("c95181974de4ac6e", 1, 13),
+        ("feea866ee4ce35cd", 2, 19),
+        ("53d67c8927932e2b", 3, 13),
+    ];
+    for fixture in ["state-v5", "state-v6"] {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(site.path().join("logs")).unwrap();
+        let state = site.path().join(".fragstats");
+        std::fs::create_dir_all(state.join("files")).unwrap();
+        std::fs::copy(
+            fixtures.join(fixture).join("state.bin"),
+            state.join("state.bin"),
+        )
+        .unwrap();
+        for f in std::fs::read_dir(fixtures.join(fixture).join("files")).unwrap() {
+            let f = f.unwrap();
+            std::fs::copy(f.path(), state.join("files").join(f.file_name())).unwrap();
+        }
+        let log = build(site.path(), &["logs"]);
+        assert!(log.contains("3 matches kept"), "{fixture}: {log}");
+        let got: Vec<(String, u64, u64)> = matches_json(site.path())
+            .iter()
+            .map(|m| {
+                (
+                    m["id"].as_str().unwrap().to_string(),
+                    m["number"].as_u64().unwrap(),
+                    m["kills"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        for (id, number, kills) in expected {
+            assert!(
+                got.contains(&(id.to_string(), number, kills)),
+                "{fixture}: {id} #{number} ({kills} kills) missing from {got:?}"
+            );
+        }
+    }
+}

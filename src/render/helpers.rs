@@ -1,0 +1,196 @@
+//! Small helpers shared by the page builders: formatting of numbers, times and names, the
+//! ladders' order, navigation items, theme colours and the static assets.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::OutputFile;
+use super::SiteInput;
+use super::templates::BUILTIN_STATIC;
+use super::views::NavItem;
+use crate::model::Match;
+
+pub(super) fn nav_item(label: &str, url: &str) -> NavItem {
+    NavItem {
+        label: label.to_string(),
+        url: url.to_string(),
+        external: false,
+    }
+}
+
+/// CSS overriding the theme colours from `[colors]` (validated as hex colours when loaded).
+pub(super) fn colors_css(c: &crate::config::Colors) -> String {
+    fn valid(v: &Option<String>) -> Option<&str> {
+        v.as_deref().filter(|v| crate::config::is_hex_colour(v))
+    }
+    let mut light = String::new();
+    let mut dark = String::new();
+    if let Some(v) = valid(&c.accent) {
+        light.push_str(&format!("--accent:{v};"));
+    }
+    if let Some(v) = valid(&c.link) {
+        light.push_str(&format!("--link:{v};"));
+    }
+    if let Some(v) = valid(&c.accent_dark) {
+        dark.push_str(&format!("--accent:{v};"));
+    }
+    if let Some(v) = valid(&c.link_dark) {
+        dark.push_str(&format!("--link:{v};"));
+    }
+    let mut css = String::new();
+    if !light.is_empty() {
+        css.push_str(&format!(":root{{{light}}}"));
+    }
+    if !dark.is_empty() {
+        css.push_str(&format!(
+            "@media (prefers-color-scheme: dark){{:root{{{dark}}}}}"
+        ));
+    }
+    css
+}
+
+/// Built-in assets, then the site's own `static/` folder copied over them.
+pub(super) fn static_files(site_dir: &Path) -> Result<Vec<OutputFile>> {
+    let mut files: std::collections::BTreeMap<String, Vec<u8>> = BUILTIN_STATIC
+        .iter()
+        .map(|(p, b)| (format!("static/{p}"), b.to_vec()))
+        .collect();
+    let dir = site_dir.join("static");
+    if dir.is_dir() {
+        for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+            let entry = entry?;
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let rel = entry.path().strip_prefix(&dir).unwrap_or(entry.path());
+            let rel = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            files.insert(format!("static/{rel}"), std::fs::read(entry.path())?);
+        }
+    }
+    Ok(files
+        .into_iter()
+        .map(|(path, bytes)| OutputFile {
+            path,
+            bytes,
+            reuse: false,
+            key: None,
+            staged: None,
+        })
+        .collect())
+}
+
+/// "Newest match: 2026-11-22 01:54" — the time of the data, never of the build.
+pub(super) fn updated_line(matches: &[Match]) -> String {
+    match matches.iter().filter_map(|m| m.start).max() {
+        Some(t) => format!("Newest match: {}", t.format("%Y-%m-%d %H:%M")),
+        None => format!("{} matches (the logs carry no dates)", matches.len()),
+    }
+}
+
+/// A player page lists this many of the player's latest matches.
+pub(super) const PLAYER_MATCH_ROWS: usize = 100;
+/// A map or clan page lists this many latest matches.
+pub(super) const MAP_MATCH_ROWS: usize = 200;
+/// Curves are thinned to at most this many points (the last of each stretch is kept).
+pub(super) const CURVE_POINTS: usize = 600;
+
+/// A static value g as a percentage, (g + 1) * 50, one decimal. A player's g can leave [-1, 1]
+/// (outside the core above all, where few pairs tie it down): a share is shown within 0-100%.
+pub(super) fn static_percent(g: f64) -> String {
+    format!("{:.1}", ((g + 1.0) * 50.0).clamp(0.0, 100.0))
+}
+
+/// Identity numbers by headline rating, best first, provisional players after everyone else
+/// (ties: more frags, then identity order).
+pub(super) fn ladder(input: &SiteInput) -> Vec<usize> {
+    let h = &input.ratings.headline;
+    let value = |i: usize| h.value.get(i).copied().unwrap_or(0.0);
+    let stats = &input.stats.players;
+    let mut order: Vec<usize> = (0..stats.len()).collect();
+    order.sort_by(|&a, &b| {
+        h.provisional[a]
+            .cmp(&h.provisional[b])
+            .then(value(b).total_cmp(&value(a)))
+            .then(stats[b].kills.cmp(&stats[a].kills))
+            .then(a.cmp(&b))
+    });
+    order
+}
+
+/// Identity numbers by Becker's dynamic rating, best first (ties: more frags, then identity).
+pub(super) fn becker_ladder(input: &SiteInput) -> Vec<usize> {
+    let g = &input.ratings.dynamic.players;
+    let stats = &input.stats.players;
+    let mut order: Vec<usize> = (0..g.len()).collect();
+    order.sort_by(|&a, &b| {
+        g[b].total_cmp(&g[a])
+            .then(stats[b].kills.cmp(&stats[a].kills))
+            .then(a.cmp(&b))
+    });
+    order
+}
+
+/// `m:ss` or `h:mm:ss`.
+pub fn clock(seconds: u32) -> String {
+    let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
+/// Weapon display name: `MOD_ROCKET_SPLASH` -> `Rocket splash`.
+pub fn weapon_label(raw: &str) -> String {
+    let s = raw
+        .strip_prefix("UT_MOD_")
+        .or_else(|| raw.strip_prefix("MOD_"))
+        .unwrap_or(raw);
+    let lower = s.replace('_', " ").to_lowercase();
+    let mut chars = lower.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => raw.to_string(),
+    }
+}
+
+/// A name shortened for a chart legend.
+pub(super) fn plain_label(name: &str) -> String {
+    let mut s: String = name.chars().filter(|c| !c.is_control()).take(20).collect();
+    if name.chars().count() > 20 {
+        s.push('…');
+    }
+    s
+}
+
+/// `up`, `down` or `flat` for a rating change (a tenth of a point counts as no change).
+pub(super) fn change_class(delta: f64) -> &'static str {
+    if delta > 0.05 {
+        "up"
+    } else if delta < -0.05 {
+        "down"
+    } else {
+        "flat"
+    }
+}
+
+pub(super) fn ratio(a: u32, b: u32) -> String {
+    if b == 0 {
+        format!("{a}.00")
+    } else {
+        format!("{:.2}", f64::from(a) / f64::from(b))
+    }
+}
+
+pub(super) fn percent(part: u32, whole: u32) -> u32 {
+    if whole == 0 {
+        0
+    } else {
+        ((f64::from(part) * 100.0 / f64::from(whole)).round()) as u32
+    }
+}

@@ -1,0 +1,86 @@
+//! The index page's own parts: its view, the totals and the awards.
+
+use crate::render::renderer::Renderer;
+use crate::render::views::*;
+use serde::Serialize;
+
+/// The index page's own fields.
+#[derive(Serialize)]
+pub(in crate::render) struct IndexPage<'a> {
+    /// "Newest match: ...", on the index only (on every page it would change every page).
+    pub(in crate::render) updated: String,
+    pub(in crate::render) totals: Totals,
+    pub(in crate::render) top_players: &'a [PlayerRow],
+    /// The first provisional players, and how many there are.
+    pub(in crate::render) provisional: &'a [PlayerRow],
+    pub(in crate::render) provisional_count: usize,
+    pub(in crate::render) provisional_incidents: u32,
+    /// Becker's dynamic ladder, top 10.
+    pub(in crate::render) becker_top: Vec<PlayerRow>,
+    pub(in crate::render) recent_matches: &'a [MatchRow],
+    pub(in crate::render) top_maps: Vec<MapRow>,
+    pub(in crate::render) static_core: &'a [StaticRow],
+    pub(in crate::render) static_core_size: usize,
+    pub(in crate::render) awards: Vec<AwardView>,
+}
+
+impl Renderer<'_> {
+    pub(in crate::render) fn totals(&self) -> Totals {
+        let dates: Vec<_> = self.input.matches.iter().filter_map(|m| m.start).collect();
+        let span = match (dates.iter().min(), dates.iter().max()) {
+            (Some(a), Some(b)) => Some(format!(
+                "{} to {}",
+                a.format("%Y-%m-%d"),
+                b.format("%Y-%m-%d")
+            )),
+            _ => None,
+        };
+        Totals {
+            players: self.input.roster.players.len(),
+            matches: self.input.matches.len(),
+            maps: self.input.stats.maps.len(),
+            frags: self
+                .input
+                .stats
+                .matches
+                .iter()
+                .map(|m| u64::from(m.frags))
+                .sum(),
+            span,
+        }
+    }
+
+    pub(in crate::render) fn awards(&self) -> Vec<AwardView> {
+        crate::stats::awards::awards(self.input.stats)
+            .into_iter()
+            .map(|a| AwardView {
+                title: a.title.to_string(),
+                entries: a
+                    .places
+                    .iter()
+                    .map(|p| {
+                        let (name_html, url) = self.player_ref(p.player);
+                        let (detail, detail_url) = match p.match_index {
+                            Some(mi) => (
+                                format!(
+                                    "{} · {}",
+                                    self.input.matches[mi as usize].map,
+                                    self.when(mi as usize)
+                                ),
+                                self.links.matches[mi as usize].clone(),
+                            ),
+                            None => (String::new(), String::new()),
+                        };
+                        AwardEntry {
+                            name_html,
+                            url,
+                            value: format!("{:.*}", a.decimals, p.value),
+                            detail,
+                            detail_url,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}

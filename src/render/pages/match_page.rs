@@ -1,0 +1,201 @@
+//! The match pages (`matches/<id>.html`), their cache key and frag timeline, and the rows of
+//! every match list.
+
+use crate::model::{EventKind, Team};
+use crate::render::charts;
+use crate::render::colour::name_html;
+use crate::render::helpers::*;
+use crate::render::renderer::Renderer;
+use crate::render::views::*;
+use crate::stats::MatchStats;
+
+impl Renderer<'_> {
+    /// A key of everything a match page is made from: the match's id and content, the log and
+    /// line it was read from, its URL,
+    /// place and date, its map's page, each of its players' name, page and rating change, and
+    /// `salt` (templates and the fields all pages share). Same key, same page.
+    pub(in crate::render) fn match_key(&self, i: usize, salt: u64) -> u64 {
+        let m = &self.input.matches[i];
+        let mut h = crate::hash::Hasher::new();
+        h.u64(salt);
+        h.str(&self.links.matches[i]);
+        h.str(&m.id);
+        h.u64(m.content);
+        h.str(&m.source);
+        h.u64(m.line);
+        h.str(&self.when(i));
+        h.str(&self.map_url(&m.map));
+        for &id in &self.input.roster.match_players[i] {
+            let id = id as usize;
+            h.str(&self.names_html[id]);
+            h.str(&self.links.players[id]);
+            h.str(&self.input.roster.players[id].key);
+            let (after, delta) = self.rating_at(id, i as u32).unwrap_or((0.0, 0.0));
+            h.u64(after.to_bits());
+            h.u64(delta.to_bits());
+        }
+        h.finish()
+    }
+
+    /// Cumulative frags over match time of the match's five best fraggers.
+    pub(in crate::render) fn timeline(&self, i: usize) -> String {
+        let m = &self.input.matches[i];
+        let ms = &self.input.stats.matches[i];
+        let ids = &self.input.roster.match_players[i];
+        let mut best: Vec<&crate::stats::MatchLine> =
+            ms.lines.iter().filter(|l| l.frags > 0).collect();
+        best.sort_by(|a, b| b.frags.cmp(&a.frags).then(a.player.cmp(&b.player)));
+        best.truncate(5);
+        let end = f64::from(m.duration_seconds) / 60.0;
+        let series = best
+            .iter()
+            .map(|l| {
+                let mut count = 0.0;
+                let mut points = vec![(0.0, 0.0)];
+                for e in m.events.iter().filter(|e| e.kind == EventKind::Frag) {
+                    if ids[e.actor as usize] == l.player {
+                        count += 1.0;
+                        points.push((f64::from(e.time) / 60.0, count));
+                    }
+                }
+                points.push((end.max(points.last().map_or(0.0, |p| p.0)), count));
+                charts::Series {
+                    label: plain_label(&self.input.roster.players[l.player as usize].key),
+                    points,
+                }
+            })
+            .collect();
+        charts::line_chart(&charts::LineChart {
+            title: "Frags over the match",
+            x_label: "minutes",
+            y_label: "frags",
+            series,
+            x_format: &|x| format!("{x:.0}"),
+            dots: false,
+        })
+    }
+
+    pub(in crate::render) fn match_row(&self, i: usize) -> MatchRow {
+        let m = &self.input.matches[i];
+        let ms = &self.input.stats.matches[i];
+        MatchRow {
+            url: self.links.matches[i].clone(),
+            when: self.when(i),
+            when_sort: self.when_sort(i),
+            map: m.map.clone(),
+            map_url: self.map_url(&m.map),
+            gametype: m.gametype.name.clone(),
+            players: ms.lines.len(),
+            frags: ms.frags,
+            duration: clock(m.duration_seconds),
+            seconds: m.duration_seconds,
+        }
+    }
+
+    pub(in crate::render) fn match_page(&self, i: usize) -> MatchPage {
+        let m = &self.input.matches[i];
+        let ms: &MatchStats = &self.input.stats.matches[i];
+        let ids = &self.input.roster.match_players[i];
+        let line_view = |place: usize, l: &crate::stats::MatchLine| {
+            let (name_html, url) = self.player_ref(l.player);
+            let delta = self
+                .rating_at(l.player as usize, i as u32)
+                .map_or(0.0, |(_, d)| d);
+            ScoreLine {
+                place,
+                name_html,
+                url,
+                score: l.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+                frags: l.frags,
+                deaths: l.deaths,
+                suicides: l.suicides,
+                team_kills: l.team_kills,
+                captures: l.captures,
+                best_spree: l.best_spree,
+                change: format!("{delta:+.1}"),
+                change_class: change_class(delta),
+            }
+        };
+        let sides = if m.gametype.team_based {
+            [Team::Red, Team::Blue, Team::Free, Team::Spectator]
+                .iter()
+                .filter_map(|t| {
+                    let lines: Vec<ScoreLine> = ms
+                        .lines
+                        .iter()
+                        .filter(|l| l.team == Some(*t))
+                        .enumerate()
+                        .map(|(n, l)| line_view(n + 1, l))
+                        .collect();
+                    (!lines.is_empty()).then(|| Side {
+                        team: t.label().to_string(),
+                        label: match t {
+                            Team::Red => "Red team".into(),
+                            Team::Blue => "Blue team".into(),
+                            _ => "Without a team at the end".into(),
+                        },
+                        lines,
+                    })
+                })
+                .collect()
+        } else {
+            vec![Side {
+                team: "free".into(),
+                label: String::new(),
+                lines: ms
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .map(|(n, l)| line_view(n + 1, l))
+                    .collect(),
+            }]
+        };
+        let kills = m
+            .events
+            .iter()
+            .filter_map(|e| {
+                let kind = match e.kind {
+                    EventKind::Frag => "frag",
+                    EventKind::Suicide => "suicide",
+                    EventKind::TeamKill => "teamkill",
+                    _ => return None,
+                };
+                let killer = self.player_ref(ids[e.actor as usize]).0;
+                let victim = if kind == "suicide" {
+                    "<em>suicide</em>".to_string()
+                } else {
+                    self.player_ref(ids[e.target as usize]).0
+                };
+                Some(KillRow {
+                    time: clock(e.time),
+                    seconds: e.time,
+                    kind,
+                    killer,
+                    victim,
+                    weapon: weapon_label(&m.weapons[usize::from(e.detail)]),
+                })
+            })
+            .collect();
+        MatchPage {
+            map: m.map.clone(),
+            map_url: self.map_url(&m.map),
+            gametype: m.gametype.name.clone(),
+            when: self.when(i),
+            duration: clock(m.duration_seconds),
+            exit_reason: m.exit_reason.clone(),
+            server_html: if m.server.is_empty() {
+                String::new()
+            } else {
+                name_html(&m.server)
+            },
+            source: m.source.chars().filter(|c| !c.is_control()).collect(),
+            line: m.line,
+            partial: m.partial,
+            team_scores: m.team_scores,
+            sides,
+            kill_lines: ms.kill_lines,
+            kills,
+            timeline_svg: self.timeline(i),
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! One module per page kind, each adding its builders to the shared [`Renderer`](super::renderer::Renderer).
+
+mod clan;
+pub(super) mod index;
+mod map;
+mod match_page;
+mod player;
+mod ranking;

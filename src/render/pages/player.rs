@@ -1,0 +1,197 @@
+//! The player pages (`players/<slug>.html`) and the rows of the players list (`players.html`).
+
+use crate::render::colour::name_html;
+use crate::render::helpers::*;
+use crate::render::renderer::Renderer;
+use crate::render::views::*;
+
+impl Renderer<'_> {
+    pub(in crate::render) fn player_row(&self, i: usize) -> PlayerRow {
+        let s = &self.input.stats.players[i];
+        let (name_html, url) = self.player_ref(i as u32);
+        let (clan, clan_url) = self.clan_of(i);
+        PlayerRow {
+            name_html,
+            plain: self.input.roster.players[i].key.clone(),
+            url,
+            rating: format!("{:.1}", self.input.ratings.dynamic.players[i]),
+            headline: format!(
+                "{:.0}",
+                self.input
+                    .ratings
+                    .headline
+                    .value
+                    .get(i)
+                    .copied()
+                    .unwrap_or(0.0)
+            ),
+            provisional: self.input.ratings.headline.provisional[i],
+            clan,
+            clan_url,
+            kills: s.kills,
+            deaths: s.deaths,
+            kd: ratio(s.kills, s.deaths),
+            suicides: s.suicides,
+            team_kills: s.team_kills,
+            captures: s.captures,
+            matches: s.matches.len(),
+            trend: self.trend(i),
+        }
+    }
+
+    pub(in crate::render) fn player_rows(&self) -> Vec<PlayerRow> {
+        self.ladder.iter().map(|&i| self.player_row(i)).collect()
+    }
+
+    pub(in crate::render) fn player_page(&self, i: usize) -> PlayerPage {
+        let id = i as u32;
+        let identity = &self.input.roster.players[i];
+        let s = &self.input.stats.players[i];
+        let named = |(other, count): (&u32, &u32)| {
+            let (name_html, url) = self.player_ref(*other);
+            NamedCount {
+                name_html,
+                url,
+                count: *count,
+            }
+        };
+        // Most frags; ties to the lower identity number (byte order of the name).
+        let top = |m: &std::collections::BTreeMap<u32, u32>| {
+            m.iter()
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                .map(named)
+        };
+        let total_frags: u32 = s.weapons.values().sum();
+        let mut weapons: Vec<LabelCount> = s
+            .weapons
+            .iter()
+            .map(|(w, c)| LabelCount {
+                name: weapon_label(w),
+                count: *c,
+                percent: percent(*c, total_frags),
+                url: String::new(),
+            })
+            .collect();
+        weapons.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+        let mut maps: Vec<LabelCount> = s
+            .maps
+            .iter()
+            .map(|(m, c)| LabelCount {
+                name: m.clone(),
+                count: *c,
+                percent: percent(*c, s.matches.len() as u32),
+                url: self.map_url(m),
+            })
+            .collect();
+        maps.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+        let awards = s
+            .awards
+            .iter()
+            .map(|(a, c)| LabelCount {
+                name: a.clone(),
+                count: *c,
+                percent: 0,
+                url: String::new(),
+            })
+            .collect();
+        let mut opponents: Vec<(u32, u32, u32)> = Vec::new();
+        for (&o, &made) in &s.victims {
+            opponents.push((o, made, s.killers.get(&o).copied().unwrap_or(0)));
+        }
+        for (&o, &suffered) in &s.killers {
+            if !s.victims.contains_key(&o) {
+                opponents.push((o, 0, suffered));
+            }
+        }
+        opponents.sort_by(|a, b| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0)));
+        let opponents = opponents
+            .into_iter()
+            .map(|(o, made, suffered)| {
+                let (name_html, url) = self.player_ref(o);
+                Opponent {
+                    name_html,
+                    url,
+                    made,
+                    suffered,
+                    share: percent(made, made + suffered),
+                }
+            })
+            .collect();
+        let match_rows = s
+            .matches
+            .iter()
+            .rev()
+            .take(PLAYER_MATCH_ROWS)
+            .map(|&mi| {
+                let mi = mi as usize;
+                let m = &self.input.matches[mi];
+                let ms = &self.input.stats.matches[mi];
+                let place = ms.lines.iter().position(|l| l.player == id).unwrap_or(0);
+                let line = &ms.lines[place];
+                let (after, delta) = self.rating_at(i, mi as u32).unwrap_or((0.0, 0.0));
+                PlayerMatchRow {
+                    rating: format!("{after:.1}"),
+                    change: format!("{delta:+.1}"),
+                    change_class: change_class(delta),
+                    url: self.links.matches[mi].clone(),
+                    when: self.when(mi),
+                    when_sort: self.when_sort(mi),
+                    map: m.map.clone(),
+                    map_url: self.map_url(&m.map),
+                    gametype: m.gametype.name.clone(),
+                    place: place + 1,
+                    frags: line.frags,
+                    deaths: line.deaths,
+                    score: line
+                        .score
+                        .map(|s| s.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                }
+            })
+            .collect();
+        let st = &self.input.ratings.static_;
+        let headline = &self.input.ratings.headline;
+        let provisional = headline.provisional[i];
+        let (clan, clan_url) = self.clan_of(i);
+        PlayerPage {
+            name_html: name_html(&identity.name),
+            plain: identity.key.clone(),
+            headline: format!("{:.0}", headline.value.get(i).copied().unwrap_or(0.0)),
+            headline_system: headline
+                .evaluation
+                .report(&headline.evaluation.headline)
+                .map_or_else(
+                    || headline.evaluation.headline.clone(),
+                    |r| r.system.clone(),
+                ),
+            rank: (!provisional).then_some(self.rank[i]),
+            provisional_missing: provisional.then(|| {
+                u64::from(self.input.config.rating.headline.provisional_incidents)
+                    .saturating_sub(st.incidents[i])
+            }),
+            rating: format!("{:.1}", self.input.ratings.dynamic.players[i]),
+            becker_rank: self.becker_rank[i],
+            static_percent: st.value[i].map(static_percent),
+            static_outside_percent: st.outside[i].map(static_percent),
+            incidents: st.incidents[i],
+            clan,
+            clan_url,
+            aliases: identity.names_seen.iter().map(|n| name_html(n)).collect(),
+            kills: s.kills,
+            deaths: s.deaths,
+            kd: ratio(s.kills, s.deaths),
+            suicides: s.suicides,
+            team_kills: s.team_kills,
+            captures: s.captures,
+            matches: s.matches.len(),
+            victim: top(&s.victims),
+            nemesis: top(&s.killers),
+            weapons,
+            maps,
+            awards,
+            opponents,
+            match_rows,
+            curve_svg: self.curve(i, &identity.key),
+        }
+    }
+}

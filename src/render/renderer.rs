@@ -1,0 +1,172 @@
+//! The [`Renderer`]: what every page builder shares (the site input, the links, ladder ranks,
+//! coloured names) and the small lookups they all use. Each page kind adds its own builders in
+//! `pages/`.
+
+use rayon::prelude::*;
+
+use super::colour::name_html;
+use super::helpers::*;
+use super::{Links, SiteInput, charts};
+
+pub(super) struct Renderer<'a> {
+    pub(super) input: &'a SiteInput<'a>,
+    pub(super) links: &'a Links,
+    /// Identity numbers by dynamic rating, best first.
+    pub(super) ladder: Vec<usize>,
+    /// 1-based ladder position of each identity.
+    pub(super) rank: Vec<usize>,
+    /// Rank of each identity on Becker's ladder (1-based).
+    pub(super) becker_rank: Vec<usize>,
+    /// Every match has a date: curves use dates on the x axis, else match numbers.
+    pub(super) dated: bool,
+    /// The matches' numbers ([`Match::number`]) rise in site order: curves use them (as the
+    /// labels do), else positions.
+    pub(super) numbered: bool,
+    /// Each identity's coloured name as safe HTML, built once.
+    pub(super) names_html: Vec<String>,
+}
+
+impl<'a> Renderer<'a> {
+    pub(super) fn new(input: &'a SiteInput<'a>, links: &'a Links) -> Self {
+        let ladder = ladder(input);
+        let mut rank = vec![0; ladder.len()];
+        for (pos, &i) in ladder.iter().enumerate() {
+            rank[i] = pos + 1;
+        }
+        let mut becker_rank = vec![0; ladder.len()];
+        for (pos, i) in becker_ladder(input).into_iter().enumerate() {
+            becker_rank[i] = pos + 1;
+        }
+        Renderer {
+            input,
+            links,
+            ladder,
+            rank,
+            becker_rank,
+            dated: !input.matches.is_empty() && input.matches.iter().all(|m| m.start.is_some()),
+            numbered: input.matches.first().is_some_and(|m| m.number > 0)
+                && input.matches.windows(2).all(|w| w[0].number < w[1].number),
+            names_html: input
+                .roster
+                .players
+                .par_iter()
+                .map(|p| name_html(&p.name))
+                .collect(),
+        }
+    }
+
+    /// Rating of identity (or clan, numbered after the players) `id` after match `mi`, and the
+    /// change that match brought.
+    pub(super) fn rating_at(&self, id: usize, mi: u32) -> Option<(f64, f64)> {
+        let h = &self.input.ratings.dynamic.history[id];
+        let pos = h.binary_search_by_key(&mi, |e| e.0).ok()?;
+        let before = match pos {
+            0 => self.input.config.rating.dynamic.initial,
+            _ => h[pos - 1].1,
+        };
+        Some((h[pos].1, h[pos].1 - before))
+    }
+
+    /// `up`, `down` or `flat`: the rating change over the last five matches.
+    pub(super) fn trend(&self, id: usize) -> &'static str {
+        let h = &self.input.ratings.dynamic.history[id];
+        let Some(last) = h.last() else {
+            return "flat";
+        };
+        let before = if h.len() > 5 {
+            h[h.len() - 6].1
+        } else {
+            self.input.config.rating.dynamic.initial
+        };
+        change_class(last.1 - before)
+    }
+
+    /// The x coordinate of a match on curves: its start time, or its number.
+    pub(super) fn x_of(&self, mi: u32) -> f64 {
+        match (self.dated, self.input.matches[mi as usize].start) {
+            (true, Some(t)) => t.and_utc().timestamp() as f64,
+            _ if self.numbered => f64::from(self.input.matches[mi as usize].number),
+            _ => f64::from(mi + 1),
+        }
+    }
+
+    /// A rating curve for identity or clan number `id`.
+    pub(super) fn curve(&self, id: usize, what: &str) -> String {
+        let history = &self.input.ratings.dynamic.history[id];
+        let step = history.len().div_ceil(CURVE_POINTS).max(1);
+        let points: Vec<(f64, f64)> = history
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| (n + 1) % step == 0 || n + 1 == history.len())
+            .map(|(_, (mi, g))| (self.x_of(*mi), *g))
+            .collect();
+        if points.is_empty() {
+            return String::new();
+        }
+        let span = points.last().map_or(0.0, |p| p.0) - points[0].0;
+        let dated = self.dated;
+        let format = move |x: f64| {
+            if !dated {
+                return format!("#{x:.0}");
+            }
+            match chrono::DateTime::from_timestamp(x as i64, 0) {
+                Some(t) if span < 3_600.0 => t.format("%H:%M:%S").to_string(),
+                Some(t) if span < 2.0 * 86_400.0 => t.format("%H:%M").to_string(),
+                Some(t) if span < 200.0 * 86_400.0 => t.format("%b %d").to_string(),
+                Some(t) => t.format("%Y-%m").to_string(),
+                None => String::new(),
+            }
+        };
+        let dots = points.len() <= 60;
+        charts::line_chart(&charts::LineChart {
+            title: &format!("Rating of {what} over time"),
+            x_label: if dated { "match start" } else { "match number" },
+            y_label: "rating",
+            series: vec![charts::Series {
+                label: what.to_string(),
+                points,
+            }],
+            x_format: &format,
+            dots,
+        })
+    }
+
+    pub(super) fn when(&self, i: usize) -> String {
+        match self.input.matches[i].start {
+            Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
+            None => match self.input.matches[i].number {
+                0 => format!("Match {}", i + 1),
+                n => format!("Match {n}"),
+            },
+        }
+    }
+
+    /// The start in a form that sorts (`data-sort`), to the second; empty when undated.
+    pub(super) fn when_sort(&self, i: usize) -> String {
+        self.input.matches[i]
+            .start
+            .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_default()
+    }
+
+    pub(super) fn map_url(&self, map: &str) -> String {
+        self.links.maps.get(map).cloned().unwrap_or_default()
+    }
+
+    pub(super) fn player_ref(&self, id: u32) -> (String, String) {
+        (
+            self.names_html[id as usize].clone(),
+            self.links.players[id as usize].clone(),
+        )
+    }
+
+    pub(super) fn clan_of(&self, player: usize) -> (String, String) {
+        match self.input.clans.of_player[player] {
+            Some(c) => (
+                self.input.clans.clans[c as usize].name.clone(),
+                self.links.clans[c as usize].clone(),
+            ),
+            None => (String::new(), String::new()),
+        }
+    }
+}
