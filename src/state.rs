@@ -228,7 +228,6 @@ fn unseal_body(bytes: &[u8]) -> Option<(Header, &[u8])> {
     (crc32fast::hash(body).to_le_bytes() == sum).then_some((header, body))
 }
 
-
 /// The value in bytes made by [`seal`] with `expected`'s header.
 fn unseal_as<T: serde::de::DeserializeOwned>(bytes: &[u8], expected: &Header) -> Option<T> {
     let (header, body) = unseal_body(bytes)?;
@@ -450,7 +449,6 @@ pub fn load_archive(dir: &Path) -> Result<LoadedArchive> {
         .with_context(|| format!("cannot set aside the unreadable archive {}", path.display()))?;
     Ok(LoadedArchive::SetAside(aside))
 }
-
 
 /// What saving the archive has to do.
 pub enum ArchiveWrite {

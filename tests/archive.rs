@@ -248,10 +248,9 @@ fn match_numbers_stay_when_an_older_log_arrives() {
 #[test]
 fn archives_of_earlier_versions_are_read() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let expected: Vec<serde_json::Value> = serde_json::from_slice(
-        &std::fs::read(fixtures.join("archive-v5.expected.json")).unwrap(),
-    )
-    .unwrap();
+    let expected: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(fixtures.join("archive-v5.expected.json")).unwrap())
+            .unwrap();
     assert_eq!(expected.len(), 8);
     for fixture in ["archive-v5.bin", "archive-v6.bin"] {
         let site = tempfile::tempdir().unwrap();
@@ -264,7 +263,10 @@ fn archives_of_earlier_versions_are_read() {
         .unwrap();
         for pass in 0..2 {
             let log = build(site.path(), &["logs"]);
-            assert!(log.contains("8 matches kept"), "{fixture} pass {pass}: {log}");
+            assert!(
+                log.contains("8 matches kept"),
+                "{fixture} pass {pass}: {log}"
+            );
             let got = matches_json(site.path());
             assert_eq!(got.len(), 8, "{fixture} pass {pass}");
             for want in &expected {
@@ -275,7 +277,9 @@ fn archives_of_earlier_versions_are_read() {
                 for (key, value) in want.as_object().unwrap() {
                     assert_eq!(&m[key], value, "{fixture} match {} {key}", want["id"]);
                 }
-                assert!(m["game"].as_str().unwrap().starts_with("quake3") || m["game"] == "openarena");
+                assert!(
+                    m["game"].as_str().unwrap().starts_with("quake3") || m["game"] == "openarena"
+                );
             }
         }
         let aside = std::fs::read_dir(site.path().join(".fragstats"))

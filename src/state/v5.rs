@@ -18,12 +18,16 @@ pub const FORMAT: u32 = 5;
 
 /// The archive in the body of a format 5 archive file.
 pub fn archive(body: &[u8]) -> Option<Archive> {
-    postcard::from_bytes::<frozen::Archive>(body).ok().map(Into::into)
+    postcard::from_bytes::<frozen::Archive>(body)
+        .ok()
+        .map(Into::into)
 }
 
 /// The per-log state in the body of a format 5 per-log file.
 pub fn file_state(body: &[u8]) -> Option<FileState> {
-    postcard::from_bytes::<frozen::FileState>(body).ok().map(Into::into)
+    postcard::from_bytes::<frozen::FileState>(body)
+        .ok()
+        .map(Into::into)
 }
 
 /// The index of a format 5 state file (header included), which had this layout.
@@ -190,7 +194,13 @@ impl From<frozen::Report> for FileReport {
                             text: e.text,
                         })
                         .collect();
-                    (reason, Tally { count: t.count, examples })
+                    (
+                        reason,
+                        Tally {
+                            count: t.count,
+                            examples,
+                        },
+                    )
                 })
                 .collect()
         };
