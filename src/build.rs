@@ -147,37 +147,12 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // Hard-links the current site into a staging folder while the new one is computed.
     let staging = crate::output::Staging::prepare_in(&out, Some(&state_dir));
     let mut warnings = Vec::new();
-    // The previous state is loaded even for --full: what it holds of logs that are gone or
-    // changed goes into the archive.
-    let (mut previous, reuse) = match state::load(&state_dir) {
-        Loaded::None => (None, false),
-        Loaded::State(s) => (Some(s), !req.full),
-        Loaded::Stale(s, why) => {
-            warnings.push(format!("{why}: reading every log again"));
-            (Some(s), false)
-        }
-        Loaded::Discarded(why) => {
-            warnings.push(format!("{why}: reading every log again"));
-            (None, false)
-        }
-    };
-    let archive = match state::load_archive(&state_dir)? {
-        LoadedArchive::Archive(a) => a,
-        LoadedArchive::SetAside(path) => {
-            warnings.push(format!(
-                "the archive of matches no log holds any more cannot be read by this fragstats; \
-                 it was kept as {} and is not used",
-                path.display()
-            ));
-            Archive::default()
-        }
-    };
+    let mut previous = load_previous(&state_dir, req.full, &mut warnings)?;
     timer.lap("load state");
-    let previous_pages = previous
-        .as_mut()
-        .filter(|_| reuse)
-        .map(|p| std::mem::take(&mut p.pages))
-        .unwrap_or_default();
+    let previous_pages = match (&mut previous.state, previous.reuse) {
+        (Some(p), true) => std::mem::take(&mut p.pages),
+        _ => Default::default(),
+    };
     let LogsRead {
         matches,
         diagnostics,
@@ -185,14 +160,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         counts,
         archived,
         archive,
-    } = read_logs_incremental(
-        &roots,
-        Previous {
-            state: previous,
-            reuse,
-            archive,
-        },
-    )?;
+    } = read_logs_incremental(&roots, previous)?;
     timer.lap("read logs");
     // Pages the previous build made that are still in the output, with what they were made from.
     let cache = PageCache {
@@ -262,6 +230,42 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         counts,
         replayed: site.replayed,
         archived,
+    })
+}
+
+/// What the previous build left in `state_dir`, as every command that reads the history uses
+/// it: the state (reused unless `full`; a stale one only feeds the archive) and the archive of
+/// record. What the user should know goes to `warnings`.
+pub fn load_previous(state_dir: &Path, full: bool, warnings: &mut Vec<String>) -> Result<Previous> {
+    // The previous state is loaded even for --full: what it holds of logs that are gone or
+    // changed goes into the archive.
+    let (state, reuse) = match state::load(state_dir) {
+        Loaded::None => (None, false),
+        Loaded::State(s) => (Some(s), !full),
+        Loaded::Stale(s, why) => {
+            warnings.push(format!("{why}: reading every log again"));
+            (Some(s), false)
+        }
+        Loaded::Discarded(why) => {
+            warnings.push(format!("{why}: reading every log again"));
+            (None, false)
+        }
+    };
+    let archive = match state::load_archive(state_dir)? {
+        LoadedArchive::Archive(a) => a,
+        LoadedArchive::SetAside(path) => {
+            warnings.push(format!(
+                "the archive of matches no log holds any more cannot be read by this fragstats; \
+                 it was kept as {} and is not used",
+                path.display()
+            ));
+            Archive::default()
+        }
+    };
+    Ok(Previous {
+        state,
+        reuse,
+        archive,
     })
 }
 

@@ -34,6 +34,10 @@ pub enum Command {
     /// `data/balance.js`): the split whose predicted P(red wins) is closest to 50%, the next best
     /// ones, and the naive snake split beside them. Exit 0 when teams were proposed, 1 otherwise.
     Balance(BalanceArgs),
+    /// Write the parsed history as Apache Parquet tables (matches, match_players, frags,
+    /// players) under DIR/<table>/, partitioned by month, for DuckDB, Polars, DataFusion or
+    /// Spark. Reads the logs as `build` does; the counts equal the site's.
+    Export(ExportArgs),
     /// Remove matches from the archive (the matches kept from logs that were since truncated,
     /// rotated away, replaced or deleted) and say what was removed. The next build leaves them
     /// out. Matches of logs still present stay: remove or edit the log itself for those.
@@ -113,6 +117,31 @@ pub struct BalanceArgs {
     /// will do).
     #[arg(value_name = "NAME")]
     pub names: Vec<String>,
+}
+
+/// Options of `fragstats export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Table format (Apache Parquet, the one there is).
+    #[arg(long, value_enum, default_value_t = ExportFormat::Parquet)]
+    pub format: ExportFormat,
+    /// Site configuration (log paths, aliases, identity, state folder). [default: ./site.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Folder to write the tables into; replaced as a whole when the export is complete (a
+    /// folder of other files is refused).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Log files or folders to read instead of the config's `logs`.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Formats of `fragstats export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// Apache Parquet files, one folder per table.
+    Parquet,
 }
 
 /// Options of `fragstats evaluate`.

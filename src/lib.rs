@@ -12,6 +12,7 @@ pub mod config;
 pub mod crawl;
 pub mod diagnostics;
 pub mod evaluate;
+pub mod export;
 pub mod hash;
 pub mod history;
 pub mod init;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use fragstats::build::{BuildRequest, build};
-use fragstats::cli::{BuildArgs, Cli, Command, EvaluateArgs, ForgetArgs};
+use fragstats::cli::{BuildArgs, Cli, Command, EvaluateArgs, ExportArgs, ForgetArgs};
 
 /// Rendering allocates many small strings on every thread; mimalloc handles that far better than
 /// the system allocator.
@@ -24,6 +24,7 @@ fn main() -> ExitCode {
             fragstats::balance::command::run(&args).map(|out| print!("{out}"))
         }
         Command::Forget(args) => forget(args),
+        Command::Export(args) => export(args),
         Command::Init { dir } => fragstats::init::init(&dir).map(|said| print!("{said}")),
     };
     match result {
@@ -53,6 +54,30 @@ fn evaluate(args: EvaluateArgs) -> anyhow::Result<()> {
     } else {
         print!("{}", fragstats::evaluate::table(&evaluation));
     }
+    Ok(())
+}
+
+/// `fragstats export`: writes the history as Parquet tables and says what it wrote.
+fn export(args: ExportArgs) -> anyhow::Result<()> {
+    let fragstats::cli::ExportFormat::Parquet = args.format;
+    let done = fragstats::export::export(&fragstats::export::ExportRequest {
+        config: args.config,
+        out: args.out,
+        paths: args.paths,
+    })?;
+    eprint!("{}", done.diagnostics.summary());
+    if let fragstats::history::Replayed::Resumed(n) = done.replayed {
+        eprintln!("ratings: resumed from the last build's checkpoint after match {n}");
+    }
+    for w in &done.warnings {
+        eprintln!("warning: {w}");
+    }
+    eprintln!(
+        "exported {} matches, {} players, {} frags (suicides and team kills included) \
+         as {} Parquet files",
+        done.matches, done.players, done.frags, done.files
+    );
+    println!("{}", done.out.display());
     Ok(())
 }
 

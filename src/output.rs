@@ -392,7 +392,7 @@ fn same_filesystem(_: &Path, _: &Path) -> bool {
 }
 
 /// Whether no process has the id `pid` (a decimal number) any more. False when unsure.
-fn process_is_gone(pid: &str) -> bool {
+pub(crate) fn process_is_gone(pid: &str) -> bool {
     let Ok(pid) = pid.parse::<libc::pid_t>() else {
         return false;
     };
@@ -440,7 +440,7 @@ fn recover(parent: &Path, name: &str, out: &Path, own: &Path) -> Result<()> {
 /// Swaps two folders in one step (Linux `renameat2(RENAME_EXCHANGE)`), so a reader sees either
 /// the old or the new site, never none. Fails where the system cannot do it.
 #[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+pub(crate) fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let ca = CString::new(a.as_os_str().as_bytes())?;
@@ -463,7 +463,7 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+pub(crate) fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
     Err(std::io::Error::new(
         std::io::ErrorKind::Unsupported,
         "no atomic exchange",

@@ -499,9 +499,10 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                     rater.team_start(g);
                 }
                 if records {
-                    let p = team_prediction.first().copied().or_else(|| {
-                        batch.lineups[i].as_ref().map(|g| rater.predict_team(g))
-                    });
+                    let p = team_prediction
+                        .first()
+                        .copied()
+                        .or_else(|| batch.lineups[i].as_ref().map(|g| rater.predict_team(g)));
                     if let Some(p) = p {
                         scores.predictions.push((batch.first + u64::from(index), p));
                     }

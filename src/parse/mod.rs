@@ -64,7 +64,12 @@ pub trait LogFormat: Sync {
 /// Every format fragstats can parse, in sniffing order.
 pub fn formats() -> &'static [&'static dyn LogFormat] {
     // Call of Duty logs have the Quake 3 frame and InitGame lines: they are sniffed first.
-    &[&cod::CallOfDuty, &q3::Quake3, &et::EnemyTerritory, &hl::HalfLife]
+    &[
+        &cod::CallOfDuty,
+        &q3::Quake3,
+        &et::EnemyTerritory,
+        &hl::HalfLife,
+    ]
 }
 
 /// What sniffing a file's head found.
