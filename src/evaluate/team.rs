@@ -336,7 +336,7 @@ impl FragRater for TeamModel {
     }
     fn team_result(&mut self, game: &TeamGame) {
         // Every result of the match (its rounds) is learnt from the features at its start.
-        let features = self.pending.clone().unwrap_or_else(|| self.features(game));
+        let features = self.pending.unwrap_or_else(|| self.features(game));
         let x = self.params().inputs(&features);
         self.posterior
             .learn(&x, if game.red_won { 1.0 } else { 0.0 });

@@ -237,7 +237,8 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
 }
 
 /// `data/balance.js`: every player's names and team-model skill, and the model's parameters,
-/// for `fragstats balance` and `balance.html`.
+/// for `fragstats balance` and `balance.html`. Hidden players (`[moderation] hide`) are not in
+/// it: to the balancer they are newcomers.
 fn balance_file(input: &SiteInput) -> OutputFile {
     let team = &input.ratings.headline.evaluation.team;
     let params = team.params.clone().unwrap_or_else(|| {
@@ -251,6 +252,7 @@ fn balance_file(input: &SiteInput) -> OutputFile {
         .players
         .iter()
         .enumerate()
+        .filter(|(i, _)| !input.hidden[*i])
         .map(|(i, p)| {
             let skill = team.skills.get(i).copied().unwrap_or(params.newcomer);
             let mut names: Vec<String> = Vec::new();
