@@ -470,7 +470,7 @@ fn many_weapon_and_award_names_stay_bounded() {
     }
     let (ms, _) = parse(&log);
     let m = &ms[0];
-    assert_eq!(m.weapons.len(), usize::from(MAX_NAMES) + 1);
+    assert_eq!(m.weapons.len(), crate::parse::MAX_WEAPONS + 1);
     assert!(m.awards.len() <= 101);
     for e in &m.events {
         if e.kind == K::Frag {
