@@ -8,6 +8,8 @@ pub mod et;
 pub mod hl;
 pub mod lines;
 pub mod q3;
+#[cfg(test)]
+mod testing;
 
 use std::io::BufRead;
 
