@@ -196,20 +196,6 @@ pub fn game_of(gamename: &str) -> &'static str {
     }
 }
 
-/// The game code of a match parsed before matches named their game: Urban Terror where its
-/// weapons or game type say so, else Quake 3.
-pub fn game_of_match(gametype: &GameType, weapons: &[String]) -> &'static str {
-    let urt_mode = matches!(
-        gametype.code.as_str(),
-        "ts" | "ftl" | "cah" | "bomb" | "jump" | "freeze" | "gungame"
-    );
-    if urt_mode || weapons.iter().any(|w| w.starts_with("UT_MOD_")) {
-        "urt"
-    } else {
-        "quake3"
-    }
-}
-
 /// Game type from `g_gametype` and the mod (`gamename`): Urban Terror numbers its modes differently.
 pub fn game_type(raw: Option<&str>, gamename: &str) -> GameType {
     let Some(raw) = raw else {
