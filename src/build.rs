@@ -299,16 +299,31 @@ pub fn render(
     let hidden = moderation.hidden(&roster, &bots);
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     timer.lap("identities and clans");
+    // The per game type and per game ladders replay their matches beside the site's folds.
+    let groups = crate::rating::ladders::groups(matches);
+    let (folds, rated) = rayon::join(
+        || history::fold(matches, &roster, &clans, &config.rating, resume),
+        || crate::rating::ladders::rate(groups, matches, &roster, config, &aliases),
+    );
     let Folds {
         stats,
         dynamic,
         evaluation,
         continuation,
         replayed,
-    } = history::fold(matches, &roster, &clans, &config.rating, resume);
+    } = folds;
     let ratings = Ratings::compute(dynamic, evaluation, &stats, &config.rating);
     let standing =
         crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden);
+    let ladders = crate::rating::ladders::ladders(
+        config,
+        matches,
+        &roster,
+        &stats,
+        &ratings.headline,
+        &hidden,
+        rated,
+    );
     let checkpoint =
         continuation.checkpoint(&stats, matches.len(), &roster, &clans, &config.rating);
     timer.lap("counts and ratings");
@@ -324,6 +339,7 @@ pub fn render(
                 bots: &bots,
                 hidden: &hidden,
                 standing: &standing,
+                ladders: &ladders,
                 diagnostics,
                 cache,
                 site_dir,

@@ -261,7 +261,29 @@ impl Evaluator {
 
     /// Replays matches `from..` of `matches` (in rating order; `roster` numbers their players).
     pub fn advance(&mut self, matches: &[Match], roster: &Roster, from: usize) {
-        let batch = self.batch(&matches[from..], &roster.match_players[from..], roster);
+        let part = matches[from..]
+            .iter()
+            .zip(roster.match_players[from..].iter().map(Vec::as_slice));
+        self.replay(part, roster);
+    }
+
+    /// Replays `matches`, some of a history in rating order, each with its players' identity
+    /// numbers in `roster`: exactly as [`Evaluator::advance`] replays a history made of only
+    /// these matches (the replay numbers players by identity key, never by roster number).
+    pub fn advance_some<'m>(
+        &mut self,
+        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
+        roster: &Roster,
+    ) {
+        self.replay(matches, roster);
+    }
+
+    fn replay<'m>(
+        &mut self,
+        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
+        roster: &Roster,
+    ) {
+        let batch = self.batch(matches, roster);
         let (headline, others) = self.runs.split_first_mut().expect("the headline runs");
         let losses = replay(headline, &batch, None);
         others.par_iter_mut().for_each(|run| {
@@ -270,7 +292,11 @@ impl Evaluator {
     }
 
     /// Collects the outcomes of `matches` and updates the shared book.
-    fn batch(&mut self, matches: &[Match], match_players: &[Vec<u32>], roster: &Roster) -> Batch {
+    fn batch<'m>(
+        &mut self,
+        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
+        roster: &Roster,
+    ) -> Batch {
         let book = &mut self.book;
         let frags_before = book.frags;
         let mut batch = Batch {
@@ -285,7 +311,7 @@ impl Evaluator {
             frags: 0,
         };
         let mut ids = Vec::new();
-        for (mi, (m, roster_ids)) in matches.iter().zip(match_players).enumerate() {
+        for (mi, (m, roster_ids)) in matches.enumerate() {
             book.matches += 1;
             ids.clear();
             ids.extend(

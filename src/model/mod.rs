@@ -248,6 +248,36 @@ impl Match {
         self.players.iter().enumerate().filter(|(_, p)| p.active)
     }
 
+    /// A team match's final score, red then blue: as logged, else, for a capture-the-flag match
+    /// that ended before any score line (a map change), the captures each side made: a capture
+    /// of the blue flag scores for red and one of the red flag for blue (a capture naming no
+    /// side's flag scores for the capturer's last team). None for other matches.
+    pub fn final_team_scores(&self) -> Option<[i32; 2]> {
+        if !self.gametype.team_based {
+            return None;
+        }
+        if self.team_scores.is_some() || self.gametype.code != "ctf" {
+            return self.team_scores;
+        }
+        let mut score = [0i32; 2];
+        for e in &self.events {
+            let EventKind::Flag(FlagAction::Capture, flag) = e.kind else {
+                continue;
+            };
+            let side = match flag {
+                Team::Blue => Team::Red,
+                Team::Red => Team::Blue,
+                _ => self.players.get(e.actor as usize).map_or(Team::Free, |p| p.team),
+            };
+            match side {
+                Team::Red => score[0] = score[0].saturating_add(1),
+                Team::Blue => score[1] = score[1].saturating_add(1),
+                _ => {}
+            }
+        }
+        Some(score)
+    }
+
     /// Number of frags (kills that were neither suicides nor team kills).
     pub fn frag_count(&self) -> usize {
         self.events

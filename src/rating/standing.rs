@@ -3,11 +3,13 @@
 //! rating, then provisional ones, then inactive ones) and the division (`[[divisions]]`) of each
 //! ranked player. Takes counts and ratings; renders nothing.
 
+use std::cmp::Ordering;
+
 use chrono::NaiveDate;
 
 use crate::config::Config;
-use crate::model::Match;
-use crate::stats::Stats;
+use crate::model::{Match, Team};
+use crate::stats::{MatchStats, Stats};
 
 use super::Ratings;
 
@@ -27,45 +29,56 @@ pub struct Standing {
     /// under every bar.
     pub division: Vec<Option<usize>>,
     /// Per identity: wins, draws and losses in team matches with a final score (by their team
-    /// at the end) and in duels (by score, else frags).
+    /// at the end) and in duels (by score, else frags), as [`results`] judges them.
     pub record: Vec<[u32; 3]>,
+}
+
+/// The result of one match for each player it judges, `(identity, their side against the
+/// other)`: in a team match with a final score ([`Match::final_team_scores`]) every player on
+/// red or blue at the end, by their team's score; in a duel of two players, each by score
+/// (else frags). Other matches judge nobody.
+pub fn results(m: &Match, ms: &MatchStats, mut judge: impl FnMut(u32, Ordering)) {
+    if m.gametype.team_based {
+        let Some([red, blue]) = m.final_team_scores() else {
+            return;
+        };
+        for l in &ms.lines {
+            match l.team {
+                Some(Team::Red) => judge(l.player, red.cmp(&blue)),
+                Some(Team::Blue) => judge(l.player, blue.cmp(&red)),
+                _ => {}
+            }
+        }
+    } else if m.gametype.duel && ms.lines.len() == 2 {
+        let (a, b) = (&ms.lines[0], &ms.lines[1]);
+        let o = match (a.score, b.score) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            _ => a.frags.cmp(&b.frags),
+        };
+        judge(a.player, o);
+        judge(b.player, o.reverse());
+    }
+}
+
+/// Adds a result to a `[wins, draws, losses]` record.
+pub fn add_result(record: &mut [u32; 3], o: Ordering) {
+    let slot = match o {
+        Ordering::Greater => 0,
+        Ordering::Equal => 1,
+        Ordering::Less => 2,
+    };
+    record[slot] += 1;
 }
 
 /// Wins, draws and losses of every identity of `stats` in `matches`.
 fn records(matches: &[Match], stats: &Stats) -> Vec<[u32; 3]> {
-    use std::cmp::Ordering;
     let mut record = vec![[0u32; 3]; stats.players.len()];
-    let mut add = |player: u32, o: Ordering| {
-        let slot = match o {
-            Ordering::Greater => 0,
-            Ordering::Equal => 1,
-            Ordering::Less => 2,
-        };
-        if let Some(r) = record.get_mut(player as usize) {
-            r[slot] += 1;
-        }
-    };
     for (m, ms) in matches.iter().zip(&stats.matches) {
-        if m.gametype.team_based {
-            let Some([red, blue]) = m.team_scores else {
-                continue;
-            };
-            for l in &ms.lines {
-                match l.team {
-                    Some(crate::model::Team::Red) => add(l.player, red.cmp(&blue)),
-                    Some(crate::model::Team::Blue) => add(l.player, blue.cmp(&red)),
-                    _ => {}
-                }
+        results(m, ms, |player, o| {
+            if let Some(r) = record.get_mut(player as usize) {
+                add_result(r, o);
             }
-        } else if m.gametype.duel && ms.lines.len() == 2 {
-            let (a, b) = (&ms.lines[0], &ms.lines[1]);
-            let o = match (a.score, b.score) {
-                (Some(x), Some(y)) => x.cmp(&y),
-                _ => a.frags.cmp(&b.frags),
-            };
-            add(a.player, o);
-            add(b.player, o.reverse());
-        }
+        });
     }
     record
 }

@@ -170,30 +170,3 @@ pub(super) fn percent(part: u32, whole: u32) -> u32 {
     }
 }
 
-/// A team match's final score, red then blue: as logged, else (a CTF match that ended on a map
-/// change, before any score line) the captures each side made.
-pub(super) fn final_team_scores(
-    m: &crate::model::Match,
-    ms: &crate::stats::MatchStats,
-) -> Option<[i32; 2]> {
-    if !m.gametype.team_based {
-        return None;
-    }
-    if m.team_scores.is_some() {
-        return m.team_scores;
-    }
-    if m.gametype.code != "ctf" {
-        return None;
-    }
-    let side = |t: crate::model::Team| -> i32 {
-        ms.lines
-            .iter()
-            .filter(|l| l.team == Some(t))
-            .map(|l| l.captures as i32)
-            .sum()
-    };
-    Some([
-        side(crate::model::Team::Red),
-        side(crate::model::Team::Blue),
-    ])
-}

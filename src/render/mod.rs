@@ -55,6 +55,8 @@ pub struct SiteInput<'a> {
     pub hidden: &'a [bool],
     /// Last seen, activity, ladder order and divisions.
     pub standing: &'a crate::rating::standing::Standing,
+    /// The ladders per game type and per game (`ladders.html`, `data/ladders.json`).
+    pub ladders: &'a [crate::rating::ladders::Ladder],
     /// What was read and skipped, published as `data/diagnostics.json`.
     pub diagnostics: &'a crate::diagnostics::Diagnostics,
     /// Keys of the pages already in the output.
@@ -177,6 +179,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     let mut nav = vec![
         nav_item("Overview", "index.html"),
         nav_item("Players", "players.html"),
+        nav_item("Ladders", "ladders.html"),
         nav_item("Matches", "matches.html"),
         nav_item("Maps", "maps.html"),
         nav_item("Clans", "clans.html"),
@@ -297,6 +300,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &|i| Keyed("server", &server_pages[i].1),
         input.sink,
     )?);
+    files.extend(pages::ladders::files(&r, &templates, top("ladders.html"))?);
     files.push(top_page(
         &templates,
         top("ranking.html"),

@@ -14,6 +14,7 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../templates/base.html")),
     ("index.html", include_str!("../../templates/index.html")),
     ("players.html", include_str!("../../templates/players.html")),
+    ("ladders.html", include_str!("../../templates/ladders.html")),
     ("matches.html", include_str!("../../templates/matches.html")),
     ("maps.html", include_str!("../../templates/maps.html")),
     ("player.html", include_str!("../../templates/player.html")),

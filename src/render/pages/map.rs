@@ -33,7 +33,7 @@ impl Renderer<'_> {
         let (mut red_wins, mut blue_wins, mut draws) = (0, 0, 0);
         for &mi in &m.matches {
             let game = &self.input.matches[mi as usize];
-            if let Some([red, blue]) = game.team_scores.filter(|_| game.gametype.team_based) {
+            if let Some([red, blue]) = game.final_team_scores() {
                 match red.cmp(&blue) {
                     std::cmp::Ordering::Greater => red_wins += 1,
                     std::cmp::Ordering::Less => blue_wins += 1,

@@ -197,7 +197,7 @@ impl Renderer<'_> {
                 })
             })
             .collect();
-        let team_scores = final_team_scores(m, ms);
+        let team_scores = m.final_team_scores();
         let winner_html = match team_scores {
             Some([r, b]) if r > b => "Red team".to_string(),
             Some([r, b]) if r < b => "Blue team".to_string(),

@@ -2,6 +2,7 @@
 
 mod clan;
 pub(super) mod index;
+pub(super) mod ladders;
 mod map;
 mod match_page;
 mod player;

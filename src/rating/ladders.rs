@@ -1,0 +1,294 @@
+//! Ladders per game type (free-for-all, duel, team deathmatch, CTF, ...) and, when the logs hold
+//! several games, per game: each one the headline rating computed from that group's matches
+//! only, exactly as a build on only those matches would compute it (same provisional rule,
+//! same inactivity rule, same order), so a duel specialist is not ranked by their CTF frags.
+//!
+//! A group that holds every match (a site with one game type, or one game) is the site's own
+//! headline ladder: it is not rated again. Every other group replays its matches once through
+//! the headline system; the groups of one kind partition the matches, so rating all of them
+//! costs about one more replay of the history per kind. Takes matches, counts and ratings;
+//! renders nothing.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use rayon::prelude::*;
+
+use crate::config::{Config, HeadlineSystem};
+use crate::evaluate::Evaluator;
+use crate::model::identity::{Aliases, Roster};
+use crate::model::{EventKind, Match};
+use crate::stats::Stats;
+
+use super::Headline;
+use super::standing::{add_result, results};
+
+/// What a ladder groups the matches by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LadderKind {
+    /// By game type code (`ffa`, `duel`, `ctf`, ...).
+    GameType,
+    /// By game ([`Match::game`]: `quake3`, `urt`, `cs2`, ...).
+    Game,
+}
+
+/// The matches of one ladder.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub kind: LadderKind,
+    /// Game type code or game code.
+    pub key: String,
+    /// Display name ("Capture the Flag", "Urban Terror").
+    pub name: String,
+    /// Indices of its matches, in site order.
+    pub matches: Vec<u32>,
+}
+
+/// The groups of a site's matches: one per game type present, and one per game when there
+/// are several games; each kind by number of matches (most first), then key.
+pub fn groups(matches: &[Match]) -> Vec<Group> {
+    let mut by_type: BTreeMap<&str, Group> = BTreeMap::new();
+    let mut by_game: BTreeMap<&str, Group> = BTreeMap::new();
+    for (i, m) in matches.iter().enumerate() {
+        let t = by_type.entry(&m.gametype.code).or_insert_with(|| Group {
+            kind: LadderKind::GameType,
+            key: m.gametype.code.clone(),
+            name: m.gametype.name.clone(),
+            matches: Vec::new(),
+        });
+        t.matches.push(i as u32);
+        let g = by_game.entry(&m.game).or_insert_with(|| Group {
+            kind: LadderKind::Game,
+            key: m.game.clone(),
+            name: crate::model::game_name(&m.game).to_string(),
+            matches: Vec::new(),
+        });
+        g.matches.push(i as u32);
+    }
+    let sorted = |groups: BTreeMap<&str, Group>| {
+        let mut v: Vec<Group> = groups.into_values().collect();
+        v.sort_by(|a, b| b.matches.len().cmp(&a.matches.len()).then(a.key.cmp(&b.key)));
+        v
+    };
+    let mut out = sorted(by_type);
+    if by_game.len() > 1 {
+        out.extend(sorted(by_game));
+    }
+    out
+}
+
+/// A group and the headline rating of every identity of the roster in it (0 for those not in
+/// it), as a build on only that group's matches computes it; empty for a group holding every
+/// match (the site's headline is that group's).
+#[derive(Debug, Clone)]
+pub struct Rated {
+    pub group: Group,
+    values: Vec<f64>,
+}
+
+/// Rates each of `groups` (in parallel) for the identities of `roster`.
+pub fn rate(
+    groups: Vec<Group>,
+    matches: &[Match],
+    roster: &Roster,
+    config: &Config,
+    aliases: &Aliases,
+) -> Vec<Rated> {
+    groups
+        .into_par_iter()
+        .map(|g| {
+            let values = rate_group(&g, matches, roster, config, aliases);
+            Rated { group: g, values }
+        })
+        .collect()
+}
+
+fn rate_group(
+    g: &Group,
+    matches: &[Match],
+    roster: &Roster,
+    config: &Config,
+    aliases: &Aliases,
+) -> Vec<f64> {
+            if g.matches.len() == matches.len() {
+                return Vec::new();
+            }
+            match config.rating.headline.system {
+                HeadlineSystem::Becker => becker(g, matches, roster, config, aliases),
+                _ => {
+                    let mut evaluator = Evaluator::new(&config.rating, false);
+                    let part = g.matches.iter().map(|&i| {
+                        let i = i as usize;
+                        (&matches[i], roster.match_players[i].as_slice())
+                    });
+                    evaluator.advance_some(part, roster);
+                    evaluator.finish(roster).0.headline_ratings
+                }
+            }
+}
+
+/// Becker's ladder on the group's matches alone: its players and clans as a build on them
+/// alone would number them (clan detection may see other clans there), mapped back by key.
+fn becker(
+    g: &Group,
+    matches: &[Match],
+    roster: &Roster,
+    config: &Config,
+    aliases: &Aliases,
+) -> Vec<f64> {
+    let part: Vec<Match> = g
+        .matches
+        .iter()
+        .map(|&i| matches[i as usize].clone())
+        .collect();
+    let sub = Roster::build(&part, aliases);
+    let clans = crate::model::clans::Clans::assign(&sub, &config.clans, config.detect_clans);
+    let cfg = &config.rating.dynamic;
+    let mut ladder = super::dynamic::Ladder::new(sub.players.len(), clans.clans.len(), cfg);
+    ladder.advance(&part, &sub, &clans, cfg);
+    let values = ladder.ratings(cfg).players;
+    let index: std::collections::HashMap<&str, f64> = sub
+        .players
+        .iter()
+        .zip(values)
+        .map(|(p, v)| (p.key.as_str(), v))
+        .collect();
+    roster
+        .players
+        .iter()
+        .map(|p| index.get(p.key.as_str()).copied().unwrap_or(0.0))
+        .collect()
+}
+
+/// One player's place on one ladder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Identity number.
+    pub player: u32,
+    /// Headline rating from the group's matches only.
+    pub rating: f64,
+    /// Fewer frags made plus suffered in the group than `provisional_incidents`.
+    pub provisional: bool,
+    /// Seen within `[ladder] inactive_after_days` of the group's newest match.
+    pub active: bool,
+    /// 1-based place among the ranked (active, not provisional); None for the others.
+    pub rank: Option<u32>,
+    /// Matches of the group the player took part in, and frags made in them.
+    pub matches: u32,
+    pub frags: u32,
+    /// Wins, draws and losses in the group's team matches and duels.
+    pub record: [u32; 3],
+}
+
+/// One ladder: its group and its listed players, best first (ranked by rating, then
+/// provisional, then inactive; ties: more frags, then identity order), hidden ones left out.
+#[derive(Debug, Clone)]
+pub struct Ladder {
+    pub group: Group,
+    pub entries: Vec<Entry>,
+}
+
+/// Per identity, what a group's matches say of them.
+#[derive(Default, Clone)]
+struct Tally {
+    matches: u32,
+    frags: u32,
+    incidents: u64,
+    record: [u32; 3],
+    last_seen: Option<NaiveDate>,
+}
+
+/// The ladders of the `rated` groups (a group without values: the site's `headline`), with
+/// the counts of `stats`; `hidden` identities are left out.
+pub fn ladders(
+    config: &Config,
+    matches: &[Match],
+    roster: &Roster,
+    stats: &Stats,
+    headline: &Headline,
+    hidden: &[bool],
+    rated: Vec<Rated>,
+) -> Vec<Ladder> {
+    let threshold = u64::from(config.rating.headline.provisional_incidents);
+    rated
+        .into_par_iter()
+        .map(|Rated { group, values }| {
+            let value = if values.is_empty() {
+                &headline.value
+            } else {
+                &values
+            };
+            let mut tally: BTreeMap<u32, Tally> = BTreeMap::new();
+            let mut newest: Option<NaiveDate> = None;
+            for &mi in &group.matches {
+                let (m, ms) = (&matches[mi as usize], &stats.matches[mi as usize]);
+                let ids = &roster.match_players[mi as usize];
+                let day = m.start.map(|t| t.date());
+                newest = newest.max(day);
+                for l in &ms.lines {
+                    let t = tally.entry(l.player).or_default();
+                    t.matches += 1;
+                    t.frags += l.frags;
+                    t.last_seen = t.last_seen.max(day);
+                }
+                // Incidents as the static ranking counts them: frags between two identities.
+                for e in &m.events {
+                    if e.kind != EventKind::Frag {
+                        continue;
+                    }
+                    let (Some(&k), Some(&v)) =
+                        (ids.get(e.actor as usize), ids.get(e.target as usize))
+                    else {
+                        continue;
+                    };
+                    if k != v {
+                        tally.entry(k).or_default().incidents += 1;
+                        tally.entry(v).or_default().incidents += 1;
+                    }
+                }
+                results(m, ms, |p, o: Ordering| {
+                    add_result(&mut tally.entry(p).or_default().record, o);
+                });
+            }
+            let mut entries: Vec<Entry> = tally
+                .into_iter()
+                .filter(|(p, t)| t.matches > 0 && !hidden.get(*p as usize).copied().unwrap_or(true))
+                .map(|(player, t)| Entry {
+                    player,
+                    rating: value.get(player as usize).copied().unwrap_or(0.0),
+                    provisional: t.incidents < threshold,
+                    active: match (config.ladder.inactive_after_days, newest, t.last_seen) {
+                        (Some(days), Some(newest), Some(seen)) => {
+                            (newest - seen).num_days() <= i64::from(days)
+                        }
+                        _ => true,
+                    },
+                    rank: None,
+                    matches: t.matches,
+                    frags: t.frags,
+                    record: t.record,
+                })
+                .collect();
+            let group_of = |e: &Entry| match (e.active, e.provisional) {
+                (true, false) => 0,
+                (true, true) => 1,
+                (false, _) => 2,
+            };
+            entries.sort_by(|a, b| {
+                group_of(a)
+                    .cmp(&group_of(b))
+                    .then(b.rating.total_cmp(&a.rating))
+                    .then(b.frags.cmp(&a.frags))
+                    .then(a.player.cmp(&b.player))
+            });
+            for (pos, e) in entries.iter_mut().enumerate() {
+                if group_of(e) == 0 {
+                    e.rank = Some(pos as u32 + 1);
+                }
+            }
+            Ladder { group, entries }
+        })
+        .collect()
+}
