@@ -249,9 +249,9 @@ impl Match {
     }
 
     /// A team match's final score, red then blue: as logged, else, for a capture-the-flag match
-    /// that ended before any score line (a map change), the captures each side made: a capture
-    /// of the blue flag scores for red and one of the red flag for blue (a capture naming no
-    /// side's flag scores for the capturer's last team). None for other matches.
+    /// that ended before any score line (a map change), the captures each side made, each
+    /// scored for the capturer's team at that moment (the flag a capture line names is the
+    /// enemy's in some games and the capturer's own in others). None for other matches.
     pub fn final_team_scores(&self) -> Option<[i32; 2]> {
         if !self.gametype.team_based {
             return None;
@@ -260,18 +260,29 @@ impl Match {
             return self.team_scores;
         }
         let mut score = [0i32; 2];
+        // Each player's team as the events go; before their first change, their last team.
+        let mut team: Vec<Team> = self.players.iter().map(|p| p.team).collect();
+        let mut changed = vec![false; team.len()];
+        for (p, t) in self.events.iter().filter_map(|e| match e.kind {
+            EventKind::TeamChange(t) => Some((e.actor as usize, t)),
+            _ => None,
+        }) {
+            if let Some(c) = changed.get_mut(p) {
+                if !*c {
+                    *c = true;
+                    team[p] = t;
+                }
+            }
+        }
         for e in &self.events {
-            let EventKind::Flag(FlagAction::Capture, flag) = e.kind else {
-                continue;
-            };
-            let side = match flag {
-                Team::Blue => Team::Red,
-                Team::Red => Team::Blue,
-                _ => self.players.get(e.actor as usize).map_or(Team::Free, |p| p.team),
-            };
-            match side {
-                Team::Red => score[0] = score[0].saturating_add(1),
-                Team::Blue => score[1] = score[1].saturating_add(1),
+            let p = e.actor as usize;
+            match e.kind {
+                EventKind::TeamChange(t) if p < team.len() => team[p] = t,
+                EventKind::Flag(FlagAction::Capture, _) => match team.get(p) {
+                    Some(Team::Red) => score[0] = score[0].saturating_add(1),
+                    Some(Team::Blue) => score[1] = score[1].saturating_add(1),
+                    _ => {}
+                },
                 _ => {}
             }
         }
@@ -284,5 +295,49 @@ impl Match {
             .iter()
             .filter(|e| matches!(e.kind, EventKind::Frag))
             .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(time: u32, kind: EventKind, actor: u32) -> Event {
+        Event {
+            time,
+            line: u64::from(time),
+            kind,
+            actor,
+            target: NO_PLAYER,
+            detail: 0,
+        }
+    }
+
+    /// A CTF match that ended on a map change (no score line) scores its captures, each for the
+    /// capturer's team when they captured, whichever flag the line names.
+    #[test]
+    fn final_team_scores_count_captures_by_the_capturers_team_then() {
+        let mut m = crate::testdata::bare_match("ctf", &[("a", Team::Red), ("b", Team::Blue)]);
+        let capture = |flag| EventKind::Flag(FlagAction::Capture, flag);
+        m.events = vec![
+            event(1, EventKind::TeamChange(Team::Blue), 0),
+            event(2, capture(Team::Red), 0),
+            event(3, EventKind::TeamChange(Team::Red), 0),
+            event(4, capture(Team::Blue), 0),
+            event(5, capture(Team::Blue), 1),
+            event(6, EventKind::Flag(FlagAction::Pickup, Team::Red), 1),
+        ]
+        .into();
+        assert_eq!(m.final_team_scores(), Some([1, 2]));
+        // A logged score is the score.
+        m.team_scores = Some([5, 0]);
+        assert_eq!(m.final_team_scores(), Some([5, 0]));
+        // Other team games without a score line have none; non-team games never.
+        m.team_scores = None;
+        m.gametype.code = "tdm".into();
+        assert_eq!(m.final_team_scores(), None);
+        m.gametype.team_based = false;
+        m.team_scores = Some([1, 1]);
+        assert_eq!(m.final_team_scores(), None);
     }
 }

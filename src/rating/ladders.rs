@@ -69,7 +69,12 @@ pub fn groups(matches: &[Match]) -> Vec<Group> {
     }
     let sorted = |groups: BTreeMap<&str, Group>| {
         let mut v: Vec<Group> = groups.into_values().collect();
-        v.sort_by(|a, b| b.matches.len().cmp(&a.matches.len()).then(a.key.cmp(&b.key)));
+        v.sort_by(|a, b| {
+            b.matches
+                .len()
+                .cmp(&a.matches.len())
+                .then(a.key.cmp(&b.key))
+        });
         v
     };
     let mut out = sorted(by_type);
@@ -112,21 +117,21 @@ fn rate_group(
     config: &Config,
     aliases: &Aliases,
 ) -> Vec<f64> {
-            if g.matches.len() == matches.len() {
-                return Vec::new();
-            }
-            match config.rating.headline.system {
-                HeadlineSystem::Becker => becker(g, matches, roster, config, aliases),
-                _ => {
-                    let mut evaluator = Evaluator::new(&config.rating, false);
-                    let part = g.matches.iter().map(|&i| {
-                        let i = i as usize;
-                        (&matches[i], roster.match_players[i].as_slice())
-                    });
-                    evaluator.advance_some(part, roster);
-                    evaluator.finish(roster).0.headline_ratings
-                }
-            }
+    if g.matches.len() == matches.len() {
+        return Vec::new();
+    }
+    match config.rating.headline.system {
+        HeadlineSystem::Becker => becker(g, matches, roster, config, aliases),
+        _ => {
+            let mut evaluator = Evaluator::new(&config.rating, false);
+            let part = g.matches.iter().map(|&i| {
+                let i = i as usize;
+                (&matches[i], roster.match_players[i].as_slice())
+            });
+            evaluator.advance_some(part, roster);
+            evaluator.finish(roster).0.headline_ratings
+        }
+    }
 }
 
 /// Becker's ladder on the group's matches alone: its players and clans as a build on them
@@ -188,6 +193,8 @@ pub struct Entry {
 pub struct Ladder {
     pub group: Group,
     pub entries: Vec<Entry>,
+    /// Each listed identity's index in `entries`.
+    pub position: std::collections::HashMap<u32, u32>,
 }
 
 /// Per identity, what a group's matches say of them.
@@ -288,7 +295,51 @@ pub fn ladders(
                     e.rank = Some(pos as u32 + 1);
                 }
             }
-            Ladder { group, entries }
+            let position = entries
+                .iter()
+                .enumerate()
+                .map(|(n, e)| (e.player, n as u32))
+                .collect();
+            Ladder {
+                group,
+                entries,
+                position,
+            }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The game type groups split the matches, in site order; one game makes no game groups.
+    #[test]
+    fn groups_partition_the_matches() {
+        let (matches, _) = crate::testdata::history("openarena");
+        let g = groups(&matches);
+        let codes: Vec<&str> = g.iter().map(|g| g.key.as_str()).collect();
+        assert_eq!(codes, ["ffa", "duel", "ctf", "tdm"]);
+        assert!(g.iter().all(|g| g.kind == LadderKind::GameType));
+        let mut all: Vec<u32> = g.iter().flat_map(|g| g.matches.clone()).collect();
+        assert!(g.iter().all(|g| g.matches.windows(2).all(|w| w[0] < w[1])));
+        all.sort_unstable();
+        assert_eq!(all, (0..matches.len() as u32).collect::<Vec<_>>());
+        for g in &g {
+            assert!(
+                g.matches
+                    .iter()
+                    .all(|&i| matches[i as usize].gametype.code == g.key)
+            );
+        }
+        let mut mixed = matches.clone();
+        mixed[0].game = "urt".into();
+        let g = groups(&mixed);
+        let games: Vec<(&str, usize)> = g
+            .iter()
+            .filter(|g| g.kind == LadderKind::Game)
+            .map(|g| (g.key.as_str(), g.matches.len()))
+            .collect();
+        assert_eq!(games, [("openarena", matches.len() - 1), ("urt", 1)]);
+    }
 }

@@ -200,7 +200,8 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             source: &m.source,
             line: m.line,
             exit_reason: m.exit_reason.as_deref(),
-            team_scores: m.final_team_scores()
+            team_scores: m
+                .final_team_scores()
                 .map(|[red, blue]| TeamScores { red, blue }),
             partial: m.partial,
             predicted_red_win: predicted.get(i).copied().flatten(),

@@ -169,4 +169,3 @@ pub(super) fn percent(part: u32, whole: u32) -> u32 {
         ((f64::from(part) * 100.0 / f64::from(whole)).round()) as u32
     }
 }
-

@@ -185,6 +185,14 @@ pub struct PlayerPage {
     pub assists: u32,
     pub objectives: u32,
     pub matches: usize,
+    /// Team matches and duels won, drawn and lost; `results` is their sum.
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub results: u32,
+    /// The player's place on each game type and game ladder they are on (when there are
+    /// several game types).
+    pub ladders: Vec<LadderPlace>,
     pub victim: Option<NamedCount>,
     pub nemesis: Option<NamedCount>,
     pub weapons: Vec<LabelCount>,
@@ -194,6 +202,19 @@ pub struct PlayerPage {
     pub match_rows: Vec<PlayerMatchRow>,
     /// Inline SVG of the rating over time (built and escaped in Rust).
     pub curve_svg: String,
+}
+
+/// A player's place on one ladder of `ladders.html`.
+#[derive(Debug, Clone, Serialize)]
+pub struct LadderPlace {
+    pub name: String,
+    /// `ladders.html#<anchor>`.
+    pub url: String,
+    /// 1-based; None when unranked (provisional or inactive there).
+    pub rank: Option<u32>,
+    /// The headline rating on that ladder, rounded.
+    pub rating: String,
+    pub matches: u32,
 }
 
 /// A map page.

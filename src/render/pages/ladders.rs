@@ -100,11 +100,19 @@ struct LadderPlayerJson<'a> {
     losses: u32,
 }
 
-fn anchor(l: &Ladder, slug: &str) -> String {
-    match l.group.kind {
-        LadderKind::GameType => format!("type-{slug}"),
-        LadderKind::Game => format!("game-{slug}"),
-    }
+/// The in-page anchor of each ladder on `ladders.html` (`type-ctf`, `game-urt`): made from the
+/// log's codes through the slug rules, so never raw log text.
+pub(in crate::render) fn anchors(ladders: &[Ladder]) -> Vec<String> {
+    let slugs =
+        crate::render::paths::unique_slugs(ladders.iter().map(|l| l.group.key.as_str()), "other");
+    ladders
+        .iter()
+        .zip(slugs)
+        .map(|(l, slug)| match l.group.kind {
+            LadderKind::GameType => format!("type-{slug}"),
+            LadderKind::Game => format!("game-{slug}"),
+        })
+        .collect()
 }
 
 /// `ladders.html` (with `common` for the page) and `data/ladders.json`.
@@ -115,14 +123,12 @@ pub(in crate::render) fn files(
 ) -> Result<[OutputFile; 2]> {
     let input = r.input;
     let ladders = input.ladders;
-    let slugs =
-        crate::render::paths::unique_slugs(ladders.iter().map(|l| l.group.key.as_str()), "other");
     let boards: Vec<Board> = ladders
         .iter()
-        .zip(&slugs)
+        .zip(anchors(ladders))
         .enumerate()
-        .map(|(n, (l, slug))| Board {
-            anchor: anchor(l, slug),
+        .map(|(n, (l, anchor))| Board {
+            anchor,
             kind: l.group.kind,
             name: l.group.name.clone(),
             first_game: l.group.kind == LadderKind::Game

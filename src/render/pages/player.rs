@@ -155,6 +155,31 @@ impl Renderer<'_> {
         let headline = &self.input.ratings.headline;
         let provisional = headline.provisional[i];
         let (clan, clan_url) = self.clan_of(i);
+        let [wins, draws, losses] = self.input.standing.record[i];
+        let ladders = self.input.ladders;
+        let several = ladders
+            .iter()
+            .filter(|l| l.group.kind == crate::rating::ladders::LadderKind::GameType)
+            .count()
+            > 1;
+        let places = if several {
+            ladders
+                .iter()
+                .zip(super::ladders::anchors(ladders))
+                .filter_map(|(l, anchor)| {
+                    let e = &l.entries[*l.position.get(&id)? as usize];
+                    Some(LadderPlace {
+                        name: l.group.name.clone(),
+                        url: format!("ladders.html#{anchor}"),
+                        rank: e.rank,
+                        rating: format!("{:.0}", e.rating),
+                        matches: e.matches,
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         PlayerPage {
             name_html: name_html(&identity.name),
             plain: identity.key.clone(),
@@ -194,6 +219,11 @@ impl Renderer<'_> {
             assists: s.assists,
             objectives: s.objectives,
             matches: s.matches.len(),
+            wins,
+            draws,
+            losses,
+            results: wins + draws + losses,
+            ladders: places,
             victim: top(&s.victims),
             nemesis: top(&s.killers),
             weapons,
