@@ -373,25 +373,12 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Hidden and excluded players are on no ladder and named in no byte of the output; hiding
-/// changes nobody's ladder rating.
-#[test]
-fn hidden_players_are_on_no_ladder() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = shared().join("openarena");
-    let shown = json(
-        &build(tmp.path(), "shown", &[root.clone()], ""),
-        "data/ladders.json",
-    );
-    let out = build(
-        tmp.path(),
-        "hidden",
-        &[root],
-        "[moderation]\nhide = [\"Gri^3sm\", \"Angelyss\"]\nexclude = [\"^1Red^7Devil\"]\n",
-    );
-    for f in walk(&out) {
+/// Asserts no file under `out` names any of `needles` (ASCII case ignored).
+fn assert_unnamed(out: &Path, needles: &[&str]) {
+    for f in walk(out) {
         let bytes = std::fs::read(&f).unwrap().to_ascii_lowercase();
-        for needle in ["grism", "angelyss", "reddevil", "angel</span>"] {
+        for needle in needles {
+            let needle = needle.to_ascii_lowercase();
             assert!(
                 !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
                 "{needle} in {}",
@@ -399,25 +386,67 @@ fn hidden_players_are_on_no_ladder() {
             );
         }
     }
-    let hidden = json(&out, "data/ladders.json");
-    let names = |ls: &[Value], key: &str| -> BTreeMap<String, Value> {
-        ladder(ls, "game_type", key)["players"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| {
-                (
-                    e["plain_name"].as_str().unwrap().to_string(),
-                    e["headline_rating"].clone(),
-                )
-            })
-            .collect()
-    };
-    // The duel logs have none of the three: hiding and excluding elsewhere changes nothing there.
-    assert_eq!(names(&shown, "duel"), names(&hidden, "duel"));
-    let (before, after) = (names(&shown, "ffa"), names(&hidden, "ffa"));
-    assert!(before.contains_key("Grism") && before.contains_key("Angelyss"));
-    assert_eq!(after.len() + 3, before.len());
+}
+
+/// Each ladder's players and ratings, by ladder key.
+fn ratings(ladders: &[Value]) -> BTreeMap<String, BTreeMap<String, f64>> {
+    ladders
+        .iter()
+        .map(|l| {
+            let players = l["players"].as_array().unwrap().iter().map(|e| {
+                let name = e["plain_name"].as_str().unwrap().to_string();
+                (name, e["headline_rating"].as_f64().unwrap())
+            });
+            (l["key"].as_str().unwrap().to_string(), players.collect())
+        })
+        .collect()
+}
+
+/// Hidden players are on no ladder, named in no byte of the output, and change nobody's
+/// ladder rating; excluded players are on no ladder either.
+#[test]
+fn hidden_players_are_on_no_ladder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = shared().join("openarena");
+    let shown = ratings(&json(
+        &build(tmp.path(), "shown", &[root.clone()], ""),
+        "data/ladders.json",
+    ));
+    let out = build(
+        tmp.path(),
+        "hidden",
+        &[root.clone()],
+        "[moderation]\nhide = [\"Gri^3sm\", \"Angelyss\"]\n",
+    );
+    assert_unnamed(&out, &["grism", "angelyss", "Angel</span>"]);
+    let hidden = ratings(&json(&out, "data/ladders.json"));
+    assert_eq!(
+        shown.keys().collect::<Vec<_>>(),
+        hidden.keys().collect::<Vec<_>>()
+    );
+    let mut left_out = 0;
+    for (key, before) in &shown {
+        let after = &hidden[key];
+        for (name, rating) in before {
+            match after.get(name) {
+                Some(r) => assert_eq!(r, rating, "{key}: {name}"),
+                None => {
+                    assert!(name == "Grism" || name == "Angelyss", "{key}: {name}");
+                    left_out += 1;
+                }
+            }
+        }
+        assert!(after.keys().all(|n| before.contains_key(n)));
+    }
+    assert!(left_out >= 2, "the hidden players play: {left_out}");
+    let out = build(
+        tmp.path(),
+        "excluded",
+        &[root],
+        "[moderation]\nexclude = [\"^1Red^7Devil\"]\n",
+    );
+    assert_unnamed(&out, &["reddevil", "Red</span><span class=\"q7\">Devil"]);
+    assert!(shown["duel"].contains_key("RedDevil"));
 }
 
 /// Every file under `dir` with its bytes, by relative path.

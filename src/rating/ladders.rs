@@ -42,7 +42,8 @@ pub struct Group {
     pub key: String,
     /// Display name ("Capture the Flag", "Urban Terror").
     pub name: String,
-    /// Indices of its matches, in site order.
+    /// Indices of its matches in the order a build of only these matches would rate them
+    /// (RANKING.md: by start time when every one of them has one, else in site order).
     pub matches: Vec<u32>,
 }
 
@@ -69,6 +70,15 @@ pub fn groups(matches: &[Match]) -> Vec<Group> {
     }
     let sorted = |groups: BTreeMap<&str, Group>| {
         let mut v: Vec<Group> = groups.into_values().collect();
+        for g in &mut v {
+            // Undated matches elsewhere put the site in file order; a group of dated matches
+            // alone is in time order.
+            let m = |i: &u32| &matches[*i as usize];
+            if g.matches.iter().all(|i| m(i).start.is_some()) {
+                g.matches
+                    .sort_by_key(|i| (m(i).start, m(i).file_index, m(i).line));
+            }
+        }
         v.sort_by(|a, b| {
             b.matches
                 .len()
