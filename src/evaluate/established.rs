@@ -264,6 +264,9 @@ where
     fn ratings(&mut self) -> Vec<f64> {
         self.ratings.iter().map(|r| r.rating()).collect()
     }
+    fn online(&self, player: u32) -> Option<f64> {
+        self.ratings.get(player as usize).map(|r| r.rating())
+    }
     fn grow(&mut self, players: usize) {
         self.ratings
             .resize(players, <S as RatingSystem>::RATING::new(None, None));
