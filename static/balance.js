@@ -253,9 +253,7 @@
     var box = document.createElement("section");
     box.className = "balance-split";
     box.appendChild(text("h3", title + ": P(red wins) = " + percent(split.p)));
-    var p = text("p", percent(split.p), "balance-p");
-    p.hidden = true;
-    box.appendChild(p);
+    box.setAttribute("data-p", String(split.p));
     var cols = document.createElement("div");
     cols.className = "balance-teams";
     [["red", split.red], ["blue", split.blue]].forEach(function (side) {
