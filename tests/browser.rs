@@ -517,7 +517,11 @@ fn split_of(value: &Value) -> (Vec<String>, Vec<String>, f64) {
         names.sort();
         names
     };
-    (side("red"), side("blue"), value["p_red_wins"].as_f64().unwrap())
+    (
+        side("red"),
+        side("blue"),
+        value["p_red_wins"].as_f64().unwrap(),
+    )
 }
 
 #[test]
@@ -656,7 +660,10 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     );
     assert_eq!(state[0], "ready", "{state}");
     assert_eq!(state[1], 4, "{state}");
-    assert!(state[2].as_str().unwrap().starts_with("?players="), "{state}");
+    assert!(
+        state[2].as_str().unwrap().starts_with("?players="),
+        "{state}"
+    );
 
     let shots = std::env::var_os("FRAGSTATS_SHOTS")
         .map(PathBuf::from)
