@@ -49,20 +49,7 @@ fn walk(p: &Path) -> Vec<PathBuf> {
 }
 
 /// Colour codes removed, as fragstats names players.
-fn plain(name: &str) -> String {
-    let b = name.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'^' && i + 1 < b.len() && b[i + 1] != b'^' {
-            i += 2;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).trim().to_string()
-}
+use fragstats::model::names::plain_name as plain;
 
 /// A line filter deleting, in Quake 3 log syntax, every line of the players whose plain name is
 /// in `names`: their userinfo, connect, begin, disconnect, item, award, flag, score lines, and

@@ -9,14 +9,10 @@ use super::Source;
 use crate::diagnostics::FileReport;
 use crate::hash::Hasher;
 use crate::model::names::plain_name;
-use crate::model::{Event, EventKind, Events, GameType, Match, MatchPlayer, NO_PLAYER, Team};
+use crate::model::{Event, EventKind, Match, MatchPlayer, NO_PLAYER, Team};
 
-/// Most distinct weapon names one match keeps; further ones count as [`OTHER`].
-const MAX_NAMES: usize = 1000;
 /// Most players one match keeps apart; further identities share the last one (hostile input).
 const MAX_PLAYERS: usize = 4096;
-/// Name shared by weapons beyond what a match keeps apart.
-const OTHER: &str = "(other)";
 /// Kill lines in the opening that fixes a match's stable id ([`Match::id`]).
 const ID_KILLS: u32 = 4;
 
@@ -79,41 +75,14 @@ pub struct MatchBuilder {
     keys: HashMap<String, u32>,
     /// Per match player: on the server now.
     present: Vec<bool>,
-    weapons: HashMap<String, u16>,
+    weapons: crate::parse::WeaponIndex,
 }
 
 impl MatchBuilder {
     /// A match of `game` starting at `line`, level time `time`.
     pub fn new(source: &Source, line: u64, time: u32, game: &str) -> Self {
         MatchBuilder {
-            m: Match {
-                id: String::new(),
-                content: 0,
-                open: false,
-                number: 0,
-                source: source.path.clone(),
-                file_index: source.file_index,
-                line,
-                map: "(unknown)".to_string(),
-                game: game.to_string(),
-                gametype: GameType {
-                    code: "unknown".into(),
-                    name: "Unknown".into(),
-                    team_based: false,
-                    duel: false,
-                },
-                server: String::new(),
-                start: None,
-                duration_seconds: 0,
-                exit_reason: None,
-                team_scores: None,
-                partial: false,
-                players: Vec::new(),
-                events: Events::default(),
-                weapons: Vec::new(),
-                awards: Vec::new(),
-                rounds: Vec::new(),
-            },
+            m: crate::parse::new_match(source, line, game),
             hash: Hasher::new(),
             id: None,
             kills_hashed: 0,
@@ -122,7 +91,7 @@ impl MatchBuilder {
             shutdown: false,
             keys: HashMap::new(),
             present: Vec::new(),
-            weapons: HashMap::new(),
+            weapons: Default::default(),
         }
     }
 
@@ -257,22 +226,7 @@ impl MatchBuilder {
 
     /// The index of weapon `name` in the match's weapon list.
     pub fn weapon(&mut self, name: &str) -> u16 {
-        if let Some(&i) = self.weapons.get(name) {
-            return i;
-        }
-        // A hostile log could name more weapons than an index holds: the rest share one entry.
-        let name = if self.m.weapons.len() >= MAX_NAMES {
-            OTHER
-        } else {
-            name
-        };
-        if let Some(&i) = self.weapons.get(name) {
-            return i;
-        }
-        let i = self.m.weapons.len() as u16;
-        self.m.weapons.push(name.to_string());
-        self.weapons.insert(name.to_string(), i);
-        i
+        self.weapons.of(&mut self.m.weapons, name)
     }
 
     /// Finishes the match: None (with a note) when nobody played in it. `why` says what closed

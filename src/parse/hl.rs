@@ -28,17 +28,13 @@ use crate::diagnostics::FileReport;
 use crate::hash::Hasher;
 use crate::model::names::plain_name;
 use crate::model::{
-    Event, EventKind, Events, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Round, Team,
+    Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Round, Team,
 };
 use syntax::{
     Block, FrameError, FrameKind, StampBytes, frame, object_ends, parse_stamp, player_at,
     properties, property, quoted, quoted_to_end, skip_position, verb_follows,
 };
 
-/// Most distinct weapon names one match keeps; further ones count as [`OTHER`].
-const MAX_NAMES: u16 = 1000;
-/// Name shared by weapons beyond what a match keeps apart.
-const OTHER: &str = "(other)";
 /// Most rounds one match keeps (a hostile log could log rounds without end).
 const MAX_ROUNDS: usize = 10_000;
 /// Kill lines in the opening that fixes a match's stable id ([`Match::id`]).
@@ -303,7 +299,7 @@ struct Builder {
     by_key: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
     /// Per match player: on the server now.
     present: Vec<bool>,
-    weapons: HashMap<String, u16>,
+    weapons: super::WeaponIndex,
     /// Who planted the bomb in the current round.
     planter: Option<u32>,
     hints: Hints,
@@ -313,27 +309,9 @@ impl Builder {
     fn new(source: &Source, line: u64, at: NaiveDateTime, map: Option<&str>) -> Self {
         Builder {
             m: Match {
-                id: String::new(),
-                content: 0,
-                open: false,
-                number: 0,
-                source: source.path.clone(),
-                file_index: source.file_index,
-                line,
                 map: map.unwrap_or("(unknown)").to_string(),
-                game: "hl".into(),
-                gametype: gt("unknown", "Unknown", false),
-                server: String::new(),
                 start: Some(at),
-                duration_seconds: 0,
-                exit_reason: None,
-                team_scores: None,
-                partial: false,
-                players: Vec::new(),
-                events: Events::default(),
-                weapons: Vec::new(),
-                awards: Vec::new(),
-                rounds: Vec::new(),
+                ..super::new_match(source, line, "hl")
             },
             hash: Hasher::new(),
             id: None,
@@ -345,7 +323,7 @@ impl Builder {
             played: false,
             by_key: HashMap::default(),
             present: Vec::new(),
-            weapons: HashMap::new(),
+            weapons: Default::default(),
             planter: None,
             hints: Hints::default(),
         }
@@ -487,22 +465,9 @@ impl Builder {
         self.push(at, line, EventKind::Leave, i, NO_PLAYER);
     }
 
+    /// The index of weapon `name` in the match's weapon list.
     fn weapon(&mut self, name: &str) -> u16 {
-        if let Some(&i) = self.weapons.get(name) {
-            return i;
-        }
-        let name = if self.m.weapons.len() >= usize::from(MAX_NAMES) {
-            OTHER
-        } else {
-            name
-        };
-        if let Some(&i) = self.weapons.get(name) {
-            return i;
-        }
-        let i = self.m.weapons.len() as u16;
-        self.m.weapons.push(name.to_string());
-        self.weapons.insert(name.to_string(), i);
-        i
+        self.weapons.of(&mut self.m.weapons, name)
     }
 
     fn flag(&mut self, i: u32, action: FlagAction, flag_team: Team, at: NaiveDateTime, line: u64) {

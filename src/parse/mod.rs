@@ -8,6 +8,8 @@ pub mod et;
 pub mod hl;
 pub mod lines;
 pub mod q3;
+#[cfg(test)]
+mod testing;
 
 use std::io::BufRead;
 
@@ -59,6 +61,71 @@ pub trait LogFormat: Sync {
         emit: &mut dyn FnMut(Match),
         resume: Option<&Checkpoint>,
     ) -> std::io::Result<Option<Checkpoint>>;
+}
+
+/// Name shared by weapons (and awards) beyond what a match keeps apart.
+pub const OTHER: &str = "(other)";
+/// Most distinct weapon names one match keeps; further ones count as [`OTHER`].
+pub const MAX_WEAPONS: usize = 1000;
+
+/// A match as a parser starts it at `line` of `source`: no players, events or names yet, map
+/// and game type unknown.
+pub fn new_match(source: &Source, line: u64, game: &str) -> Match {
+    Match {
+        id: String::new(),
+        content: 0,
+        open: false,
+        number: 0,
+        source: source.path.clone(),
+        file_index: source.file_index,
+        line,
+        map: "(unknown)".to_string(),
+        game: game.to_string(),
+        gametype: crate::model::GameType {
+            code: "unknown".into(),
+            name: "Unknown".into(),
+            team_based: false,
+            duel: false,
+        },
+        server: String::new(),
+        start: None,
+        duration_seconds: 0,
+        exit_reason: None,
+        team_scores: None,
+        partial: false,
+        players: Vec::new(),
+        events: crate::model::Events::default(),
+        weapons: Vec::new(),
+        awards: Vec::new(),
+        rounds: Vec::new(),
+    }
+}
+
+/// The weapon indexes of the match being built ([`crate::model::Event::detail`]).
+#[derive(Debug, Default)]
+pub struct WeaponIndex(std::collections::HashMap<String, u16>);
+
+impl WeaponIndex {
+    /// The index of weapon `name` in `weapons` (the match's list), added when new. A hostile
+    /// log could name more weapons than an index holds: beyond [`MAX_WEAPONS`] they share
+    /// [`OTHER`].
+    pub fn of(&mut self, weapons: &mut Vec<String>, name: &str) -> u16 {
+        if let Some(&i) = self.0.get(name) {
+            return i;
+        }
+        let name = if weapons.len() >= MAX_WEAPONS {
+            OTHER
+        } else {
+            name
+        };
+        if let Some(&i) = self.0.get(name) {
+            return i;
+        }
+        let i = weapons.len() as u16;
+        weapons.push(name.to_string());
+        self.0.insert(name.to_string(), i);
+        i
+    }
 }
 
 /// Every format fragstats can parse, in sniffing order.

@@ -20,16 +20,10 @@ use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
 use crate::hash::Hasher;
 use crate::model::names::plain_name;
-use crate::model::{
-    Event, EventKind, Events, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team,
-};
+use crate::model::{Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team};
 
 /// Slot number the game uses for the world as a killer (`ENTITYNUM_WORLD`); 1023 is `NONE`.
 const WORLD_SLOTS: [u32; 2] = [1022, 1023];
-/// Most distinct weapon names one match keeps; further ones count as [`OTHER`].
-const MAX_NAMES: u16 = 1000;
-/// Name shared by weapons and awards beyond what a match keeps apart.
-const OTHER: &str = "(other)";
 /// Client slots above this are not real clients.
 const MAX_SLOT: u32 = 1023;
 
@@ -202,20 +196,6 @@ pub fn game_of(gamename: &str) -> &'static str {
     }
 }
 
-/// The game code of a match parsed before matches named their game: Urban Terror where its
-/// weapons or game type say so, else Quake 3.
-pub fn game_of_match(gametype: &GameType, weapons: &[String]) -> &'static str {
-    let urt_mode = matches!(
-        gametype.code.as_str(),
-        "ts" | "ftl" | "cah" | "bomb" | "jump" | "freeze" | "gungame"
-    );
-    if urt_mode || weapons.iter().any(|w| w.starts_with("UT_MOD_")) {
-        "urt"
-    } else {
-        "quake3"
-    }
-}
-
 /// Game type from `g_gametype` and the mod (`gamename`): Urban Terror numbers its modes differently.
 pub fn game_type(raw: Option<&str>, gamename: &str) -> GameType {
     let Some(raw) = raw else {
@@ -332,35 +312,13 @@ struct Builder {
     by_plain: HashMap<String, u32>,
     /// Per match player: on the server now (a `Leave` since their last team event clears it).
     present: Vec<bool>,
-    weapons: HashMap<String, u16>,
+    weapons: super::WeaponIndex,
 }
 
 impl Builder {
     fn new(source: &Source, line: u64, time: u32) -> Self {
         Builder {
-            m: Match {
-                id: String::new(),
-                content: 0,
-                open: false,
-                number: 0,
-                source: source.path.clone(),
-                file_index: source.file_index,
-                line,
-                map: "(unknown)".to_string(),
-                game: "quake3".into(),
-                gametype: game_type(None, ""),
-                server: String::new(),
-                start: None,
-                duration_seconds: 0,
-                exit_reason: None,
-                team_scores: None,
-                partial: false,
-                players: Vec::new(),
-                events: Events::default(),
-                weapons: Vec::new(),
-                awards: Vec::new(),
-                rounds: Vec::new(),
-            },
+            m: super::new_match(source, line, "quake3"),
             hash: Hasher::new(),
             id: None,
             kills_hashed: 0,
@@ -370,7 +328,7 @@ impl Builder {
             shutdown: false,
             by_plain: HashMap::new(),
             present: Vec::new(),
-            weapons: HashMap::new(),
+            weapons: Default::default(),
         }
     }
 
@@ -461,23 +419,9 @@ impl Builder {
         self.m.events.push(event);
     }
 
+    /// The index of weapon `name` in the match's weapon list.
     fn weapon(&mut self, name: &str) -> u16 {
-        if let Some(&i) = self.weapons.get(name) {
-            return i;
-        }
-        // A hostile log could name more weapons than an index holds: the rest share one entry.
-        let name = if self.m.weapons.len() >= usize::from(MAX_NAMES) {
-            OTHER
-        } else {
-            name
-        };
-        if let Some(&i) = self.weapons.get(name) {
-            return i;
-        }
-        let i = self.m.weapons.len() as u16;
-        self.m.weapons.push(name.to_string());
-        self.weapons.insert(name.to_string(), i);
-        i
+        self.weapons.of(&mut self.m.weapons, name)
     }
 
     fn award(&mut self, name: &str) -> u16 {
@@ -1098,7 +1042,7 @@ fn award(
         4 => "Capture".to_string(),
         5 => "Assist".to_string(),
         n if (0..100).contains(&n) => format!("Award {n}"),
-        _ => OTHER.to_string(),
+        _ => super::OTHER.to_string(),
     };
     if let Some(i) = slot_player(b, slots, slot, (time, line), ("Award", payload), report) {
         let a = b.award(&name);

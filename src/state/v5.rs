@@ -231,7 +231,7 @@ impl From<frozen::Archived> for Archived {
 impl From<frozen::Match> for Match {
     fn from(m: frozen::Match) -> Match {
         // Format 5 was written by the Quake 3 family parser only.
-        let game = crate::parse::q3::game_of_match(&m.gametype, &m.weapons);
+        let game = game_of_match(&m.gametype, &m.weapons);
         Match {
             id: m.id,
             content: m.content,
@@ -272,5 +272,19 @@ impl From<frozen::MatchPlayer> for MatchPlayer {
             bot_skill: p.bot_skill,
             uid: p.uid,
         }
+    }
+}
+
+/// The game code of a match parsed before matches named their game: Urban Terror where its
+/// weapons or game type say so, else Quake 3.
+fn game_of_match(gametype: &GameType, weapons: &[String]) -> &'static str {
+    let urt_mode = matches!(
+        gametype.code.as_str(),
+        "ts" | "ftl" | "cah" | "bomb" | "jump" | "freeze" | "gungame"
+    );
+    if urt_mode || weapons.iter().any(|w| w.starts_with("UT_MOD_")) {
+        "urt"
+    } else {
+        "quake3"
     }
 }

@@ -7,63 +7,13 @@ use std::collections::HashMap;
 /// Kills, deaths, suicides, team kills.
 pub type Tally = [u32; 4];
 
-/// A name without colour codes (`^` and a letter or digit), trimmed.
-pub fn plain(name: &str) -> String {
-    let mut out = String::new();
-    let mut chars = name.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '^' && chars.peek().is_some_and(|n| n.is_ascii_alphanumeric()) {
-            chars.next();
-        } else {
-            out.push(c);
-        }
-    }
-    out.trim().to_string()
-}
+/// A name without colour codes, trimmed (the site's rule).
+pub use fragstats::model::names::plain_name as plain;
 
-/// A line as text: UTF-8, else word by word Windows-1251 (more high letters 0xC0-0xFF than ASCII
-/// letters) or Latin-1 (the rule the parsers document).
+/// A line as text: UTF-8, else word by word Windows-1251 or Latin-1 (the rule the parsers
+/// document; only the kill counting here is independent of them).
 fn text(line: &[u8]) -> String {
-    if let Ok(s) = std::str::from_utf8(line) {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    let mut word: Vec<u8> = Vec::new();
-    let flush = |word: &mut Vec<u8>, out: &mut String| {
-        let high = word.iter().filter(|b| **b >= 0xC0).count();
-        let ascii = word.iter().filter(|b| b.is_ascii_alphabetic()).count();
-        for &b in word.iter() {
-            out.push(if high > ascii {
-                match b {
-                    0xC0..=0xFF => char::from_u32(0x410 + u32::from(b - 0xC0)).unwrap(),
-                    0xA8 => 'Ё',
-                    0xB8 => 'ё',
-                    0xB2 => 'І',
-                    0xB3 => 'і',
-                    0xAF => 'Ї',
-                    0xBF => 'ї',
-                    0xAA => 'Є',
-                    0xBA => 'є',
-                    0xA5 => 'Ґ',
-                    0xB4 => 'ґ',
-                    0xA1 => 'Ў',
-                    0xA2 => 'ў',
-                    _ => char::from(b),
-                }
-            } else {
-                char::from(b)
-            });
-        }
-        word.clear();
-    };
-    for &b in line {
-        word.push(b);
-        if b < 0x80 && !b.is_ascii_alphabetic() {
-            flush(&mut word, &mut out);
-        }
-    }
-    flush(&mut word, &mut out);
-    out
+    fragstats::parse::builder::decode(line).into_owned()
 }
 
 fn lines(bytes: &[u8]) -> Vec<String> {

@@ -6,17 +6,7 @@ use crate::model::EventKind as K;
 use crate::model::MatchPlayer;
 
 fn parse_bytes(bytes: &[u8]) -> (Vec<Match>, FileReport) {
-    let source = Source {
-        path: "games_mp.log".into(),
-        file_index: 0,
-    };
-    let mut report = FileReport::new("games_mp.log");
-    let mut out = Vec::new();
-    let mut input = bytes;
-    CallOfDuty
-        .parse(&mut input, &source, &mut report, &mut |m| out.push(m), None)
-        .unwrap();
-    (out, report)
+    crate::parse::testing::parse_with(&CallOfDuty, "games_mp.log", bytes)
 }
 
 fn real_log(name: &str) -> Vec<u8> {
@@ -36,30 +26,7 @@ fn player<'a>(m: &'a Match, plain: &str) -> Vec<(u32, &'a MatchPlayer)> {
         .collect()
 }
 
-/// The kills of a match as (kind, actor name, target name, weapon).
-fn kills(m: &Match) -> Vec<(K, String, String, String)> {
-    let name = |i: u32| {
-        m.players
-            .get(i as usize)
-            .map_or(String::new(), |p| p.plain.clone())
-    };
-    m.events
-        .iter()
-        .filter(|e| matches!(e.kind, K::Frag | K::Suicide | K::TeamKill))
-        .map(|e| {
-            (
-                e.kind,
-                name(e.actor),
-                name(e.target),
-                m.weapons[usize::from(e.detail)].clone(),
-            )
-        })
-        .collect()
-}
-
-fn k(kind: K, a: &str, v: &str, w: &str) -> (K, String, String, String) {
-    (kind, a.into(), v.into(), w.into())
-}
+use crate::parse::testing::{k, kills};
 
 /// cod2-lan-2020: the first game, quoted (CRLF kept). Every GUID is `0`, two clients join with
 /// the same name, slot 0 kills as `Vandal` with no rename event, a world kill has an empty team.

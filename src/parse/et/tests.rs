@@ -5,17 +5,7 @@ use super::*;
 use crate::model::EventKind as K;
 
 fn parse_bytes(bytes: &[u8]) -> (Vec<Match>, FileReport) {
-    let source = Source {
-        path: "etconsole.log".into(),
-        file_index: 0,
-    };
-    let mut report = FileReport::new("etconsole.log");
-    let mut out = Vec::new();
-    let mut input = bytes;
-    EnemyTerritory
-        .parse(&mut input, &source, &mut report, &mut |m| out.push(m), None)
-        .unwrap();
-    (out, report)
+    crate::parse::testing::parse_with(&EnemyTerritory, "etconsole.log", bytes)
 }
 
 fn real_log() -> Vec<u8> {
@@ -26,29 +16,7 @@ fn real_log() -> Vec<u8> {
     .unwrap()
 }
 
-fn kills(m: &Match) -> Vec<(K, String, String, String)> {
-    let name = |i: u32| {
-        m.players
-            .get(i as usize)
-            .map_or(String::new(), |p| p.plain.clone())
-    };
-    m.events
-        .iter()
-        .filter(|e| matches!(e.kind, K::Frag | K::Suicide | K::TeamKill))
-        .map(|e| {
-            (
-                e.kind,
-                name(e.actor),
-                name(e.target),
-                m.weapons[usize::from(e.detail)].clone(),
-            )
-        })
-        .collect()
-}
-
-fn k(kind: K, a: &str, v: &str, w: &str) -> (K, String, String, String) {
-    (kind, a.into(), v.into(), w.into())
-}
+use crate::parse::testing::{k, kills};
 
 /// Lines quoted from etl-bobot-etconsole.log (170-210, 454-459, 568, 630-634, 793-795, the
 /// end), shortened where the line is long.

@@ -5,17 +5,7 @@ use super::*;
 use crate::model::EventKind as K;
 
 fn parse_bytes(bytes: &[u8]) -> (Vec<Match>, FileReport) {
-    let source = Source {
-        path: "test.log".into(),
-        file_index: 0,
-    };
-    let mut report = FileReport::new("test.log");
-    let mut out = Vec::new();
-    let mut input = bytes;
-    HalfLife
-        .parse(&mut input, &source, &mut report, &mut |m| out.push(m), None)
-        .unwrap();
-    (out, report)
+    crate::parse::testing::parse_with(&HalfLife, "test.log", bytes)
 }
 
 fn parse(text: &str) -> (Vec<Match>, FileReport) {

@@ -4,17 +4,7 @@ use super::*;
 use crate::model::EventKind as K;
 
 fn parse_bytes(bytes: &[u8]) -> (Vec<Match>, FileReport) {
-    let source = Source {
-        path: "test.log".into(),
-        file_index: 0,
-    };
-    let mut report = FileReport::new("test.log");
-    let mut out = Vec::new();
-    let mut input = bytes;
-    Quake3
-        .parse(&mut input, &source, &mut report, &mut |m| out.push(m), None)
-        .unwrap();
-    (out, report)
+    crate::parse::testing::parse_with(&Quake3, "test.log", bytes)
 }
 
 fn parse(text: &str) -> (Vec<Match>, FileReport) {
@@ -470,7 +460,7 @@ fn many_weapon_and_award_names_stay_bounded() {
     }
     let (ms, _) = parse(&log);
     let m = &ms[0];
-    assert_eq!(m.weapons.len(), usize::from(MAX_NAMES) + 1);
+    assert_eq!(m.weapons.len(), crate::parse::MAX_WEAPONS + 1);
     assert!(m.awards.len() <= 101);
     for e in &m.events {
         if e.kind == K::Frag {
