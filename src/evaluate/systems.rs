@@ -409,6 +409,9 @@ impl FragRater for Xlr {
     fn ratings(&mut self) -> Vec<f64> {
         self.s.clone()
     }
+    fn online(&self, player: u32) -> Option<f64> {
+        self.s.get(player as usize).copied()
+    }
     fn grow(&mut self, players: usize) {
         self.s.resize(players, 1000.0);
         self.encounters.resize(players, 0);
