@@ -432,6 +432,7 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
     let mut pages: Vec<String> = [
         "index.html",
         "players.html",
+        "ladders.html",
         "players/boss.html",
         "matches.html",
         "maps.html",
@@ -482,7 +483,7 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
         .map(PathBuf::from)
         .unwrap_or_else(|| tmp.path().join("shots"));
     std::fs::create_dir_all(&shots).unwrap();
-    for page in ["index.html", "evaluation.html"] {
+    for page in ["index.html", "evaluation.html", "ladders.html"] {
         driver.open(&url(page));
         for width in [1280, 390] {
             let png = driver.screenshot(width);
