@@ -113,7 +113,7 @@ fn assert_ladder_is_build(ladder: &Value, players: &[Value], what: &str) {
 fn game_type_ladders_equal_builds_on_only_that_types_matches() {
     let tmp = tempfile::tempdir().unwrap();
     let root = shared().join("openarena");
-    let out = build(tmp.path(), "all", &[root.clone()], "");
+    let out = build(tmp.path(), "all", std::slice::from_ref(&root), "");
     let ladders = json(&out, "data/ladders.json");
     let matches = json(&out, "data/matches.json");
     let kinds: Vec<(&str, &str)> = ladders
@@ -256,7 +256,7 @@ fn game_ladders_equal_builds_on_only_that_games_logs() {
 fn ctf_matches_ended_by_a_map_change_are_scored_by_their_captures() {
     let tmp = tempfile::tempdir().unwrap();
     let log = shared().join("public/urt/urt43-lan-rodov.log");
-    let out = build(tmp.path(), "urt", &[log.clone()], "");
+    let out = build(tmp.path(), "urt", std::slice::from_ref(&log), "");
     let matches = json(&out, "data/matches.json");
     let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
     let lines: Vec<&str> = text.lines().collect();
@@ -409,13 +409,13 @@ fn hidden_players_are_on_no_ladder() {
     let tmp = tempfile::tempdir().unwrap();
     let root = shared().join("openarena");
     let shown = ratings(&json(
-        &build(tmp.path(), "shown", &[root.clone()], ""),
+        &build(tmp.path(), "shown", std::slice::from_ref(&root), ""),
         "data/ladders.json",
     ));
     let out = build(
         tmp.path(),
         "hidden",
-        &[root.clone()],
+        std::slice::from_ref(&root),
         "[moderation]\nhide = [\"Gri^3sm\", \"Angelyss\"]\n",
     );
     assert_unnamed(&out, &["grism", "angelyss", "Angel</span>"]);

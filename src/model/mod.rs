@@ -267,11 +267,9 @@ impl Match {
             EventKind::TeamChange(t) => Some((e.actor as usize, t)),
             _ => None,
         }) {
-            if let Some(c) = changed.get_mut(p) {
-                if !*c {
-                    *c = true;
-                    team[p] = t;
-                }
+            if let Some(c) = changed.get_mut(p).filter(|c| !**c) {
+                *c = true;
+                team[p] = t;
             }
         }
         for e in &self.events {
