@@ -73,17 +73,19 @@ fn assert_ladder_is_build(ladder: &Value, players: &[Value], what: &str) {
             assert_eq!(e[k], p[k], "{what}: {name} {k}");
         }
     }
-    // Ranks: the build's ranked players (active, not provisional) by rating, 1, 2, 3, ...
+    // Ranks: the build's ranked players (active, not provisional) by rating (ties: more frags,
+    // then name), 1, 2, 3, ...
     let mut ranked: Vec<&Value> = played
         .iter()
         .copied()
         .filter(|p| p["active"] == true && p["provisional"] == false)
         .collect();
     ranked.sort_by(|a, b| {
-        b["headline_rating"]
-            .as_f64()
-            .unwrap()
-            .total_cmp(&a["headline_rating"].as_f64().unwrap())
+        let f = |p: &Value, k: &str| p[k].as_f64().unwrap();
+        f(b, "headline_rating")
+            .total_cmp(&f(a, "headline_rating"))
+            .then(f(b, "kills").total_cmp(&f(a, "kills")))
+            .then(a["plain_name"].as_str().cmp(&b["plain_name"].as_str()))
     });
     let rank: HashMap<&str, usize> = ranked
         .iter()
@@ -517,5 +519,36 @@ fn incremental_builds_give_the_full_builds_ladders() {
             );
         }
         assert!(a.contains_key("ladders.html") && a.contains_key("data/ladders.json"));
+    }
+}
+
+/// Whatever system the headline is (Becker's ladder is rated apart from the evaluation replay),
+/// a game type ladder is the headline ladder of a build of only that type's matches.
+#[test]
+fn other_headline_systems_give_the_same_ladders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = shared().join("openarena");
+    for system in ["becker", "glicko2"] {
+        let config = format!("[rating.headline]\nsystem = \"{system}\"\n");
+        let all = build(
+            tmp.path(),
+            &format!("{system}-all"),
+            std::slice::from_ref(&root),
+            &config,
+        );
+        let ladders = json(&all, "data/ladders.json");
+        for key in ["duel", "ctf"] {
+            let alone = build(
+                tmp.path(),
+                &format!("{system}-{key}"),
+                &[root.join(key)],
+                &config,
+            );
+            assert_ladder_is_build(
+                ladder(&ladders, "game_type", key),
+                &json(&alone, "data/players.json"),
+                &format!("{system} {key}"),
+            );
+        }
     }
 }
