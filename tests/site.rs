@@ -1020,6 +1020,106 @@ fn headline_rating_and_provisional_players() {
     );
 }
 
+/// Every predicted team match also has the fairest split's P(red wins) (JSON and match page),
+/// and `balance.html` reports stomps and lopsided line-ups by the rules it states, counted
+/// here again from `data/matches.json`.
+#[test]
+fn balance_report_counts_stomps_and_lopsided_line_ups() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let logs = [shared().join("openarena"), shared().join("public/urt")];
+    let o = build_site(&out, &logs, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let matches = json(&out.join("data/matches.json"));
+    let (mut n, mut stomps, mut lopsided, mut fair_lopsided) = (0u32, 0u32, 0u32, 0u32);
+    let pct = |a: u32, b: u32| (f64::from(a) * 100.0 / f64::from(b)).round() as u32;
+    for m in matches.as_array().unwrap() {
+        let (predicted, fairest) = (&m["predicted_red_win"], &m["fairest_red_win"]);
+        assert_eq!(predicted.is_null(), fairest.is_null(), "{m}");
+        let (Some(p), Some(f)) = (predicted.as_f64(), fairest.as_f64()) else {
+            continue;
+        };
+        assert!((0.0..=1.0).contains(&f), "{m}");
+        let page = std::fs::read_to_string(out.join(m["url"].as_str().unwrap())).unwrap();
+        let shown = format!(
+            "the fairest split of the same players would have given <b>{:.0}%</b>",
+            f * 100.0
+        );
+        assert!(page.contains(&shown), "{shown} on {}", m["url"]);
+        let Some(scores) = m["team_scores"].as_object() else {
+            continue;
+        };
+        let (red, blue) = (
+            scores["red"].as_i64().unwrap(),
+            scores["blue"].as_i64().unwrap(),
+        );
+        let (high, low) = (red.max(blue), red.min(blue));
+        n += 1;
+        stomps += u32::from(high - low >= 3 && high >= 2 * low.max(0));
+        let lop = |p: f64| p >= 2.0 / 3.0 || p <= 1.0 / 3.0;
+        lopsided += u32::from(lop(p));
+        fair_lopsided += u32::from(lop(f));
+    }
+    assert!(n >= 20, "team matches with scores: {n}");
+    assert!(fair_lopsided <= lopsided, "{fair_lopsided} > {lopsided}");
+    let page = std::fs::read_to_string(out.join("balance.html")).unwrap();
+    let row = format!(
+        "<td>All</td><td class=\"num\">{n}</td><td class=\"num\">{}%</td><td class=\"num\">{}%</td><td class=\"num\">{}%</td>",
+        pct(stomps, n),
+        pct(lopsided, n),
+        pct(fair_lopsided, n)
+    );
+    assert!(page.contains(&row), "{row} not in balance.html");
+}
+
+/// A clan page leads with its members' mean headline rating, then names Becker's clan ladder
+/// with the clan's place on it, and draws the mean headline curve beside Becker's.
+#[test]
+fn clan_page_shows_the_members_mean_headline_rating_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let o = build_site(&out, &[shared().join("openarena")], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let players = json(&out.join("data/players.json"));
+    let clans = json(&out.join("data/clans.json"));
+    let clans = clans.as_array().unwrap();
+    assert!(clans.len() >= 2, "the bot logs have clans");
+    let mut becker: Vec<f64> = clans
+        .iter()
+        .map(|c| c["rating"].as_f64().unwrap())
+        .collect();
+    becker.sort_by(|a, b| b.total_cmp(a));
+    for clan in clans {
+        let members = clan["members"].as_array().unwrap();
+        let mean = members
+            .iter()
+            .map(|m| {
+                let p = players
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["plain_name"] == *m);
+                p.unwrap()["headline_rating"].as_f64().unwrap()
+            })
+            .sum::<f64>()
+            / members.len() as f64;
+        let page = std::fs::read_to_string(out.join(clan["url"].as_str().unwrap())).unwrap();
+        let headline = page
+            .find(&format!("<b>{mean:.0}</b> mean rating of its members"))
+            .unwrap_or_else(|| panic!("mean {mean:.0} not on {}", clan["url"]));
+        let rank = 1 + becker
+            .iter()
+            .position(|&g| g == clan["rating"].as_f64().unwrap())
+            .unwrap();
+        let ladder = page
+            .find(&format!("Becker clan ladder (#{rank})"))
+            .unwrap_or_else(|| panic!("Becker's clan rank {rank} on {}", clan["url"]));
+        assert!(headline < ladder, "the headline comes first");
+        let curves = page.matches("<svg").count();
+        assert_eq!(curves, 2, "headline and Becker curves on {}", clan["url"]);
+    }
+}
+
 /// The player page leads with the headline rating and its rank (none while provisional), then
 /// names Becker's ladder with its own rank; a static share never leaves 0-100%.
 #[test]

@@ -348,6 +348,11 @@ pub struct Evaluation {
     /// team matches with players on both sides.
     #[serde(skip)]
     pub predicted_red_win: Vec<Option<f64>>,
+    /// P(red wins) per match (in the order rated) of the fairest split of the same players, by
+    /// the balancer from the team model's knowledge before it (see
+    /// [`crate::evaluate::team::FAIREST_EXACT_UP_TO`]); None where there is no prediction.
+    #[serde(skip)]
+    pub fairest_red_win: Vec<Option<f64>>,
     /// The team model's final skill per identity (roster order) and parameters.
     #[serde(skip)]
     pub team: TeamSnapshot,

@@ -88,6 +88,10 @@ struct Scores {
     /// The team model only: (match number in rating order, P(red wins) before it) of every
     /// team match with players on both sides.
     predictions: Vec<(u64, f64)>,
+    /// The team model only: (match number, P(red wins) of the fairest split of the same
+    /// players before it), for the same matches as `predictions`.
+    #[serde(default)]
+    fairest: Vec<(u64, f64)>,
     /// The headline only, per player (the book's numbering): (match number in rating order,
     /// online rating after it) of every match the player played.
     curves: Vec<Vec<(u32, f64)>>,
@@ -410,6 +414,7 @@ impl Evaluator {
             .collect();
         let mut team = TeamSnapshot::default();
         let mut predicted_red_win = vec![None; book.matches as usize];
+        let mut fairest_red_win = vec![None; book.matches as usize];
         for run in &mut runs {
             if let Some((skills, params)) = run.rater.team_snapshot() {
                 team.skills = roster
@@ -424,9 +429,14 @@ impl Evaluator {
                     })
                     .collect();
                 team.params = Some(params);
-                for &(m, p) in &run.scores.predictions {
-                    if let Some(slot) = predicted_red_win.get_mut(m as usize) {
-                        *slot = Some(p);
+                for (slots, known) in [
+                    (&mut predicted_red_win, &run.scores.predictions),
+                    (&mut fairest_red_win, &run.scores.fairest),
+                ] {
+                    for &(m, p) in known {
+                        if let Some(slot) = slots.get_mut(m as usize) {
+                            *slot = Some(p);
+                        }
                     }
                 }
             }
@@ -474,6 +484,7 @@ impl Evaluator {
             headline_ratings,
             headline_curves,
             predicted_red_win,
+            fairest_red_win,
             team,
         };
         let checkpoint = ReplayCheckpoint {
@@ -547,12 +558,17 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                     rater.team_start(g);
                 }
                 if records {
+                    let lineup = games.first().or(batch.lineups[i].as_ref());
                     let p = team_prediction
                         .first()
                         .copied()
-                        .or_else(|| batch.lineups[i].as_ref().map(|g| rater.predict_team(g)));
+                        .or_else(|| lineup.map(|g| rater.predict_team(g)));
+                    let number = batch.first + u64::from(index);
                     if let Some(p) = p {
-                        scores.predictions.push((batch.first + u64::from(index), p));
+                        scores.predictions.push((number, p));
+                    }
+                    if let Some(f) = lineup.and_then(|g| rater.fairest_team(g)) {
+                        scores.fairest.push((number, f));
                     }
                 }
                 current = MatchScore {
@@ -627,6 +643,7 @@ mod tests {
                 serde_json::to_string(e).unwrap(),
                 e.headline_ratings.clone(),
                 e.predicted_red_win.clone(),
+                e.fairest_red_win.clone(),
                 format!("{:?}", e.team),
             )
         };

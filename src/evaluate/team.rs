@@ -24,6 +24,7 @@ use std::f64::consts::PI;
 use serde::{Deserialize, Serialize};
 
 use super::systems::{FragRater, TeamGame, TeamMember, saved_fields};
+use crate::balance::{Candidate, Rules};
 use crate::rating::whole_history::WholeHistory;
 
 /// Key of the team model among the systems.
@@ -40,6 +41,10 @@ const PRIOR_VARIANCE: [f64; COEFFICIENTS] = [1.0, 0.25, 0.04, 0.04];
 
 /// Variance added to each coefficient before each result, as a share of its prior variance.
 const DRIFT: f64 = 0.01;
+
+/// Largest line-up whose fairest split the replay searches exhaustively for every team match
+/// (2^13 splits); bigger ones get the snake split by skill, which costs no search.
+pub const FAIREST_EXACT_UP_TO: usize = 14;
 
 /// A newcomer's prior mean is the mean θ of this many pseudo-newcomers at 0 plus the real ones
 /// (shrinks the estimate while there are few).
@@ -334,6 +339,28 @@ impl FragRater for TeamModel {
     fn team_start(&mut self, game: &TeamGame) {
         self.pending = Some(self.features(game));
     }
+    fn fairest_team(&self, game: &TeamGame) -> Option<f64> {
+        let mut players: Vec<u32> = game.members.iter().map(|m| m.player).collect();
+        players.sort_unstable();
+        players.dedup();
+        let lobby: Vec<Candidate> = players
+            .iter()
+            .map(|&p| Candidate {
+                name: String::new(),
+                skill: self.skill(p),
+            })
+            .collect();
+        let params = self.params();
+        if lobby.len() < 2 {
+            return None;
+        }
+        if lobby.len() > FAIREST_EXACT_UP_TO {
+            return Some(crate::balance::abba(&lobby, &params).p_red);
+        }
+        crate::balance::balance(&lobby, &params, &Rules::default(), 0)
+            .ok()
+            .map(|proposal| proposal.best.p_red)
+    }
     fn team_result(&mut self, game: &TeamGame) {
         // Every result of the match (its rounds) is learnt from the features at its start.
         let features = self.pending.unwrap_or_else(|| self.features(game));
@@ -582,5 +609,57 @@ mod tests {
             }
         }
         assert!(bins.ece < 0.05, "{}", bins.ece);
+    }
+
+    /// The fairest split of a stacked line-up (the two strong players together) is the
+    /// balancer's answer for the same skills, and closer to 50% than the line-up as played.
+    #[test]
+    fn fairest_team_is_the_balancers_split_of_the_same_players() {
+        let mut model = TeamModel::new(4, 1.0);
+        model.grow(4);
+        model.start_match(Default::default());
+        for _ in 0..20 {
+            for (strong, weak) in [(0, 2), (1, 3), (0, 3), (1, 2)] {
+                model.frag(strong, weak);
+            }
+        }
+        model.end_match();
+        let member = |player: u32, red: bool| TeamMember {
+            player,
+            red,
+            weight: 1.0,
+        };
+        let stacked = TeamGame {
+            members: vec![
+                member(0, true),
+                member(1, true),
+                member(2, false),
+                member(3, false),
+            ],
+            red_won: true,
+            map: "q3dm1".into(),
+        };
+        let fairest = model.fairest_team(&stacked).unwrap();
+        let lobby: Vec<Candidate> = (0..4)
+            .map(|p| Candidate {
+                name: String::new(),
+                skill: model.skill(p),
+            })
+            .collect();
+        let params = model.params();
+        let expected = crate::balance::balance(&lobby, &params, &Rules::default(), 0).unwrap();
+        assert_eq!(fairest, expected.best.p_red);
+        let as_played = crate::balance::p_red(&lobby, &params, &[0, 1], &[2, 3]);
+        assert!(as_played > 0.6, "{as_played}");
+        assert!(
+            (fairest - 0.5).abs() < (as_played - 0.5).abs() / 4.0,
+            "{fairest}"
+        );
+        // One player is no team.
+        let alone = TeamGame {
+            members: vec![member(0, true)],
+            ..stacked
+        };
+        assert_eq!(model.fairest_team(&alone), None);
     }
 }

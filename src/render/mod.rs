@@ -308,11 +308,11 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &Keyed("ranking", r.ranking_page(static_rows)),
     )?);
 
-    // The team balancer: all in the browser, from data/balance.js.
+    // The team balancer: all in the browser, from data/balance.js; the report from the build.
     files.push(top_page(
         &templates,
         top("balance.html"),
-        &Keyed("balance", ()),
+        &Keyed("balance", r.balance_report()),
     )?);
 
     let evaluation = Keyed(
