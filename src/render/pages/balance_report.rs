@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::render::helpers::{final_team_scores, percent};
+use crate::render::helpers::percent;
 use crate::render::renderer::Renderer;
 
 /// A line-up is lopsided when the favourite's predicted chance is at least this (2:1 odds).
@@ -102,7 +102,7 @@ impl Renderer<'_> {
             let (Some(p), Some(fair)) = (self.predicted_red_win(i), self.fairest_red_win(i)) else {
                 continue;
             };
-            let Some(score) = final_team_scores(m, &self.input.stats.matches[i]) else {
+            let Some(score) = m.final_team_scores() else {
                 continue;
             };
             let add = |t: &mut Tally| t.add(lopsided(p), lopsided(fair), stomp(score));
