@@ -117,7 +117,16 @@ impl<'a> Renderer<'a> {
 
     /// A rating curve for identity or clan number `id`.
     pub(super) fn curve(&self, id: usize, what: &str) -> String {
-        let history = &self.input.ratings.dynamic.history[id];
+        self.curve_of(
+            &self.input.ratings.dynamic.history[id],
+            what,
+            &format!("Becker's rating of {what} over time"),
+        )
+    }
+
+    /// A rating curve from (match index, rating) points, thinned to about [`CURVE_POINTS`]
+    /// (the last point is always kept); "" when there are none.
+    pub(super) fn curve_of(&self, history: &[(u32, f64)], what: &str, title: &str) -> String {
         let step = history.len().div_ceil(CURVE_POINTS).max(1);
         let points: Vec<(f64, f64)> = history
             .iter()
@@ -144,7 +153,7 @@ impl<'a> Renderer<'a> {
         };
         let dots = points.len() <= 60;
         charts::line_chart(&charts::LineChart {
-            title: &format!("Rating of {what} over time"),
+            title,
             x_label: if dated { "match start" } else { "match number" },
             y_label: "rating",
             series: vec![charts::Series {

@@ -192,8 +192,13 @@ pub struct PlayerPage {
     pub awards: Vec<LabelCount>,
     pub opponents: Vec<Opponent>,
     pub match_rows: Vec<PlayerMatchRow>,
-    /// Inline SVG of the rating over time (built and escaped in Rust).
+    /// Inline SVG of Becker's rating over time (built and escaped in Rust).
     pub curve_svg: String,
+    /// Inline SVG of the headline rating after each match played, ending at the published
+    /// value; "" when the headline is Becker's ladder (drawn by `curve_svg`).
+    pub headline_curve_svg: String,
+    /// The headline system refits the whole history at the end (so the last point may jump).
+    pub headline_refitted: bool,
 }
 
 /// A map page.

@@ -1,5 +1,6 @@
 //! The player pages (`players/<slug>.html`) and the rows of the players list (`players.html`).
 
+use crate::config::HeadlineSystem;
 use crate::render::colour::name_html;
 use crate::render::helpers::*;
 use crate::render::renderer::Renderer;
@@ -202,6 +203,21 @@ impl Renderer<'_> {
             opponents,
             match_rows,
             curve_svg: self.curve(i, &identity.key),
+            headline_curve_svg: headline
+                .curve
+                .get(i)
+                .map(|points| {
+                    self.curve_of(
+                        points,
+                        &identity.key,
+                        &format!("Headline rating of {} after each match", identity.key),
+                    )
+                })
+                .unwrap_or_default(),
+            headline_refitted: matches!(
+                self.input.config.rating.headline.system,
+                HeadlineSystem::WholeHistory | HeadlineSystem::BradleyTerry
+            ),
         }
     }
 }
