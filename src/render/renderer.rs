@@ -2,6 +2,7 @@
 //! coloured names) and the small lookups they all use. Each page kind adds its own builders in
 //! `pages/`.
 
+use crate::config::HeadlineSystem;
 use rayon::prelude::*;
 
 use super::colour::name_html;
@@ -113,6 +114,23 @@ impl<'a> Renderer<'a> {
             _ if self.numbered => f64::from(self.input.matches[mi as usize].number),
             _ => f64::from(mi + 1),
         }
+    }
+
+    /// The headline system's name as the evaluation reports it.
+    pub(super) fn headline_system_name(&self) -> String {
+        let evaluation = &self.input.ratings.headline.evaluation;
+        evaluation
+            .report(&evaluation.headline)
+            .map_or_else(|| evaluation.headline.clone(), |r| r.system.clone())
+    }
+
+    /// The headline system refits the whole history at the end, so the last point of a
+    /// headline curve may jump from the one before.
+    pub(super) fn headline_refitted(&self) -> bool {
+        matches!(
+            self.input.config.rating.headline.system,
+            HeadlineSystem::WholeHistory | HeadlineSystem::BradleyTerry
+        )
     }
 
     /// A rating curve for identity or clan number `id`.

@@ -339,7 +339,16 @@ pub struct ClanRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct ClanPage {
     pub name: String,
+    /// Mean headline rating of the listed members; None when every member is hidden.
+    pub headline: Option<String>,
+    pub headline_system: String,
+    /// Inline SVG of the members' mean headline rating after each match ("" for Becker's).
+    pub headline_curve_svg: String,
+    /// The headline refits the whole history at the end (the curve's last point may jump).
+    pub headline_refitted: bool,
+    /// Becker's clan rating, and the clan's place on that ladder.
     pub rating: String,
+    pub becker_rank: usize,
     pub declared: bool,
     pub members: Vec<PlayerRow>,
     pub curve_svg: String,

@@ -1,6 +1,5 @@
 //! The player pages (`players/<slug>.html`) and the rows of the players list (`players.html`).
 
-use crate::config::HeadlineSystem;
 use crate::render::colour::name_html;
 use crate::render::helpers::*;
 use crate::render::renderer::Renderer;
@@ -160,13 +159,7 @@ impl Renderer<'_> {
             name_html: name_html(&identity.name),
             plain: identity.key.clone(),
             headline: format!("{:.0}", headline.value.get(i).copied().unwrap_or(0.0)),
-            headline_system: headline
-                .evaluation
-                .report(&headline.evaluation.headline)
-                .map_or_else(
-                    || headline.evaluation.headline.clone(),
-                    |r| r.system.clone(),
-                ),
+            headline_system: self.headline_system_name(),
             rank: (!provisional && self.input.standing.active[i]).then_some(self.rank[i]),
             division: self.division(i),
             last_seen: self.input.standing.last_seen[i]
@@ -214,10 +207,7 @@ impl Renderer<'_> {
                     )
                 })
                 .unwrap_or_default(),
-            headline_refitted: matches!(
-                self.input.config.rating.headline.system,
-                HeadlineSystem::WholeHistory | HeadlineSystem::BradleyTerry
-            ),
+            headline_refitted: self.headline_refitted(),
         }
     }
 }
