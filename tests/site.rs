@@ -984,9 +984,50 @@ fn headline_rating_and_provisional_players() {
     for s in systems.iter().filter(|s| s["id"] != "whole-history") {
         assert!(s["vs_headline"]["std_err"].as_f64().unwrap() >= 0.0, "{s}");
     }
+    // Issue 15: the team predictions' reliability, per bin and as the calibration error; the
+    // bins' counts add up to the team results and the ECE is their weighted mean gap.
+    let reliability = &team["team_reliability"];
+    let bins = reliability["bins"].as_array().unwrap();
+    let outcomes = team["team_results"]["outcomes"].as_u64().unwrap();
+    assert!(outcomes > 0 && !bins.is_empty(), "{reliability}");
+    let counts: u64 = bins.iter().map(|b| b["matches"].as_u64().unwrap()).sum();
+    assert_eq!(counts, outcomes);
+    assert_eq!(reliability["matches"].as_u64(), Some(outcomes));
+    let gaps: f64 = bins
+        .iter()
+        .map(|b| {
+            let (p, o) = (
+                b["predicted"].as_f64().unwrap(),
+                b["observed"].as_f64().unwrap(),
+            );
+            assert!(
+                b["from"].as_f64().unwrap() <= p && p <= b["to"].as_f64().unwrap(),
+                "{b}"
+            );
+            b["matches"].as_f64().unwrap() * (p - o).abs()
+        })
+        .sum();
+    let ece = reliability["ece"].as_f64().unwrap();
+    assert!((ece - gaps / outcomes as f64).abs() < 1e-9, "{ece}");
     let ranking = std::fs::read_to_string(site.join("ranking.html")).unwrap();
     assert!(ranking.contains("The headline rating: Bradley-Terry whole history"));
-    assert!(site.join("evaluation.html").is_file());
+    let page = std::fs::read_to_string(site.join("evaluation.html")).unwrap();
+    let diagram = page
+        .find("<figure class=\"reliability\"><svg")
+        .expect("reliability diagram");
+    assert!(page[diagram..].contains("stroke-dasharray"), "the diagonal");
+    let stated = format!(
+        "Expected calibration error (ECE): {:.1} points",
+        ece * 100.0
+    );
+    assert!(page.contains(&stated), "{stated}");
+    for b in bins {
+        let count = format!(">{}</text>", b["matches"]);
+        assert!(
+            page[diagram..].contains(&count),
+            "count {count} on the diagram"
+        );
+    }
 
     // Another headline system and threshold, by site.toml.
     let players = build(

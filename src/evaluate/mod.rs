@@ -197,6 +197,9 @@ pub struct SystemReport {
     pub by_gametype: BTreeMap<String, Score>,
     /// Team matches with a winner: "red wins", predicted before the match.
     pub team_results: Score,
+    /// The same predictions in bins of P(red wins) against red's observed win rate, with the
+    /// expected calibration error (empty without team results).
+    pub team_reliability: team::Reliability,
     /// Spearman rank correlation of the final ratings with the bots' configured skill, over bots
     /// with at least [`MIN_INCIDENTS_FOR_SKILL`] frags made plus suffered; None without bots.
     pub spearman_bot_skill: Option<f64>,

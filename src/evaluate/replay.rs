@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::systems::{self, FragRater, MatchStart, TeamGame};
-use super::team::TEAM_MODEL_ID;
+use super::team::{Calibration, TEAM_MODEL_ID};
 use super::{
     Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, SkillKey, Sums,
     SystemReport, TeamSnapshot, loss, team_games, team_lineup,
@@ -81,6 +81,8 @@ impl MatchScore {
 struct Scores {
     all: Sums,
     teams: Sums,
+    /// The team results' predictions against what happened, binned.
+    calibration: Calibration,
     by_type: BTreeMap<String, Sums>,
     paired: PairedSums,
     /// Per match, from the first one that can still end up held out.
@@ -525,6 +527,7 @@ fn report(
             .map(|(k, v)| (k.clone(), v.score()))
             .collect(),
         team_results: scores.teams.score(),
+        team_reliability: scores.calibration.reliability(),
         spearman_bot_skill,
         bots,
         vs_headline: (!headline).then(|| scores.paired.paired()),
@@ -605,6 +608,7 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                     scores
                         .teams
                         .add(if game.red_won { p_red } else { 1.0 - p_red });
+                    scores.calibration.add(p_red, game.red_won);
                     rater.team_result(game);
                 }
                 rater.end_match();

@@ -6,6 +6,7 @@ pub mod charts;
 pub mod colour;
 pub mod content;
 pub mod data;
+mod evaluation;
 pub mod feed;
 mod helpers;
 pub mod markdown;
@@ -319,9 +320,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         "page",
         views::TextPage {
             title: "How well each rating predicts".into(),
-            html: markdown::to_html(&crate::evaluate::explain::evaluation_markdown(
-                &input.ratings.headline.evaluation,
-            )),
+            html: evaluation::evaluation_html(&input.ratings.headline.evaluation),
         },
     );
     files.push(html(
