@@ -309,6 +309,9 @@ pub fn render(
     let ratings = Ratings::compute(dynamic, evaluation, &stats, &config.rating);
     let standing =
         crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden);
+    // Nothing is computed for a site without seasons.
+    let seasons =
+        crate::rating::season::Seasons::compute(config, matches, &roster, &aliases, &hidden);
     let checkpoint =
         continuation.checkpoint(&stats, matches.len(), &roster, &clans, &config.rating);
     timer.lap("counts and ratings");
@@ -324,6 +327,7 @@ pub fn render(
                 bots: &bots,
                 hidden: &hidden,
                 standing: &standing,
+                seasons: &seasons,
                 diagnostics,
                 cache,
                 site_dir,

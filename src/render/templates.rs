@@ -25,6 +25,8 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("clan.html", include_str!("../../templates/clan.html")),
     ("servers.html", include_str!("../../templates/servers.html")),
     ("server.html", include_str!("../../templates/server.html")),
+    ("seasons.html", include_str!("../../templates/seasons.html")),
+    ("season.html", include_str!("../../templates/season.html")),
     (
         "partials/static_table.html",
         include_str!("../../templates/partials/static_table.html"),
@@ -44,6 +46,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     (
         "partials/map_table.html",
         include_str!("../../templates/partials/map_table.html"),
+    ),
+    (
+        "partials/season_table.html",
+        include_str!("../../templates/partials/season_table.html"),
     ),
 ];
 
