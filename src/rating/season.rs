@@ -38,7 +38,7 @@ pub struct Season {
     /// First and last day, both inclusive (log time).
     pub start: NaiveDate,
     pub end: NaiveDate,
-    /// Positions (site order) of the season's matches.
+    /// Positions (in the site's matches) of the season's matches, by start time.
     pub matches: Vec<usize>,
     /// Every player of the season but the hidden ones, best first: ranked players by rating,
     /// then provisional ones (ties: more frags, then identity order).
@@ -88,6 +88,13 @@ impl Seasons {
                     .filter(|(_, m)| m.start.is_some_and(|t| (*start..=*end).contains(&t.date())))
                     .map(|(i, _)| i)
                     .collect();
+                // Every match of a season has a date, so a build on only these matches would
+                // rate them by start time (RANKING.md), whatever order the site has.
+                let mut members = members;
+                members.sort_by_key(|&i| {
+                    let m = &matches[i];
+                    (m.start, m.file_index, m.line)
+                });
                 let players = rate(config, matches, roster, aliases, &members);
                 (members, players)
             })
