@@ -309,12 +309,13 @@ pub fn render(
     let ratings = Ratings::compute(dynamic, evaluation, &stats, &config.rating);
     let standing =
         crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden);
-    // Nothing is computed for a site without seasons.
-    let seasons =
-        crate::rating::season::Seasons::compute(config, matches, &roster, &aliases, &hidden);
     let checkpoint =
         continuation.checkpoint(&stats, matches.len(), &roster, &clans, &config.rating);
     timer.lap("counts and ratings");
+    // Nothing is computed for a site without seasons.
+    let seasons =
+        crate::rating::season::Seasons::compute(config, matches, &roster, &aliases, &hidden);
+    timer.lap("seasons");
     let (files, checkpoint) = rayon::join(
         || {
             render_site(&SiteInput {
