@@ -27,6 +27,7 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("server.html", include_str!("../../templates/server.html")),
     ("seasons.html", include_str!("../../templates/seasons.html")),
     ("season.html", include_str!("../../templates/season.html")),
+    ("balance.html", include_str!("../../templates/balance.html")),
     (
         "partials/static_table.html",
         include_str!("../../templates/partials/static_table.html"),
@@ -57,6 +58,7 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
 pub const BUILTIN_STATIC: &[(&str, &[u8])] = &[
     ("style.css", include_bytes!("../../static/style.css")),
     ("site.js", include_bytes!("../../static/site.js")),
+    ("balance.js", include_bytes!("../../static/balance.js")),
 ];
 
 /// The template set used to render pages.
