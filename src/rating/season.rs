@@ -78,23 +78,24 @@ impl Seasons {
         }
         let undated = matches.iter().filter(|m| m.start.is_none()).count();
         let periods = periods(config, matches);
+        // Dated matches by start time: each season is one range of them, in the order a build
+        // on only its matches would rate them (RANKING.md: by start time when all are dated),
+        // whatever order the site has.
+        let mut dated: Vec<usize> = (0..matches.len())
+            .filter(|&i| matches[i].start.is_some())
+            .collect();
+        dated.sort_by_key(|&i| {
+            let m = &matches[i];
+            (m.start, m.file_index, m.line)
+        });
+        let day = |i: usize| matches[i].start.map(|t| t.date());
         // Each season is replayed on its own (in parallel); the carry then runs in order.
         let mut rated: Vec<(Vec<usize>, Vec<SeasonPlayer>)> = periods
             .par_iter()
             .map(|(_, start, end)| {
-                let members: Vec<usize> = matches
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, m)| m.start.is_some_and(|t| (*start..=*end).contains(&t.date())))
-                    .map(|(i, _)| i)
-                    .collect();
-                // Every match of a season has a date, so a build on only these matches would
-                // rate them by start time (RANKING.md), whatever order the site has.
-                let mut members = members;
-                members.sort_by_key(|&i| {
-                    let m = &matches[i];
-                    (m.start, m.file_index, m.line)
-                });
+                let from = dated.partition_point(|&i| day(i) < Some(*start));
+                let to = dated.partition_point(|&i| day(i) <= Some(*end));
+                let members = dated[from..to.max(from)].to_vec();
                 let players = rate(config, matches, roster, aliases, &members);
                 (members, players)
             })
