@@ -124,6 +124,10 @@ pub struct MatchJson<'a> {
     /// P(red wins) predicted before the match from the players' earlier results, for team
     /// matches with players on both sides (the team model of `evaluation.json`); else null.
     pub predicted_red_win: Option<f64>,
+    /// P(red wins) of the fairest split of the same players, as the balancer would have
+    /// proposed it from the same knowledge before the match (exhaustive up to 14 players, the
+    /// snake split by skill beyond); null where `predicted_red_win` is.
+    pub fairest_red_win: Option<f64>,
 }
 
 /// `data/players.json`, `data/matches.json`, `data/clans.json`, `data/diagnostics.json` (what was
@@ -175,6 +179,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         })
         .collect();
     let predicted = &input.ratings.headline.evaluation.predicted_red_win;
+    let fairest = &input.ratings.headline.evaluation.fairest_red_win;
     let matches: Vec<MatchJson> = input
         .matches
         .iter()
@@ -204,6 +209,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
                 .map(|[red, blue]| TeamScores { red, blue }),
             partial: m.partial,
             predicted_red_win: predicted.get(i).copied().flatten(),
+            fairest_red_win: fairest.get(i).copied().flatten(),
         })
         .collect();
     let clans: Vec<ClanJson> = input

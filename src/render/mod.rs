@@ -6,6 +6,7 @@ pub mod charts;
 pub mod colour;
 pub mod content;
 pub mod data;
+mod evaluation;
 pub mod feed;
 mod helpers;
 pub mod markdown;
@@ -333,20 +334,18 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &Keyed("ranking", r.ranking_page(static_rows)),
     )?);
 
-    // The team balancer: all in the browser, from data/balance.js.
+    // The team balancer: all in the browser, from data/balance.js; the report from the build.
     files.push(top_page(
         &templates,
         top("balance.html"),
-        &Keyed("balance", ()),
+        &Keyed("balance", r.balance_report()),
     )?);
 
     let evaluation = Keyed(
         "page",
         views::TextPage {
             title: "How well each rating predicts".into(),
-            html: markdown::to_html(&crate::evaluate::explain::evaluation_markdown(
-                &input.ratings.headline.evaluation,
-            )),
+            html: evaluation::evaluation_html(&input.ratings.headline.evaluation),
         },
     );
     files.push(html(

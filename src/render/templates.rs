@@ -41,6 +41,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/partials/player_table.html"),
     ),
     (
+        "partials/balance_table.html",
+        include_str!("../../templates/partials/balance_table.html"),
+    ),
+    (
         "partials/match_table.html",
         include_str!("../../templates/partials/match_table.html"),
     ),

@@ -290,6 +290,8 @@ pub struct MatchPage {
     pub best_url: String,
     /// P(red wins) before the match, as "71%" (team matches only).
     pub predicted_red_win: Option<String>,
+    /// The same for the fairest split of the same players ("52%").
+    pub fairest_red_win: Option<String>,
     pub sides: Vec<Side>,
     pub kill_lines: u32,
     pub kills: Vec<KillRow>,

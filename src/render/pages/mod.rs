@@ -1,5 +1,6 @@
 //! One module per page kind, each adding its builders to the shared [`Renderer`](super::renderer::Renderer).
 
+mod balance_report;
 mod clan;
 pub(super) mod index;
 mod map;
