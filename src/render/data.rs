@@ -1,5 +1,5 @@
 //! Machine-readable output under `data/`: `players.json`, `matches.json`, `clans.json`,
-//! `diagnostics.json`, `evaluation.json`. Field names are a
+//! `diagnostics.json`, `evaluation.json`, `seasons.json`. Field names are a
 //! contract other tools read; add fields, never rename them. No guid or IP address is ever written.
 
 use anyhow::Result;
@@ -239,6 +239,10 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         json_file("data/clans.json", &clans)?,
         json_file("data/diagnostics.json", input.diagnostics)?,
         json_file("data/evaluation.json", &input.ratings.headline.evaluation)?,
+        json_file(
+            "data/seasons.json",
+            &super::pages::season::seasons_json(input.seasons, input.roster),
+        )?,
         search,
     ])
 }

@@ -58,6 +58,8 @@ pub struct SiteInput<'a> {
     pub standing: &'a crate::rating::standing::Standing,
     /// The ladders per game type and per game (`ladders.html`, `data/ladders.json`).
     pub ladders: &'a [crate::rating::ladders::Ladder],
+    /// Each season's ladder (`[seasons]`; empty when none is configured).
+    pub seasons: &'a crate::rating::season::Seasons,
     /// What was read and skipped, published as `data/diagnostics.json`.
     pub diagnostics: &'a crate::diagnostics::Diagnostics,
     /// Keys of the pages already in the output.
@@ -106,6 +108,8 @@ pub struct Links {
     pub match_servers: Vec<String>,
     /// Server page URLs, by server name.
     pub servers: HashMap<String, String>,
+    /// Season page URLs, in the order of `SiteInput::seasons`.
+    pub seasons: Vec<String>,
 }
 
 impl Links {
@@ -160,6 +164,7 @@ impl Links {
             matches,
             match_servers,
             servers,
+            seasons: pages::season::season_urls(input.seasons),
         }
     }
 }
@@ -189,6 +194,13 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav_item("Prediction", "evaluation.html"),
         nav_item("Balance", "balance.html"),
     ];
+    if input.config.seasons.configured() {
+        let at = nav
+            .iter()
+            .position(|n| n.url == "servers.html")
+            .map_or(nav.len(), |p| p + 1);
+        nav.insert(at, nav_item("Seasons", "seasons.html"));
+    }
     nav.extend(content_pages.iter().map(|p| nav_item(&p.title, &p.url)));
     nav.extend(input.config.nav.iter().map(|l| NavItem {
         label: l.label.clone(),
@@ -248,6 +260,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         static_core: &static_rows[..static_rows.len().min(25)],
         static_core_size: static_rows.len(),
         awards: r.awards(),
+        season: r.current_season(),
     };
     files.push(html(
         "index.html",
@@ -303,6 +316,22 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         input.sink,
     )?);
     files.extend(pages::ladders::files(&r, &templates, top("ladders.html"))?);
+    if input.config.seasons.configured() {
+        files.push(top_page(
+            &templates,
+            top("seasons.html"),
+            &Keyed("seasons", r.seasons_page()),
+        )?);
+        files.extend(render_pages(
+            &templates,
+            &page,
+            input.seasons.list.len(),
+            "season.html",
+            &|s| links.seasons[s].clone(),
+            &|s| Keyed("season", r.season_page(s)),
+            input.sink,
+        )?);
+    }
     files.push(top_page(
         &templates,
         top("ranking.html"),

@@ -26,6 +26,8 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("clan.html", include_str!("../../templates/clan.html")),
     ("servers.html", include_str!("../../templates/servers.html")),
     ("server.html", include_str!("../../templates/server.html")),
+    ("seasons.html", include_str!("../../templates/seasons.html")),
+    ("season.html", include_str!("../../templates/season.html")),
     ("balance.html", include_str!("../../templates/balance.html")),
     (
         "partials/static_table.html",
@@ -50,6 +52,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     (
         "partials/map_table.html",
         include_str!("../../templates/partials/map_table.html"),
+    ),
+    (
+        "partials/season_table.html",
+        include_str!("../../templates/partials/season_table.html"),
     ),
 ];
 

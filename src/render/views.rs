@@ -200,6 +200,8 @@ pub struct PlayerPage {
     pub awards: Vec<LabelCount>,
     pub opponents: Vec<Opponent>,
     pub match_rows: Vec<PlayerMatchRow>,
+    /// The player's placement in each season they played in, newest first.
+    pub seasons: Vec<super::pages::season::PlayerSeasonRow>,
     /// Inline SVG of Becker's rating over time (built and escaped in Rust).
     pub curve_svg: String,
     /// Inline SVG of the headline rating after each match played, ending at the published

@@ -8,4 +8,5 @@ mod map;
 mod match_page;
 mod player;
 mod ranking;
+pub(super) mod season;
 pub(super) mod server;
