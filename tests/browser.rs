@@ -496,3 +496,189 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
     }
     eprintln!("browser test took {:.1?}", started.elapsed());
 }
+
+/// A query value as `encodeURIComponent` writes it.
+fn uri_component(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// The names of a split, as sets with p.
+fn split_of(value: &Value) -> (Vec<String>, Vec<String>, f64) {
+    let side = |key: &str| {
+        let mut names: Vec<String> = serde_json::from_value(value[key].clone()).unwrap();
+        names.sort();
+        names
+    };
+    (
+        side("red"),
+        side("blue"),
+        value["p_red_wins"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn balance_page_proposes_the_teams_the_cli_does() {
+    let (Some(_), Some(chromedriver)) = (
+        which(&["chromium", "chromium-browser", "google-chrome"]),
+        which(&["chromedriver"]),
+    ) else {
+        eprintln!("skipped: chromium or chromedriver is not installed");
+        return;
+    };
+    let openarena = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/openarena"
+    ));
+    if !openarena.is_dir() {
+        eprintln!("skipped: {} is missing", openarena.display());
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    std::fs::write(tmp.path().join("site.toml"), "title = \"Balance test\"\n").unwrap();
+    let fragstats = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_fragstats"));
+        c.current_dir(tmp.path());
+        c
+    };
+    let o = fragstats()
+        .args(["build", "--out", out.to_str().unwrap()])
+        .arg(openarena)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let script = std::fs::read_to_string(out.join("data/balance.js")).unwrap();
+    let json = script
+        .trim()
+        .strip_prefix("window.FRAGSTATS_BALANCE = ")
+        .and_then(|t| t.strip_suffix(';'))
+        .unwrap();
+    let data: Value = serde_json::from_str(json).unwrap();
+    let known: Vec<String> = data["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(known.len() >= 12, "too few players: {known:?}");
+    let fresh = |k: usize| -> Vec<String> {
+        let mut names = vec!["<img src=x onerror=alert(1)>".to_string()];
+        names.extend((0..k).map(|i| format!("Qzvxw{i}jkq")));
+        names
+    };
+    let mut lobbies: Vec<Vec<String>> = vec![
+        known[..6].to_vec(),
+        known[3..12].to_vec(),
+        // Colour codes and any case, as a player would type them.
+        vec![
+            format!("^1{}", known[0].to_uppercase()),
+            known[1].clone(),
+            known[2].clone(),
+            known[5].clone(),
+        ],
+    ];
+    let mut full = known.clone();
+    full.extend(fresh(24usize.saturating_sub(known.len() + 1)));
+    full.truncate(24);
+    lobbies.push(full);
+    // Beyond 24 players: the local search.
+    let mut big = known.clone();
+    big.extend(fresh(30usize.saturating_sub(known.len() + 1)));
+    lobbies.push(big);
+
+    let driver = Driver::start(&chromedriver);
+    driver.size(1280, 844);
+    let page = |names: &[String]| {
+        let query: Vec<String> = names.iter().map(|n| uri_component(n)).collect();
+        format!(
+            "file://{}?players={}",
+            out.join("balance.html").display(),
+            query.join(",")
+        )
+    };
+    let read = "var pick = function (box) {\
+        var side = function (s) { return Array.prototype.map.call(box.querySelectorAll('.balance-' + s + ' li'),\
+          function (li) { return li.textContent; }); };\
+        return { red: side('red'), blue: side('blue'), p_red_wins: parseFloat(box.getAttribute('data-p')) }; };\
+      var boxes = document.querySelectorAll('#balance-result .balance-split');\
+      return { state: document.getElementById('balance-result').getAttribute('data-state'),\
+        error: document.getElementById('balance-error').textContent,\
+        splits: Array.prototype.map.call(boxes, pick),\
+        injected: document.querySelectorAll('main img').length };";
+    for names in &lobbies {
+        let o = fragstats()
+            .args(["balance", "--out", out.to_str().unwrap(), "--json"])
+            .args(names)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
+        driver.open(&page(names));
+        let shown = driver.js(read, json!([]));
+        assert_eq!(shown["state"], "ready", "{names:?}: {shown}");
+        assert_eq!(shown["error"], "", "{names:?}");
+        assert_eq!(shown["injected"], 0, "a name became markup");
+        let splits = shown["splits"].as_array().unwrap();
+        let mut expected = vec![cli.clone()];
+        expected.extend(cli["alternatives"].as_array().unwrap().iter().cloned());
+        expected.push(cli["abba"].clone());
+        assert_eq!(splits.len(), expected.len(), "{names:?}: {shown}");
+        for (page_split, cli_split) in splits.iter().zip(&expected) {
+            let (pr, pb, pp) = split_of(page_split);
+            let (cr, cb, cp) = split_of(cli_split);
+            assert_eq!((&pr, &pb), (&cr, &cb), "{names:?}: page {pp}, cli {cp}");
+            assert!((pp - cp).abs() < 1e-9, "{names:?}: page {pp}, cli {cp}");
+        }
+        // The lobby is in the URL: reloading the page's own address gives the same teams.
+        let here = driver.js("return location.href;", json!([]));
+        driver.open(here.as_str().unwrap());
+        assert_eq!(driver.js(read, json!([]))["splits"], shown["splits"]);
+        let errors = driver.errors();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    // Driving the inputs: paste a list, then add one more by the search box.
+    driver.open(&format!("file://{}", out.join("balance.html").display()));
+    let paste = driver.find("//textarea[@id='balance-paste']");
+    driver.type_into(&paste, &known[..3].join("\n"));
+    driver.click(&driver.find("//button[@type='submit']"));
+    let search = driver.find("//input[@id='balance-search']");
+    driver.type_into(&search, &known[3]);
+    driver.click(&driver.find("//ul[@id='balance-hits']//button"));
+    let state = driver.js(
+        "return [document.getElementById('balance-result').getAttribute('data-state'),\
+           document.querySelectorAll('#balance-lobby li').length, location.search];",
+        json!([]),
+    );
+    assert_eq!(state[0], "ready", "{state}");
+    assert_eq!(state[1], 4, "{state}");
+    assert!(
+        state[2].as_str().unwrap().starts_with("?players="),
+        "{state}"
+    );
+
+    let shots = std::env::var_os("FRAGSTATS_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tmp.path().join("shots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    driver.open(&page(&lobbies[1]));
+    for width in [1280, 390] {
+        driver.size(width, 844);
+        let wide = driver.js("return document.documentElement.scrollWidth;", json!([]));
+        assert!(
+            wide.as_u64().unwrap() <= width as u64,
+            "balance.html is {wide} px wide at {width}"
+        );
+        let png = driver.screenshot(width);
+        assert!(png.starts_with(b"\x89PNG") && png.len() > 5000);
+        std::fs::write(shots.join(format!("balance-{width}.png")), png).unwrap();
+    }
+}

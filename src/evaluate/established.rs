@@ -159,6 +159,10 @@ impl FragRater for Glicko2Rater {
         self.close_period();
         self.ratings.iter().map(|r| r.rating).collect()
     }
+    fn online(&self, player: u32) -> Option<f64> {
+        // The rating as of the last closed period (a daily period's games count once it closes).
+        self.ratings.get(player as usize).map(|r| r.rating)
+    }
     fn grow(&mut self, players: usize) {
         self.ratings.resize(players, Glicko2Rating::new());
         self.rated.resize(players, false);
@@ -263,6 +267,9 @@ where
     }
     fn ratings(&mut self) -> Vec<f64> {
         self.ratings.iter().map(|r| r.rating()).collect()
+    }
+    fn online(&self, player: u32) -> Option<f64> {
+        self.ratings.get(player as usize).map(|r| r.rating())
     }
     fn grow(&mut self, players: usize) {
         self.ratings

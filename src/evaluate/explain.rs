@@ -302,6 +302,7 @@ mod tests {
             team_model: "team-model".into(),
             headline_ratings: Vec::new(),
             predicted_red_win: Vec::new(),
+            headline_curves: Vec::new(),
             team: Default::default(),
         };
         let md = headline_markdown(&e, &RatingConfig::default());

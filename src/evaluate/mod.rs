@@ -340,6 +340,10 @@ pub struct Evaluation {
     /// Final headline rating per identity ([`crate::rating::Headline`] takes it).
     #[serde(skip)]
     pub headline_ratings: Vec<f64>,
+    /// Per identity (roster order): (match number in rating order, the headline system's online
+    /// rating after it) of every match played; the final refit is not in it.
+    #[serde(skip)]
+    pub headline_curves: Vec<Vec<(u32, f64)>>,
     /// P(red wins) per match (in the order rated) predicted before it by the team model, for
     /// team matches with players on both sides.
     #[serde(skip)]

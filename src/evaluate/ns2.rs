@@ -100,6 +100,9 @@ impl FragRater for Ns2 {
     fn ratings(&mut self) -> Vec<f64> {
         self.skill.clone()
     }
+    fn online(&self, player: u32) -> Option<f64> {
+        self.skill.get(player as usize).copied()
+    }
     fn grow(&mut self, players: usize) {
         self.skill.resize(players, 0.0);
         self.offset.resize(players, 0.0);

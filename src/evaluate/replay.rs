@@ -88,6 +88,9 @@ struct Scores {
     /// The team model only: (match number in rating order, P(red wins) before it) of every
     /// team match with players on both sides.
     predictions: Vec<(u64, f64)>,
+    /// The headline only, per player (the book's numbering): (match number in rating order,
+    /// online rating after it) of every match the player played.
+    curves: Vec<Vec<(u32, f64)>>,
 }
 
 impl Scores {
@@ -181,6 +184,8 @@ struct Batch {
     lineups: Vec<Option<TeamGame>>,
     starts: Vec<MatchStart>,
     gametypes: Vec<String>,
+    /// Per match: its players (the book's numbering, each once).
+    members: Vec<Vec<u32>>,
     /// Per match: players numbered once it starts (systems grow to it at its start, so a
     /// newcomer joins at the same point of the replay however the history was split).
     players: Vec<usize>,
@@ -281,6 +286,7 @@ impl Evaluator {
             starts: Vec::with_capacity(matches.len()),
             gametypes: Vec::with_capacity(matches.len()),
             players: Vec::with_capacity(matches.len()),
+            members: Vec::with_capacity(matches.len()),
             frags_before,
             frags: 0,
         };
@@ -299,6 +305,10 @@ impl Evaluator {
                 }
             }
             batch.players.push(book.keys.len());
+            let mut members = ids.clone();
+            members.sort_unstable();
+            members.dedup();
+            batch.members.push(members);
             batch
                 .outcomes
                 .push(Outcome::StartMatch { index: mi as u32 });
@@ -397,6 +407,17 @@ impl Evaluator {
         }
         let mut reports = Vec::with_capacity(results.len());
         let mut headline_ratings = Vec::new();
+        let headline_curves: Vec<Vec<(u32, f64)>> = roster
+            .players
+            .iter()
+            .map(|p| {
+                book.index
+                    .get(&p.key)
+                    .and_then(|&n| runs[0].scores.curves.get(n as usize))
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
         for (i, (report, ratings)) in results.into_iter().enumerate() {
             if i == 0 {
                 headline_ratings = roster
@@ -425,6 +446,7 @@ impl Evaluator {
             systems: reports,
             team_model: TEAM_MODEL_ID.to_string(),
             headline_ratings,
+            headline_curves,
             predicted_red_win,
             team,
         };
@@ -545,6 +567,18 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                 }
                 rater.end_match();
                 scores.recent.push(std::mem::take(&mut current));
+                if headline_losses.is_none() {
+                    let number = (batch.first + u64::from(index)) as u32;
+                    for &p in &batch.members[index as usize] {
+                        if let Some(r) = rater.online(p) {
+                            let p = p as usize;
+                            if scores.curves.len() <= p {
+                                scores.curves.resize_with(p + 1, Vec::new);
+                            }
+                            scores.curves[p].push((number, r));
+                        }
+                    }
+                }
             }
         }
     }

@@ -99,6 +99,12 @@ pub trait FragRater: Send {
     /// Final rating per identity (higher is better). May change the learnt state (a final
     /// fit): take any checkpoint ([`FragRater::save`]) before.
     fn ratings(&mut self) -> Vec<f64>;
+    /// Player `player`'s rating as learnt so far, on the scale of [`FragRater::ratings`],
+    /// without a final fit (for the headline's curve after each match); None when the system
+    /// cannot tell it without changing its state.
+    fn online(&self, _player: u32) -> Option<f64> {
+        None
+    }
     /// Makes room for identities up to `players` (new ones start unrated).
     fn grow(&mut self, players: usize);
     /// The learnt state, for a checkpoint. The configuration is not in it: a checkpoint is only
@@ -260,6 +266,9 @@ impl FragRater for Counts {
             .map(|i| self.strength(i))
             .collect()
     }
+    fn online(&self, player: u32) -> Option<f64> {
+        Some(self.strength(player))
+    }
     fn grow(&mut self, players: usize) {
         self.kills.resize(players, 0.0);
         self.deaths.resize(players, 0.0);
@@ -307,6 +316,9 @@ impl FragRater for Becker {
     fn ratings(&mut self) -> Vec<f64> {
         self.g.clone()
     }
+    fn online(&self, player: u32) -> Option<f64> {
+        self.g.get(player as usize).copied()
+    }
     fn grow(&mut self, players: usize) {
         self.g.resize(players, 0.0);
     }
@@ -345,6 +357,9 @@ impl FragRater for Vsp {
     }
     fn ratings(&mut self) -> Vec<f64> {
         self.s.clone()
+    }
+    fn online(&self, player: u32) -> Option<f64> {
+        self.s.get(player as usize).copied()
     }
     fn grow(&mut self, players: usize) {
         self.s.resize(players, 1000.0);
@@ -394,6 +409,9 @@ impl FragRater for Xlr {
     fn ratings(&mut self) -> Vec<f64> {
         self.s.clone()
     }
+    fn online(&self, player: u32) -> Option<f64> {
+        self.s.get(player as usize).copied()
+    }
     fn grow(&mut self, players: usize) {
         self.s.resize(players, 1000.0);
         self.encounters.resize(players, 0);
@@ -436,6 +454,9 @@ impl FragRater for WholeHistoryRater {
     fn ratings(&mut self) -> Vec<f64> {
         self.fit.converge();
         self.fit.ratings()
+    }
+    fn online(&self, player: u32) -> Option<f64> {
+        Some(self.fit.rating(player as usize))
     }
     fn grow(&mut self, players: usize) {
         self.fit.grow(players);

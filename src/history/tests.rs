@@ -33,13 +33,23 @@ fn checkpoint_after(
     crate::state::decode_checkpoint(&bytes).expect("a checkpoint reads back")
 }
 
-/// Everything the folds give, comparable (the evaluation through its JSON).
-fn outcome(f: &Folds) -> (Stats, DynamicRatings, String, Vec<f64>) {
+type Outcome = (
+    Stats,
+    DynamicRatings,
+    String,
+    Vec<f64>,
+    Vec<Vec<(u32, f64)>>,
+);
+
+/// Everything the folds give, comparable (the evaluation through its JSON, the headline's
+/// ratings and curves apart since the JSON skips them).
+fn outcome(f: &Folds) -> Outcome {
     (
         f.stats.clone(),
         f.dynamic.clone(),
         serde_json::to_string(&f.evaluation).unwrap(),
         f.evaluation.headline_ratings.clone(),
+        f.evaluation.headline_curves.clone(),
     )
 }
 
@@ -158,4 +168,57 @@ fn a_clan_forming_later_refuses_the_checkpoint() {
         other => panic!("resumed: {other:?}"),
     }
     assert!(outcome(&folds) == outcome(&fold(&matches, &roster, &clans, &cfg, None)));
+}
+
+/// The headline's curve has one point per match a player played, in order, then the
+/// published value at the last one; Becker's headline draws its own ladder history instead.
+#[test]
+fn headline_curve_has_a_point_per_match_played_and_ends_at_the_published_value() {
+    use crate::config::HeadlineSystem;
+    use crate::rating::Ratings;
+    let (matches, roster) = history("openarena");
+    let clans = clans_of(&roster);
+    for system in [
+        HeadlineSystem::WholeHistory,
+        HeadlineSystem::Glicko2,
+        HeadlineSystem::Trueskill,
+        HeadlineSystem::Ns2,
+        HeadlineSystem::Xlrstats,
+        HeadlineSystem::Kd,
+        HeadlineSystem::Becker,
+    ] {
+        let mut cfg = RatingConfig::default();
+        cfg.headline.system = system;
+        let folds = fold(&matches, &roster, &clans, &cfg, None);
+        let ratings = Ratings::compute(folds.dynamic, folds.evaluation, &folds.stats, &cfg);
+        let headline = &ratings.headline;
+        if system == HeadlineSystem::Becker {
+            assert!(headline.curve.iter().all(Vec::is_empty));
+            continue;
+        }
+        assert_eq!(headline.curve.len(), roster.players.len(), "{system:?}");
+        for (i, points) in headline.curve.iter().enumerate() {
+            let played: Vec<u32> = roster
+                .match_players
+                .iter()
+                .enumerate()
+                .filter(|(_, ids)| ids.contains(&(i as u32)))
+                .map(|(m, _)| m as u32)
+                .collect();
+            assert!(!played.is_empty());
+            let numbers: Vec<u32> = points.iter().map(|&(n, _)| n).collect();
+            assert_eq!(
+                numbers[..numbers.len() - 1],
+                played[..],
+                "{system:?} player {i}"
+            );
+            assert_eq!(numbers.last(), played.last(), "{system:?} player {i}");
+            assert_eq!(
+                points.last().unwrap().1,
+                headline.value[i],
+                "{system:?} player {i}"
+            );
+            assert!(points.iter().all(|&(_, r)| r.is_finite()), "{system:?}");
+        }
+    }
 }

@@ -31,6 +31,12 @@ pub struct Headline {
     /// Per identity: too little evidence yet (fewer frags made plus suffered than
     /// `provisional_incidents`).
     pub provisional: Vec<bool>,
+    /// Per identity: (match number in rating order, headline rating after it) of every match
+    /// played, the rating as the replay had it then (online), then once more at the last
+    /// match the final published value (which for the whole-history fit is refitted on
+    /// everything). Empty for every identity when the headline is Becker's ladder, whose
+    /// curve the pages draw from [`DynamicRatings::history`].
+    pub curve: Vec<Vec<(u32, f64)>>,
     /// Every system's scores on these logs (only the headline's when `rating.evaluation` is
     /// off).
     pub evaluation: Evaluation,
@@ -47,14 +53,24 @@ impl Headline {
         becker: &[f64],
         cfg: &RatingConfig,
     ) -> Headline {
+        let mut curve = std::mem::take(&mut evaluation.headline_curves);
         let value = match cfg.headline.system {
-            HeadlineSystem::Becker => becker.to_vec(),
+            HeadlineSystem::Becker => {
+                curve.clear();
+                becker.to_vec()
+            }
             _ => std::mem::take(&mut evaluation.headline_ratings),
         };
+        for (points, &v) in curve.iter_mut().zip(&value) {
+            if let Some(&(last, _)) = points.last() {
+                points.push((last, v));
+            }
+        }
         let threshold = u64::from(cfg.headline.provisional_incidents);
         Headline {
             value,
             provisional: incidents.iter().map(|&n| n < threshold).collect(),
+            curve,
             evaluation,
         }
     }

@@ -374,6 +374,18 @@ impl WholeHistory {
             .collect()
     }
 
+    /// Player `i`'s averaged θ on the Elo-like scale as the fit stands (no convergence step),
+    /// 1500 for a player not yet seen.
+    pub fn rating(&self, i: usize) -> f64 {
+        let t: f64 = self
+            .weights
+            .iter()
+            .zip(&self.theta)
+            .map(|(w, t)| w * t.get(i).copied().unwrap_or(0.0))
+            .sum();
+        1500.0 + t * ELO_SCALE
+    }
+
     /// Player `i`'s θ averaged over the fits and its variance: each fit's posterior variance
     /// (the inverse of its curvature at the last step, in real units) plus the spread of the
     /// fits' θ around their average (model averaging). A player with no frags gets the prior's.

@@ -183,6 +183,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav_item("Servers", "servers.html"),
         nav_item("Rankings explained", "ranking.html"),
         nav_item("Prediction", "evaluation.html"),
+        nav_item("Balance", "balance.html"),
     ];
     nav.extend(content_pages.iter().map(|p| nav_item(&p.title, &p.url)));
     nav.extend(input.config.nav.iter().map(|l| NavItem {
@@ -301,6 +302,13 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &templates,
         top("ranking.html"),
         &Keyed("ranking", r.ranking_page(static_rows)),
+    )?);
+
+    // The team balancer: all in the browser, from data/balance.js.
+    files.push(top_page(
+        &templates,
+        top("balance.html"),
+        &Keyed("balance", ()),
     )?);
 
     let evaluation = Keyed(

@@ -2,6 +2,7 @@
 //! coloured names) and the small lookups they all use. Each page kind adds its own builders in
 //! `pages/`.
 
+use crate::config::HeadlineSystem;
 use rayon::prelude::*;
 
 use super::colour::name_html;
@@ -115,9 +116,35 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    /// The headline system's name as the evaluation reports it.
+    pub(super) fn headline_system_name(&self) -> String {
+        let evaluation = &self.input.ratings.headline.evaluation;
+        evaluation
+            .report(&evaluation.headline)
+            .map_or_else(|| evaluation.headline.clone(), |r| r.system.clone())
+    }
+
+    /// The headline system refits the whole history at the end, so the last point of a
+    /// headline curve may jump from the one before.
+    pub(super) fn headline_refitted(&self) -> bool {
+        matches!(
+            self.input.config.rating.headline.system,
+            HeadlineSystem::WholeHistory | HeadlineSystem::BradleyTerry
+        )
+    }
+
     /// A rating curve for identity or clan number `id`.
     pub(super) fn curve(&self, id: usize, what: &str) -> String {
-        let history = &self.input.ratings.dynamic.history[id];
+        self.curve_of(
+            &self.input.ratings.dynamic.history[id],
+            what,
+            &format!("Becker's rating of {what} over time"),
+        )
+    }
+
+    /// A rating curve from (match index, rating) points, thinned to about [`CURVE_POINTS`]
+    /// (the last point is always kept); "" when there are none.
+    pub(super) fn curve_of(&self, history: &[(u32, f64)], what: &str, title: &str) -> String {
         let step = history.len().div_ceil(CURVE_POINTS).max(1);
         let points: Vec<(f64, f64)> = history
             .iter()
@@ -144,7 +171,7 @@ impl<'a> Renderer<'a> {
         };
         let dots = points.len() <= 60;
         charts::line_chart(&charts::LineChart {
-            title: &format!("Rating of {what} over time"),
+            title,
             x_label: if dated { "match start" } else { "match number" },
             y_label: "rating",
             series: vec![charts::Series {

@@ -25,6 +25,7 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("clan.html", include_str!("../../templates/clan.html")),
     ("servers.html", include_str!("../../templates/servers.html")),
     ("server.html", include_str!("../../templates/server.html")),
+    ("balance.html", include_str!("../../templates/balance.html")),
     (
         "partials/static_table.html",
         include_str!("../../templates/partials/static_table.html"),
@@ -51,6 +52,7 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
 pub const BUILTIN_STATIC: &[(&str, &[u8])] = &[
     ("style.css", include_bytes!("../../static/style.css")),
     ("site.js", include_bytes!("../../static/site.js")),
+    ("balance.js", include_bytes!("../../static/balance.js")),
 ];
 
 /// The template set used to render pages.

@@ -192,8 +192,13 @@ pub struct PlayerPage {
     pub awards: Vec<LabelCount>,
     pub opponents: Vec<Opponent>,
     pub match_rows: Vec<PlayerMatchRow>,
-    /// Inline SVG of the rating over time (built and escaped in Rust).
+    /// Inline SVG of Becker's rating over time (built and escaped in Rust).
     pub curve_svg: String,
+    /// Inline SVG of the headline rating after each match played, ending at the published
+    /// value; "" when the headline is Becker's ladder (drawn by `curve_svg`).
+    pub headline_curve_svg: String,
+    /// The headline system refits the whole history at the end (so the last point may jump).
+    pub headline_refitted: bool,
 }
 
 /// A map page.
@@ -334,7 +339,16 @@ pub struct ClanRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct ClanPage {
     pub name: String,
+    /// Mean headline rating of the listed members; None when every member is hidden.
+    pub headline: Option<String>,
+    pub headline_system: String,
+    /// Inline SVG of the members' mean headline rating after each match ("" for Becker's).
+    pub headline_curve_svg: String,
+    /// The headline refits the whole history at the end (the curve's last point may jump).
+    pub headline_refitted: bool,
+    /// Becker's clan rating, and the clan's place on that ladder.
     pub rating: String,
+    pub becker_rank: usize,
     pub declared: bool,
     pub members: Vec<PlayerRow>,
     pub curve_svg: String,

@@ -22,16 +22,38 @@ impl Renderer<'_> {
             .collect()
     }
 
+    /// Clan `c`'s place on Becker's clan ladder (1 = best; ties by clan order).
+    fn clan_becker_rank(&self, c: usize) -> usize {
+        let g = &self.input.ratings.dynamic.clans;
+        1 + (0..g.len())
+            .filter(|&o| g[o].total_cmp(&g[c]).then(c.cmp(&o)).is_gt())
+            .count()
+    }
+
     pub(in crate::render) fn clan_page(&self, c: usize) -> ClanPage {
         let clan = &self.input.clans.clans[c];
-        let g = &self.input.ratings.dynamic.players;
+        let headline = &self.input.ratings.headline;
         let mut members: Vec<u32> = clan
             .members
             .iter()
             .copied()
             .filter(|&m| !self.input.hidden[m as usize])
             .collect();
-        members.sort_by(|a, b| g[*b as usize].total_cmp(&g[*a as usize]).then(a.cmp(b)));
+        // As the ladder: ranked members first, then by the headline rating.
+        members.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            headline.provisional[a]
+                .cmp(&headline.provisional[b])
+                .then(headline.value[b].total_cmp(&headline.value[a]))
+                .then(a.cmp(&b))
+        });
+        let mean_headline = (!members.is_empty()).then(|| {
+            members
+                .iter()
+                .map(|&m| headline.value[m as usize])
+                .sum::<f64>()
+                / members.len() as f64
+        });
         let of_player = &self.input.clans.of_player;
         let mut versus: Vec<(u32, u32)> = vec![(0, 0); self.input.clans.clans.len()];
         let mut played: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
@@ -63,7 +85,19 @@ impl Renderer<'_> {
             .collect();
         ClanPage {
             name: clan.name.clone(),
+            headline: mean_headline.map(|v| format!("{v:.0}")),
+            headline_system: self.headline_system_name(),
+            headline_curve_svg: self.curve_of(
+                &mean_curve(&headline.curve, &members),
+                &clan.name,
+                &format!(
+                    "Mean headline rating of {}'s members after each match",
+                    clan.name
+                ),
+            ),
+            headline_refitted: self.headline_refitted(),
             rating: format!("{:.1}", self.input.ratings.dynamic.clans[c]),
+            becker_rank: self.clan_becker_rank(c),
             declared: clan.declared,
             members: members
                 .iter()
@@ -78,5 +112,62 @@ impl Renderer<'_> {
                 .map(|&mi| self.match_row(mi as usize))
                 .collect(),
         }
+    }
+}
+
+/// The mean headline rating of `members` after each match any of them played: each member
+/// counts from their first match on, with their latest point (so the final refit of the last
+/// points ends the curve at the mean of the published ratings). Empty when the headline has
+/// no curves (Becker's ladder, drawn apart).
+fn mean_curve(curves: &[Vec<(u32, f64)>], members: &[u32]) -> Vec<(u32, f64)> {
+    let mut points: Vec<(u32, usize, f64)> = members
+        .iter()
+        .enumerate()
+        .flat_map(|(k, &m)| {
+            curves
+                .get(m as usize)
+                .into_iter()
+                .flatten()
+                .map(move |&(n, r)| (n, k, r))
+        })
+        .collect();
+    // Stable: a member's final point stays after their online point of the same match.
+    points.sort_by_key(|&(n, _, _)| n);
+    let mut latest: Vec<Option<f64>> = vec![None; members.len()];
+    let (mut sum, mut count) = (0.0, 0usize);
+    let mut curve: Vec<(u32, f64)> = Vec::new();
+    for (n, k, r) in points {
+        match latest[k].replace(r) {
+            Some(old) => sum += r - old,
+            None => {
+                sum += r;
+                count += 1;
+            }
+        }
+        let mean = sum / count as f64;
+        match curve.last_mut() {
+            Some(last) if last.0 == n => last.1 = mean,
+            _ => curve.push((n, mean)),
+        }
+    }
+    curve
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mean_curve;
+
+    /// Hand-worked: A plays matches 1 and 3 (refitted to 1530 at 3), B plays match 2 and is
+    /// refitted to 1490 at it; members join the mean from their first match.
+    #[test]
+    fn mean_curve_follows_each_member_from_their_first_match() {
+        let curves = vec![
+            vec![(1, 1510.0), (3, 1520.0), (3, 1530.0)],
+            vec![(2, 1480.0), (2, 1490.0)],
+            vec![(2, 9999.0)],
+        ];
+        let curve = mean_curve(&curves, &[0, 1]);
+        assert_eq!(curve, vec![(1, 1510.0), (2, 1500.0), (3, 1510.0)]);
+        assert!(mean_curve(&[Vec::new(), Vec::new()], &[0, 1]).is_empty());
     }
 }

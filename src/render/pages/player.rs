@@ -159,13 +159,7 @@ impl Renderer<'_> {
             name_html: name_html(&identity.name),
             plain: identity.key.clone(),
             headline: format!("{:.0}", headline.value.get(i).copied().unwrap_or(0.0)),
-            headline_system: headline
-                .evaluation
-                .report(&headline.evaluation.headline)
-                .map_or_else(
-                    || headline.evaluation.headline.clone(),
-                    |r| r.system.clone(),
-                ),
+            headline_system: self.headline_system_name(),
             rank: (!provisional && self.input.standing.active[i]).then_some(self.rank[i]),
             division: self.division(i),
             last_seen: self.input.standing.last_seen[i]
@@ -202,6 +196,18 @@ impl Renderer<'_> {
             opponents,
             match_rows,
             curve_svg: self.curve(i, &identity.key),
+            headline_curve_svg: headline
+                .curve
+                .get(i)
+                .map(|points| {
+                    self.curve_of(
+                        points,
+                        &identity.key,
+                        &format!("Headline rating of {} after each match", identity.key),
+                    )
+                })
+                .unwrap_or_default(),
+            headline_refitted: self.headline_refitted(),
         }
     }
 }

@@ -1,0 +1,357 @@
+// balance.html: the team balancer in the browser. A port of src/balance (names resolved as
+// `fragstats balance` resolves them, the exhaustive search up to 24 players with the same
+// tie-breaking, the same local search beyond), reading data/balance.js. The lobby lives in the
+// URL (?players=A,B,C, each name URI-encoded) so a link shares it. Names are always set as text.
+(function () {
+  "use strict";
+  var EXACT_UP_TO = 24, MAX_PLAYERS = 256, TIE = 1e-9;
+  var data = window.FRAGSTATS_BALANCE;
+  var el = function (id) { return document.getElementById(id); };
+  if (!data || !data.params || !data.players) {
+    el("balance-error").textContent = "data/balance.js is missing: build the site again.";
+    return;
+  }
+  var params = data.params, players = data.players;
+
+  function plain(name) { return String(name).replace(/\^[0-9A-Za-z]/g, "").trim(); }
+  var index = players.map(function (p) {
+    return [p.name].concat(p.names).map(function (n) { return n.toLowerCase(); });
+  });
+
+  function distance(a, b) {
+    a = Array.from(a).slice(0, 64); b = Array.from(b).slice(0, 64);
+    var row = [], i, j;
+    for (j = 0; j <= b.length; j++) row.push(j);
+    for (i = 0; i < a.length; i++) {
+      var diagonal = row[0];
+      row[0] = i + 1;
+      for (j = 0; j < b.length; j++) {
+        var next = Math.min(row[j + 1] + 1, row[j] + 1, diagonal + (a[i] !== b[j] ? 1 : 0));
+        diagonal = row[j + 1];
+        row[j + 1] = next;
+      }
+    }
+    return row[b.length];
+  }
+
+  // As BalanceData::resolve: {known: i} or {fresh: name} or {error: text}.
+  function resolve(query) {
+    var p = plain(query), wanted = p.toLowerCase(), i;
+    if (!wanted) return { error: JSON.stringify(query) + " is not a name" };
+    for (i = 0; i < players.length; i++) if (players[i].name === p) return { known: i };
+    function matching(test) {
+      var out = [];
+      for (var k = 0; k < players.length; k++) if (index[k].some(test)) out.push(k);
+      return out;
+    }
+    var found = matching(function (n) { return n === wanted; });
+    if (!found.length) found = matching(function (n) { return n.startsWith(wanted); });
+    if (!found.length) found = matching(function (n) { return n.indexOf(wanted) >= 0; });
+    if (found.length === 1) return { known: found[0] };
+    if (found.length > 1) {
+      return { error: JSON.stringify(query) + " is ambiguous: it could be " +
+        found.slice(0, 8).map(function (k) { return players[k].name; }).join(", ") +
+        (found.length > 8 ? ", ..." : "") };
+    }
+    var close = [];
+    for (i = 0; i < players.length; i++) {
+      var d = Math.min.apply(null, index[i].map(function (n) { return distance(n, wanted); }));
+      if (d <= 2) close.push([d, i]);
+    }
+    if (!close.length) return { fresh: p };
+    close.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; });
+    return { error: "no player is called " + JSON.stringify(query) + "; did you mean " +
+      close.slice(0, 5).map(function (c) { return players[c[1]].name; }).join(", ") + "?" };
+  }
+
+  // The team model (TeamParams::p_red with weights 1 and no map).
+  function scale() { return Math.max(params.coef[0], 0); }
+  function pRed(lobby, red, blue) {
+    function side(ids) {
+      var weight = 0, sum = 0, variance = 0, k;
+      for (k = 0; k < ids.length; k++) { weight += 1; sum += lobby[ids[k]].mean; }
+      if (weight <= 0) return [0, 0, 0];
+      for (k = 0; k < ids.length; k++) variance += (1 / weight) * (1 / weight) * lobby[ids[k]].variance;
+      return [sum / weight, variance, weight];
+    }
+    var r = side(red), b = side(blue);
+    var size = r[2] > 0 && b[2] > 0 ? Math.log(r[2] / b[2]) : 0;
+    var s = scale(), spread = Math.PI / 8 * s * s * (r[1] + b[1]);
+    var k = isFinite(spread) ? 1 / Math.sqrt(1 + spread) : 0;
+    var logit = 0;
+    logit += s * (k * (r[0] - b[0]));
+    logit += params.coef[1] * (k * size);
+    logit += params.coef[2] * k;
+    logit += params.coef[3] * (k * 0);
+    return 1 / (1 + Math.exp(-logit));
+  }
+
+  function splitOf(lobby, redSet) {
+    var red = [], blue = [];
+    for (var i = 0; i < lobby.length; i++) (redSet[i] ? red : blue).push(i);
+    return { red: red, blue: blue, p: pRed(lobby, red, blue) };
+  }
+
+  function abba(lobby) {
+    var order = lobby.map(function (_, i) { return i; });
+    order.sort(function (a, b) { return lobby[b].mean - lobby[a].mean || a - b; });
+    var red = [], blue = [];
+    order.forEach(function (i, k) { (k % 4 === 0 || k % 4 === 3 ? red : blue).push(i); });
+    var num = function (a, b) { return a - b; };
+    red.sort(num); blue.sort(num);
+    return { red: red, blue: blue, p: pRed(lobby, red, blue) };
+  }
+
+  // Best splits kept: [rounded cost, partition, red], ordered by (cost, partition).
+  function offer(best, keep, cost, partition, red) {
+    var key = Math.round(cost / TIE) * TIE;
+    var lt = function (c1, p1, c2, p2) { return c1 < c2 || (c1 === c2 && p1 < p2); };
+    if (best.length === keep) {
+      var last = best[best.length - 1];
+      if (!lt(key, partition, last[0], last[1])) return;
+    }
+    for (var at = 0; at < best.length; at++) {
+      if (best[at][1] === partition) {
+        if (!lt(key, red, best[at][0], best[at][2])) return;
+        best.splice(at, 1);
+        break;
+      }
+    }
+    var pos = 0;
+    while (pos < best.length && !lt(key, partition, best[pos][0], best[pos][1])) pos++;
+    best.splice(pos, 0, [key, partition, red]);
+    if (best.length > keep) best.length = keep;
+  }
+
+  function exhaustive(lobby, keep) {
+    var n = lobby.length, all = Math.pow(2, n) - 1;
+    var low = Math.floor(n / 2), high = Math.ceil(n / 2);
+    var mean = lobby[0].mean, variance = lobby[0].variance, i;
+    var totalMean = 0, totalVariance = 0;
+    for (i = 0; i < n; i++) totalMean += lobby[i].mean;
+    for (i = 0; i < n; i++) totalVariance += lobby[i].variance;
+    var best = [], s = scale(), spread = Math.PI / 8 * s * s;
+    var sizeMore = Math.log(high / Math.max(low, 1));
+    var set = 1, steps = Math.pow(2, n - 1);
+    for (var step = 0; step < steps; step++) {
+      if (step > 0) {
+        var bit = 0;
+        while (((step / Math.pow(2, bit)) & 1) === 0) bit++;
+        i = bit + 1;
+        if ((set >> i) & 1) { mean -= lobby[i].mean; variance -= lobby[i].variance; }
+        else { mean += lobby[i].mean; variance += lobby[i].variance; }
+        set ^= 1 << i;
+      }
+      var size = 0;
+      for (var t = set; t; t &= t - 1) size++;
+      if (size !== low && size !== high) continue;
+      var other = n - size;
+      for (var side = 0; side < 2; side++) {
+        var red = side === 0 ? set : all - set;
+        var rn, bn, rm, rv;
+        if (side === 0) { rn = size; bn = other; rm = mean; rv = variance; }
+        else { rn = other; bn = size; rm = totalMean - mean; rv = totalVariance - variance; }
+        var skill = rm / rn - (totalMean - rm) / bn;
+        var v = rv / (rn * rn) + (totalVariance - rv) / (bn * bn);
+        var sz = rn > bn ? sizeMore : rn < bn ? -sizeMore : 0;
+        var k = 1 / Math.sqrt(1 + spread * v);
+        var logit = k * (s * skill + params.coef[1] * sz + params.coef[2]);
+        offer(best, keep, Math.abs(logit), set, red);
+      }
+    }
+    return best.map(function (f) {
+      var redSet = [];
+      for (var j = 0; j < n; j++) redSet.push(Math.floor(f[2] / Math.pow(2, j)) % 2 === 1);
+      return splitOf(lobby, redSet);
+    });
+  }
+
+  function cost(p) { return Math.abs(p - 0.5); }
+
+  function localSearch(lobby, keep) {
+    var n = lobby.length, found = [], start = abba(lobby);
+    function evalSet(red) {
+      var r = [], b = [];
+      for (var i = 0; i < n; i++) (red[i] ? r : b).push(i);
+      if (!r.length || !b.length) return Infinity;
+      return cost(pRed(lobby, r, b));
+    }
+    for (var shift = 0; shift < 8; shift++) {
+      var red = [], i;
+      for (i = 0; i < n; i++) red.push(false);
+      start.red.forEach(function (j) { red[(j + shift * 7) % n] = true; });
+      var current = evalSet(red);
+      for (;;) {
+        var bestMove = null;
+        for (var a = 0; a < n; a++) {
+          for (var b = a + 1; b <= n; b++) {
+            var next = red.slice();
+            if (b === n) next[a] = !next[a];
+            else if (red[a] !== red[b]) { next[a] = !next[a]; next[b] = !next[b]; }
+            else continue;
+            var reds = 0;
+            for (i = 0; i < n; i++) if (next[i]) reds++;
+            if (reds !== Math.floor(n / 2) && reds !== Math.ceil(n / 2)) continue;
+            var c = evalSet(next);
+            if (c + TIE < current && (bestMove === null || c + TIE < bestMove[0])) bestMove = [c, a, b];
+          }
+        }
+        if (bestMove === null) break;
+        red[bestMove[1]] = !red[bestMove[1]];
+        if (bestMove[2] < n) red[bestMove[2]] = !red[bestMove[2]];
+        current = bestMove[0];
+      }
+      if (isFinite(current)) {
+        var same = found.some(function (f) {
+          return f[1].every(function (x, j) { return x === red[j]; }) ||
+            f[1].every(function (x, j) { return x !== red[j]; });
+        });
+        if (!same) found.push([current, red]);
+      }
+    }
+    // A stable sort, as Rust's sort_by.
+    found = found.map(function (f, j) { return [f, j]; })
+      .sort(function (x, y) { return x[0][0] - y[0][0] || x[1] - y[1]; })
+      .map(function (x) { return x[0]; });
+    return found.slice(0, keep).map(function (f) { return splitOf(lobby, f[1]); });
+  }
+
+  // As balance::balance without rules: {best, alternatives, exact, abba}.
+  function balance(lobby) {
+    var n = lobby.length;
+    if (n < 2) return { error: "name at least two players" };
+    if (n > MAX_PLAYERS) return { error: "at most " + MAX_PLAYERS + " players can be balanced, not " + n };
+    var exact = n <= EXACT_UP_TO;
+    var found = exact ? exhaustive(lobby, 4) : localSearch(lobby, 4);
+    if (!found.length) return { error: "no split found" };
+    return { best: found[0], alternatives: found.slice(1), exact: exact, abba: abba(lobby) };
+  }
+
+  // --- The page ---
+  var wanted = [];
+  function readUrl() {
+    var m = /[?&#]players=([^&#]*)/.exec(window.location.search + window.location.hash);
+    if (!m) return [];
+    return m[1].split(",").map(function (part) {
+      try { return decodeURIComponent(part.replace(/\+/g, " ")); } catch (e) { return ""; }
+    }).filter(function (s) { return s.trim() !== ""; });
+  }
+  function writeUrl() {
+    var q = wanted.length ? "?players=" + wanted.map(encodeURIComponent).join(",") : "";
+    try { history.replaceState(null, "", window.location.pathname + q); } catch (e) { /* file:// in some browsers */ }
+  }
+
+  function text(tag, content, cls) {
+    var node = document.createElement(tag);
+    node.textContent = content;
+    if (cls) node.className = cls;
+    return node;
+  }
+  function percent(p) { return (100 * p).toFixed(1) + "%"; }
+
+  function teamBlock(lobby, split, title) {
+    var box = document.createElement("section");
+    box.className = "balance-split";
+    box.appendChild(text("h3", title + ": P(red wins) = " + percent(split.p)));
+    box.setAttribute("data-p", String(split.p));
+    var cols = document.createElement("div");
+    cols.className = "balance-teams";
+    [["red", split.red], ["blue", split.blue]].forEach(function (side) {
+      var col = document.createElement("div");
+      col.className = "balance-team team-" + side[0];
+      col.appendChild(text("h4", side[0] === "red" ? "Red" : "Blue"));
+      var ul = document.createElement("ul");
+      ul.className = "balance-" + side[0];
+      side[1].forEach(function (i) { ul.appendChild(text("li", lobby[i].name)); });
+      col.appendChild(ul);
+      cols.appendChild(col);
+    });
+    box.appendChild(cols);
+    return box;
+  }
+
+  function update() {
+    writeUrl();
+    var lobby = [], errors = [], unknown = [];
+    wanted.forEach(function (q) {
+      var r = resolve(q), name, skill;
+      if (r.error) { errors.push(r.error); return; }
+      if (r.known !== undefined) {
+        name = players[r.known].name;
+        skill = { mean: players[r.known].skill, variance: players[r.known].variance };
+      } else {
+        name = r.fresh;
+        skill = params.newcomer;
+      }
+      if (lobby.some(function (c) { return c.name === name; })) return;
+      if (r.fresh !== undefined) unknown.push(name);
+      lobby.push({ name: name, mean: skill.mean, variance: skill.variance });
+    });
+    var list = el("balance-lobby");
+    list.textContent = "";
+    wanted.forEach(function (q, k) {
+      var li = text("li", plain(q));
+      var x = text("button", "\u00d7");
+      x.type = "button";
+      x.setAttribute("aria-label", "Remove " + plain(q));
+      x.addEventListener("click", function () { wanted.splice(k, 1); update(); });
+      li.appendChild(x);
+      list.appendChild(li);
+    });
+    var out = el("balance-result");
+    out.textContent = "";
+    el("balance-error").textContent = errors.join("\n");
+    if (unknown.length) out.appendChild(text("p", "Never seen (rated as newcomers): " + unknown.join(", ")));
+    var result = balance(lobby);
+    if (result.error) {
+      out.appendChild(text("p", result.error + "."));
+      out.setAttribute("data-state", "none");
+      return;
+    }
+    var best = teamBlock(lobby, result.best, result.exact ? "Fairest teams" : "Fairest teams found (not every split tried)");
+    best.id = "balance-best";
+    out.appendChild(best);
+    result.alternatives.forEach(function (s, k) {
+      out.appendChild(teamBlock(lobby, s, "Alternative " + (k + 1)));
+    });
+    out.appendChild(teamBlock(lobby, result.abba, "Naive split by skill (ABBA)"));
+    out.setAttribute("data-state", "ready");
+  }
+
+  function add(names) {
+    names.forEach(function (n) { if (plain(n) && wanted.indexOf(n) < 0) wanted.push(n); });
+    update();
+  }
+
+  var search = el("balance-search"), hits = el("balance-hits");
+  search.addEventListener("input", function () {
+    hits.textContent = "";
+    var q = plain(search.value).toLowerCase();
+    if (!q) return;
+    var shown = 0;
+    for (var i = 0; i < players.length && shown < 12; i++) {
+      if (!index[i].some(function (n) { return n.indexOf(q) >= 0; })) continue;
+      shown++;
+      (function (name) {
+        var li = document.createElement("li");
+        var b = text("button", "+ " + name);
+        b.type = "button";
+        b.addEventListener("click", function () { add([name]); search.value = ""; hits.textContent = ""; search.focus(); });
+        li.appendChild(b);
+        hits.appendChild(li);
+      })(players[i].name);
+    }
+  });
+  el("balance-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var pasted = el("balance-paste").value.split(/[\n,]/);
+    if (search.value.trim()) pasted.push(search.value);
+    el("balance-paste").value = "";
+    search.value = "";
+    hits.textContent = "";
+    add(pasted);
+  });
+  el("balance-clear").addEventListener("click", function () { wanted = []; update(); });
+  wanted = readUrl();
+  update();
+})();
