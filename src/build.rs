@@ -312,6 +312,10 @@ pub fn render(
     let checkpoint =
         continuation.checkpoint(&stats, matches.len(), &roster, &clans, &config.rating);
     timer.lap("counts and ratings");
+    // Nothing is computed for a site without seasons.
+    let seasons =
+        crate::rating::season::Seasons::compute(config, matches, &roster, &aliases, &hidden);
+    timer.lap("seasons");
     let (files, checkpoint) = rayon::join(
         || {
             render_site(&SiteInput {
@@ -324,6 +328,7 @@ pub fn render(
                 bots: &bots,
                 hidden: &hidden,
                 standing: &standing,
+                seasons: &seasons,
                 diagnostics,
                 cache,
                 site_dir,

@@ -55,6 +55,58 @@ pub struct Config {
     /// `[[servers]]`: a server's name for the matches of some logs (else a match's server is its
     /// `sv_hostname`, colour codes removed). Default: none.
     pub servers: Vec<ServerConfig>,
+    /// `[seasons]`: ladders of their own for periods of log time. Default: none.
+    pub seasons: SeasonsConfig,
+}
+
+/// `[seasons]`: either `every` (calendar periods) or `[[seasons.list]]` (named date ranges), and
+/// the share of the previous season's rating a season starts from (`carry`).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SeasonsConfig {
+    /// One season per calendar month, quarter or year that holds a dated match. Default: none.
+    pub every: Option<SeasonEvery>,
+    /// Named seasons with inclusive start and end dates (log time). Default: none.
+    pub list: Vec<SeasonSpan>,
+    /// Soft reset, in [0, 1]: each season's rating starts this share of the player's distance
+    /// from the previous season's average ahead (0 = from nothing). Default: 0.
+    pub carry: f64,
+}
+
+impl SeasonsConfig {
+    /// Whether any season is configured (else none is computed or shown).
+    pub fn configured(&self) -> bool {
+        self.every.is_some() || !self.list.is_empty()
+    }
+}
+
+/// `[seasons] every`: the length of calendar seasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeasonEvery {
+    Month,
+    Quarter,
+    Year,
+}
+
+/// One `[[seasons.list]]` entry.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SeasonSpan {
+    /// The season's name on the site.
+    pub name: String,
+    /// First day (`YYYY-MM-DD`, log time), inclusive.
+    pub start: String,
+    /// Last day (`YYYY-MM-DD`, log time), inclusive.
+    pub end: String,
+}
+
+impl SeasonSpan {
+    /// The first and last day, when both are `YYYY-MM-DD` dates ([`Config::validate`] checks).
+    pub fn dates(&self) -> Option<(chrono::NaiveDate, chrono::NaiveDate)> {
+        let day = |s: &str| chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").ok();
+        Some((day(&self.start)?, day(&self.end)?))
+    }
 }
 
 /// One `[[servers]]` entry.
@@ -172,6 +224,7 @@ impl Default for Config {
             ladder: LadderConfig::default(),
             divisions: Vec::new(),
             servers: Vec::new(),
+            seasons: SeasonsConfig::default(),
         }
     }
 }
@@ -499,6 +552,7 @@ impl Config {
                 anyhow::bail!("{origin}: {which}: min_rating must be a number");
             }
         }
+        self.validate_seasons(origin)?;
         let c = &self.colors;
         for (key, value) in [
             ("accent", &c.accent),
@@ -512,6 +566,52 @@ impl Config {
                 anyhow::bail!(
                     "{origin}: colors.{key} = {v:?} is not a colour: write it as #rgb or #rrggbb"
                 );
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// `[seasons]`: one way of defining them, real dates in order, a carry in [0, 1].
+    fn validate_seasons(&self, origin: &str) -> Result<()> {
+        let s = &self.seasons;
+        if s.every.is_some() && !s.list.is_empty() {
+            anyhow::bail!(
+                "{origin}: [seasons] sets both `every` and [[seasons.list]]: keep one (`every` \
+                 makes calendar seasons, the list names its own)"
+            );
+        }
+        if !(0.0..=1.0).contains(&s.carry) {
+            anyhow::bail!(
+                "{origin}: seasons.carry = {} must be between 0 (each season starts from \
+                 nothing) and 1 (it starts from the whole previous rating)",
+                s.carry
+            );
+        }
+        if s.carry > 0.0 && !s.configured() {
+            anyhow::bail!(
+                "{origin}: seasons.carry is set but no season is: add `every = \"month\"` (or \
+                 \"quarter\", \"year\") or [[seasons.list]] entries under [seasons]"
+            );
+        }
+        for (n, season) in s.list.iter().enumerate() {
+            let which = format!("[[seasons.list]] entry {} ({:?})", n + 1, season.name);
+            if season.name.trim().is_empty() {
+                anyhow::bail!("{origin}: {which} needs a `name`");
+            }
+            for (key, value) in [("start", &season.start), ("end", &season.end)] {
+                if chrono::NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d").is_err() {
+                    anyhow::bail!(
+                        "{origin}: {which}: {key} = {value:?} is not a date: write it as \
+                         YYYY-MM-DD, like \"2026-03-01\" (both ends are inclusive)"
+                    );
+                }
+            }
+            if let Some((start, end)) = season.dates()
+                && end < start
+            {
+                anyhow::bail!("{origin}: {which}: end {end} is before start {start}");
             }
         }
         Ok(())
@@ -568,6 +668,45 @@ mod tests {
         assert!(Config::parse("[colors]\naccent = \"#0af\"\n", "s").is_ok());
         let err = Config::parse("[colors]\naccent = \"red;}body{x:1\"\n", "s").unwrap_err();
         assert!(err.to_string().contains("colors.accent"), "{err}");
+    }
+
+    #[test]
+    fn seasons_are_checked() {
+        let c = Config::parse("[seasons]\nevery = \"quarter\"\ncarry = 0.5\n", "s").unwrap();
+        assert_eq!(c.seasons.every, Some(SeasonEvery::Quarter));
+        assert_eq!(c.seasons.carry, 0.5);
+        let listed = "[[seasons.list]]\nname = \"Spring\"\nstart = \"2026-03-01\"\n";
+        let c = Config::parse(&format!("{listed}end = \"2026-05-31\"\n"), "s").unwrap();
+        let (start, end) = c.seasons.list[0].dates().unwrap();
+        assert_eq!(
+            (start.to_string(), end.to_string()),
+            ("2026-03-01".into(), "2026-05-31".into())
+        );
+        for (text, says) in [
+            (
+                format!("{listed}end = \"2026-02-31\"\n"),
+                "end = \"2026-02-31\" is not a date",
+            ),
+            (format!("{listed}end = \"2026-02-01\"\n"), "is before start"),
+            (
+                format!("[seasons]\nevery = \"year\"\n{listed}end = \"2026-05-31\"\n"),
+                "keep one",
+            ),
+            ("[seasons]\ncarry = 0.5\n".into(), "no season is"),
+            (
+                "[seasons]\nevery = \"month\"\ncarry = 1.5\n".into(),
+                "between 0",
+            ),
+            (
+                "[[seasons.list]]\nstart = \"2026-01-01\"\nend = \"2026-01-02\"\n".into(),
+                "needs a `name`",
+            ),
+        ] {
+            let err = Config::parse(&text, "s").unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+        let err = Config::parse("[seasons]\nevery = \"week\"\n", "s").unwrap_err();
+        assert!(err.to_string().contains("unknown variant `week`"), "{err}");
     }
 
     #[test]

@@ -304,7 +304,9 @@
     if (unknown.length) out.appendChild(text("p", "Never seen (rated as newcomers): " + unknown.join(", ")));
     var result = balance(lobby);
     if (result.error) {
-      out.appendChild(text("p", result.error + "."));
+      out.appendChild(text("p", lobby.length
+        ? result.error + "."
+        : "Add the players present (two or more) to see the fairest teams."));
       out.setAttribute("data-state", "none");
       return;
     }

@@ -353,7 +353,8 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
     // the binary holds. An alias makes the name a page shows differ from the player's key.
     std::fs::write(
         tmp.path().join("site.toml"),
-        "title = \"Browser test\"\n[aliases]\n\"Boss\" = [\"RedDevil\"]\n",
+        "title = \"Browser test\"\n[aliases]\n\"Boss\" = [\"RedDevil\"]\n\
+         [seasons]\nevery = \"month\"\n",
     )
     .unwrap();
     let urt = Path::new(concat!(
@@ -438,10 +439,11 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
         "ranking.html",
         "evaluation.html",
         "clans.html",
+        "seasons.html",
     ]
     .map(String::from)
     .to_vec();
-    for dir in ["matches", "maps", "clans"] {
+    for dir in ["matches", "maps", "clans", "seasons"] {
         if let Some(file) = first_file(&out.join(dir)) {
             pages.push(format!("{dir}/{file}"));
         }
@@ -449,6 +451,10 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
     assert!(
         pages.iter().any(|p| p.starts_with("clans/")),
         "no clan page"
+    );
+    assert!(
+        pages.iter().any(|p| p.starts_with("seasons/")),
+        "no season page"
     );
     driver.size(390, 844);
     for page in &pages {
@@ -482,7 +488,13 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
         .map(PathBuf::from)
         .unwrap_or_else(|| tmp.path().join("shots"));
     std::fs::create_dir_all(&shots).unwrap();
-    for page in ["index.html", "evaluation.html"] {
+    for page in [
+        "index.html",
+        "evaluation.html",
+        "seasons.html",
+        "seasons/november-2026.html",
+        "players/boss.html",
+    ] {
         driver.open(&url(page));
         for width in [1280, 390] {
             let png = driver.screenshot(width);
@@ -490,7 +502,10 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
                 png.starts_with(b"\x89PNG") && png.len() > 5000,
                 "no screenshot of {page} at {width} px"
             );
-            let name = format!("{}-{width}.png", page.trim_end_matches(".html"));
+            let name = format!(
+                "{}-{width}.png",
+                page.trim_end_matches(".html").replace('/', "-")
+            );
             std::fs::write(shots.join(name), png).unwrap();
         }
     }

@@ -238,7 +238,10 @@ fn random_uploads(sources: &[&str], seed: u64, steps: usize, config: &str) -> us
 const COMMUNITY: &str = "[moderation]\nhide = [\"Grism\"]\nexclude = [\"^1Red^7Devil\"]\n\
     [ladder]\ninactive_after_days = 0\n\
     [[divisions]]\nname = \"Gold\"\ntop_percent = 20\n[[divisions]]\nname = \"Silver\"\n\
-    [[servers]]\nname = \"Main\"\nlogs = [\"logs/server-1.log\", \"../logs/server-1.log\"]\n";
+    [[servers]]\nname = \"Main\"\nlogs = [\"logs/server-1.log\", \"../logs/server-1.log\"]\n\
+    [seasons]\ncarry = 0.5\n[[seasons.list]]\nname = \"Autumn\"\nstart = \"2026-09-01\"\n\
+    end = \"2026-11-22\"\n[[seasons.list]]\nname = \"Late 2026\"\nstart = \"2026-11-22\"\n\
+    end = \"2026-12-31\"\n";
 
 #[test]
 fn random_uploads_with_a_community_config_give_the_full_build_bytes() {

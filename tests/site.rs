@@ -1029,9 +1029,50 @@ fn headline_rating_and_provisional_players() {
     for s in systems.iter().filter(|s| s["id"] != "whole-history") {
         assert!(s["vs_headline"]["std_err"].as_f64().unwrap() >= 0.0, "{s}");
     }
+    // Issue 15: the team predictions' reliability, per bin and as the calibration error; the
+    // bins' counts add up to the team results and the ECE is their weighted mean gap.
+    let reliability = &team["team_reliability"];
+    let bins = reliability["bins"].as_array().unwrap();
+    let outcomes = team["team_results"]["outcomes"].as_u64().unwrap();
+    assert!(outcomes > 0 && !bins.is_empty(), "{reliability}");
+    let counts: u64 = bins.iter().map(|b| b["matches"].as_u64().unwrap()).sum();
+    assert_eq!(counts, outcomes);
+    assert_eq!(reliability["matches"].as_u64(), Some(outcomes));
+    let gaps: f64 = bins
+        .iter()
+        .map(|b| {
+            let (p, o) = (
+                b["predicted"].as_f64().unwrap(),
+                b["observed"].as_f64().unwrap(),
+            );
+            assert!(
+                b["from"].as_f64().unwrap() <= p && p <= b["to"].as_f64().unwrap(),
+                "{b}"
+            );
+            b["matches"].as_f64().unwrap() * (p - o).abs()
+        })
+        .sum();
+    let ece = reliability["ece"].as_f64().unwrap();
+    assert!((ece - gaps / outcomes as f64).abs() < 1e-9, "{ece}");
     let ranking = std::fs::read_to_string(site.join("ranking.html")).unwrap();
     assert!(ranking.contains("The headline rating: Bradley-Terry whole history"));
-    assert!(site.join("evaluation.html").is_file());
+    let page = std::fs::read_to_string(site.join("evaluation.html")).unwrap();
+    let diagram = page
+        .find("<figure class=\"reliability\"><svg")
+        .expect("reliability diagram");
+    assert!(page[diagram..].contains("stroke-dasharray"), "the diagonal");
+    let stated = format!(
+        "Expected calibration error (ECE): {:.1} points",
+        ece * 100.0
+    );
+    assert!(page.contains(&stated), "{stated}");
+    for b in bins {
+        let count = format!(">{}</text>", b["matches"]);
+        assert!(
+            page[diagram..].contains(&count),
+            "count {count} on the diagram"
+        );
+    }
 
     // Another headline system and threshold, by site.toml.
     let players = build(
@@ -1063,6 +1104,58 @@ fn headline_rating_and_provisional_players() {
         err.contains("whole-history") && err.contains("glicko2"),
         "{err}"
     );
+}
+
+/// Every predicted team match also has the fairest split's P(red wins) (JSON and match page),
+/// and `balance.html` reports stomps and lopsided line-ups by the rules it states, counted
+/// here again from `data/matches.json`.
+#[test]
+fn balance_report_counts_stomps_and_lopsided_line_ups() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let logs = [shared().join("openarena"), shared().join("public/urt")];
+    let o = build_site(&out, &logs, tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let matches = json(&out.join("data/matches.json"));
+    let (mut n, mut stomps, mut lopsided, mut fair_lopsided) = (0u32, 0u32, 0u32, 0u32);
+    let pct = |a: u32, b: u32| (f64::from(a) * 100.0 / f64::from(b)).round() as u32;
+    for m in matches.as_array().unwrap() {
+        let (predicted, fairest) = (&m["predicted_red_win"], &m["fairest_red_win"]);
+        assert_eq!(predicted.is_null(), fairest.is_null(), "{m}");
+        let (Some(p), Some(f)) = (predicted.as_f64(), fairest.as_f64()) else {
+            continue;
+        };
+        assert!((0.0..=1.0).contains(&f), "{m}");
+        let page = std::fs::read_to_string(out.join(m["url"].as_str().unwrap())).unwrap();
+        let shown = format!(
+            "the fairest split of the same players would have given <b>{:.0}%</b>",
+            f * 100.0
+        );
+        assert!(page.contains(&shown), "{shown} on {}", m["url"]);
+        let Some(scores) = m["team_scores"].as_object() else {
+            continue;
+        };
+        let (red, blue) = (
+            scores["red"].as_i64().unwrap(),
+            scores["blue"].as_i64().unwrap(),
+        );
+        let (high, low) = (red.max(blue), red.min(blue));
+        n += 1;
+        stomps += u32::from(high - low >= 3 && high >= 2 * low.max(0));
+        let lop = |p: f64| p >= 2.0 / 3.0 || p <= 1.0 / 3.0;
+        lopsided += u32::from(lop(p));
+        fair_lopsided += u32::from(lop(f));
+    }
+    assert!(n >= 20, "team matches with scores: {n}");
+    assert!(fair_lopsided <= lopsided, "{fair_lopsided} > {lopsided}");
+    let page = std::fs::read_to_string(out.join("balance.html")).unwrap();
+    let row = format!(
+        "<td>All</td><td class=\"num\">{n}</td><td class=\"num\">{}%</td><td class=\"num\">{}%</td><td class=\"num\">{}%</td>",
+        pct(stomps, n),
+        pct(lopsided, n),
+        pct(fair_lopsided, n)
+    );
+    assert!(page.contains(&row), "{row} not in balance.html");
 }
 
 /// A clan page leads with its members' mean headline rating, then names Becker's clan ladder

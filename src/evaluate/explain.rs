@@ -257,6 +257,115 @@ pub fn evaluation_markdown(e: &Evaluation) -> String {
     md
 }
 
+/// A bin holding at least this many team results is held to the calibration goal (issue 15).
+pub const CALIBRATION_MIN_RESULTS: u64 = 30;
+
+/// The other system drawn beside the team model on the reliability diagram: the one with the
+/// lowest team log-loss that says more than a coin (None when no other predicts team results).
+pub fn calibration_rival(e: &Evaluation) -> Option<&SystemReport> {
+    e.systems
+        .iter()
+        .filter(|r| r.id != e.team_model && r.id != "constant" && r.team_results.outcomes > 0)
+        .min_by(|a, b| a.team_results.log_loss.total_cmp(&b.team_results.log_loss))
+}
+
+/// The calibration section of `evaluation.html` around its reliability diagram: the words
+/// before the diagram and the tables after it (empty strings without team results).
+pub fn calibration_markdown(e: &Evaluation) -> (String, String) {
+    let Some(model) = e.report(&e.team_model) else {
+        return Default::default();
+    };
+    let r = &model.team_reliability;
+    if r.matches == 0 {
+        return Default::default();
+    }
+    let mut intro = String::new();
+    let _ = writeln!(intro, "## Are the team predictions calibrated?\n");
+    let _ = writeln!(
+        intro,
+        "When the {name} says red wins with 70%, red should win about 7 times in 10. Its {n} \
+         team-result predictions, each made before the result, are binned by the predicted \
+         P(red wins), 10 points per bin: a dot is a bin, at its mean prediction (across) and \
+         the share of its results red won (up), sized by and labelled with its number of \
+         results. On the dashed diagonal the predictions are calibrated.{rival}\n",
+        name = model.system,
+        n = r.matches,
+        rival = match calibration_rival(e) {
+            Some(o) => format!(
+                " The second line is {}, the other system with the lowest team log-loss.",
+                o.system
+            ),
+            None => String::new(),
+        }
+    );
+    let _ = writeln!(
+        intro,
+        "**Expected calibration error (ECE): {:.1} points** (the mean gap between the predicted \
+         and the observed win rate, weighted by the results in each bin; 0 is perfect).{}\n",
+        r.ece * 100.0,
+        match r.worst_gap(CALIBRATION_MIN_RESULTS) {
+            Some(g) => format!(
+                " The largest gap in a bin of {CALIBRATION_MIN_RESULTS} or more results: \
+                 {:.1} points.",
+                g * 100.0
+            ),
+            None => format!(
+                " No bin holds {CALIBRATION_MIN_RESULTS} results yet: with fewer, a bin's gap \
+                 is mostly chance."
+            ),
+        }
+    );
+    let mut tables = String::new();
+    let _ = writeln!(
+        tables,
+        "| predicted P(red wins) | results | mean prediction | red won | gap |"
+    );
+    let _ = writeln!(tables, "|---|---:|---:|---:|---:|");
+    for b in &r.bins {
+        let _ = writeln!(
+            tables,
+            "| {:.0}–{:.0}% | {} | {:.1}% | {:.1}% | {:+.1} |",
+            b.from * 100.0,
+            b.to * 100.0,
+            b.matches,
+            b.predicted * 100.0,
+            b.observed * 100.0,
+            (b.observed - b.predicted) * 100.0
+        );
+    }
+    let _ = writeln!(tables);
+    let _ = writeln!(
+        tables,
+        "Every system's team predictions, calibrated or not:\n"
+    );
+    let _ = writeln!(
+        tables,
+        "| system | team results | team log-loss | ECE (points) | largest gap, bins of {CALIBRATION_MIN_RESULTS}+ |"
+    );
+    let _ = writeln!(tables, "|---|---:|---:|---:|---:|");
+    for s in e.systems.iter().filter(|s| s.team_results.outcomes > 0) {
+        let rel = &s.team_reliability;
+        let _ = writeln!(
+            tables,
+            "| {}{} | {} | {:.4} | {:.1} | {} |",
+            s.system,
+            if s.id == e.team_model {
+                " **(team model)**"
+            } else {
+                ""
+            },
+            s.team_results.outcomes,
+            s.team_results.log_loss,
+            rel.ece * 100.0,
+            rel.worst_gap(CALIBRATION_MIN_RESULTS)
+                .map(|g| format!("{:.1}", g * 100.0))
+                .unwrap_or_else(|| "—".into())
+        );
+    }
+    let _ = writeln!(tables);
+    (intro, tables)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +385,7 @@ mod tests {
             held_out: score,
             by_gametype: Default::default(),
             team_results: Score::default(),
+            team_reliability: Default::default(),
             spearman_bot_skill: None,
             bots: 0,
             vs_headline: None,
@@ -302,6 +412,7 @@ mod tests {
             team_model: "team-model".into(),
             headline_ratings: Vec::new(),
             predicted_red_win: Vec::new(),
+            fairest_red_win: Vec::new(),
             headline_curves: Vec::new(),
             team: Default::default(),
         };

@@ -197,6 +197,9 @@ pub struct SystemReport {
     pub by_gametype: BTreeMap<String, Score>,
     /// Team matches with a winner: "red wins", predicted before the match.
     pub team_results: Score,
+    /// The same predictions in bins of P(red wins) against red's observed win rate, with the
+    /// expected calibration error (empty without team results).
+    pub team_reliability: team::Reliability,
     /// Spearman rank correlation of the final ratings with the bots' configured skill, over bots
     /// with at least [`MIN_INCIDENTS_FOR_SKILL`] frags made plus suffered; None without bots.
     pub spearman_bot_skill: Option<f64>,
@@ -348,6 +351,11 @@ pub struct Evaluation {
     /// team matches with players on both sides.
     #[serde(skip)]
     pub predicted_red_win: Vec<Option<f64>>,
+    /// P(red wins) per match (in the order rated) of the fairest split of the same players, by
+    /// the balancer from the team model's knowledge before it (see
+    /// [`crate::evaluate::team::FAIREST_EXACT_UP_TO`]); None where there is no prediction.
+    #[serde(skip)]
+    pub fairest_red_win: Vec<Option<f64>>,
     /// The team model's final skill per identity (roster order) and parameters.
     #[serde(skip)]
     pub team: TeamSnapshot,

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::systems::{self, FragRater, MatchStart, TeamGame};
-use super::team::TEAM_MODEL_ID;
+use super::team::{Calibration, TEAM_MODEL_ID};
 use super::{
     Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, SkillKey, Sums,
     SystemReport, TeamSnapshot, loss, team_games, team_lineup,
@@ -81,6 +81,8 @@ impl MatchScore {
 struct Scores {
     all: Sums,
     teams: Sums,
+    /// The team results' predictions against what happened, binned.
+    calibration: Calibration,
     by_type: BTreeMap<String, Sums>,
     paired: PairedSums,
     /// Per match, from the first one that can still end up held out.
@@ -88,6 +90,10 @@ struct Scores {
     /// The team model only: (match number in rating order, P(red wins) before it) of every
     /// team match with players on both sides.
     predictions: Vec<(u64, f64)>,
+    /// The team model only: (match number, P(red wins) of the fairest split of the same
+    /// players before it), for the same matches as `predictions`.
+    #[serde(default)]
+    fairest: Vec<(u64, f64)>,
     /// The headline only, per player (the book's numbering): (match number in rating order,
     /// online rating after it) of every match the player played.
     curves: Vec<Vec<(u32, f64)>>,
@@ -384,6 +390,7 @@ impl Evaluator {
             .collect();
         let mut team = TeamSnapshot::default();
         let mut predicted_red_win = vec![None; book.matches as usize];
+        let mut fairest_red_win = vec![None; book.matches as usize];
         for run in &mut runs {
             if let Some((skills, params)) = run.rater.team_snapshot() {
                 team.skills = roster
@@ -398,9 +405,14 @@ impl Evaluator {
                     })
                     .collect();
                 team.params = Some(params);
-                for &(m, p) in &run.scores.predictions {
-                    if let Some(slot) = predicted_red_win.get_mut(m as usize) {
-                        *slot = Some(p);
+                for (slots, known) in [
+                    (&mut predicted_red_win, &run.scores.predictions),
+                    (&mut fairest_red_win, &run.scores.fairest),
+                ] {
+                    for &(m, p) in known {
+                        if let Some(slot) = slots.get_mut(m as usize) {
+                            *slot = Some(p);
+                        }
                     }
                 }
             }
@@ -448,6 +460,7 @@ impl Evaluator {
             headline_ratings,
             headline_curves,
             predicted_red_win,
+            fairest_red_win,
             team,
         };
         let checkpoint = ReplayCheckpoint {
@@ -488,6 +501,7 @@ fn report(
             .map(|(k, v)| (k.clone(), v.score()))
             .collect(),
         team_results: scores.teams.score(),
+        team_reliability: scores.calibration.reliability(),
         spearman_bot_skill,
         bots,
         vs_headline: (!headline).then(|| scores.paired.paired()),
@@ -521,12 +535,17 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                     rater.team_start(g);
                 }
                 if records {
+                    let lineup = games.first().or(batch.lineups[i].as_ref());
                     let p = team_prediction
                         .first()
                         .copied()
-                        .or_else(|| batch.lineups[i].as_ref().map(|g| rater.predict_team(g)));
+                        .or_else(|| lineup.map(|g| rater.predict_team(g)));
+                    let number = batch.first + u64::from(index);
                     if let Some(p) = p {
-                        scores.predictions.push((batch.first + u64::from(index), p));
+                        scores.predictions.push((number, p));
+                    }
+                    if let Some(f) = lineup.and_then(|g| rater.fairest_team(g)) {
+                        scores.fairest.push((number, f));
                     }
                 }
                 current = MatchScore {
@@ -563,6 +582,7 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                     scores
                         .teams
                         .add(if game.red_won { p_red } else { 1.0 - p_red });
+                    scores.calibration.add(p_red, game.red_won);
                     rater.team_result(game);
                 }
                 rater.end_match();
@@ -601,6 +621,7 @@ mod tests {
                 serde_json::to_string(e).unwrap(),
                 e.headline_ratings.clone(),
                 e.predicted_red_win.clone(),
+                e.fairest_red_win.clone(),
                 format!("{:?}", e.team),
             )
         };

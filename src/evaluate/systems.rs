@@ -86,6 +86,11 @@ pub trait FragRater: Send {
         }
         if weight > 0.0 { sum / weight } else { 0.5 }
     }
+    /// P(red wins) of the fairest split of `game`'s players, as the balancer would propose it
+    /// from what was learnt so far; None for every system but the team model.
+    fn fairest_team(&self, _game: &TeamGame) -> Option<f64> {
+        None
+    }
     /// A team match starts with this line-up (after [`FragRater::predict_team`]; systems that
     /// learn from what they knew at the start keep it here).
     fn team_start(&mut self, _game: &TeamGame) {}

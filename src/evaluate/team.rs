@@ -24,6 +24,7 @@ use std::f64::consts::PI;
 use serde::{Deserialize, Serialize};
 
 use super::systems::{FragRater, TeamGame, TeamMember, saved_fields};
+use crate::balance::{Candidate, Rules};
 use crate::rating::whole_history::WholeHistory;
 
 /// Key of the team model among the systems.
@@ -40,6 +41,10 @@ const PRIOR_VARIANCE: [f64; COEFFICIENTS] = [1.0, 0.25, 0.04, 0.04];
 
 /// Variance added to each coefficient before each result, as a share of its prior variance.
 const DRIFT: f64 = 0.01;
+
+/// Largest line-up whose fairest split the replay searches exhaustively for every team match
+/// (2^13 splits); bigger ones get the snake split by skill, which costs no search.
+pub const FAIREST_EXACT_UP_TO: usize = 14;
 
 /// A newcomer's prior mean is the mean θ of this many pseudo-newcomers at 0 plus the real ones
 /// (shrinks the estimate while there are few).
@@ -334,6 +339,28 @@ impl FragRater for TeamModel {
     fn team_start(&mut self, game: &TeamGame) {
         self.pending = Some(self.features(game));
     }
+    fn fairest_team(&self, game: &TeamGame) -> Option<f64> {
+        let mut players: Vec<u32> = game.members.iter().map(|m| m.player).collect();
+        players.sort_unstable();
+        players.dedup();
+        let lobby: Vec<Candidate> = players
+            .iter()
+            .map(|&p| Candidate {
+                name: String::new(),
+                skill: self.skill(p),
+            })
+            .collect();
+        let params = self.params();
+        if lobby.len() < 2 {
+            return None;
+        }
+        if lobby.len() > FAIREST_EXACT_UP_TO {
+            return Some(crate::balance::abba(&lobby, &params).p_red);
+        }
+        crate::balance::balance(&lobby, &params, &Rules::default(), 0)
+            .ok()
+            .map(|proposal| proposal.best.p_red)
+    }
     fn team_result(&mut self, game: &TeamGame) {
         // Every result of the match (its rounds) is learnt from the features at its start.
         let features = self.pending.unwrap_or_else(|| self.features(game));
@@ -361,63 +388,104 @@ impl FragRater for TeamModel {
     saved_fields!(fit, incidents, newcomers, posterior, maps);
 }
 
+/// Number of bins of a reliability diagram (each 0.1 of predicted probability wide).
+pub const BINS: usize = 10;
+
 /// One bin of a reliability diagram.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Bin {
-    /// Lower and upper edge of the predicted P(red wins).
+    /// Lower edge of the predicted P(red wins) (inclusive).
     pub from: f64,
+    /// Upper edge (exclusive, except 1 for the last bin).
     pub to: f64,
+    /// Team results predicted in the bin.
     pub matches: u64,
     /// Mean prediction in the bin.
     pub predicted: f64,
-    /// Share of the bin's matches red won.
+    /// Share of the bin's results red won.
     pub observed: f64,
 }
 
-/// Predictions against outcomes in ten bins of width 0.1, and the expected calibration error
-/// (the matches-weighted mean of |predicted − observed| over the bins).
+/// Predictions against outcomes in [`BINS`] bins, and the expected calibration error (the
+/// results-weighted mean of |predicted − observed| over the bins).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Reliability {
-    /// Bins with at least one match.
+    /// Bins with at least one result, lowest first.
     pub bins: Vec<Bin>,
+    /// Expected calibration error (0 = calibrated; in probability, not points).
     pub ece: f64,
+    /// Team results binned.
     pub matches: u64,
+}
+
+impl Reliability {
+    /// The largest |predicted − observed| over the bins holding at least `min` results (None
+    /// when no bin holds that many).
+    pub fn worst_gap(&self, min: u64) -> Option<f64> {
+        self.bins
+            .iter()
+            .filter(|b| b.matches >= min)
+            .map(|b| (b.predicted - b.observed).abs())
+            .max_by(f64::total_cmp)
+    }
+}
+
+/// Running sums of a reliability diagram: per bin the results, the sum of the predictions and
+/// the red wins (saved in the evaluation's checkpoint).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    sums: [(u64, f64, f64); BINS],
+}
+
+impl Calibration {
+    /// One result: `p` the predicted P(red wins), `red_won` what happened.
+    pub fn add(&mut self, p: f64, red_won: bool) {
+        if !p.is_finite() {
+            return;
+        }
+        let p = p.clamp(0.0, 1.0);
+        let bin = ((p * BINS as f64) as usize).min(BINS - 1);
+        let s = &mut self.sums[bin];
+        s.0 += 1;
+        s.1 += p;
+        s.2 += f64::from(u8::from(red_won));
+    }
+
+    /// The diagram and its expected calibration error.
+    pub fn reliability(&self) -> Reliability {
+        let total: u64 = self.sums.iter().map(|s| s.0).sum();
+        let mut out = Reliability {
+            matches: total,
+            ..Reliability::default()
+        };
+        for (i, &(n, p, w)) in self.sums.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let bin = Bin {
+                from: i as f64 / BINS as f64,
+                to: (i + 1) as f64 / BINS as f64,
+                matches: n,
+                predicted: p / n as f64,
+                observed: w / n as f64,
+            };
+            out.ece += n as f64 / total as f64 * (bin.predicted - bin.observed).abs();
+            out.bins.push(bin);
+        }
+        out
+    }
 }
 
 /// The reliability of `predictions` (P(red wins) per match, or None) against `red_won` (per
 /// match: Some(red won) for a result with a winner), paired by position.
 pub fn reliability(predictions: &[Option<f64>], red_won: &[Option<bool>]) -> Reliability {
-    const BINS: usize = 10;
-    let mut sums = [(0u64, 0.0f64, 0.0f64); BINS];
+    let mut c = Calibration::default();
     for (p, won) in predictions.iter().zip(red_won) {
-        let (Some(p), Some(won)) = (p, won) else {
-            continue;
-        };
-        let bin = ((p * BINS as f64) as usize).min(BINS - 1);
-        sums[bin].0 += 1;
-        sums[bin].1 += p;
-        sums[bin].2 += f64::from(u8::from(*won));
-    }
-    let total: u64 = sums.iter().map(|s| s.0).sum();
-    let mut out = Reliability {
-        matches: total,
-        ..Reliability::default()
-    };
-    for (i, &(n, p, w)) in sums.iter().enumerate() {
-        if n == 0 {
-            continue;
+        if let (Some(p), Some(won)) = (p, won) {
+            c.add(*p, *won);
         }
-        let bin = Bin {
-            from: i as f64 / BINS as f64,
-            to: (i + 1) as f64 / BINS as f64,
-            matches: n,
-            predicted: p / n as f64,
-            observed: w / n as f64,
-        };
-        out.ece += n as f64 / total as f64 * (bin.predicted - bin.observed).abs();
-        out.bins.push(bin);
     }
-    out
+    c.reliability()
 }
 
 #[cfg(test)]
@@ -487,6 +555,54 @@ mod tests {
             let mut unknown = red.clone();
             unknown[who].0.variance = f64::INFINITY;
             assert_eq!(p(&params, &unknown, &blue), 0.5);
+        }
+    }
+
+    /// With side bias and map terms as learnt: the order of the players does not matter, more
+    /// skill on red never lowers p and on blue never raises it, one player of infinite
+    /// uncertainty gives exactly 0.5 (the terms are attenuated with the skills), and swapping
+    /// the teams with the signs of both terms flipped gives 1 − p.
+    #[test]
+    fn properties_with_side_and_map_terms() {
+        let mut seed = 11;
+        for round in 0..500 {
+            let mut params = params();
+            params.coef = [
+                lcg(&mut seed) * 4.0,
+                lcg(&mut seed) - 0.5,
+                lcg(&mut seed) - 0.5,
+                lcg(&mut seed) - 0.5,
+            ];
+            let map = lcg(&mut seed) * 2.0 - 1.0;
+            let (red, blue) = (
+                lineup(&mut seed, 1 + round % 5),
+                lineup(&mut seed, 1 + round % 4),
+            );
+            let p_map = |params: &TeamParams, red: &[(Skill, f64)], blue: &[(Skill, f64)], map| {
+                params.p_red(&Features::of(
+                    red.iter().copied(),
+                    blue.iter().copied(),
+                    map,
+                ))
+            };
+            let forward = p_map(&params, &red, &blue, map);
+            let mut mirrored = params.clone();
+            mirrored.coef[2] = -mirrored.coef[2];
+            let swapped = p_map(&mirrored, &blue, &red, -map);
+            assert!(
+                (forward + swapped - 1.0).abs() < 1e-12,
+                "{forward} {swapped}"
+            );
+            let mut shuffled = blue.clone();
+            shuffled.rotate_right(round % blue.len());
+            shuffled.reverse();
+            assert!((p_map(&params, &red, &shuffled, map) - forward).abs() < 1e-12);
+            let mut stronger_blue = blue.clone();
+            stronger_blue[round % blue.len()].0.mean += lcg(&mut seed);
+            assert!(p_map(&params, &red, &stronger_blue, map) <= forward);
+            let mut unknown = blue.clone();
+            unknown[0].0.variance = f64::INFINITY;
+            assert_eq!(p_map(&params, &red, &unknown, map), 0.5);
         }
     }
 
@@ -582,5 +698,102 @@ mod tests {
             }
         }
         assert!(bins.ece < 0.05, "{}", bins.ece);
+    }
+
+    /// The fairest split of a stacked line-up (the two strong players together) is the
+    /// balancer's answer for the same skills, and closer to 50% than the line-up as played.
+    #[test]
+    fn fairest_team_is_the_balancers_split_of_the_same_players() {
+        let mut model = TeamModel::new(4, 1.0);
+        model.grow(4);
+        model.start_match(Default::default());
+        for _ in 0..20 {
+            for (strong, weak) in [(0, 2), (1, 3), (0, 3), (1, 2)] {
+                model.frag(strong, weak);
+            }
+        }
+        model.end_match();
+        let member = |player: u32, red: bool| TeamMember {
+            player,
+            red,
+            weight: 1.0,
+        };
+        let stacked = TeamGame {
+            members: vec![
+                member(0, true),
+                member(1, true),
+                member(2, false),
+                member(3, false),
+            ],
+            red_won: true,
+            map: "q3dm1".into(),
+        };
+        let fairest = model.fairest_team(&stacked).unwrap();
+        let lobby: Vec<Candidate> = (0..4)
+            .map(|p| Candidate {
+                name: String::new(),
+                skill: model.skill(p),
+            })
+            .collect();
+        let params = model.params();
+        let expected = crate::balance::balance(&lobby, &params, &Rules::default(), 0).unwrap();
+        assert_eq!(fairest, expected.best.p_red);
+        let as_played = crate::balance::p_red(&lobby, &params, &[0, 1], &[2, 3]);
+        assert!(as_played > 0.6, "{as_played}");
+        assert!(
+            (fairest - 0.5).abs() < (as_played - 0.5).abs() / 4.0,
+            "{fairest}"
+        );
+        // One player is no team.
+        let alone = TeamGame {
+            members: vec![member(0, true)],
+            ..stacked
+        };
+        assert_eq!(model.fairest_team(&alone), None);
+    }
+
+    /// Hand-worked: bins, their means and the expected calibration error.
+    #[test]
+    fn reliability_hand_worked() {
+        let predictions = [
+            Some(0.05),
+            Some(0.15),
+            Some(0.12),
+            None,
+            Some(1.0),
+            Some(0.95),
+        ];
+        let won = [
+            Some(false),
+            Some(true),
+            Some(false),
+            Some(true),
+            Some(true),
+            None,
+        ];
+        let r = reliability(&predictions, &won);
+        assert_eq!(
+            r.matches, 4,
+            "a match without a prediction or winner is left out"
+        );
+        let bins: Vec<(f64, u64)> = r.bins.iter().map(|b| (b.from, b.matches)).collect();
+        assert_eq!(
+            bins,
+            [(0.0, 1), (0.1, 2), (0.9, 1)],
+            "p = 1 falls in the last bin"
+        );
+        assert!((r.bins[1].predicted - 0.135).abs() < 1e-12);
+        assert_eq!(r.bins[1].observed, 0.5);
+        // ECE = (1·0.05 + 2·|0.135 − 0.5| + 1·0) / 4.
+        assert!(
+            (r.ece - (0.05 + 2.0 * 0.365) / 4.0).abs() < 1e-12,
+            "{}",
+            r.ece
+        );
+        assert!((r.worst_gap(2).unwrap() - 0.365).abs() < 1e-12);
+        assert_eq!(r.worst_gap(3), None);
+        let mut c = Calibration::default();
+        c.add(f64::NAN, true);
+        assert_eq!(c.reliability(), Reliability::default());
     }
 }

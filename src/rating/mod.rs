@@ -4,6 +4,7 @@
 
 pub mod dynamic;
 pub mod explain;
+pub mod season;
 pub mod standing;
 pub mod static_rank;
 pub mod whole_history;

@@ -78,7 +78,7 @@ pub fn line_chart(chart: &LineChart) -> String {
             return String::new();
         }
     }
-    finish(svg, chart.title, &labels)
+    finish(svg, (WIDTH, HEIGHT), chart.title, &labels)
 }
 
 fn draw(
@@ -171,8 +171,153 @@ fn draw(
     Ok(())
 }
 
+/// Size of a reliability diagram (square plot area).
+const RELIABILITY_SIZE: (u32, u32) = (460, 420);
+
+/// One system's points on a reliability diagram.
+pub struct ReliabilitySeries {
+    pub label: String,
+    /// Per bin: mean predicted probability, observed frequency, number of results.
+    pub bins: Vec<(f64, f64, u64)>,
+}
+
+/// A reliability diagram: predicted probability (x) against the observed frequency (y), both
+/// 0..1, the diagonal of perfect calibration dashed, a dot per bin sized by its results (the
+/// first series' dots labelled with their counts). No bins at all gives "".
+pub fn reliability_chart(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[ReliabilitySeries],
+) -> String {
+    if series.iter().all(|s| s.bins.is_empty()) {
+        return String::new();
+    }
+    let mut svg = String::new();
+    let mut labels = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, RELIABILITY_SIZE).into_drawing_area();
+        if draw_reliability(&root, (x_label, y_label), series, &mut labels).is_err() {
+            return String::new();
+        }
+        if root.present().is_err() {
+            return String::new();
+        }
+    }
+    finish(svg, RELIABILITY_SIZE, title, &labels)
+}
+
+fn draw_reliability(
+    root: &DrawingArea<SVGBackend, Shift>,
+    (x_label, y_label): (&str, &str),
+    series: &[ReliabilitySeries],
+    labels: &mut String,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let (width, height) = RELIABILITY_SIZE;
+    let legend_rows = series.len().div_ceil(2) as u32;
+    let mut c = ChartBuilder::on(root)
+        .margin_top(TOP + 18 * legend_rows)
+        .margin_right(RIGHT + 12)
+        .x_label_area_size(BOTTOM)
+        .y_label_area_size(LEFT)
+        .build_cartesian_2d(0f64..1f64, 0f64..1f64)?;
+    c.configure_mesh()
+        .light_line_style(GRID.mix(0.0))
+        .bold_line_style(GRID.mix(0.2))
+        .axis_style(GRID.mix(0.6))
+        .x_labels(6)
+        .y_labels(6)
+        .draw()?;
+    // The diagonal as one dashed SVG line (plotters dashes with a polyline per dash).
+    let ((x0, y0), (x1, y1)) = (c.backend_coord(&(0.0, 0.0)), c.backend_coord(&(1.0, 1.0)));
+    let _ = write!(
+        labels,
+        r##"<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#808080" stroke-opacity="0.8" stroke-dasharray="6 4"/>"##
+    );
+    let most = series
+        .iter()
+        .flat_map(|s| s.bins.iter().map(|b| b.2))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    for (i, s) in series.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        let points: Vec<(f64, f64)> = s
+            .bins
+            .iter()
+            .map(|&(p, o, _)| (p.clamp(0.0, 1.0), o.clamp(0.0, 1.0)))
+            .collect();
+        c.draw_series(LineSeries::new(
+            points.iter().copied(),
+            colour.stroke_width(2),
+        ))?;
+        for (&point, &(_, _, n)) in points.iter().zip(&s.bins) {
+            let radius = 3.0 + 6.0 * (n as f64 / most).sqrt();
+            c.draw_series(std::iter::once(Circle::new(
+                point,
+                radius as i32,
+                colour.mix(0.7).filled(),
+            )))?;
+            if i == 0 {
+                let (px, py) = c.backend_coord(&point);
+                let _ = write!(
+                    labels,
+                    r#"<text x="{px}" y="{}" text-anchor="middle" class="count">{n}</text>"#,
+                    py - radius as i32 - 4
+                );
+            }
+        }
+    }
+    for t in ticks(0.0, 1.0, 5) {
+        let (px, py) = c.backend_coord(&(0.0, t));
+        let percent = format!("{:.0}%", t * 100.0);
+        let _ = write!(
+            labels,
+            r#"<text x="{}" y="{py}" text-anchor="end" dominant-baseline="middle">{percent}</text>"#,
+            px - 6
+        );
+        let (px, py) = c.backend_coord(&(t, 0.0));
+        let _ = write!(
+            labels,
+            r#"<text x="{px}" y="{}" text-anchor="middle">{percent}</text>"#,
+            py + 18
+        );
+    }
+    let (left, top) = c.backend_coord(&(0.0, 1.0));
+    let middle = (top + height as i32 - BOTTOM as i32) / 2;
+    let _ = write!(
+        labels,
+        r#"<text x="12" y="{middle}" class="axis" transform="rotate(-90 12 {middle})" text-anchor="middle">{}</text>"#,
+        escape(y_label)
+    );
+    let _ = write!(
+        labels,
+        r#"<text x="{}" y="{}" class="axis" text-anchor="end">{}</text>"#,
+        width - RIGHT,
+        height - 2,
+        escape(x_label)
+    );
+    for (i, s) in series.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        let x = left + 8 + (i as i32 % 2) * ((width as i32 - left) / 2);
+        let y = top - 18 * (legend_rows as i32 - i as i32 / 2);
+        let _ = write!(
+            labels,
+            r##"<rect x="{x}" y="{}" width="10" height="10" fill="#{:02x}{:02x}{:02x}"/><text x="{}" y="{}">{}</text>"##,
+            y + 2,
+            colour.0,
+            colour.1,
+            colour.2,
+            x + 14,
+            y + 11,
+            escape(&s.label)
+        );
+    }
+    Ok(())
+}
+
 /// Makes the SVG responsive and accessible, and adds the labels.
-fn finish(svg: String, title: &str, labels: &str) -> String {
+fn finish(svg: String, (width, height): (u32, u32), title: &str, labels: &str) -> String {
     let body = match svg.find('>') {
         Some(i) => &svg[i + 1..],
         None => return String::new(),
@@ -181,12 +326,12 @@ fn finish(svg: String, title: &str, labels: &str) -> String {
     let body = strip_text_elements(body);
     // Plotters fills the background white: drop it so the page colour shows (dark mode).
     let body = body.replacen(
-        &format!(r##"<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" opacity="1" fill="#FFFFFF" stroke="none"/>"##),
+        &format!(r##"<rect x="0" y="0" width="{width}" height="{height}" opacity="1" fill="#FFFFFF" stroke="none"/>"##),
         "",
         1,
     );
     format!(
-        r#"<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{}">{body}<g class="labels">{labels}</g></svg>"#,
+        r#"<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{}">{body}<g class="labels">{labels}</g></svg>"#,
         escape(title)
     )
 }
@@ -323,5 +468,43 @@ mod tests {
         assert_eq!(ticks(0.0, 100.0, 5), [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
         assert_eq!(short_number(12.5), "12.5");
         assert_eq!(short_number(40.0), "40");
+    }
+
+    #[test]
+    fn reliability_diagram() {
+        let series = [
+            ReliabilitySeries {
+                label: "team <model>".into(),
+                bins: vec![(0.15, 0.2, 40), (0.55, 0.5, 120), (0.93, 1.0, 3)],
+            },
+            ReliabilitySeries {
+                label: "other".into(),
+                bins: vec![(0.5, 0.45, 163)],
+            },
+        ];
+        let svg = reliability_chart("calibration", "predicted", "observed", &series);
+        assert!(
+            svg.starts_with("<svg class=\"chart\" viewBox=\"0 0 460 420\""),
+            "{svg}"
+        );
+        assert_eq!(svg.matches("stroke-dasharray").count(), 1, "{svg}");
+        for count in [">40</text>", ">120</text>", ">3</text>"] {
+            assert!(
+                svg.contains(count),
+                "per-bin counts of the first series: {count}"
+            );
+        }
+        assert!(
+            !svg.contains(">163</text>"),
+            "only the first series is labelled"
+        );
+        assert!(svg.contains(">100%</text>") && svg.contains(">0%</text>"));
+        assert!(svg.contains("team &lt;model&gt;") && !svg.contains("<model>"));
+        assert_eq!(svg.matches("<circle").count(), 4, "{svg}");
+        let empty = ReliabilitySeries {
+            label: "x".into(),
+            bins: Vec::new(),
+        };
+        assert_eq!(reliability_chart("t", "x", "y", &[empty]), "");
     }
 }

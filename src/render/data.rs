@@ -1,5 +1,5 @@
 //! Machine-readable output under `data/`: `players.json`, `matches.json`, `clans.json`,
-//! `diagnostics.json`, `evaluation.json`. Field names are a
+//! `diagnostics.json`, `evaluation.json`, `seasons.json`. Field names are a
 //! contract other tools read; add fields, never rename them. No guid or IP address is ever written.
 
 use anyhow::Result;
@@ -124,6 +124,10 @@ pub struct MatchJson<'a> {
     /// P(red wins) predicted before the match from the players' earlier results, for team
     /// matches with players on both sides (the team model of `evaluation.json`); else null.
     pub predicted_red_win: Option<f64>,
+    /// P(red wins) of the fairest split of the same players, as the balancer would have
+    /// proposed it from the same knowledge before the match (exhaustive up to 14 players, the
+    /// snake split by skill beyond); null where `predicted_red_win` is.
+    pub fairest_red_win: Option<f64>,
 }
 
 /// `data/players.json`, `data/matches.json`, `data/clans.json`, `data/diagnostics.json` (what was
@@ -175,6 +179,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         })
         .collect();
     let predicted = &input.ratings.headline.evaluation.predicted_red_win;
+    let fairest = &input.ratings.headline.evaluation.fairest_red_win;
     let matches: Vec<MatchJson> = input
         .matches
         .iter()
@@ -204,6 +209,7 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
                 .map(|[red, blue]| TeamScores { red, blue }),
             partial: m.partial,
             predicted_red_win: predicted.get(i).copied().flatten(),
+            fairest_red_win: fairest.get(i).copied().flatten(),
         })
         .collect();
     let clans: Vec<ClanJson> = input
@@ -232,6 +238,10 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         json_file("data/clans.json", &clans)?,
         json_file("data/diagnostics.json", input.diagnostics)?,
         json_file("data/evaluation.json", &input.ratings.headline.evaluation)?,
+        json_file(
+            "data/seasons.json",
+            &super::pages::season::seasons_json(input.seasons, input.roster),
+        )?,
         search,
     ])
 }

@@ -6,6 +6,7 @@ pub mod charts;
 pub mod colour;
 pub mod content;
 pub mod data;
+mod evaluation;
 pub mod feed;
 mod helpers;
 pub mod markdown;
@@ -55,6 +56,8 @@ pub struct SiteInput<'a> {
     pub hidden: &'a [bool],
     /// Last seen, activity, ladder order and divisions.
     pub standing: &'a crate::rating::standing::Standing,
+    /// Each season's ladder (`[seasons]`; empty when none is configured).
+    pub seasons: &'a crate::rating::season::Seasons,
     /// What was read and skipped, published as `data/diagnostics.json`.
     pub diagnostics: &'a crate::diagnostics::Diagnostics,
     /// Keys of the pages already in the output.
@@ -103,6 +106,8 @@ pub struct Links {
     pub match_servers: Vec<String>,
     /// Server page URLs, by server name.
     pub servers: HashMap<String, String>,
+    /// Season page URLs, in the order of `SiteInput::seasons`.
+    pub seasons: Vec<String>,
 }
 
 impl Links {
@@ -157,6 +162,7 @@ impl Links {
             matches,
             match_servers,
             servers,
+            seasons: pages::season::season_urls(input.seasons),
         }
     }
 }
@@ -185,6 +191,13 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav_item("Prediction", "evaluation.html"),
         nav_item("Balance", "balance.html"),
     ];
+    if input.config.seasons.configured() {
+        let at = nav
+            .iter()
+            .position(|n| n.url == "servers.html")
+            .map_or(nav.len(), |p| p + 1);
+        nav.insert(at, nav_item("Seasons", "seasons.html"));
+    }
     nav.extend(content_pages.iter().map(|p| nav_item(&p.title, &p.url)));
     nav.extend(input.config.nav.iter().map(|l| NavItem {
         label: l.label.clone(),
@@ -244,6 +257,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         static_core: &static_rows[..static_rows.len().min(25)],
         static_core_size: static_rows.len(),
         awards: r.awards(),
+        season: r.current_season(),
     };
     files.push(html(
         "index.html",
@@ -298,26 +312,40 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &|i| Keyed("server", &server_pages[i].1),
         input.sink,
     )?);
+    if input.config.seasons.configured() {
+        files.push(top_page(
+            &templates,
+            top("seasons.html"),
+            &Keyed("seasons", r.seasons_page()),
+        )?);
+        files.extend(render_pages(
+            &templates,
+            &page,
+            input.seasons.list.len(),
+            "season.html",
+            &|s| links.seasons[s].clone(),
+            &|s| Keyed("season", r.season_page(s)),
+            input.sink,
+        )?);
+    }
     files.push(top_page(
         &templates,
         top("ranking.html"),
         &Keyed("ranking", r.ranking_page(static_rows)),
     )?);
 
-    // The team balancer: all in the browser, from data/balance.js.
+    // The team balancer: all in the browser, from data/balance.js; the report from the build.
     files.push(top_page(
         &templates,
         top("balance.html"),
-        &Keyed("balance", ()),
+        &Keyed("balance", r.balance_report()),
     )?);
 
     let evaluation = Keyed(
         "page",
         views::TextPage {
             title: "How well each rating predicts".into(),
-            html: markdown::to_html(&crate::evaluate::explain::evaluation_markdown(
-                &input.ratings.headline.evaluation,
-            )),
+            html: evaluation::evaluation_html(&input.ratings.headline.evaluation),
         },
     );
     files.push(html(

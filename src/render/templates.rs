@@ -25,6 +25,8 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("clan.html", include_str!("../../templates/clan.html")),
     ("servers.html", include_str!("../../templates/servers.html")),
     ("server.html", include_str!("../../templates/server.html")),
+    ("seasons.html", include_str!("../../templates/seasons.html")),
+    ("season.html", include_str!("../../templates/season.html")),
     ("balance.html", include_str!("../../templates/balance.html")),
     (
         "partials/static_table.html",
@@ -39,12 +41,20 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/partials/player_table.html"),
     ),
     (
+        "partials/balance_table.html",
+        include_str!("../../templates/partials/balance_table.html"),
+    ),
+    (
         "partials/match_table.html",
         include_str!("../../templates/partials/match_table.html"),
     ),
     (
         "partials/map_table.html",
         include_str!("../../templates/partials/map_table.html"),
+    ),
+    (
+        "partials/season_table.html",
+        include_str!("../../templates/partials/season_table.html"),
     ),
 ];
 

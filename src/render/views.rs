@@ -192,6 +192,8 @@ pub struct PlayerPage {
     pub awards: Vec<LabelCount>,
     pub opponents: Vec<Opponent>,
     pub match_rows: Vec<PlayerMatchRow>,
+    /// The player's placement in each season they played in, newest first.
+    pub seasons: Vec<super::pages::season::PlayerSeasonRow>,
     /// Inline SVG of Becker's rating over time (built and escaped in Rust).
     pub curve_svg: String,
     /// Inline SVG of the headline rating after each match played, ending at the published
@@ -288,6 +290,8 @@ pub struct MatchPage {
     pub best_url: String,
     /// P(red wins) before the match, as "71%" (team matches only).
     pub predicted_red_win: Option<String>,
+    /// The same for the fairest split of the same players ("52%").
+    pub fairest_red_win: Option<String>,
     pub sides: Vec<Side>,
     pub kill_lines: u32,
     pub kills: Vec<KillRow>,

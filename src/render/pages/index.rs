@@ -22,6 +22,8 @@ pub(in crate::render) struct IndexPage<'a> {
     pub(in crate::render) static_core: &'a [StaticRow],
     pub(in crate::render) static_core_size: usize,
     pub(in crate::render) awards: Vec<AwardView>,
+    /// The current season's ladder beside the all-time one (None without seasons).
+    pub(in crate::render) season: Option<super::season::CurrentSeason>,
 }
 
 impl Renderer<'_> {

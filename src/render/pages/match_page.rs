@@ -27,6 +27,7 @@ impl Renderer<'_> {
         h.str(&self.map_url(&m.map));
         h.str(&self.links.match_servers[i]);
         h.u64(self.predicted_red_win(i).map_or(u64::MAX, f64::to_bits));
+        h.u64(self.fairest_red_win(i).map_or(u64::MAX, f64::to_bits));
         for &id in &self.input.roster.match_players[i] {
             let id = id as usize;
             h.str(&self.names_html[id]);
@@ -40,9 +41,15 @@ impl Renderer<'_> {
     }
 
     /// The team model's P(red wins) before match `i`, for team matches.
-    fn predicted_red_win(&self, i: usize) -> Option<f64> {
+    pub(in crate::render) fn predicted_red_win(&self, i: usize) -> Option<f64> {
         let predicted = &self.input.ratings.headline.evaluation.predicted_red_win;
         predicted.get(i).copied().flatten()
+    }
+
+    /// P(red wins) of the fairest split of match `i`'s players, from the same knowledge.
+    pub(in crate::render) fn fairest_red_win(&self, i: usize) -> Option<f64> {
+        let fairest = &self.input.ratings.headline.evaluation.fairest_red_win;
+        fairest.get(i).copied().flatten()
     }
 
     /// Cumulative frags over match time of the match's five best fraggers.
@@ -253,6 +260,9 @@ impl Renderer<'_> {
             best_url,
             predicted_red_win: self
                 .predicted_red_win(i)
+                .map(|p| format!("{:.0}%", p * 100.0)),
+            fairest_red_win: self
+                .fairest_red_win(i)
                 .map(|p| format!("{:.0}%", p * 100.0)),
             sides,
             kill_lines: ms.kill_lines,

@@ -195,6 +195,7 @@ impl Renderer<'_> {
             awards,
             opponents,
             match_rows,
+            seasons: self.player_seasons(i),
             curve_svg: self.curve(i, &identity.key),
             headline_curve_svg: headline
                 .curve
