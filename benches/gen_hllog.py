@@ -2,11 +2,14 @@
 """Synthetic Half-Life log standard generator for the parse-speed benchmark, modelled on the
 public logs: CS:GO-style maps (positions after blocks, `attacked` damage lines, purchases, round
 results with scores, `(headshot)`) alternating with TF2-style maps (`attacker_position`
-properties, kill assists, point captures, Round_Win), as one file of several logs.
-usage: gen_hllog.py MAPS [SEED]"""
+properties, kill assists, point captures, Round_Win), as one file of several logs. GAMES picks the maps: `mixed` (the default) alternates, `cs` and
+`tf` make every map one game.
+usage: gen_hllog.py MAPS [SEED] [GAMES]"""
 import random, sys
 random.seed(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
 nmaps = int(sys.argv[1])
+games = sys.argv[3] if len(sys.argv) > 3 else "mixed"
+assert games in ("mixed", "cs", "tf"), "GAMES is mixed, cs or tf"
 out = sys.stdout
 cs_weapons = ["ak47", "m4a1", "awp", "deagle", "glock", "usp_silencer", "sg556", "famas", "hegrenade", "knife"]
 tf_weapons = ["scattergun", "tf_projectile_rocket", "tf_projectile_pipe", "minigun", "sniperrifle", "knife", "flamethrower"]
@@ -21,7 +24,7 @@ def stamp():
     return "L %02d/%02d/%04d - %02d:%02d:%02d: " % (t[1], t[2], t[0], t[3], t[4], t[5])
 def pos(): return "%d %d %d" % (random.randint(-3000, 3000), random.randint(-3000, 3000), random.randint(-200, 400))
 for g in range(nmaps):
-    tf = g % 2 == 1
+    tf = g % 2 == 1 if games == "mixed" else games == "tf"
     players = random.sample(names, 12)
     teams = ["Red", "Blue"] if tf else ["TERRORIST", "CT"]
     ids = {p: ("<%d><[U:1:%d]>" % (i + 2, 1000000 + names.index(p))) if (tf or i % 3 == 0) else ("<%d><BOT>" % (i + 2)) for i, p in enumerate(players)}

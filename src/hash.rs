@@ -3,6 +3,7 @@
 //! state. `raw` feeds bytes as they are; the field methods length-prefix them.
 
 /// Accumulates a hash.
+#[derive(Clone)]
 pub struct Hasher(u64);
 
 impl Hasher {

@@ -227,6 +227,51 @@ fn cod_and_et_logs_have_exact_counts_per_file() {
     }
 }
 
+/// Issue 16: an ET game log (`g_log`, level-time stamps, the Quake 3 frame) is read as ET, not
+/// as Quake 3: game `et`, ET weapon labels, the naive count's kills, and times.
+#[test]
+fn et_game_log_is_read_as_et_with_exact_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let console = std::fs::read(shared().join("public/et/etl-bobot-etconsole.log")).unwrap();
+    let log = games::et_as_game_log(&console);
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    std::fs::write(logs.join("etserver.log"), &log).unwrap();
+    std::fs::write(tmp.path().join("site.toml"), "").unwrap();
+    let out = tmp.path().join("public");
+    let o = build_site(&out, std::slice::from_ref(&logs), tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = games::et_counts(&log);
+    // The same count as the console log's.
+    assert_eq!(want, games::et_counts(&console));
+    let players = json(&out.join("data/players.json"));
+    let players = players.as_array().unwrap();
+    let mut seen = 0;
+    for p in players {
+        let name = p["plain_name"].as_str().unwrap();
+        let got = [
+            p["kills"].as_u64().unwrap() as u32,
+            p["deaths"].as_u64().unwrap() as u32,
+            p["suicides"].as_u64().unwrap() as u32,
+            p["team_kills"].as_u64().unwrap() as u32,
+        ];
+        // Players who only joined a side have no kill line.
+        assert_eq!(got, want.get(name).copied().unwrap_or_default(), "{name}");
+        seen += usize::from(want.contains_key(name));
+    }
+    assert_eq!(seen, want.len(), "every counted player has a page");
+    let matches = json(&out.join("data/matches.json"));
+    let matches = matches.as_array().unwrap();
+    assert_eq!(matches.len(), 1);
+    let m = &matches[0];
+    assert_eq!(m["game"], "et", "{m}");
+    // Stamped: the match lasts from its InitGame to its ShutdownGame.
+    assert!(m["duration_seconds"].as_u64().unwrap() > 600, "{m}");
+    let page = std::fs::read_to_string(out.join(m["url"].as_str().unwrap())).unwrap();
+    assert!(page.contains("Thompson") && page.contains("StG 44"));
+    assert!(!page.contains("MOD_THOMPSON"));
+}
+
 fn walk(p: &Path) -> Vec<PathBuf> {
     if p.is_file() {
         return vec![p.to_path_buf()];

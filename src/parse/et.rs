@@ -1,17 +1,23 @@
-//! Wolfenstein: Enemy Territory and ET: Legacy console logs (`logfile 1`, `etconsole.log`):
+//! Wolfenstein: Enemy Territory and ET: Legacy logs: the console log (`logfile 1`,
+//! `etconsole.log`) and the game log (`g_log`, e.g. `etserver.log`):
 //!
 //! ```text
 //! Kill: 13 4 72: ^4SERIAL^1Killer killed Germanimal by MOD_BAR
+//!   3:07 Kill: 13 4 72: ^4SERIAL^1Killer killed Germanimal by MOD_BAR
 //! ```
 //!
 //! The game's Quake 3 style lines (`InitGame:`, `ClientUserinfoChanged:`, `Kill:`,
-//! `ClientDisconnect:`, `ShutdownGame:`) mixed with engine and mod output, with **no timestamps**:
-//! every event of a match is at time 0 and a match has no duration. A `Kill:` can be glued to the
-//! end of another message's line (a mod print with no newline), so it is looked for anywhere in a
-//! line; its names must then match the slots' names, so chat that quotes a kill line cannot forge
-//! one. A match runs from `InitGame` to `ShutdownGame` (a server shutdown mid-game logs one too);
-//! there is no end-of-game result in these logs. `MOD_SWITCHTEAM` self-kills are logged when a
-//! player changes team: they count as nothing (not a suicide the player chose).
+//! `ClientDisconnect:`, `Exit:`, `ShutdownGame:`). In the console log they are mixed with engine
+//! and mod output and have **no timestamps**: every event of a match is at time 0 and a match has
+//! no duration. The game log has only game lines, each after a level-time stamp: `M:SS` as in
+//! Quake 3 (`%3i:%i%i`, minutes unbounded since ET's level time does not restart with a map) or
+//! ET: Legacy's milliseconds (`%8i`); times count from the match's `InitGame`. A `Kill:` can be
+//! glued to the end of another message's line (a mod print with no newline), so it is looked for
+//! anywhere in a line; its names must then match the slots' names, so chat that quotes a kill line
+//! cannot forge one. A match runs from `InitGame` to `ShutdownGame` (a server shutdown mid-game
+//! logs one too); `Exit:` (`Wolf EndRound.`, `Timelimit hit.`) gives its exit reason, and no line
+//! says which side won. `MOD_SWITCHTEAM` self-kills are logged when a player changes team: they
+//! count as nothing (not a suicide the player chose).
 //!
 //! Players are client slots named by their latest `ClientUserinfoChanged` (`n\` name, `t\` team:
 //! 1 axis = red, 2 allies = blue, 3 spectator; `skill\` marks a bot). The `cl_guid` of the
@@ -22,7 +28,7 @@ use std::io::BufRead;
 
 use super::builder::{Kill, MatchBuilder, decode};
 use super::lines::{Line, LineReader, complete_lines};
-use super::q3::{info_pairs, uid_of};
+use super::q3::{info_pairs, split_stamp, uid_of};
 use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
 use crate::model::names::plain_name;
@@ -33,8 +39,61 @@ const WORLD_SLOTS: [i64; 2] = [1022, 1023];
 /// Client slots above this are not real clients.
 const MAX_SLOT: i64 = 1023;
 
-/// The Enemy Territory console log parser.
+/// The Enemy Territory console and game log parser.
 pub struct EnemyTerritory;
+
+/// `gamename` of ET's game code and its common mods, in an `InitGame` line.
+const ET_MODS: [&str; 10] = [
+    "etmain",
+    "legacy",
+    "etpro",
+    "etpub",
+    "noquarter",
+    "jaymod",
+    "nitmod",
+    "silent",
+    "etjump",
+    "tcetest",
+];
+
+/// Means of death no Quake 3 family game logs: a kill by one marks an ET log.
+const ET_ONLY_MODS: [&str; 12] = [
+    "MOD_MP40",
+    "MOD_THOMPSON",
+    "MOD_STEN",
+    "MOD_STG44",
+    "MOD_MP34",
+    "MOD_BAR",
+    "MOD_FG42",
+    "MOD_PANZERFAUST",
+    "MOD_FLAMETHROWER",
+    "MOD_LUGER",
+    "MOD_COLT",
+    "MOD_SWITCHTEAM",
+];
+
+/// Splits a game log line's level-time stamp off: `  3:07 Kill: ...` (Quake 3's `M:SS`) or
+/// `  187000 Kill: ...` (ET: Legacy's milliseconds, padded to 8 columns) to (seconds,
+/// `Kill: ...`). The milliseconds form counts only when it fills its 8 columns and is followed
+/// by a `Kind:` word, so console output that starts with a number (`1 cpmKill: ...`,
+/// `1 : Rukus (N° 0) is invulnerable.`) is not read as stamped.
+fn strip_stamp(line: &str) -> Option<(u32, &str)> {
+    if let Some(split) = split_stamp(line) {
+        return Some(split);
+    }
+    let t = line.trim_start_matches(' ');
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 10 || line.len() - t.len() + digits < 8 {
+        return None;
+    }
+    let rest = t[digits..].strip_prefix(' ')?;
+    let kind = rest.split_once(':')?.0;
+    if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    let ms: u64 = t[..digits].parse().ok()?;
+    Some((u32::try_from(ms / 1000).ok()?, rest))
+}
 
 impl LogFormat for EnemyTerritory {
     fn name(&self) -> &'static str {
@@ -42,16 +101,27 @@ impl LogFormat for EnemyTerritory {
     }
 
     fn sniff(&self, head: &[u8]) -> bool {
-        // The engine's banner or the game's InitGame, and lines with no level-time stamp.
+        // The engine's banner, an InitGame of an ET version or mod, or a kill by a means of death
+        // only ET has; and game lines, with or without a level-time stamp. Sniffed before Quake 3,
+        // whose game logs have the same frame.
         let mut et = false;
         let mut game_lines = 0;
         for line in complete_lines(head).take(2000) {
             let text = decode(line);
+            let text = strip_stamp(&text).map_or(&*text, |(_, rest)| rest);
             if let Some(info) = text.strip_prefix("InitGame: ") {
-                et |= info_pairs(info).any(|(k, v)| {
-                    k.eq_ignore_ascii_case("version")
-                        && (v.starts_with("ET ") || v.starts_with("ET:") || v.contains("ET Legacy"))
+                et |= info_pairs(info).any(|(k, v)| match k.to_ascii_lowercase().as_str() {
+                    "version" => {
+                        v.starts_with("ET ") || v.starts_with("ET:") || v.contains("ET Legacy")
+                    }
+                    "gamename" => ET_MODS.contains(&v.to_ascii_lowercase().as_str()),
+                    _ => false,
                 });
+            }
+            if let Some(kill) = text.strip_prefix("Kill: ") {
+                et |= kill
+                    .rsplit_once(" by ")
+                    .is_some_and(|(_, m)| ET_ONLY_MODS.contains(&m.trim_end()));
             }
             et |= text.starts_with("ET: Legacy") || text.starts_with("ET 2.");
             game_lines += usize::from(
@@ -84,6 +154,7 @@ impl LogFormat for EnemyTerritory {
             slots: Vec::new(),
             pending_uid: None,
             last_chat: String::new(),
+            now: 0,
         };
         if let Some(c) = resume {
             reader = reader.starting_at(c.line, c.offset);
@@ -192,7 +263,6 @@ fn is_ignored(kind: &str) -> bool {
             | "Dynamite_Diffuse"
             | "Repair"
             | "Objective_Destroyed"
-            | "Exit"
             | "red"
             | "score"
             | "Callvote"
@@ -214,6 +284,8 @@ struct Parser<'s> {
     pending_uid: Option<u64>,
     /// The text of the last `say:` line: the console echoes it on the next line.
     last_chat: String,
+    /// Level time (seconds) of the latest stamped line; 0 in a console log.
+    now: u32,
 }
 
 impl Parser<'_> {
@@ -225,7 +297,14 @@ impl Parser<'_> {
         report: &mut FileReport,
         emit: &mut dyn FnMut(Match),
     ) -> bool {
-        let t = text.trim_end();
+        let line = text.trim_end();
+        let (stamped, t) = match strip_stamp(line) {
+            Some((time, rest)) => {
+                self.now = time;
+                (true, rest)
+            }
+            None => (false, line),
+        };
         if t.is_empty() || t.starts_with("---") || t.starts_with("====") {
             return false;
         }
@@ -234,7 +313,11 @@ impl Parser<'_> {
             .map(|(k, _)| k)
             .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
         if let Some(b) = self.current.as_mut() {
-            b.hash_line(t.as_bytes(), kind == Some("Kill"));
+            b.hash_line(line.as_bytes(), kind == Some("Kill"));
+            // The next InitGame's time is not this match's.
+            if stamped && kind != Some("InitGame") {
+                b.saw_time(self.now);
+            }
         }
         let payload = |k: &str| t[k.len() + 1..].trim_start();
         match kind {
@@ -268,6 +351,12 @@ impl Parser<'_> {
                     .and_then(|(_, v)| uid_of("guid", v));
             }
             Some("ClientDisconnect") => self.disconnect(payload("ClientDisconnect"), number),
+            Some("Exit") => {
+                // `Exit: Wolf EndRound.`: the reason only; ET logs no winner.
+                if let Some(b) = self.current.as_mut() {
+                    b.m.exit_reason = Some(payload("Exit").trim().to_string());
+                }
+            }
             Some("Kill") => self.kill(payload("Kill"), t, number, report),
             Some(k) if matches!(k, "say" | "sayteam" | "saybuddy") => {
                 // `say: Eva: text`; the echo `Eva^7: text` follows.
@@ -300,7 +389,7 @@ impl Parser<'_> {
     }
 
     fn init_game(&mut self, payload: &str, number: u64) {
-        let mut b = MatchBuilder::new(self.source, number, 0, "et");
+        let mut b = MatchBuilder::new(self.source, number, self.now, "et");
         b.hash_line(b"InitGame", false);
         b.hash_line(payload.as_bytes(), false);
         let mut gametype = None;
@@ -318,14 +407,14 @@ impl Parser<'_> {
 
     /// The current match, or a partial one when the file starts mid-game.
     fn builder(&mut self, number: u64, report: &mut FileReport) -> &mut MatchBuilder {
-        let source = self.source;
+        let (source, now) = (self.source, self.now);
         self.current.get_or_insert_with(|| {
             report.note(
                 "match starts before the file (no InitGame; map unknown)",
                 number,
                 "",
             );
-            let mut b = MatchBuilder::new(source, number, 0, "et");
+            let mut b = MatchBuilder::new(source, number, now, "et");
             b.m.partial = true;
             b
         })
@@ -372,25 +461,29 @@ impl Parser<'_> {
         if let Some(b) = self.current.as_mut() {
             // Players enter the match when they first play on a side or in a kill.
             if b.find(&key).is_some() || team.is_playing() {
-                let i = enter(b, &self.slots[self.slots.len() - 1], number);
-                b.set_team(i, team, 0, number);
+                let i = enter(b, &self.slots[self.slots.len() - 1], (self.now, number));
+                b.set_team(i, team, self.now, number);
             }
             if let Some(old_key) = old_key.filter(|k| *k != key) {
-                release(b, &self.slots, &old_key, number);
+                release(b, &self.slots, &old_key, (self.now, number));
             }
         }
         true
     }
 
-    /// `ClientDisconnect: 1`
+    /// `ClientDisconnect: 1` (mods add the GUID, ip and name after the slot).
     fn disconnect(&mut self, payload: &str, number: u64) {
-        let Ok(slot) = payload.trim().parse::<i64>() else {
+        let Some(Ok(slot)) = payload
+            .split_ascii_whitespace()
+            .next()
+            .map(str::parse::<i64>)
+        else {
             return;
         };
         if let Some(i) = self.slots.iter().position(|s| s.slot == slot) {
             let key = self.slots.swap_remove(i).key();
             if let Some(b) = self.current.as_mut() {
-                release(b, &self.slots, &key, number);
+                release(b, &self.slots, &key, (self.now, number));
             }
         }
     }
@@ -437,10 +530,10 @@ impl Parser<'_> {
         }
         let (vteam, kteam) = (v.team, k.team);
         let (vi, ki) = {
-            let (v, k) = (v.clone(), k.clone());
+            let (v, k, at) = (v.clone(), k.clone(), (self.now, number));
             let b = self.builder(number, report);
-            let vi = enter(b, &v, number);
-            let ki = (!world && killer != victim).then(|| enter(b, &k, number));
+            let vi = enter(b, &v, at);
+            let ki = (!world && killer != victim).then(|| enter(b, &k, at));
             (vi, ki)
         };
         let Some(b) = self.current.as_mut() else {
@@ -451,7 +544,7 @@ impl Parser<'_> {
         } else {
             Kill::Frag
         };
-        b.kill((0, number), ki, vi, kind, weapon);
+        b.kill((self.now, number), ki, vi, kind, weapon);
     }
 
     /// Finishes the current match and emits it when someone played in it.
@@ -466,9 +559,10 @@ impl Parser<'_> {
     }
 }
 
-/// The match player of a slot (created on its side on first sight), with its bot mark and uid.
-fn enter(b: &mut MatchBuilder, slot: &Slot, number: u64) -> u32 {
-    let i = b.player(&slot.key(), &slot.name, slot.team, 0, number);
+/// The match player of a slot (created on its side on first sight at level time and line `at`),
+/// with its bot mark and uid.
+fn enter(b: &mut MatchBuilder, slot: &Slot, (time, number): (u32, u64)) -> u32 {
+    let i = b.player(&slot.key(), &slot.name, slot.team, time, number);
     let p = &mut b.m.players[i as usize];
     if slot.skill.is_some() {
         p.bot = true;
@@ -481,12 +575,12 @@ fn enter(b: &mut MatchBuilder, slot: &Slot, number: u64) -> u32 {
 }
 
 /// The slot that held `key` dropped it: its player leaves unless another slot still holds them.
-fn release(b: &mut MatchBuilder, slots: &[Slot], key: &str, number: u64) {
+fn release(b: &mut MatchBuilder, slots: &[Slot], key: &str, (time, number): (u32, u64)) {
     if slots.iter().any(|s| s.key() == key) {
         return;
     }
     if let Some(i) = b.find(key) {
-        b.leave(i, 0, number);
+        b.leave(i, time, number);
     }
 }
 

@@ -159,11 +159,20 @@ fn fake_account(account: u64) -> bool {
     account < 1000 || account == 24_690
 }
 
+/// A hash that has taken in `field` (the start of a player key or uid), computed once.
+fn prefixed(field: &'static str) -> Hasher {
+    let mut h = Hasher::new();
+    h.str(field);
+    h
+}
+
+static NAME_KEY: std::sync::LazyLock<Hasher> = std::sync::LazyLock::new(|| prefixed("name"));
+static STEAM_UID: std::sync::LazyLock<Hasher> = std::sync::LazyLock::new(|| prefixed("steam"));
+
 /// The key of a player known by name: a hash of the plain name (the raw name when it has nothing
 /// to strip, to spare an allocation per line).
 fn name_key(name: &str) -> u64 {
-    let mut h = Hasher::new();
-    h.str("name");
+    let mut h = NAME_KEY.clone();
     if name.contains('^') || name.trim() != name {
         h.str(&plain_name(name));
     } else {
@@ -190,8 +199,7 @@ fn ident(b: &Block) -> Ident {
         if fake_account(account) {
             return by_name(true);
         }
-        let mut h = Hasher::new();
-        h.str("steam");
+        let mut h = STEAM_UID.clone();
         h.u64(account);
         let uid = h.finish();
         return Ident::Player {
@@ -636,7 +644,11 @@ impl Parser<'_> {
         if framed.kind == FrameKind::Http {
             self.carry.cs2 = true;
         }
-        let event = String::from_utf8_lossy(framed.event);
+        // Valid UTF-8 is the rule: checked by the fast validator before the lossy one.
+        let event = match std::str::from_utf8(framed.event) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(framed.event),
+        };
         let line = At {
             at,
             number,
@@ -1070,16 +1082,15 @@ impl Parser<'_> {
             report.skip_line(MALFORMED, line.number, rest);
             return;
         };
-        if !matches!(ident(actor), Ident::Player { .. })
-            || !matches!(ident(&victim), Ident::Player { .. })
-        {
+        let (aa, va) = (ident(actor), ident(&victim));
+        if !matches!(aa, Ident::Player { .. }) || !matches!(va, Ident::Player { .. }) {
             report.skip_line(NPC, line.number, rest);
             return;
         }
         let b = self.playing(line, report);
         if let (Some(a), Some(v)) = (
-            b.player(actor, line.at, line.number, true),
-            b.player(&victim, line.at, line.number, true),
+            b.player_as(actor, aa, line.at, line.number, true),
+            b.player_as(&victim, va, line.at, line.number, true),
         ) && a != v
         {
             b.m.players[a as usize].active = true;

@@ -9,6 +9,8 @@ pub mod hl;
 pub mod lines;
 pub mod q3;
 #[cfg(test)]
+mod sniff_tests;
+#[cfg(test)]
 mod testing;
 
 use std::io::BufRead;
@@ -130,11 +132,12 @@ impl WeaponIndex {
 
 /// Every format fragstats can parse, in sniffing order.
 pub fn formats() -> &'static [&'static dyn LogFormat] {
-    // Call of Duty logs have the Quake 3 frame and InitGame lines: they are sniffed first.
+    // Call of Duty and Enemy Territory game logs have the Quake 3 frame and InitGame lines: they
+    // are sniffed first.
     &[
         &cod::CallOfDuty,
-        &q3::Quake3,
         &et::EnemyTerritory,
+        &q3::Quake3,
         &hl::HalfLife,
     ]
 }

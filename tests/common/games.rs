@@ -84,10 +84,18 @@ pub fn cod_counts(bytes: &[u8]) -> HashMap<String, Tally> {
 /// An Enemy Territory console log: `Kill: A V M: … by MOD_X` anywhere in a line; a slot's name
 /// and team come from its latest `ClientUserinfoChanged` (`n\`, `t\`: 1 axis, 2 allies).
 /// `MOD_SWITCHTEAM` counts as nothing; killer = victim or 1022 (world): suicide.
+/// A game log (`g_log`) line's level-time stamp (`  3:07 ` or ET: Legacy's ` 9509300 `) is
+/// dropped first.
 pub fn et_counts(bytes: &[u8]) -> HashMap<String, Tally> {
     let mut out: HashMap<String, Tally> = HashMap::new();
     let mut slots: HashMap<i64, (String, String)> = HashMap::new();
     for line in lines(bytes) {
+        let stamp = line.trim_start().split(' ').next().unwrap_or("");
+        let line = if !stamp.is_empty() && stamp.chars().all(|c| c.is_ascii_digit() || c == ':') {
+            line.trim_start()[stamp.len()..].trim_start().to_string()
+        } else {
+            line
+        };
         if let Some(p) = line.strip_prefix("ClientUserinfoChanged: ") {
             let (slot, info) = p.split_once(' ').unwrap();
             let parts: Vec<&str> = info.split('\\').collect();
@@ -131,6 +139,49 @@ pub fn et_counts(bytes: &[u8]) -> HashMap<String, Tally> {
             let same = (kteam == "1" || kteam == "2") && kteam == vteam;
             out.entry(kname).or_default()[if same { 3 } else { 0 }] += 1;
         }
+    }
+    out
+}
+
+/// An ET console log as its server's game log (`g_log`) would have written it: only the game
+/// lines (a `Kill:` glued to another message on its own line), each after a Quake 3 style
+/// level-time stamp (`%3i:%i%i`), two seconds apart from level time 100:00.
+pub fn et_as_game_log(console: &[u8]) -> Vec<u8> {
+    const GAME: [&str; 17] = [
+        "InitGame:",
+        "ShutdownGame:",
+        "ClientConnect:",
+        "Userinfo:",
+        "ClientUserinfoChanged:",
+        "ClientBegin:",
+        "ClientDisconnect:",
+        "Kill:",
+        "Item:",
+        "say:",
+        "sayteam:",
+        "Voice:",
+        "Medic_Revive:",
+        "Health_Pack:",
+        "Ammo_Pack:",
+        "WeaponStats:",
+        "broadcast:",
+    ];
+    let mut out = Vec::new();
+    let mut seconds = 6000;
+    for line in console.split(|b| *b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let game = if GAME.iter().any(|k| line.starts_with(k.as_bytes())) {
+            line
+        } else if let Some(at) = line.windows(6).position(|w| w == b"Kill: ") {
+            &line[at..]
+        } else {
+            continue;
+        };
+        let stamp = format!("{:3}:{}{} ", seconds / 60, seconds % 60 / 10, seconds % 10);
+        out.extend_from_slice(stamp.as_bytes());
+        out.extend_from_slice(game);
+        out.push(b'\n');
+        seconds += 2;
     }
     out
 }

@@ -175,6 +175,167 @@ fn sniffing() {
     assert!(!EnemyTerritory.sniff(b"  0:00 InitGame: \\version\\ioq3 1.36\\mapname\\q3dm17\n"));
 }
 
+/// The kinds `G_LogPrintf` writes to an ET game log, as they appear in the console log.
+const GAME_KINDS: &[&[u8]] = &[
+    b"InitGame:",
+    b"ShutdownGame:",
+    b"ClientConnect:",
+    b"Userinfo:",
+    b"ClientUserinfoChanged:",
+    b"ClientBegin:",
+    b"ClientDisconnect:",
+    b"Kill:",
+    b"Item:",
+    b"say:",
+    b"sayteam:",
+    b"Voice:",
+    b"Medic_Revive:",
+    b"Health_Pack:",
+    b"Ammo_Pack:",
+    b"WeaponStats:",
+    b"broadcast:",
+];
+
+/// The real console log as its server's `g_log` would have written it: only the game lines (a
+/// glued `Kill:` on its own line), each after a level-time stamp, 1.5 s apart from level time
+/// 61:00 (ET's level time does not restart with a map). `ms`: ET: Legacy's `%8i` milliseconds,
+/// else Quake 3's `%3i:%i%i`.
+fn as_game_log(console: &[u8], ms: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut time = 3_660_000u64;
+    for line in console.split(|b| *b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let game = if GAME_KINDS.iter().any(|k| line.starts_with(k)) {
+            line
+        } else if let Some(at) = line.windows(6).position(|w| w == b"Kill: ") {
+            &line[at..]
+        } else {
+            continue;
+        };
+        let stamp = if ms {
+            format!("{time:8} ")
+        } else {
+            let s = time / 1000;
+            format!("{:3}:{}{} ", s / 60, s % 60 / 10, s % 10)
+        };
+        out.extend_from_slice(stamp.as_bytes());
+        out.extend_from_slice(game);
+        out.push(b'\n');
+        time += 1500;
+    }
+    out
+}
+
+#[test]
+fn game_log_stamps_of_both_forms() {
+    let console = real_log();
+    let (want, _) = parse_bytes(&console);
+    for ms in [false, true] {
+        let log = as_game_log(&console, ms);
+        // Sniffed as ET, not as Quake 3 (whose frame it has).
+        let head = &log[..log.len().min(super::super::SNIFF_BYTES)];
+        assert!(matches!(
+            super::super::detect(head),
+            super::super::Detected::Parser(p) if p.name() == "enemyterritory"
+        ));
+        let (ms_, report) = parse_bytes(&log);
+        assert_eq!(ms_.len(), 1, "ms {ms}");
+        let (m, w) = (&ms_[0], &want[0]);
+        // The same kills and players as from the console log.
+        assert_eq!(kills(m), kills(w), "ms {ms}");
+        assert_eq!(m.players.len(), w.players.len());
+        assert_eq!(m.game, "et");
+        let r = "team-switch self-kill (MOD_SWITCHTEAM: not a suicide the player chose)";
+        assert_eq!(report.skipped_lines[r].count, 18);
+        assert!(!report.skipped_lines.contains_key(MISMATCH));
+        // Times count from the InitGame; the stamps are 1.5 s apart, so the last line (the
+        // ShutdownGame) is 1.5 s times the game lines after the InitGame.
+        let lines: Vec<&[u8]> = log.split(|b| *b == b'\n').collect();
+        let init = lines
+            .iter()
+            .rposition(|l| l.windows(9).any(|w| w == b"InitGame:"))
+            .unwrap();
+        let t = |i: usize| (3_660_000 + 1500 * i as u64) / 1000;
+        let last = lines.len() - 2;
+        assert_eq!(u64::from(m.duration_seconds), t(last) - t(init));
+        assert!(m.events.windows(2).all(|e| e[0].time <= e[1].time));
+        let first_kill = m.events.iter().find(|e| e.kind == K::Frag).unwrap();
+        let kill_line = first_kill.line as usize - 1;
+        assert_eq!(
+            u64::from(first_kill.time),
+            t(kill_line) - t(init),
+            "ms {ms}"
+        );
+    }
+}
+
+/// A game log written by `G_LogPrintf`: stamps, an `Exit:`, a mod's longer `ClientDisconnect:`.
+#[test]
+fn game_log_lines() {
+    let log = b"1001:00 InitGame: \\g_gametype\\2\\gamename\\etpub\\mapname\\supply\\version\\ET 2.60d linux-i386 May 8 2006
+1001:01 ClientConnect: 0
+1001:01 ClientUserinfoChanged: 0 n\\^1Ax\\t\\1\\c\\0
+1001:02 ClientConnect: 1
+1001:02 ClientUserinfoChanged: 1 n\\Al\\t\\2\\c\\3
+1001:02 ClientUserinfoChanged: 2 n\\Bo\\t\\2\\c\\1
+1001:30 Kill: 0 1 9: ^1Ax killed Al by MOD_MP40
+1001:40 Medic_Revive: 2 1
+1002:05 Kill: 1 2 8: Al killed Bo by MOD_THOMPSON
+1002:10 Kill: 1022 0 33: <world> killed ^1Ax by MOD_FALLING
+1002:30 ClientDisconnect: 2 [ABCDEF0123456789ABCDEF0123456789] (10.0.0.1:27960) \"Bo\"
+1003:00 Exit: Wolf EndRound.
+1003:00 WeaponStats: 0 1 0 0 0
+1003:10 ShutdownGame:
+";
+    let (ms, report) = parse_bytes(log);
+    assert_eq!(ms.len(), 1, "{report:?}");
+    let m = &ms[0];
+    assert_eq!(
+        (m.map.as_str(), m.gametype.code.as_str()),
+        ("supply", "obj")
+    );
+    assert_eq!(m.duration_seconds, 130);
+    assert_eq!(m.exit_reason.as_deref(), Some("Wolf EndRound."));
+    assert!(m.team_scores.is_none(), "ET logs no result");
+    assert_eq!(
+        kills(m),
+        [
+            k(K::Frag, "Ax", "Al", "MOD_MP40"),
+            k(K::TeamKill, "Al", "Bo", "MOD_THOMPSON"),
+            k(K::Suicide, "Ax", "", "MOD_FALLING"),
+        ]
+    );
+    let times: Vec<u32> = m
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, K::Frag | K::TeamKill | K::Suicide))
+        .map(|e| e.time)
+        .collect();
+    assert_eq!(times, [30, 65, 70]);
+    let bo = m.players.iter().find(|p| p.plain == "Bo").unwrap();
+    assert_eq!(bo.left, Some(90));
+    assert!(report.skipped_lines.is_empty(), "{report:?}");
+}
+
+#[test]
+fn stamps() {
+    assert_eq!(strip_stamp("  3:07 Kill: 1"), Some((187, "Kill: 1")));
+    assert_eq!(strip_stamp("1001:00 Exit: x"), Some((60060, "Exit: x")));
+    assert_eq!(
+        strip_stamp(" 9509300 sayteam: x"),
+        Some((9509, "sayteam: x"))
+    );
+    assert_eq!(strip_stamp("13656500 Kill: 1"), Some((13656, "Kill: 1")));
+    // Console output that starts with a number is not stamped.
+    assert_eq!(strip_stamp("1 cpmKill: 10 4 70: x"), None);
+    assert_eq!(
+        strip_stamp("1 : Rukus (N 0) is invulnerable. Kill: 0 6 10: x"),
+        None
+    );
+    assert_eq!(strip_stamp(" 9509300 legacy announce: x"), None);
+    assert_eq!(strip_stamp("Kill: 0 6 10: x"), None);
+}
+
 #[test]
 fn weapon_labels() {
     assert_eq!(weapon_label("MOD_MP40"), Some("MP40"));

@@ -52,6 +52,15 @@ fn strip_prefixes(mut line: &[u8]) -> &[u8] {
 /// True when `pattern` (with `9` for a digit, other bytes literal) matches the start of `bytes`
 /// as far as `bytes` goes; returns None when `bytes` is shorter than the pattern.
 fn matches_pattern(bytes: &[u8], pattern: &[u8]) -> Option<bool> {
+    // The whole pattern fits (every line but a cut-off one): one pass with no early exit.
+    if let Some(head) = bytes.get(..pattern.len()) {
+        let mut bad = 0u8;
+        for (b, p) in head.iter().zip(pattern) {
+            let digit = *p == b'9';
+            bad |= u8::from(if digit { !b.is_ascii_digit() } else { b != p });
+        }
+        return Some(bad == 0);
+    }
     for (i, p) in pattern.iter().enumerate() {
         let b = *bytes.get(i)?;
         let ok = if *p == b'9' {
@@ -137,7 +146,8 @@ fn groups_from_right(inner: &str) -> ([(usize, &str); 8], usize) {
     while n < out.len() && end > 0 && bytes[end - 1] == b'>' {
         let mut depth = 0usize;
         let mut start = None;
-        for i in (0..end).rev() {
+        // Only the brackets matter: jump from one to the next.
+        for i in memchr::memrchr2_iter(b'<', b'>', &bytes[..end]) {
             match bytes[i] {
                 b'>' => depth += 1,
                 b'<' => {
@@ -200,7 +210,7 @@ pub fn skip_position(s: &str) -> &str {
     let Some(rest) = s.strip_prefix(" [") else {
         return s;
     };
-    match rest.find(']') {
+    match memchr::memchr(b']', rest.as_bytes()) {
         Some(i)
             if rest[..i]
                 .bytes()
@@ -255,7 +265,7 @@ pub fn object_ends(rest: &str) -> bool {
 /// rest after its closing quote.
 pub fn quoted(s: &str) -> Option<(&str, &str)> {
     let body = s.strip_prefix('"')?;
-    let end = body.find('"')?;
+    let end = memchr::memchr(b'"', body.as_bytes())?;
     Some((&body[..end], &body[end + 1..]))
 }
 
@@ -263,7 +273,7 @@ pub fn quoted(s: &str) -> Option<(&str, &str)> {
 /// quotes inside stay in (`say ""-- PUSH CONFIG LOADED --""`).
 pub fn quoted_to_end(s: &str) -> Option<&str> {
     let body = s.strip_prefix('"')?;
-    let end = body.rfind('"')?;
+    let end = memchr::memrchr(b'"', body.as_bytes())?;
     Some(&body[..end])
 }
 
@@ -273,7 +283,7 @@ pub fn properties(s: &str) -> impl Iterator<Item = (&str, Option<&str>)> {
     let mut rest = s;
     std::iter::from_fn(move || {
         loop {
-            let open = rest.find('(')?;
+            let open = memchr::memchr(b'(', rest.as_bytes())?;
             let after = &rest[open + 1..];
             let key_len = after
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
