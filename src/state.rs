@@ -27,7 +27,7 @@ use crate::parse::Checkpoint;
 mod v5;
 
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
-pub const PARSER_VERSION: u32 = 6;
+pub const PARSER_VERSION: u32 = 7;
 /// Bump when the layout of [`State`] changes.
 const STATE_FORMAT: u32 = 6;
 /// File name of the state's index inside the state folder.

@@ -179,7 +179,7 @@ impl MatchBuilder {
         self.push(time, line, EventKind::Leave, i, NO_PLAYER, 0);
     }
 
-    /// Records an event at level time `time`.
+    /// Records an event at level time `time` (the match lasts at least until it).
     pub fn push(
         &mut self,
         time: u32,
@@ -189,6 +189,7 @@ impl MatchBuilder {
         target: u32,
         detail: u16,
     ) {
+        self.saw_time(time);
         let event = Event {
             time: self.rel(time),
             line,

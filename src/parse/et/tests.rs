@@ -317,6 +317,24 @@ fn game_log_lines() {
     assert!(report.skipped_lines.is_empty(), "{report:?}");
 }
 
+/// Found by the fuzzer: a stamped line with nothing after the stamp moves the level time,
+/// and the next unstamped line's event must still fall inside the match's duration.
+#[test]
+fn an_empty_stamped_line_keeps_events_inside_the_match() {
+    let log = b"ClientUserinfoChanged:7 n\\Mal\\\nKill:1022 7 2:<world> killed Mal by M\n1:01 \nClientUserinfoChanged:7 n\\\n";
+    let (matches, _) = parse_bytes(log);
+    assert!(!matches.is_empty());
+    for m in &matches {
+        for e in &m.events {
+            assert!(
+                e.time <= m.duration_seconds,
+                "{e:?} after {}",
+                m.duration_seconds
+            );
+        }
+    }
+}
+
 #[test]
 fn stamps() {
     assert_eq!(strip_stamp("  3:07 Kill: 1"), Some((187, "Kill: 1")));
