@@ -11,25 +11,12 @@ use std::path::{Path, PathBuf};
 use common::{fragstats, shared, stderr};
 use serde_json::Value;
 
-/// Builds `logs` (absolute paths) with `config` (TOML lines) into `<tmp>/<name>/public`, from a
-/// site folder of its own; returns the output folder.
 fn build(tmp: &Path, name: &str, logs: &[PathBuf], config: &str) -> PathBuf {
-    let dir = tmp.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    let logs: Vec<String> = logs
-        .iter()
-        .map(|p| format!("{:?}", p.display().to_string()))
-        .collect();
-    let toml = format!("logs = [{}]\n{config}", logs.join(", "));
-    std::fs::write(dir.join("site.toml"), toml).unwrap();
-    let o = fragstats(&["build", "--full"], &dir);
-    assert!(o.status.success(), "{}", stderr(&o));
-    dir.join("public")
+    common::build_in(tmp, name, logs, config)
 }
 
 fn json(out: &Path, file: &str) -> Vec<Value> {
-    let v: Value = serde_json::from_slice(&std::fs::read(out.join(file)).unwrap()).unwrap();
-    v.as_array().unwrap().clone()
+    common::json_array(out, file)
 }
 
 /// The ladder of `kind` and `key` in `data/ladders.json`.

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{fragstats, shared, stderr};
+use common::shared;
 use serde_json::Value;
 
 /// Dated logs of several games and years, and one undated Quake 3 log.
@@ -27,25 +27,12 @@ fn logs() -> Vec<PathBuf> {
     .collect()
 }
 
-/// Builds `logs` with `config` (TOML lines) into `<tmp>/<name>/public`, from a site folder of
-/// its own; returns the output folder.
 fn build(tmp: &Path, name: &str, logs: &[PathBuf], config: &str) -> PathBuf {
-    let dir = tmp.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    let list: Vec<String> = logs
-        .iter()
-        .map(|p| format!("{:?}", p.display().to_string()))
-        .collect();
-    let toml = format!("logs = [{}]\n{config}", list.join(", "));
-    std::fs::write(dir.join("site.toml"), toml).unwrap();
-    let o = fragstats(&["build", "--full"], &dir);
-    assert!(o.status.success(), "{}", stderr(&o));
-    dir.join("public")
+    common::build_in(tmp, name, logs, config)
 }
 
 fn json(out: &Path, file: &str) -> Vec<Value> {
-    let v: Value = serde_json::from_slice(&std::fs::read(out.join(file)).unwrap()).unwrap();
-    v.as_array().unwrap().clone()
+    common::json_array(out, file)
 }
 
 /// Each season's object in `data/seasons.json`, by name.

@@ -30,3 +30,26 @@ pub fn fragstats(args: &[&str], cwd: &Path) -> Output {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// Builds `logs` (absolute paths) with `config` (TOML lines) into `<tmp>/<name>/public`, from a
+/// site folder of its own (`build --full`); returns the output folder.
+pub fn build_in(tmp: &Path, name: &str, logs: &[PathBuf], config: &str) -> PathBuf {
+    let dir = tmp.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let list: Vec<String> = logs
+        .iter()
+        .map(|p| format!("{:?}", p.display().to_string()))
+        .collect();
+    let toml = format!("logs = [{}]\n{config}", list.join(", "));
+    std::fs::write(dir.join("site.toml"), toml).unwrap();
+    let o = fragstats(&["build", "--full"], &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    dir.join("public")
+}
+
+/// The JSON array in `out/<file>`.
+pub fn json_array(out: &Path, file: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join(file)).unwrap()).unwrap();
+    v.as_array().unwrap().clone()
+}
