@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use super::colour::name_html;
 use super::helpers::*;
+use super::views::LabelCount;
 use super::{Links, SiteInput, charts};
 
 /// How a hidden player shows where others' pages meet them.
@@ -114,6 +115,28 @@ impl<'a> Renderer<'a> {
             _ if self.numbered => f64::from(self.input.matches[mi as usize].number),
             _ => f64::from(mi + 1),
         }
+    }
+
+    /// The maps of `matches` (indices) with their share of them, most played first.
+    pub(super) fn map_shares(&self, matches: &[usize]) -> Vec<LabelCount> {
+        let mut counts: std::collections::BTreeMap<&str, u32> = Default::default();
+        for &i in matches {
+            *counts
+                .entry(self.input.matches[i].map.as_str())
+                .or_default() += 1;
+        }
+        let total = matches.len() as u32;
+        let mut maps: Vec<LabelCount> = counts
+            .into_iter()
+            .map(|(name, count)| LabelCount {
+                name: name.to_string(),
+                count,
+                percent: percent(count, total),
+                url: self.map_url(name),
+            })
+            .collect();
+        maps.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+        maps
     }
 
     /// The headline system's name as the evaluation reports it.

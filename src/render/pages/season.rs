@@ -3,13 +3,10 @@
 //! season on the index and `data/seasons.json`. The ladders themselves come from
 //! [`crate::rating::season`]; nothing here exists when no season is configured.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use crate::config::Config;
 use crate::rating::season::{Season, SeasonPlayer, Seasons};
-use crate::render::helpers::*;
 use crate::render::paths::unique_slugs;
 use crate::render::renderer::Renderer;
 use crate::render::views::*;
@@ -219,21 +216,7 @@ impl Renderer<'_> {
     /// The page of season number `s`.
     pub(in crate::render) fn season_page(&self, s: usize) -> SeasonPage {
         let season: &Season = &self.input.seasons.list[s];
-        let mut maps: BTreeMap<&str, u32> = BTreeMap::new();
-        for &i in &season.matches {
-            *maps.entry(self.input.matches[i].map.as_str()).or_default() += 1;
-        }
-        let total = season.matches.len() as u32;
-        let mut maps: Vec<LabelCount> = maps
-            .into_iter()
-            .map(|(name, count)| LabelCount {
-                name: name.to_string(),
-                count,
-                percent: percent(count, total),
-                url: self.map_url(name),
-            })
-            .collect();
-        maps.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+        let maps = self.map_shares(&season.matches);
         let mut active: Vec<&SeasonPlayer> = season.players.iter().collect();
         active.sort_by(|a, b| {
             b.matches

@@ -123,12 +123,10 @@ impl Renderer<'_> {
             .iter()
             .map(|(name, matches)| {
                 let row = self.server_row(name, matches);
-                let mut maps: BTreeMap<&str, u32> = BTreeMap::new();
                 let mut frags: BTreeMap<u32, u32> = BTreeMap::new();
                 let mut months: BTreeMap<String, u32> = BTreeMap::new();
                 for &i in matches {
                     let m = &self.input.matches[i];
-                    *maps.entry(m.map.as_str()).or_default() += 1;
                     for l in &self.input.stats.matches[i].lines {
                         *frags.entry(l.player).or_default() += l.frags;
                     }
@@ -136,17 +134,7 @@ impl Renderer<'_> {
                         *months.entry(t.format("%Y-%m").to_string()).or_default() += 1;
                     }
                 }
-                let total = matches.len() as u32;
-                let mut maps: Vec<LabelCount> = maps
-                    .into_iter()
-                    .map(|(name, count)| LabelCount {
-                        name: name.to_string(),
-                        count,
-                        percent: percent(count, total),
-                        url: self.map_url(name),
-                    })
-                    .collect();
-                maps.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+                let maps = self.map_shares(matches);
                 let mut top: Vec<(u32, u32)> = frags
                     .into_iter()
                     .filter(|(p, n)| *n > 0 && !self.input.hidden[*p as usize])
