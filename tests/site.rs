@@ -1421,3 +1421,42 @@ fn balance_cli_contract() {
         assert!(o.stdout.is_empty());
     }
 }
+
+/// The built-in `match.html` prints the kill list from `kills_html`, made in Rust for speed; a
+/// site's own template still gets the `kills` rows. Both must give the same page, byte for byte:
+/// a site whose `match.html` is the built-in one with the old Tera loop over `kills` is
+/// compared with the built-in theme on real logs of every format (weapons, suicides, team kills,
+/// names with colour codes and markup).
+#[test]
+fn kill_list_html_equals_the_template_loop_over_kills() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = shared();
+    let logs = [d.join("openarena"), d.join("public")];
+    let builtin = common::build_in(tmp.path(), "builtin", &logs, "");
+    let own = tmp.path().join("own");
+    std::fs::create_dir_all(own.join("templates")).unwrap();
+    let template =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/match.html"))
+            .unwrap();
+    let fast = "{{ m.kills_html | safe }}";
+    assert!(
+        template.contains(fast),
+        "the built-in match.html prints kills_html"
+    );
+    let looped = template.replace(
+        fast,
+        "{% for k in m.kills %}<tr class=\"{{ k.kind }}\"><td class=\"num\" data-sort=\"{{ k.seconds }}\">{{ k.time }}</td><td>{{ k.killer | safe }}</td><td>{{ k.victim | safe }}</td><td>{{ k.weapon }}</td></tr>\n    {% endfor %}",
+    );
+    std::fs::write(own.join("templates/match.html"), looped).unwrap();
+    let own = common::build_in(tmp.path(), "own", &logs, "");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(builtin.join("matches")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        let a = std::fs::read_to_string(&path).unwrap();
+        let b = std::fs::read_to_string(own.join("matches").join(name)).unwrap();
+        assert!(a == b, "{} differs", path.display());
+        compared += usize::from(a.contains("<tr class=\"frag\">"));
+    }
+    assert!(compared > 100, "{compared} match pages with kills compared");
+}

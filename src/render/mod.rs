@@ -388,6 +388,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         &|i| Keyed("clan", r.clan_page(i)),
         input.sink,
     )?);
+    let kill_rows = templates.overridden("match.html");
     let match_pages: Vec<OutputFile> = (0..input.matches.len())
         .into_par_iter()
         .map(|i| {
@@ -397,7 +398,8 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
             if input.cache.keys.get(&url) == Some(&key) {
                 return Ok(kept(url, key));
             }
-            let body = templates.render("match.html", &common, &Keyed("m", r.match_page(i)))?;
+            let view = r.match_page(i, kill_rows);
+            let body = templates.render("match.html", &common, &Keyed("m", view))?;
             let mut file = html(&url, body);
             file.key = Some(key);
             sunk(input.sink, file)

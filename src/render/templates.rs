@@ -71,12 +71,15 @@ pub struct Templates {
     tera: Tera,
     /// Key of every template source (built-in and the site's): pages change when it does.
     fingerprint: u64,
+    /// Names of the templates the site's own folder supplies.
+    overridden: std::collections::BTreeSet<String>,
 }
 
 impl Templates {
     /// Built-in templates, overridden by any `*.html` under `site_templates` (if it exists).
     pub fn load(site_templates: Option<&Path>) -> Result<Templates> {
         let mut sources: BTreeMap<String, String> = BTreeMap::new();
+        let mut overridden = std::collections::BTreeSet::new();
         for (name, text) in BUILTIN_TEMPLATES {
             sources.insert(name.to_string(), text.to_string());
             sources.insert(format!("builtin/{name}"), text.to_string());
@@ -96,6 +99,7 @@ impl Templates {
                     .join("/");
                 let text = std::fs::read_to_string(entry.path())
                     .with_context(|| format!("cannot read template {}", entry.path().display()))?;
+                overridden.insert(name.clone());
                 sources.insert(name, text);
             }
         }
@@ -112,12 +116,18 @@ impl Templates {
         Ok(Templates {
             tera,
             fingerprint: hasher.finish(),
+            overridden,
         })
     }
 
     /// A key of all template sources.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
+    }
+
+    /// Whether the site's own `templates/` folder replaces the built-in template `name`.
+    pub fn overridden(&self, name: &str) -> bool {
+        self.overridden.contains(name)
     }
 
     /// Renders template `name` with the fields of `common` and of `view` (both serialisable

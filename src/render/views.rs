@@ -315,7 +315,10 @@ pub struct MatchPage {
     pub fairest_red_win: Option<String>,
     pub sides: Vec<Side>,
     pub kill_lines: u32,
+    /// Empty unless the site has its own `match.html` (see `kills_html`).
     pub kills: Vec<KillRow>,
+    /// The rows of `kills` as HTML (`<tr>` elements), as the built-in template shows them.
+    pub kills_html: String,
     /// Inline SVG: cumulative frags over the match of its best players.
     pub timeline_svg: String,
 }

@@ -3,7 +3,7 @@
 
 use crate::model::{EventKind, Team};
 use crate::render::charts;
-use crate::render::colour::name_html;
+use crate::render::colour::{escape, name_html};
 use crate::render::helpers::*;
 use crate::render::renderer::{ANONYMOUS, Renderer};
 use crate::render::views::*;
@@ -38,6 +38,52 @@ impl Renderer<'_> {
             h.u64(delta.to_bits());
         }
         h.finish()
+    }
+
+    /// The rows of match `i`'s kill list, exactly as the built-in template's loop over
+    /// [`MatchPage::kills`] wrote them: one `<tr>` per frag, suicide and team kill, each followed
+    /// by a newline and the loop's indentation. Every text is escaped (names come as HTML).
+    pub(in crate::render) fn kills_html(&self, i: usize) -> String {
+        use std::fmt::Write;
+        let m = &self.input.matches[i];
+        let ids = &self.input.roster.match_players[i];
+        let weapons: Vec<String> = m
+            .weapons
+            .iter()
+            .map(|w| escape(&crate::model::weapons::weapon_label(&m.game, w)))
+            .collect();
+        let name = |actor: u32| {
+            ids.get(actor as usize)
+                .and_then(|&id| self.names_html.get(id as usize))
+                .map_or("", String::as_str)
+        };
+        let mut out = String::with_capacity(m.events.len() * 200);
+        for e in &m.events {
+            let kind = match e.kind {
+                EventKind::Frag => "frag",
+                EventKind::Suicide => "suicide",
+                EventKind::TeamKill => "teamkill",
+                _ => continue,
+            };
+            let victim = if e.kind == EventKind::Suicide {
+                "<em>suicide</em>"
+            } else {
+                name(e.target)
+            };
+            let weapon = weapons
+                .get(usize::from(e.detail))
+                .map_or("", String::as_str);
+            // Writing into a String cannot fail.
+            let _ = write!(
+                out,
+                "<tr class=\"{kind}\"><td class=\"num\" data-sort=\"{}\">{}</td><td>{}</td>\
+                 <td>{victim}</td><td>{weapon}</td></tr>\n    ",
+                e.time,
+                clock(e.time),
+                name(e.actor),
+            );
+        }
+        out
     }
 
     /// The team model's P(red wins) before match `i`, for team matches.
@@ -116,7 +162,9 @@ impl Renderer<'_> {
         }
     }
 
-    pub(in crate::render) fn match_page(&self, i: usize) -> MatchPage {
+    /// The page of match `i`; `kill_rows` also fills [`MatchPage::kills`] (for a site's own
+    /// `match.html`; [`MatchPage::kills_html`] is always filled).
+    pub(in crate::render) fn match_page(&self, i: usize, kill_rows: bool) -> MatchPage {
         let m = &self.input.matches[i];
         let ms: &MatchStats = &self.input.stats.matches[i];
         let ids = &self.input.roster.match_players[i];
@@ -174,36 +222,41 @@ impl Renderer<'_> {
                     .collect(),
             }]
         };
-        let kills = m
-            .events
-            .iter()
-            .filter_map(|e| {
-                let kind = match e.kind {
-                    EventKind::Frag => "frag",
-                    EventKind::Suicide => "suicide",
-                    EventKind::TeamKill => "teamkill",
-                    _ => return None,
-                };
-                let killer = self.player_ref(ids[e.actor as usize]).0;
-                let victim = if kind == "suicide" {
-                    "<em>suicide</em>".to_string()
-                } else {
-                    self.player_ref(ids[e.target as usize]).0
-                };
-                Some(KillRow {
-                    time: clock(e.time),
-                    seconds: e.time,
-                    kind,
-                    killer,
-                    victim,
-                    weapon: crate::model::weapons::weapon_label(
-                        &m.game,
-                        &m.weapons[usize::from(e.detail)],
-                    )
-                    .into_owned(),
+        // The built-in template prints `kills_html`; the rows are made only for a site's own
+        // template, which may loop over them (Tera's loop costs most of a match page's time).
+        let kills = if !kill_rows {
+            Vec::new()
+        } else {
+            m.events
+                .iter()
+                .filter_map(|e| {
+                    let kind = match e.kind {
+                        EventKind::Frag => "frag",
+                        EventKind::Suicide => "suicide",
+                        EventKind::TeamKill => "teamkill",
+                        _ => return None,
+                    };
+                    let killer = self.player_ref(ids[e.actor as usize]).0;
+                    let victim = if kind == "suicide" {
+                        "<em>suicide</em>".to_string()
+                    } else {
+                        self.player_ref(ids[e.target as usize]).0
+                    };
+                    Some(KillRow {
+                        time: clock(e.time),
+                        seconds: e.time,
+                        kind,
+                        killer,
+                        victim,
+                        weapon: crate::model::weapons::weapon_label(
+                            &m.game,
+                            &m.weapons[usize::from(e.detail)],
+                        )
+                        .into_owned(),
+                    })
                 })
-            })
-            .collect();
+                .collect()
+        };
         let team_scores = m.final_team_scores();
         let winner_html = match team_scores {
             Some([r, b]) if r > b => "Red team".to_string(),
@@ -267,6 +320,7 @@ impl Renderer<'_> {
             sides,
             kill_lines: ms.kill_lines,
             kills,
+            kills_html: self.kills_html(i),
             timeline_svg: self.timeline(i),
         }
     }
