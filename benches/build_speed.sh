@@ -51,7 +51,7 @@ generate() {
 line() {
     # name, what, build "wall cpu kb", grep "wall cpu kb"
     set -- "$1" "$2" $3 $4
-    awk -v n="$1" -v w="$2" -v bw="$3" -v bc="$4" -v bm="$5" -v gw="$6" -v gc="$7" 'BEGIN {
+    awk -v n="$1" -v w="$2" -v bw="$3" -v bc="$4" -v bm="$5" -v gw="${6:-}" -v gc="${7:-}" 'BEGIN {
         printf "%-8s %-22s wall %7.2f s  cpu %7.2f s  peak %5d MB", n, w, bw, bc, bm / 1024
         if (gw != "") printf "  | grep wall %.2f s cpu %.2f s: x%.1f wall, x%.1f cpu", gw, gc, bw / gw, bc / (gc > 0 ? gc : 0.01)
         printf "\n" }'
@@ -68,7 +68,7 @@ for name in $which; do
     log=/dev/null
     # grep reads the small log in a hundredth of a second: no ratio there (the target is 0.25 s).
     g=""
-    [ "$name" != small ] && g=$(measure sh -c 'grep -c Kill: logs/* > /dev/null')
+    [ "$name" != small ] && g=$(measure sh -c 'grep -c Kill: logs/* > .grep-count')
     log=timings.txt
     b=$(FRAGSTATS_TIMINGS=1 measure "$bin" build --full)
     line "$name" "build --full" "$b" "$g"
