@@ -115,16 +115,20 @@
       h = h ^ (h >>> 15);
       return (h >>> 0) % meta.shards;
     }
-    // The shard to search for folded text `q`; -1 when it is too short to pick one.
+    function complete(s) { return meta.capped.indexOf(s) < 0; }
+    // The shard to search for folded text `q`; -1 when it is too short to pick one. A shard
+    // already loaded for a pair of `q` that holds everyone with that pair will do (typing on
+    // loads nothing new); else the smallest.
     function shardFor(q) {
       if (meta.shards === 1) return 0;
       var chars = Array.from(q);
-      var best = -1;
+      var best = -1, have = -1;
       for (var i = 0; i + 1 < chars.length; i++) {
         var s = bucket(chars[i].codePointAt(0), chars[i + 1].codePointAt(0));
         if (best < 0 || (meta.sizes[s] || 0) < (meta.sizes[best] || 0)) best = s;
+        if (loaded[s] && complete(s) && (have < 0 || meta.sizes[s] < meta.sizes[have])) have = s;
       }
-      return best;
+      return have >= 0 ? have : best;
     }
     function load(s, done) {
       if (loaded[s]) { done(); return; }
@@ -196,7 +200,7 @@
       if (s < 0) { render(q, null, false); return; }
       load(s, function () {
         // Typing may have gone on while the shard loaded.
-        if (fold(input.value) === q) render(q, loaded[s], meta.capped.indexOf(s) >= 0);
+        if (fold(input.value) === q) render(q, loaded[s], !complete(s));
       });
     }
     input.addEventListener("input", show);
