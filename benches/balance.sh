@@ -2,7 +2,8 @@
 # `fragstats balance` timings on a site with 60,000 players: builds a site from
 # ../shared/data/openarena, replaces its data/balance.js by one with 60,000 players (the built
 # model's parameters, random skills and names), then times the whole command (reading the file,
-# matching the names, searching) for 10, 24 (exact) and 40 (local search) players, median of 5.
+# matching the names, searching) for 10, 24 (every split), 40 (meet in the middle, exact) and 44 (local search) players,
+# median of 5.
 #
 #   sh benches/balance.sh [WORK_DIR]     (default /tmp/fragstats-bench-balance)
 set -eu
@@ -22,7 +23,7 @@ data["players"] = [{"name": "Player%d" % i, "names": ["P%dx" % i], "skill": rand
                     "variance": random.uniform(0.01, 1), "clan": None} for i in range(60000)]
 open(path, "w").write(prefix + json.dumps(data) + ";\n")
 PY
-for n in 10 24 40; do
+for n in 10 24 40 44; do
     names=$(python3 -c "print(' '.join('Player%d' % (i * 1237 % 60000) for i in range($n)))")
     python3 - "$bin" "$work/site" "$n" $names <<'PY'
 import subprocess, sys, time, json

@@ -4,13 +4,15 @@
 //! ([`data`]) and the command line ([`command`]) are the edges.
 //!
 //! Search: every split up to [`EXACT_UP_TO`] players (team sizes differ by at most one; each
-//! partition is tried with either side red, as the locks allow); beyond, a deterministic local
-//! search (best single swap or move until none helps, from the snake split and from shifted
+//! partition is tried with either side red, as the locks allow); up to [`exact::MEET_UP_TO`] an
+//! exact meet-in-the-middle search with the same results ([`exact`]); beyond, a deterministic
+//! local search (best single swap or move until none helps, from the snake split and from shifted
 //! starts), which says it is not exact. Hard rules (`lock`, `together`, `apart`) are checked
 //! first, and a conflict among them is named.
 
 pub mod command;
 pub mod data;
+pub mod exact;
 
 use std::collections::BTreeMap;
 
@@ -299,10 +301,13 @@ pub fn balance(
         ));
     }
     conflicts(lobby, rules)?;
+    let keep = alternatives + 1;
     let (found, exact) = if n <= EXACT_UP_TO {
-        (exhaustive(lobby, params, rules, alternatives + 1), true)
+        (exhaustive(lobby, params, rules, keep), true)
+    } else if let Some(found) = exact::meet_in_the_middle(lobby, params, rules, keep) {
+        (found, true)
     } else {
-        (local_search(lobby, params, rules, alternatives + 1), false)
+        (local_search(lobby, params, rules, keep), false)
     };
     let mut splits = found.into_iter();
     let best = splits
