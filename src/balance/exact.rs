@@ -329,68 +329,81 @@ impl MeetInTheMiddle<'_> {
             vec![n / 2, n / 2 + 1]
         };
         let k_min: Vec<f64> = sizes.iter().map(|&rn| self.k_min(rn)).collect();
+        // A's red subsets by (size, signature), each group by sum of means: walking a group
+        // from the highest sum down, the target in B rises, so one pointer per group and team
+        // size finds every start (no binary search: it missed the cache at 40 players).
+        let mut groups: HashMap<(u32, u64), Vec<Part>> = HashMap::new();
         for a in subsets(self.lobby, &low_members) {
-            if !cut.allows(a.mask, low) {
-                continue;
+            if cut.allows(a.mask, low) {
+                let key = (a.mask.count_ones(), cut.signature(a.mask, true));
+                groups.entry(key).or_default().push(a);
             }
-            let sig = cut.signature(a.mask, true);
-            // Player 0 is red: the partition (player 0's side) is the red set, whose B part
-            // grows with b's mask; otherwise it is the blue set, whose B part shrinks.
-            let zero_red = a.mask & 1 == 1;
+        }
+        for ((count, sig), mut group) in groups {
+            group.sort_unstable_by(|x, y| x.mean.total_cmp(&y.mean).then(x.mask.cmp(&y.mask)));
             for (&rn, &k_min) in sizes.iter().zip(&k_min) {
-                let Some(need) = rn.checked_sub(a.mask.count_ones() as usize) else {
+                let Some(need) = rn.checked_sub(count as usize) else {
                     continue;
                 };
                 let Some((parts, start, end)) = buckets.get(&(need as u32, sig)) else {
                     continue;
                 };
-                let offer_run = |from: usize, to: usize, best: &mut Best| {
-                    // Within a run every key is equal: only the `keep` smallest partitions
-                    // can enter.
-                    let run = &parts[from..to];
-                    let mut offer = |b: &Part| {
-                        let red = a.mask | b.mask;
-                        let cost = self.cost(rn, a.mean + b.mean, a.variance + b.variance);
-                        let partition = if zero_red { red } else { all & !red };
-                        best.offer(cost, partition, red);
-                    };
-                    if zero_red {
-                        run.iter().take(keep).for_each(&mut offer);
-                    } else {
-                        run.iter().rev().take(keep).for_each(&mut offer);
-                    }
-                };
-                if flat {
-                    if !parts.is_empty() {
-                        offer_run(0, parts.len(), &mut best);
-                    }
-                    continue;
-                }
-                // The sum of B's means that makes u zero.
+                // The sum of the red means that makes u zero.
                 let (rnf, bnf) = (rn as f64, (n - rn) as f64);
                 let zero = (self.scale * self.total_mean / bnf
                     - self.params.coef[1] * self.size(rn, n - rn)
                     - self.params.coef[2])
                     / (self.scale * (1.0 / rnf + 1.0 / bnf));
-                let target = zero - a.mean;
-                let split = parts.partition_point(|p| p.mean < target);
-                let beyond = |p: &Part, best: &Best| {
-                    let theta = if best.found.len() == keep {
-                        best.found.last().map_or(f64::INFINITY, |f| f.0)
-                    } else {
-                        f64::INFINITY
+                let mut split = 0;
+                for a in group.iter().rev() {
+                    // Player 0 is red: the partition (player 0's side) is the red set, whose B
+                    // part grows with b's mask; otherwise it is the blue set, whose B part
+                    // shrinks.
+                    let zero_red = a.mask & 1 == 1;
+                    let offer_run = |from: usize, to: usize, best: &mut Best| {
+                        // Within a run every key is equal: only the `keep` smallest partitions
+                        // can enter.
+                        let run = &parts[from..to];
+                        let mut offer = |b: &Part| {
+                            let red = a.mask | b.mask;
+                            let cost = self.cost(rn, a.mean + b.mean, a.variance + b.variance);
+                            let partition = if zero_red { red } else { all & !red };
+                            best.offer(cost, partition, red);
+                        };
+                        if zero_red {
+                            run.iter().take(keep).for_each(&mut offer);
+                        } else {
+                            run.iter().rev().take(keep).for_each(&mut offer);
+                        }
                     };
-                    k_min * self.u(rn, a.mean + p.mean).abs() > theta + TIE
-                };
-                let mut i = split;
-                while i < parts.len() && !beyond(&parts[i], &best) {
-                    offer_run(i, end[i], &mut best);
-                    i = end[i];
-                }
-                let mut j = split;
-                while j > 0 && !beyond(&parts[j - 1], &best) {
-                    offer_run(start[j - 1], j, &mut best);
-                    j = start[j - 1];
+                    if flat {
+                        if !parts.is_empty() {
+                            offer_run(0, parts.len(), &mut best);
+                        }
+                        continue;
+                    }
+                    let target = zero - a.mean;
+                    while split < parts.len() && parts[split].mean < target {
+                        split += 1;
+                    }
+                    let beyond = |p: &Part, best: &Best| {
+                        let theta = if best.found.len() == keep {
+                            best.found.last().map_or(f64::INFINITY, |f| f.0)
+                        } else {
+                            f64::INFINITY
+                        };
+                        k_min * self.u(rn, a.mean + p.mean).abs() > theta + TIE
+                    };
+                    let mut i = split;
+                    while i < parts.len() && !beyond(&parts[i], &best) {
+                        offer_run(i, end[i], &mut best);
+                        i = end[i];
+                    }
+                    let mut j = split;
+                    while j > 0 && !beyond(&parts[j - 1], &best) {
+                        offer_run(start[j - 1], j, &mut best);
+                        j = start[j - 1];
+                    }
                 }
             }
         }
