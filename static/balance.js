@@ -389,8 +389,9 @@
     if (n > MAX_PLAYERS) return { error: "at most " + MAX_PLAYERS + " players can be balanced, not " + n };
     var found, exact = true;
     var sane = lobby.every(function (c) { return isFinite(c.mean) && isFinite(c.variance) && c.variance >= 0; });
-    if (n <= EXACT_UP_TO) found = exhaustive(lobby, 4);
-    else if (n <= MEET_UP_TO && sane) found = meetInTheMiddle(lobby, 4);
+    // As balance::balance: every split up to 12, meeting in the middle (the same list) beyond.
+    if (n > 12 && n <= MEET_UP_TO && sane) found = meetInTheMiddle(lobby, 4);
+    else if (n <= EXACT_UP_TO) found = exhaustive(lobby, 4);
     else { found = localSearch(lobby, 4); exact = false; }
     if (!found.length) return { error: "no split found" };
     return { best: found[0], alternatives: found.slice(1), exact: exact, abba: abba(lobby) };

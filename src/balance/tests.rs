@@ -46,7 +46,7 @@ fn brute_force(lobby: &[Candidate], rules: &Rules) -> Option<f64> {
 fn exact_search_equals_brute_force() {
     let mut rng = Lcg(3);
     for round in 0..60 {
-        let n = 2 + round % 11;
+        let n = 2 + round % 15;
         let lobby = lobby(&mut rng, n);
         let mut rules = Rules::default();
         if round % 3 == 1 {
