@@ -72,6 +72,14 @@ fn subsets(lobby: &[Candidate], members: &[usize]) -> Vec<Part> {
     parts
 }
 
+/// B's red subsets of one size and signature, sorted, with each entry's run of equal sums:
+/// the first index of the run and one past its last.
+struct Bucket {
+    parts: Vec<Part>,
+    start: Vec<usize>,
+    end: Vec<usize>,
+}
+
 /// The search's fixed quantities.
 struct MeetInTheMiddle<'a> {
     lobby: &'a [Candidate],
@@ -295,7 +303,7 @@ impl MeetInTheMiddle<'_> {
             flat || (x.mean.to_bits() == y.mean.to_bits()
                 && x.variance.to_bits() == y.variance.to_bits())
         };
-        let buckets: HashMap<(u32, u64), (Vec<Part>, Vec<usize>, Vec<usize>)> = buckets
+        let buckets: HashMap<(u32, u64), Bucket> = buckets
             .into_iter()
             .map(|(key, mut parts)| {
                 parts.sort_unstable_by(order);
@@ -316,14 +324,14 @@ impl MeetInTheMiddle<'_> {
                         i + 1
                     };
                 }
-                (key, (parts, start, end))
+                (key, Bucket { parts, start, end })
             })
             .collect();
         let mut best = Best {
             keep,
             found: Vec::new(),
         };
-        let sizes: Vec<usize> = if n % 2 == 0 {
+        let sizes: Vec<usize> = if n.is_multiple_of(2) {
             vec![n / 2]
         } else {
             vec![n / 2, n / 2 + 1]
@@ -345,7 +353,7 @@ impl MeetInTheMiddle<'_> {
                 let Some(need) = rn.checked_sub(count as usize) else {
                     continue;
                 };
-                let Some((parts, start, end)) = buckets.get(&(need as u32, sig)) else {
+                let Some(Bucket { parts, start, end }) = buckets.get(&(need as u32, sig)) else {
                     continue;
                 };
                 // The sum of the red means that makes u zero.
