@@ -337,6 +337,14 @@ fn meet_in_the_middle_equals_exhaustive() {
         let got = exact::meet_in_the_middle(&lobby, &params, &rules, 4).unwrap();
         assert_eq!(got, want, "round {round}: n = {n}, rules {rules:?}");
     }
+    // Near the sizes it replaces the exhaustive search at.
+    for (round, n) in [(1usize, 21usize), (2, 22), (4, 23)] {
+        let lobby = lobby_with_twins(&mut rng, n);
+        let rules = random_rules(&mut rng, n, round);
+        let want = exhaustive(&lobby, &params(), &rules, 4);
+        let got = exact::meet_in_the_middle(&lobby, &params(), &rules, 4).unwrap();
+        assert_eq!(got, want, "n = {n}, rules {rules:?}");
+    }
 }
 
 /// At the sizes it is used for, the meet-in-the-middle search finds the best |p − 50%| that a
