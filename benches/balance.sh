@@ -2,7 +2,9 @@
 # `fragstats balance` timings on a site with 60,000 players: builds a site from
 # ../shared/data/openarena, replaces its data/balance.js by one with 60,000 players (the built
 # model's parameters, random skills and names), then times the whole command (reading the file,
-# matching the names, searching) for 10, 24 (exact) and 40 (local search) players, median of 5.
+# matching the names, searching; wall-clock and processor time, the figure to compare on a
+# shared machine) for 10, 24 (every split), 40 (meet in the middle, exact) and 44 (local search) players,
+# median of 5.
 #
 #   sh benches/balance.sh [WORK_DIR]     (default /tmp/fragstats-bench-balance)
 set -eu
@@ -22,17 +24,22 @@ data["players"] = [{"name": "Player%d" % i, "names": ["P%dx" % i], "skill": rand
                     "variance": random.uniform(0.01, 1), "clan": None} for i in range(60000)]
 open(path, "w").write(prefix + json.dumps(data) + ";\n")
 PY
-for n in 10 24 40; do
+for n in 10 24 40 44; do
     names=$(python3 -c "print(' '.join('Player%d' % (i * 1237 % 60000) for i in range($n)))")
     python3 - "$bin" "$work/site" "$n" $names <<'PY'
-import subprocess, sys, time, json
+import subprocess, sys, time, json, resource
 bin, out, n, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-runs = []
+runs, cpu = [], []
+def used():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 for _ in range(5):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), used()
     o = subprocess.run([bin, "balance", "--out", out, "--json", *names], capture_output=True, check=True)
     runs.append(time.perf_counter() - t)
+    cpu.append(used() - c)
 v = json.loads(o.stdout)
-print("%s players: %.0f ms (median of 5, whole command), exact=%s, p=%.4f" % (n, sorted(runs)[2] * 1000, v["exact"], v["p_red_wins"]))
+print("%s players: %.0f ms wall, %.0f ms processor (medians of 5, whole command), exact=%s, p=%.4f"
+      % (n, sorted(runs)[2] * 1000, sorted(cpu)[2] * 1000, v["exact"], v["p_red_wins"]))
 PY
 done

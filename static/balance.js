@@ -1,10 +1,11 @@
 // balance.html: the team balancer in the browser. A port of src/balance (names resolved as
 // `fragstats balance` resolves them, the exhaustive search up to 24 players with the same
-// tie-breaking, the same local search beyond), reading data/balance.js. The lobby lives in the
+// tie-breaking, the meet-in-the-middle search up to 40 (src/balance/exact.rs, same order of
+// operations, so the same sums and ties), the same local search beyond), reading data/balance.js. The lobby lives in the
 // URL (?players=A,B,C, each name URI-encoded) so a link shares it. Names are always set as text.
 (function () {
   "use strict";
-  var EXACT_UP_TO = 24, MAX_PLAYERS = 256, TIE = 1e-9;
+  var EXACT_UP_TO = 24, MEET_UP_TO = 40, MAX_PLAYERS = 256, TIE = 1e-9;
   var data = window.FRAGSTATS_BALANCE;
   var el = function (id) { return document.getElementById(id); };
   if (!data || !data.params || !data.players) {
@@ -166,6 +167,171 @@
     });
   }
 
+  // `items` sorted by `keys[item]` (numbers, in IEEE order as Rust's total_cmp: -0 before 0),
+  // stable: a radix sort on the bits, 16 at a time (a comparator sort of a million items took
+  // seconds).
+  var bits = new Float64Array(1), words = new Uint32Array(bits.buffer);
+  function radixSort(items, keys) {
+    var len = items.length, lo = new Uint32Array(len), hi = new Uint32Array(len), i, pass;
+    for (i = 0; i < len; i++) {
+      bits[0] = keys[items[i]];
+      var l = words[0], h = words[1];
+      if (h & 0x80000000) { l = ~l >>> 0; h = ~h >>> 0; } else { h = (h | 0x80000000) >>> 0; }
+      lo[i] = l; hi[i] = h;
+    }
+    var order = new Uint32Array(len), next = new Uint32Array(len), count = new Uint32Array(65537);
+    for (i = 0; i < len; i++) order[i] = i;
+    if (len < 4096) {
+      // Small: a stable comparator sort is cheaper than clearing the counts.
+      order = Array.prototype.slice.call(order).sort(function (x, y) {
+        return hi[x] - hi[y] || lo[x] - lo[y];
+      });
+    }
+    for (pass = 0; pass < 4 && len >= 4096; pass++) {
+      var word = pass < 2 ? lo : hi, shift = pass % 2 === 0 ? 0 : 16;
+      count.fill(0);
+      for (i = 0; i < len; i++) count[((word[order[i]] >>> shift) & 0xffff) + 1]++;
+      for (i = 0; i < 65536; i++) count[i + 1] += count[i];
+      for (i = 0; i < len; i++) next[count[(word[order[i]] >>> shift) & 0xffff]++] = order[i];
+      var t = order; order = next; next = t;
+    }
+    var out = [];
+    for (i = 0; i < len; i++) out.push(items[order[i]]);
+    return { items: out, lo: lo, hi: hi, order: order };
+  }
+
+  // As exact::subsets: sums and masks of every subset of `members`, bit j for the j-th member
+  // by (mean, variance, index), so that equal multisets get bitwise equal sums.
+  function subsets(lobby, members) {
+    var order = members.slice().sort(function (a, b) {
+      return lobby[a].mean - lobby[b].mean || lobby[a].variance - lobby[b].variance || a - b;
+    });
+    var size = Math.pow(2, order.length);
+    var mean = new Float64Array(size), variance = new Float64Array(size), mask = new Float64Array(size);
+    var count = new Uint8Array(size);
+    for (var m = 1; m < size; m++) {
+      var top = 31 - Math.clz32(m), rest = m & ~(1 << top), c = lobby[order[top]];
+      mean[m] = mean[rest] + c.mean;
+      variance[m] = variance[rest] + c.variance;
+      mask[m] = mask[rest] + Math.pow(2, order[top]);
+      count[m] = count[rest] + 1;
+    }
+    return { mean: mean, variance: variance, mask: mask, count: count, size: size };
+  }
+
+  // As exact::meet_in_the_middle without rules (the page has none): the same walk, bound and
+  // runs, so the same list as the exhaustive search would give.
+  function meetInTheMiddle(lobby, keep) {
+    var n = lobby.length, i, rn;
+    var lowLen = Math.floor(n / 2), all = Math.pow(2, n) - 1;
+    var s = scale(), spread = Math.PI / 8 * s * s, flat = !(s > 0);
+    var totalMean = 0, totalVariance = 0;
+    for (i = 0; i < n; i++) totalMean += lobby[i].mean;
+    for (i = 0; i < n; i++) totalVariance += lobby[i].variance;
+    var lowSize = Math.floor(n / 2), highSize = Math.ceil(n / 2);
+    var sizeMore = Math.log(highSize / Math.max(lowSize, 1));
+    function sizeTerm(rn, bn) { return rn > bn ? sizeMore : rn < bn ? -sizeMore : 0; }
+    function u(rn, rm) {
+      var bn = n - rn;
+      var skill = rm / rn - (totalMean - rm) / bn;
+      return s * skill + params.coef[1] * sizeTerm(rn, bn) + params.coef[2];
+    }
+    function cost(rn, rm, rv) {
+      var bn = n - rn;
+      var skill = rm / rn - (totalMean - rm) / bn;
+      var v = rv / (rn * rn) + (totalVariance - rv) / (bn * bn);
+      var k = 1 / Math.sqrt(1 + spread * v);
+      return Math.abs(k * (s * skill + params.coef[1] * sizeTerm(rn, bn) + params.coef[2]));
+    }
+    var lowMembers = [], highMembers = [];
+    for (i = 0; i < n; i++) (i < lowLen ? lowMembers : highMembers).push(i);
+    var A = subsets(lobby, lowMembers), B = subsets(lobby, highMembers);
+    // B's subsets by size, each sorted by (mean, variance, mask) (by mask alone when flat),
+    // with the runs of equal sums.
+    var buckets = [], c;
+    for (c = 0; c <= highMembers.length; c++) buckets.push([]);
+    for (var m = 0; m < B.size; m++) buckets[B.count[m]].push(m);
+    var same = function (x, y) {
+      return flat || (B.mean[x] === B.mean[y] && B.variance[x] === B.variance[y] &&
+        !(B.mean[x] === 0 && 1 / B.mean[x] !== 1 / B.mean[y]));
+    };
+    buckets = buckets.map(function (list) {
+      if (flat) {
+        list = radixSort(list, B.mask).items;
+      } else {
+        // By mean, then each block of bitwise equal means by (variance, mask).
+        var sorted = radixSort(list, B.mean), o = sorted.order;
+        list = sorted.items;
+        for (var from = 0, to; from < list.length; from = to) {
+          for (to = from + 1; to < list.length && sorted.lo[o[to]] === sorted.lo[o[from]] &&
+            sorted.hi[o[to]] === sorted.hi[o[from]]; to++);
+          if (to - from > 1) {
+            var block = list.slice(from, to).sort(function (x, y) {
+              return B.variance[x] - B.variance[y] || B.mask[x] - B.mask[y];
+            });
+            for (var q = 0; q < block.length; q++) list[from + q] = block[q];
+          }
+        }
+      }
+      var len = list.length, start = new Int32Array(len), end = new Int32Array(len);
+      for (var k = 1; k < len; k++) start[k] = same(list[k - 1], list[k]) ? start[k - 1] : k;
+      if (len) end[len - 1] = len;
+      for (k = len - 2; k >= 0; k--) end[k] = same(list[k], list[k + 1]) ? end[k + 1] : k + 1;
+      return { list: list, start: start, end: end };
+    });
+    var groups = [];
+    for (c = 0; c <= lowMembers.length; c++) groups.push([]);
+    for (m = 0; m < A.size; m++) groups[A.count[m]].push(m);
+    var best = [], sizes = n % 2 === 0 ? [n / 2] : [lowSize, highSize];
+    groups.forEach(function (group, count) {
+      group = radixSort(group, A.mean).items;
+      sizes.forEach(function (rn) {
+        var need = rn - count;
+        if (need < 0 || need >= buckets.length) return;
+        var bucket = buckets[need], list = bucket.list, len = list.length;
+        var small = Math.min(rn, n - rn);
+        var kMin = 1 / Math.sqrt(1 + spread * totalVariance / (small * small));
+        var rnf = rn, bnf = n - rn;
+        var zero = (s * totalMean / bnf - params.coef[1] * sizeTerm(rn, n - rn) - params.coef[2]) /
+          (s * (1 / rnf + 1 / bnf));
+        var split = 0;
+        for (var g = group.length - 1; g >= 0; g--) {
+          var a = group[g], aMean = A.mean[a], aVar = A.variance[a], aMask = A.mask[a];
+          var zeroRed = aMask % 2 === 1;
+          var offerRun = function (from, to) {
+            var k, taken = 0;
+            var one = function (b) {
+              var red = aMask + B.mask[b];
+              var partition = zeroRed ? red : all - red;
+              offer(best, keep, cost(rn, aMean + B.mean[b], aVar + B.variance[b]), partition, red);
+            };
+            if (zeroRed) for (k = from; k < to && taken < keep; k++, taken++) one(list[k]);
+            else for (k = to - 1; k >= from && taken < keep; k--, taken++) one(list[k]);
+          };
+          if (flat) {
+            if (len) offerRun(0, len);
+            continue;
+          }
+          var target = zero - aMean;
+          while (split < len && B.mean[list[split]] < target) split++;
+          var beyond = function (b) {
+            var theta = best.length === keep ? best[keep - 1][0] : Infinity;
+            return kMin * Math.abs(u(rn, aMean + B.mean[b])) > theta + TIE;
+          };
+          var at = split;
+          while (at < len && !beyond(list[at])) { offerRun(at, bucket.end[at]); at = bucket.end[at]; }
+          at = split;
+          while (at > 0 && !beyond(list[at - 1])) { offerRun(bucket.start[at - 1], at); at = bucket.start[at - 1]; }
+        }
+      });
+    });
+    return best.map(function (f) {
+      var redSet = [];
+      for (var j = 0; j < n; j++) redSet.push(Math.floor(f[2] / Math.pow(2, j)) % 2 === 1);
+      return splitOf(lobby, redSet);
+    });
+  }
+
   function cost(p) { return Math.abs(p - 0.5); }
 
   function localSearch(lobby, keep) {
@@ -221,8 +387,12 @@
     var n = lobby.length;
     if (n < 2) return { error: "name at least two players" };
     if (n > MAX_PLAYERS) return { error: "at most " + MAX_PLAYERS + " players can be balanced, not " + n };
-    var exact = n <= EXACT_UP_TO;
-    var found = exact ? exhaustive(lobby, 4) : localSearch(lobby, 4);
+    var found, exact = true;
+    var sane = lobby.every(function (c) { return isFinite(c.mean) && isFinite(c.variance) && c.variance >= 0; });
+    // As balance::balance: every split up to 12, meeting in the middle (the same list) beyond.
+    if (n > 12 && n <= MEET_UP_TO && sane) found = meetInTheMiddle(lobby, 4);
+    else if (n <= EXACT_UP_TO) found = exhaustive(lobby, 4);
+    else { found = localSearch(lobby, 4); exact = false; }
     if (!found.length) return { error: "no split found" };
     return { best: found[0], alternatives: found.slice(1), exact: exact, abba: abba(lobby) };
   }

@@ -628,10 +628,14 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     full.extend(fresh(24usize.saturating_sub(known.len() + 1)));
     full.truncate(24);
     lobbies.push(full);
-    // Beyond 24 players: the local search.
-    let mut big = known.clone();
-    big.extend(fresh(30usize.saturating_sub(known.len() + 1)));
-    lobbies.push(big);
+    // Beyond 24 players: meeting in the middle (exact, with many tied newcomers), then the
+    // local search.
+    for size in [30usize, 40, 44] {
+        let mut big = known.clone();
+        big.extend(fresh(size.saturating_sub(known.len() + 1)));
+        big.truncate(size);
+        lobbies.push(big);
+    }
 
     let driver = Driver::start(&chromedriver);
     driver.size(1280, 844);

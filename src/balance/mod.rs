@@ -4,20 +4,27 @@
 //! ([`data`]) and the command line ([`command`]) are the edges.
 //!
 //! Search: every split up to [`EXACT_UP_TO`] players (team sizes differ by at most one; each
-//! partition is tried with either side red, as the locks allow); beyond, a deterministic local
-//! search (best single swap or move until none helps, from the snake split and from shifted
+//! partition is tried with either side red, as the locks allow; from 13 players an exact
+//! meet-in-the-middle search gives the same list faster) and up to [`exact::MEET_UP_TO`] by
+//! meeting in the middle ([`exact`]); beyond, a deterministic
+//! local search (best single swap or move until none helps, from the snake split and from shifted
 //! starts), which says it is not exact. Hard rules (`lock`, `together`, `apart`) are checked
 //! first, and a conflict among them is named.
 
 pub mod command;
 pub mod data;
+pub mod exact;
 
 use std::collections::BTreeMap;
 
 use crate::evaluate::team::{Features, Skill, TeamParams};
 
-/// Largest lobby searched exhaustively.
+/// Largest lobby searched exactly by trying every split (or by [`exact::meet_in_the_middle`],
+/// which gives the same list, from 13 players on).
 pub const EXACT_UP_TO: usize = 24;
+
+/// Largest lobby always searched by trying every split.
+const SMALL: usize = 12;
 
 /// Largest lobby accepted at all (the local search is quadratic per step).
 pub const MAX_PLAYERS: usize = 256;
@@ -299,10 +306,16 @@ pub fn balance(
         ));
     }
     conflicts(lobby, rules)?;
-    let (found, exact) = if n <= EXACT_UP_TO {
-        (exhaustive(lobby, params, rules, alternatives + 1), true)
+    let keep = alternatives + 1;
+    // Meeting in the middle gives the exhaustive search's list (tested) in far less time from
+    // 13 players on (2^12 subsets a half against 2^23 splits at 24).
+    let meet = || (n > SMALL).then(|| exact::meet_in_the_middle(lobby, params, rules, keep))?;
+    let (found, exact) = if let Some(found) = meet() {
+        (found, true)
+    } else if n <= EXACT_UP_TO {
+        (exhaustive(lobby, params, rules, keep), true)
     } else {
-        (local_search(lobby, params, rules, alternatives + 1), false)
+        (local_search(lobby, params, rules, keep), false)
     };
     let mut splits = found.into_iter();
     let best = splits

@@ -46,7 +46,7 @@ fn brute_force(lobby: &[Candidate], rules: &Rules) -> Option<f64> {
 fn exact_search_equals_brute_force() {
     let mut rng = Lcg(3);
     for round in 0..60 {
-        let n = 2 + round % 11;
+        let n = 2 + round % 15;
         let lobby = lobby(&mut rng, n);
         let mut rules = Rules::default();
         if round % 3 == 1 {
@@ -86,12 +86,12 @@ fn exact_search_equals_brute_force() {
     }
 }
 
-/// Beyond the exact limit the local search says it is not exact, keeps the rules, and comes
-/// within a point of 50% on lobbies of 30 (where a near-perfect split exists).
+/// Beyond the exact limits the local search says it is not exact, keeps the rules, and comes
+/// within a point of 50% on lobbies of 44 (where a near-perfect split exists).
 #[test]
 fn local_search_beyond_the_exact_limit() {
     let mut rng = Lcg(5);
-    let lobby = lobby(&mut rng, 30);
+    let lobby = lobby(&mut rng, 44);
     let rules = Rules {
         lock: vec![(0, Side::Blue)],
         together: vec![(1, 2)],
@@ -282,4 +282,111 @@ fn proposed_teams_are_fair_in_true_skill() {
     eprintln!("mean true-skill gap: proposed {ours:.3}, best {best:.3}, random {random:.3}");
     assert!(ours < random / 3.0, "{ours} vs random {random}");
     assert!(ours < best + 0.15, "{ours} vs best {best}");
+}
+
+/// A lobby where some players share one skill (newcomers all get the same prior): many splits
+/// tie, and the order among them is the test.
+fn lobby_with_twins(rng: &mut Lcg, n: usize) -> Vec<Candidate> {
+    let mut lobby = lobby(rng, n);
+    let newcomer = params().newcomer;
+    for (i, c) in lobby.iter_mut().enumerate() {
+        if i % 3 == 1 || (n > 10 && i % 5 == 0) {
+            c.skill = newcomer;
+        }
+    }
+    lobby
+}
+
+/// Random rules over a lobby of `n` for round `round`.
+fn random_rules(rng: &mut Lcg, n: usize, round: usize) -> Rules {
+    let mut rules = Rules::default();
+    if round % 3 == 1 {
+        rules.lock.push((rng.below(n), Side::Red));
+    }
+    if round % 4 == 2 && n >= 6 {
+        rules.together.push((0, 1 + rng.below(n - 1)));
+        rules.together.push((n - 1, 2));
+        rules.apart.push((3, n - 2));
+        rules.lock.push((n - 3, Side::Blue));
+    }
+    rules
+}
+
+/// The meet-in-the-middle search gives exactly the exhaustive search's list (same splits, same
+/// order, same p) on random lobbies, with and without rules, with and without tied players, on
+/// odd and even sizes, including a skill scale of 0 (every split ties).
+#[test]
+fn meet_in_the_middle_equals_exhaustive() {
+    let mut rng = Lcg(11);
+    for round in 0..120 {
+        let n = 2 + round % 15;
+        let lobby = if round % 2 == 0 {
+            lobby(&mut rng, n)
+        } else {
+            lobby_with_twins(&mut rng, n)
+        };
+        let rules = random_rules(&mut rng, n, round);
+        let mut params = params();
+        if round % 17 == 5 {
+            params.coef[0] = 0.0;
+        }
+        if conflicts(&lobby, &rules).is_err() {
+            continue;
+        }
+        let want = exhaustive(&lobby, &params, &rules, 4);
+        let got = exact::meet_in_the_middle(&lobby, &params, &rules, 4).unwrap();
+        assert_eq!(got, want, "round {round}: n = {n}, rules {rules:?}");
+    }
+    // Near the sizes it replaces the exhaustive search at.
+    for (round, n) in [(1usize, 21usize), (2, 22), (4, 23)] {
+        let lobby = lobby_with_twins(&mut rng, n);
+        let rules = random_rules(&mut rng, n, round);
+        let want = exhaustive(&lobby, &params(), &rules, 4);
+        let got = exact::meet_in_the_middle(&lobby, &params(), &rules, 4).unwrap();
+        assert_eq!(got, want, "n = {n}, rules {rules:?}");
+    }
+}
+
+/// At the sizes it is used for, the meet-in-the-middle search finds the best |p − 50%| that a
+/// local search from many starts finds or better, keeps the rules, and says it is exact.
+#[test]
+fn meet_in_the_middle_beyond_the_exhaustive_limit() {
+    let mut rng = Lcg(13);
+    for (round, n) in [25usize, 28, 31].into_iter().enumerate() {
+        let lobby = lobby_with_twins(&mut rng, n);
+        let rules = random_rules(&mut rng, n, round * 2 + 1);
+        let got = balance(&lobby, &params(), &rules, 3).unwrap();
+        assert!(got.exact);
+        let masks = Masks::new(&rules);
+        let red: u64 = got.best.red.iter().map(|&i| 1u64 << i).sum();
+        assert!(masks.allows(red), "round {round}");
+        assert!(got.best.red.len().abs_diff(got.best.blue.len()) <= 1);
+        let local = local_search(&lobby, &params(), &rules, 1);
+        assert!(cost(got.best.p_red) <= cost(local[0].p_red) + 1e-12);
+        for alt in &got.alternatives {
+            assert!(cost(alt.p_red) >= cost(got.best.p_red) - 1e-9);
+        }
+    }
+}
+
+/// The bound the meet-in-the-middle walk stops on: every red set's key is at least
+/// k_min·|u| − TIE/2 (checked on every split of random lobbies, odd and even).
+#[test]
+fn meet_in_the_middle_bound_holds() {
+    let mut rng = Lcg(17);
+    for n in [5usize, 8, 11, 12] {
+        let lobby = lobby(&mut rng, n);
+        let p = params();
+        for red in 1..(1u64 << n) - 1 {
+            let rn = red.count_ones() as usize;
+            if rn != n / 2 && rn != n.div_ceil(2) {
+                continue;
+            }
+            let split = split_of(&lobby, &p, red);
+            let logit = (split.p_red / (1.0 - split.p_red)).ln().abs();
+            let rm: f64 = split.red.iter().map(|&i| lobby[i].skill.mean).sum();
+            let (u, k_min) = exact::bound_terms(&lobby, &p, rn, rm);
+            assert!(logit >= k_min * u.abs() - TIE / 2.0, "n = {n}, red {red:b}");
+        }
+    }
 }
