@@ -386,6 +386,7 @@ mod tests {
             by_gametype: Default::default(),
             team_results: Score::default(),
             team_reliability: Default::default(),
+            team_margin: None,
             spearman_bot_skill: None,
             bots: 0,
             vs_headline: None,
@@ -413,6 +414,7 @@ mod tests {
             headline_ratings: Vec::new(),
             predicted_red_win: Vec::new(),
             fairest_red_win: Vec::new(),
+            expected_margin: Vec::new(),
             headline_curves: Vec::new(),
             team: Default::default(),
         };
