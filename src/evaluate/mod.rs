@@ -52,6 +52,7 @@ pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<(TeamGame, Op
                         TeamGame {
                             red_won: red > blue,
                             margin,
+                            decided_by: Some(f64::from(red.max(0)) + f64::from(blue.max(0))),
                             ..game
                         },
                         None,
@@ -173,6 +174,7 @@ pub(crate) fn team_lineup_between(
         map: m.map.clone(),
         game: m.game.clone(),
         margin: None,
+        decided_by: None,
     })
 }
 

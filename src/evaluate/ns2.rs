@@ -134,6 +134,7 @@ mod tests {
             map: "q3dm17".into(),
             game: "quake3".into(),
             margin: None,
+            decided_by: None,
         }
     }
 

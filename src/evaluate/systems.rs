@@ -53,6 +53,10 @@ pub struct TeamGame {
     /// The match's final margin, red's team score minus blue's (rounds won where the log has
     /// rounds), when known: the same on every result of the match.
     pub margin: Option<f64>,
+    /// The scores that decided the result, red's plus blue's (frags in team deathmatch, captures
+    /// in capture the flag), when the result is a whole match with a final score; None for a
+    /// round (its frags decide it).
+    pub decided_by: Option<f64>,
 }
 
 /// What a system may know when a match starts.

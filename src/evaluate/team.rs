@@ -11,16 +11,21 @@
 //! line-up gives 0.5). A player with no frags yet gets the prior of this site's real newcomers:
 //! the mean θ newcomers ended their first match with, and the fit's prior variance.
 //!
-//! - `g` turns a frag edge into a result edge. A result (a match, or a round) is won by the side
-//!   that makes more of its `N` frags; if red makes each with probability σ(Δ) ≈ ½ + Δ/4, red
-//!   makes more with probability ≈ Φ(Δ·√N / 2) ≈ σ(1.7·Δ·√N / 2): so `g = 0.85·√N`, `√N` the
-//!   mean over this game's earlier results (this site's, before any of the game's: 1).
-//! - `F` is the side term: the log odds of red's wins in this game's earlier results on the map,
-//!   shrunk toward the game's (red wins 64% of Counter-Strike 1.6 rounds and 29% of TF2 rounds:
-//!   one site-wide term cannot fit). The game's share is smoothed by one win each way; a map's
-//!   by [`MAP_PSEUDO`] results at the game's share (the shrinkage of a binomial rate whose maps
-//!   differ from their game's by about ±0.1: p(1 − p)/0.1² ≈ 20).
-//! - `β` (scale, size, residual red bias, side) are learnt from this site's own team results,
+//! - `g` turns a frag edge into a result edge. A result is won by the side that makes more of
+//!   its `N` scoring events (a match: the team scores, frags in team deathmatch, captures in
+//!   capture the flag; a round: its frags); if red makes each with probability σ(Δ) ≈ ½ + Δ/4,
+//!   red makes more with probability ≈ Φ(Δ·√N / 2) ≈ σ(1.7·Δ·√N / 2): so `g = 0.85·√N`, `√N`
+//!   the mean over this game's earlier results (this site's, before any of the game's: 1).
+//! - `F = b_game + b_map` is the side term, red's edge for being red (red wins 64% of
+//!   Counter-Strike 1.6 rounds and 29% of TF2 rounds: one site-wide term cannot fit), `β_F = 1`.
+//!   `b_game` is a coefficient per game with prior N(0, [`GAME_SIDE_VARIANCE`]) (sides of
+//!   asymmetric games win 25% to 75%: logit ±1.1 at two standard deviations), `b_map` one per
+//!   map of the game with prior N(0, [`MAP_SIDE_VARIANCE`]) (a map's side differs from its game's
+//!   by about ±0.3 in logit), so a map is shrunk toward its game. Each is learnt with the others
+//!   fixed (mean field), by the same Laplace step: unlike a raw win rate, a side term learnt
+//!   jointly with the skills does not take a strong team's streak within one match for a side
+//!   effect.
+//! - `β` (scale, size, residual red bias) are learnt from this site's own team results,
 //!   prequentially: a Gaussian posterior updated after each result by one Laplace (extended
 //!   Kalman) step, from the features taken when that result started (a round is predicted at
 //!   its own start, after the frags and results of the match's earlier rounds). Frags are
@@ -51,15 +56,17 @@ pub const COEFFICIENTS: usize = 4;
 /// (1), no size or residual side effect (0).
 const PRIOR_MEAN: [f64; COEFFICIENTS] = [1.0, 0.0, 0.0, 1.0];
 /// Prior variance of each coefficient (independent): the scale's derivation is good to a
-/// factor of about 1.5, the side term's smoothing already shrinks it.
+/// factor of about 1.5; the side term's coefficient is fixed (its terms are learnt instead).
 const PRIOR_VARIANCE: [f64; COEFFICIENTS] = [0.25, 0.25, 0.04, 0.25];
 
 /// `g = FRAG_SCALE·√N`: from Φ(x) ≈ σ(1.7·x) and a frag edge Δ being worth Δ·√N/2 standard
 /// deviations of the frag count.
 const FRAG_SCALE: f64 = 0.85;
 
-/// Pseudo-results at the game's red share in a map's share (see the module doc).
-pub const MAP_PSEUDO: f64 = 20.0;
+/// Prior variance of a game's side coefficient (see the module doc).
+pub const GAME_SIDE_VARIANCE: f64 = 0.3;
+/// Prior variance of a map's side coefficient around its game's.
+pub const MAP_SIDE_VARIANCE: f64 = 0.1;
 
 /// Ridge of the margin slope, in units of Σ(2p − 1)²: one pseudo-match at p = 0.6 margin 0.
 pub const MARGIN_RIDGE: f64 = 0.04;
@@ -231,11 +238,11 @@ impl Posterior {
     /// One Laplace step of Bayesian logistic regression on inputs `x` and outcome `y`, after a
     /// little drift: the coefficients may change as the site's players and skills do (and the
     /// skills the features use sharpen as evidence grows), so old results weigh less.
-    fn learn(&mut self, x: &[f64; COEFFICIENTS], y: f64) {
+    fn learn(&mut self, x: &[f64; COEFFICIENTS], y: f64, offset: f64) {
         for (i, row) in self.cov.iter_mut().enumerate() {
             row[i] += DRIFT * PRIOR_VARIANCE[i];
         }
-        let z: f64 = self.mean.iter().zip(x).map(|(m, x)| m * x).sum();
+        let z: f64 = offset + self.mean.iter().zip(x).map(|(m, x)| m * x).sum::<f64>();
         let p = sigmoid(z);
         let h = p * (1.0 - p);
         let mut sx = [0.0; COEFFICIENTS];
@@ -257,16 +264,28 @@ impl Posterior {
     }
 }
 
-/// Red's and blue's wins in earlier results (of a game, or of a map).
-type Record = (f64, f64);
+/// A Gaussian belief about one side coefficient: mean, variance (variance 0: the prior's).
+type Belief = (f64, f64);
+
+/// One Laplace step of a coefficient `b` whose input in the logit is `x`, when the logit made
+/// red win with probability `p` and red won `y`.
+fn learn_belief(b: &mut Belief, prior_variance: f64, x: f64, p: f64, y: f64) {
+    if b.1 <= 0.0 {
+        b.1 = prior_variance;
+    }
+    b.1 = 1.0 / (1.0 / b.1 + p * (1.0 - p) * x * x);
+    b.0 += b.1 * x * (y - p);
+}
 
 /// What the model has learnt of one game's results.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct GameRecord {
-    /// Red's and blue's wins.
-    sides: Record,
-    /// Per map: red's and blue's wins.
-    maps: BTreeMap<String, Record>,
+    /// Results learnt.
+    results: f64,
+    /// The game's side coefficient.
+    side: Belief,
+    /// Per map: its side coefficient (around the game's).
+    maps: BTreeMap<String, Belief>,
     /// Results counted and the sum of √(frags) over them.
     frags: (f64, f64),
     /// The margin regression: Σ margin·x and Σ x², x = 2p − 1 at the match start.
@@ -274,13 +293,9 @@ struct GameRecord {
 }
 
 impl GameRecord {
-    /// The side term F of `map` (log odds of red's wins, see the module doc).
+    /// The side term F of `map` (see the module doc).
     fn side_logit(&self, map: &str) -> f64 {
-        let (red, blue) = self.sides;
-        let game = (red + 1.0) / (red + blue + 2.0);
-        let (red, blue) = self.maps.get(map).copied().unwrap_or_default();
-        let share = (red + MAP_PSEUDO * game) / (red + blue + MAP_PSEUDO);
-        (share / (1.0 - share)).ln()
+        self.side.0 + self.maps.get(map).map_or(0.0, |b| b.0)
     }
 
     /// The margin slope c.
@@ -388,7 +403,7 @@ impl TeamModel {
         self.games
             .iter()
             .max_by(|a, b| {
-                let n = |g: &GameRecord| g.sides.0 + g.sides.1;
+                let n = |g: &GameRecord| g.results;
                 n(a.1).total_cmp(&n(b.1)).then(b.0.cmp(a.0))
             })
             .map(|(code, _)| code.as_str())
@@ -535,22 +550,24 @@ impl FragRater for TeamModel {
         // Every result is learnt from the features at its start (a round's, or the match's).
         let features = self.pending.take().unwrap_or_else(|| self.features(game));
         let g = self.frag_scale(&game.game);
-        let mut x = self.params_for(&game.game).inputs(&features);
+        let params = self.params_for(&game.game);
+        let p = params.p_red(&features);
+        let y = if game.red_won { 1.0 } else { 0.0 };
+        let mut x = params.inputs(&features);
         x[0] *= g;
-        self.posterior
-            .learn(&x, if game.red_won { 1.0 } else { 0.0 });
+        // The side term enters as a fixed offset here; its own coefficients learn below.
+        let side = x[3];
+        x[3] = 0.0;
+        self.posterior.learn(&x, y, side);
+        let k = params.attenuation(features.variance);
         let record = self.games.entry(game.game.clone()).or_default();
-        let won = |r: &mut Record| {
-            if game.red_won {
-                r.0 += 1.0;
-            } else {
-                r.1 += 1.0;
-            }
-        };
-        won(&mut record.sides);
-        won(record.maps.entry(game.map.clone()).or_default());
+        learn_belief(&mut record.side, GAME_SIDE_VARIANCE, k, p, y);
+        let map = record.maps.entry(game.map.clone()).or_default();
+        learn_belief(map, MAP_SIDE_VARIANCE, k, p, y);
+        record.results += 1.0;
         record.frags.0 += 1.0;
-        record.frags.1 += (self.frags_since_start as f64).sqrt();
+        let events = game.decided_by.unwrap_or(self.frags_since_start as f64);
+        record.frags.1 += events.max(0.0).sqrt();
         self.frags_since_start = 0;
         self.match_margin = game.margin;
     }
@@ -833,7 +850,7 @@ mod tests {
         let mut post = Posterior::prior();
         let x = [1.0, 0.0, 0.0, 0.0];
         let p0 = sigmoid(PRIOR_MEAN[0]);
-        post.learn(&x, 0.0);
+        post.learn(&x, 0.0, 0.0);
         let h = p0 * (1.0 - p0);
         // The prior variance after the drift added before the step.
         let v0 = PRIOR_VARIANCE[0] * (1.0 + DRIFT);
@@ -918,6 +935,7 @@ mod tests {
             map: "q3dm1".into(),
             game: "quake3".into(),
             margin: None,
+            decided_by: None,
         };
         let fairest = model.fairest_team(&stacked).unwrap();
         let lobby: Vec<Candidate> = (0..4)
