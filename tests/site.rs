@@ -1363,6 +1363,7 @@ fn balance_cli_contract() {
     assert!((0.0..=1.0).contains(&p));
     assert_eq!(v["exact"], true);
     assert_eq!(v["unknown"], serde_json::json!(["Newbie Zq"]));
+    assert!(v["expected_margin"].is_number(), "{v}");
     for s in v["alternatives"]
         .as_array()
         .unwrap()

@@ -67,7 +67,10 @@ pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<(TeamGame, Op
     for r in &m.rounds {
         let to = r.end.max(from);
         if r.winner.is_side() {
-            if let Some(game) = team_lineup_between(m, ids, base, from, to) {
+            // A round without time (a log without stamps) gets the match's line-up.
+            let lineup =
+                team_lineup_between(m, ids, base, from, to).or_else(|| team_lineup(m, ids, base));
+            if let Some(game) = lineup {
                 games.push((
                     TeamGame {
                         red_won: r.winner == Team::Red,
@@ -513,9 +516,26 @@ mod tests {
             round(Team::Blue),
         ];
         let games = team_games(&m, &[0, 1], 1.001);
-        let won: Vec<bool> = games.iter().map(|g| g.red_won).collect();
+        let won: Vec<bool> = games.iter().map(|g| g.0.red_won).collect();
         assert_eq!(won, [true, false, false], "a draw is no result");
-        assert!(games.iter().all(|g| g.members.len() == 2));
+        assert!(games.iter().all(|g| g.0.members.len() == 2));
+        assert!(games.iter().all(|g| g.0.margin == Some(-1.0)));
+        // Rounds with times: each has the line-up of its own span and its end.
+        m.team_scores = None;
+        for (k, r) in m.rounds.iter_mut().enumerate() {
+            r.end = 25 * (k as u32 + 1);
+        }
+        m.players[1].joined = 60;
+        let games = team_games(&m, &[0, 1], 1.001);
+        let ends: Vec<Option<u32>> = games.iter().map(|g| g.1).collect();
+        assert_eq!(ends, [Some(25), Some(75), Some(100)]);
+        assert_eq!(games[0].0.margin, Some(-1.0), "rounds won: 1 red, 2 blue");
+        // Blue's only player joined in the third round: the first round falls back to the
+        // match's line-up (no side was empty then in the match as a whole).
+        let weight =
+            |g: &TeamGame, red: bool| g.members.iter().find(|m| m.red == red).unwrap().weight;
+        assert!(weight(&games[1].0, false) < weight(&games[1].0, true));
+        assert!((weight(&games[2].0, false) - weight(&games[2].0, true)).abs() < 1e-12);
     }
 
     #[test]

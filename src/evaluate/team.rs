@@ -961,6 +961,88 @@ mod tests {
         assert_eq!(model.fairest_team(&alone), None);
     }
 
+    /// One Laplace step of a side coefficient, by hand: precision 1/0.3 + p(1 − p)·x², mean
+    /// moved by the new variance times x·(y − p).
+    #[test]
+    fn side_belief_step_hand_worked() {
+        let mut b: Belief = (0.0, 0.0);
+        learn_belief(&mut b, 0.3, 0.8, 0.6, 1.0);
+        let var = 1.0 / (1.0 / 0.3 + 0.24 * 0.64);
+        assert!((b.1 - var).abs() < 1e-12);
+        assert!((b.0 - var * 0.8 * 0.4).abs() < 1e-12);
+    }
+
+    /// The side term is per game: red wins 4 results in 5 in one game and 1 in 5 in another,
+    /// with line-ups the model knows nothing of; an even line-up is then predicted above 50%
+    /// in the first game, below in the second, and the balancer's parameters carry the side
+    /// term of the game with the most results. The frag-count scale is 0.85·mean √N of the
+    /// game's results.
+    #[test]
+    fn side_term_and_frag_scale_are_per_game() {
+        let mut model = TeamModel::new(2, 1.0);
+        let game = |code: &str, red_won: bool| TeamGame {
+            members: vec![
+                TeamMember {
+                    player: 0,
+                    red: true,
+                    weight: 1.0,
+                },
+                TeamMember {
+                    player: 1,
+                    red: false,
+                    weight: 1.0,
+                },
+            ],
+            red_won,
+            map: "m".into(),
+            game: code.into(),
+            margin: None,
+            decided_by: Some(if code == "cs16" { 9.0 } else { 25.0 }),
+        };
+        for i in 0..60 {
+            for code in ["cs16", "tf2"] {
+                let red_won = (i % 5 == 0) != (code == "cs16");
+                let g = game(code, red_won);
+                model.start_match(Default::default());
+                model.team_start(&g);
+                model.team_result(&g);
+                model.end_match();
+            }
+        }
+        model.team_start(&game("cs16", true));
+        model.team_result(&game("cs16", true));
+        model.end_match();
+        let p = |code: &str| model.predict_team(&game(code, true));
+        assert!(p("cs16") > 0.65 && p("cs16") < 0.85, "{}", p("cs16"));
+        assert!(p("tf2") < 0.35 && p("tf2") > 0.15, "{}", p("tf2"));
+        assert!(
+            p("et") > 0.35 && p("et") < 0.65,
+            "a game never seen: {}",
+            p("et")
+        );
+        assert!((model.frag_scale("cs16") - 0.85 * 3.0).abs() < 1e-12);
+        assert!((model.frag_scale("tf2") - 0.85 * 5.0).abs() < 1e-12);
+        let params = model.params();
+        let side = model.games["cs16"].side_logit("");
+        assert!(side > 0.5, "{side}");
+        assert!((params.coef[2] - (model.posterior.mean[2] + side)).abs() < 1e-12);
+    }
+
+    /// The expected margin: c·(2p − 1), so 0 at 50%, the sign of the favourite, and swapping
+    /// the teams (no side term) negates it.
+    #[test]
+    fn expected_margin_hand_worked() {
+        let mut params = params();
+        params.margin = 12.0;
+        assert_eq!(params.expected_margin(0.5), 0.0);
+        assert!((params.expected_margin(0.75) - 6.0).abs() < 1e-12);
+        let red = [(s(0.5, 0.1), 1.0), (s(-0.1, 0.2), 0.7)];
+        let blue = [(s(0.2, 0.1), 1.0)];
+        let forward = params.expected_margin(p(&params, &red, &blue));
+        let swapped = params.expected_margin(p(&params, &blue, &red));
+        assert!(forward > 0.0 && (forward + swapped).abs() < 1e-12);
+    }
+
     /// Hand-worked: bins, their means and the expected calibration error.
     #[test]
     fn reliability_hand_worked() {
