@@ -15,8 +15,7 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 use rayon::prelude::*;
 
-use crate::config::{Config, HeadlineSystem};
-use crate::evaluate::Evaluator;
+use crate::config::Config;
 use crate::model::identity::{Aliases, Roster};
 use crate::model::{EventKind, Match};
 use crate::stats::Stats;
@@ -130,51 +129,12 @@ fn rate_group(
     if g.matches.len() == matches.len() {
         return Vec::new();
     }
-    match config.rating.headline.system {
-        HeadlineSystem::Becker => becker(g, matches, roster, config, aliases),
-        _ => {
-            let mut evaluator = Evaluator::new(&config.rating, false);
-            let part = g.matches.iter().map(|&i| {
-                let i = i as usize;
-                (&matches[i], roster.match_players[i].as_slice())
-            });
-            evaluator.advance_some(part, roster);
-            evaluator.finish(roster).0.headline_ratings
-        }
+    let members: Vec<usize> = g.matches.iter().map(|&i| i as usize).collect();
+    let mut values = vec![0.0; roster.players.len()];
+    for p in super::subset::rate(config, matches, roster, aliases, &members) {
+        values[p.id] = p.rating;
     }
-}
-
-/// Becker's ladder on the group's matches alone: its players and clans as a build on them
-/// alone would number them (clan detection may see other clans there), mapped back by key.
-fn becker(
-    g: &Group,
-    matches: &[Match],
-    roster: &Roster,
-    config: &Config,
-    aliases: &Aliases,
-) -> Vec<f64> {
-    let part: Vec<Match> = g
-        .matches
-        .iter()
-        .map(|&i| matches[i as usize].clone())
-        .collect();
-    let sub = Roster::build(&part, aliases);
-    let clans = crate::model::clans::Clans::assign(&sub, &config.clans, config.detect_clans);
-    let cfg = &config.rating.dynamic;
-    let mut ladder = super::dynamic::Ladder::new(sub.players.len(), clans.clans.len(), cfg);
-    ladder.advance(&part, &sub, &clans, cfg);
-    let values = ladder.ratings(cfg).players;
-    let index: std::collections::HashMap<&str, f64> = sub
-        .players
-        .iter()
-        .zip(values)
-        .map(|(p, v)| (p.key.as_str(), v))
-        .collect();
-    roster
-        .players
-        .iter()
-        .map(|p| index.get(p.key.as_str()).copied().unwrap_or(0.0))
-        .collect()
+    values
 }
 
 /// One player's place on one ladder.

@@ -8,6 +8,7 @@ pub mod ladders;
 pub mod season;
 pub mod standing;
 pub mod static_rank;
+pub mod subset;
 pub mod whole_history;
 
 use crate::config::{HeadlineSystem, RatingConfig};

@@ -11,11 +11,9 @@ use rayon::prelude::*;
 
 use crate::config::{Config, SeasonEvery};
 use crate::model::Match;
-use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 
-use super::Headline;
-use super::static_rank::FragMatrix;
+use super::subset;
 
 /// Every season of a site, oldest first.
 #[derive(Debug, Clone, Default)]
@@ -96,7 +94,17 @@ impl Seasons {
                 let from = dated.partition_point(|&i| day(i) < Some(*start));
                 let to = dated.partition_point(|&i| day(i) <= Some(*end));
                 let members = dated[from..to.max(from)].to_vec();
-                let players = rate(config, matches, roster, aliases, &members);
+                let players = subset::rate(config, matches, roster, aliases, &members)
+                    .into_iter()
+                    .map(|p| SeasonPlayer {
+                        id: p.id,
+                        rating: p.rating,
+                        provisional: p.provisional,
+                        rank: None,
+                        matches: p.matches,
+                        kills: p.kills,
+                    })
+                    .collect();
                 (members, players)
             })
             .collect();
@@ -212,58 +220,6 @@ fn period_of(every: SeasonEvery, start: NaiveDate) -> Option<(String, NaiveDate,
         SeasonEvery::Year => start.year().to_string(),
     };
     Some((name, start, end))
-}
-
-/// The season ladder of the matches at positions `members`: identities, clans, counts and the
-/// headline replayed on those matches alone (as a build on only them would), with each player's
-/// site identity. Unsorted, unranked.
-fn rate(
-    config: &Config,
-    matches: &[Match],
-    roster: &Roster,
-    aliases: &Aliases,
-    members: &[usize],
-) -> Vec<SeasonPlayer> {
-    if members.is_empty() {
-        return Vec::new();
-    }
-    let sub: Vec<Match> = members.iter().map(|&i| matches[i].clone()).collect();
-    let local = Roster::build(&sub, aliases);
-    // A season identity is the site identity in the same seat of the same match.
-    let mut site_id = vec![usize::MAX; local.players.len()];
-    for (&i, seats) in members.iter().zip(&local.match_players) {
-        for (&l, &g) in seats.iter().zip(&roster.match_players[i]) {
-            site_id[l as usize] = g as usize;
-        }
-    }
-    let clans = Clans::assign(&local, &config.clans, config.detect_clans);
-    // Only the headline is needed: the other systems of the evaluation are not replayed (each
-    // system runs on its own, so the headline is the same either way).
-    let mut cfg = config.rating.clone();
-    cfg.evaluation = false;
-    let folds = crate::history::fold(&sub, &local, &clans, &cfg, None);
-    let stats = &folds.stats;
-    let incidents = FragMatrix::from_counts(
-        stats.players.len(),
-        stats
-            .players
-            .iter()
-            .enumerate()
-            .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
-    )
-    .incidents();
-    let headline = Headline::new(folds.evaluation, &incidents, &folds.dynamic.players, &cfg);
-    (0..local.players.len())
-        .filter(|&l| site_id[l] != usize::MAX)
-        .map(|l| SeasonPlayer {
-            id: site_id[l],
-            rating: headline.value.get(l).copied().unwrap_or(0.0),
-            provisional: headline.provisional.get(l).copied().unwrap_or(true),
-            rank: None,
-            matches: stats.players.get(l).map_or(0, |p| p.matches.len()),
-            kills: stats.players.get(l).map_or(0, |p| p.kills),
-        })
-        .collect()
 }
 
 #[cfg(test)]

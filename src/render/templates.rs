@@ -57,6 +57,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         "partials/season_table.html",
         include_str!("../../templates/partials/season_table.html"),
     ),
+    (
+        "partials/map_shares.html",
+        include_str!("../../templates/partials/map_shares.html"),
+    ),
 ];
 
 /// Built-in static assets: (path under `static/`, bytes).
