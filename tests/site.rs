@@ -1066,6 +1066,13 @@ fn headline_rating_and_provisional_players() {
         ece * 100.0
     );
     assert!(page.contains(&stated), "{stated}");
+    // The expected margin's errors, against the naive predictions, in the JSON and the page.
+    let margin = &team["team_margin"];
+    assert!(margin["matches"].as_u64().unwrap() > 0, "{margin}");
+    for key in ["mae", "mae_even", "mae_game_mean"] {
+        assert!(margin[key].as_f64().unwrap() >= 0.0, "{key}: {margin}");
+    }
+    assert!(page.contains("<strong>Expected score margin</strong>"));
     for b in bins {
         let count = format!(">{}</text>", b["matches"]);
         assert!(
@@ -1132,6 +1139,11 @@ fn balance_report_counts_stomps_and_lopsided_line_ups() {
             f * 100.0
         );
         assert!(page.contains(&shown), "{shown} on {}", m["url"]);
+        assert!(
+            page.contains("expected score margin (red − blue) <b>"),
+            "the expected margin on {}",
+            m["url"]
+        );
         let Some(scores) = m["team_scores"].as_object() else {
             continue;
         };
