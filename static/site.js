@@ -76,27 +76,90 @@
     table.setAttribute("data-sortable", "ready");
   }
 
+  // The search box. A page loads data/search.js (the shard table); typing loads one shard,
+  // data/search/<n>.js: the smallest among those of the typed text's character pairs (a player
+  // is in the shard of every pair in their names), so a crowd's roster is never loaded whole.
+  // A page of an older template may load the whole index (data/search-index.js) instead.
   function setupSearch() {
     var form = document.getElementById("search");
     var input = document.getElementById("search-input");
     var list = document.getElementById("search-results");
-    var players = window.FRAGSTATS_PLAYERS;
-    if (!form || !input || !list || !Array.isArray(players)) return;
+    var meta = window.FRAGSTATS_SEARCH;
+    var whole = window.FRAGSTATS_PLAYERS;
+    if (!form || !input || !list) return;
+    if (!(meta && meta.shards > 0) && !Array.isArray(whole)) return;
     var root = document.body.getAttribute("data-root") || "";
     form.hidden = false;
     // Names compare without colour codes (^1Red^7Devil) and case.
     function fold(name) { return String(name).replace(/\^[0-9A-Za-z]/g, "").trim().toLowerCase(); }
-    var folded = players.map(function (p) {
-      return p.filter(function (_, i) { return i !== 1; }).map(fold);
-    });
-    function show() {
-      var q = fold(input.value);
+    // Loaded shards by number: their players and each player's folded names (names[0] is the
+    // name shown; the others are the key and the other names used; the URL is left out).
+    var loaded = {};
+    var waiting = {};
+    function prepare(players) {
+      return {
+        players: players,
+        folded: players.map(function (p) {
+          return p.filter(function (_, i) { return i !== 1; }).map(fold);
+        })
+      };
+    }
+    if (!(meta && meta.shards > 0)) {
+      meta = { shards: 1, sizes: [whole.length], capped: [] };
+      loaded[0] = prepare(whole);
+    }
+    // The shard of a character pair: the same 32-bit arithmetic as src/render/search.rs.
+    function bucket(a, b) {
+      var k = (a * 65599 + b) >>> 0;
+      var h = Math.imul(k, 0x9E3779B1);
+      h = h ^ (h >>> 15);
+      return (h >>> 0) % meta.shards;
+    }
+    function complete(s) { return meta.capped.indexOf(s) < 0; }
+    // The shard to search for folded text `q`; -1 when it is too short to pick one. A shard
+    // already loaded for a pair of `q` that holds everyone with that pair will do (typing on
+    // loads nothing new); else the smallest.
+    function shardFor(q) {
+      if (meta.shards === 1) return 0;
+      var chars = Array.from(q);
+      var best = -1, have = -1;
+      for (var i = 0; i + 1 < chars.length; i++) {
+        var s = bucket(chars[i].codePointAt(0), chars[i + 1].codePointAt(0));
+        if (best < 0 || (meta.sizes[s] || 0) < (meta.sizes[best] || 0)) best = s;
+        if (loaded[s] && complete(s) && (have < 0 || meta.sizes[s] < meta.sizes[have])) have = s;
+      }
+      return have >= 0 ? have : best;
+    }
+    function load(s, done) {
+      if (loaded[s]) { done(); return; }
+      if (waiting[s]) { waiting[s].push(done); return; }
+      waiting[s] = [done];
+      var script = document.createElement("script");
+      function finish(ok) {
+        var table = window.FRAGSTATS_SHARDS || {};
+        loaded[s] = prepare(ok && Array.isArray(table[s]) ? table[s] : []);
+        loaded[s].missing = !ok;
+        var callbacks = waiting[s];
+        delete waiting[s];
+        callbacks.forEach(function (f) { f(); });
+      }
+      script.onload = function () { finish(true); };
+      script.onerror = function () { finish(false); };
+      script.src = root + "data/search/" + s + ".js";
+      document.head.appendChild(script);
+    }
+    function note(text) {
+      var li = document.createElement("li");
+      li.textContent = text;
+      li.className = "muted";
+      list.appendChild(li);
+    }
+    function render(q, shard, capped) {
       while (list.firstChild) list.removeChild(list.firstChild);
-      if (!q) { list.hidden = true; return; }
       var hits = [];
+      var players = shard ? shard.players : [];
       for (var i = 0; i < players.length && hits.length < 12; i++) {
-        // names[0] is the name shown; the others are the key and the other names used.
-        var names = folded[i];
+        var names = shard.folded[i];
         for (var j = 0; j < names.length; j++) {
           if (names[j].indexOf(q) !== -1) { hits.push({ p: players[i], also: j ? players[i][j + 1] : "" }); break; }
         }
@@ -115,13 +178,30 @@
         li.appendChild(a);
         list.appendChild(li);
       });
-      if (!hits.length) {
-        var none = document.createElement("li");
-        none.textContent = "No player found";
-        none.className = "muted";
-        list.appendChild(none);
+      if (!shard) note("Type one more letter");
+      else if (shard.missing) note("The search index is missing: build the site again");
+      else if (!hits.length) note("No player found");
+      if (shard && capped && hits.length < 12) {
+        note("Only the best-rated players were searched for so common a name: type more of it");
       }
       list.hidden = false;
+      // What the list now shows results for (tests wait for it).
+      list.setAttribute("data-query", q);
+    }
+    function show() {
+      var q = fold(input.value);
+      if (!q) {
+        while (list.firstChild) list.removeChild(list.firstChild);
+        list.hidden = true;
+        list.setAttribute("data-query", "");
+        return;
+      }
+      var s = shardFor(q);
+      if (s < 0) { render(q, null, false); return; }
+      load(s, function () {
+        // Typing may have gone on while the shard loaded.
+        if (fold(input.value) === q) render(q, loaded[s], !complete(s));
+      });
     }
     input.addEventListener("input", show);
     // `?q=name` opens the page with a search filled in (links to a search, and tests).

@@ -2,7 +2,7 @@
 //! (a tiny HTTP/1.1 client below, no extra dependency). Checks that clicking a header sorts numbers,
 //! dates and durations both ways, that the search finds a player by the name their page shows,
 //! that no page logs a console error or asks another host for anything, and that no page is wider
-//! than a 390 px phone. Skipped (with a message) when Chromium or chromedriver is not installed;
+//! than a 390 px phone, and that on a crowd a search loads one small shard of the index. Skipped (with a message) when Chromium or chromedriver is not installed;
 //! `.ci/run` installs them. `FRAGSTATS_SHOTS=DIR` keeps the screenshots it takes.
 
 use std::io::{Read, Write};
@@ -12,6 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+mod common;
 
 /// The W3C key of an element reference.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -128,6 +130,36 @@ impl Driver {
             &format!("/element/{id}/value"),
             json!({ "text": text }),
         );
+    }
+
+    /// Types `text` into the search box and waits until the list shows its results (the page
+    /// may first load a shard of the index); returns them as (name shown, href).
+    fn search(&self, text: &str) -> Vec<(String, String)> {
+        let input = self.find("//input[@id='search-input']");
+        self.type_into(&input, text);
+        let started = Instant::now();
+        loop {
+            let done = self.js(
+                "var q = document.getElementById('search-input').value\
+                   .replace(/\\^[0-9A-Za-z]/g, '').trim().toLowerCase();\
+                 return document.getElementById('search-results').getAttribute('data-query') === q;",
+                json!([]),
+            );
+            if done == json!(true) {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "no results for {text:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let hits = self.js(
+            "return Array.prototype.map.call(document.querySelectorAll('#search-results a'),\
+               function (a) { return [a.firstChild.textContent, a.getAttribute('href')]; });",
+            json!([]),
+        );
+        serde_json::from_value(hits).unwrap()
     }
 
     /// Console messages of level SEVERE since the last call (errors, failed loads).
@@ -401,25 +433,15 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
     // Search: by the name the page shows (the latest name, colour codes removed), with colour
     // codes and any case typed, and by the key.
     driver.open(&url("index.html"));
-    let input = driver.find("//input[@id='search-input']");
-    let results = || {
-        let hits = driver.js(
-            "return Array.prototype.map.call(document.querySelectorAll('#search-results a'),\
-               function (a) { return [a.firstChild.textContent, a.getAttribute('href')]; });",
-            json!([]),
-        );
-        serde_json::from_value::<Vec<(String, String)>>(hits).unwrap()
-    };
     let boss = ("RedDevil".to_string(), "players/boss.html".to_string());
     for typed in ["reddevil", "^1RED^7dev", "Boss", "devil"] {
-        driver.type_into(&input, typed);
-        assert!(results().contains(&boss), "{typed:?} found {:?}", results());
+        let found = driver.search(typed);
+        assert!(found.contains(&boss), "{typed:?} found {found:?}");
     }
-    driver.type_into(&input, "xi");
+    let found = driver.search("xi");
     assert!(
-        results().iter().any(|(name, _)| name == "=XiX=Grunt"),
-        "{:?}",
-        results()
+        found.iter().any(|(name, _)| name == "=XiX=Grunt"),
+        "{found:?}"
     );
     driver.open(&url("players/boss.html"));
     let h1 = driver.js(
@@ -705,4 +727,81 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         assert!(png.starts_with(b"\x89PNG") && png.len() > 5000);
         std::fs::write(shots.join(format!("balance-{width}.png")), png).unwrap();
     }
+}
+
+/// Issue 18: on a crowd of thousands of names the search box loads `data/search.js` and one
+/// shard, finds a player by their full name, lists a fragment of every name ("pl" of every
+/// `Player<k>`) from a capped shard, and asks for a second letter.
+#[test]
+fn crowd_search_loads_one_small_shard_in_chromium() {
+    let (Some(_), Some(chromedriver)) = (
+        which(&["chromium", "chromium-browser", "google-chrome"]),
+        which(&["chromedriver"]),
+    ) else {
+        eprintln!("skipped: chromium or chromedriver is not installed");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("crowd.log");
+    std::fs::write(&log, common::crowd::crowd_log(800, 20_000, 20, 7)).unwrap();
+    let out = common::build_in(tmp.path(), "crowd", &[log], "");
+    let players = common::json_array(&out, "data/players.json");
+    assert!(players.len() > 2500, "only {} players", players.len());
+    // A player of the crowd who played once: far down every list.
+    let last = players.iter().rev().find(|p| p["matches"] == 1).unwrap();
+    let name = last["plain_name"].as_str().unwrap().to_string();
+    let href = last["url"].as_str().unwrap().to_string();
+
+    let driver = Driver::start(&chromedriver);
+    driver.open(&format!("file://{}", out.join("index.html").display()));
+    let found = driver.search(&name.to_uppercase());
+    assert!(found.contains(&(name.clone(), href)), "{name}: {found:?}");
+    let loaded = driver.js(
+        "return Array.prototype.map.call(document.querySelectorAll('script[src]'),\
+           function (e) { return e.src; })\
+           .filter(function (n) { return n.indexOf('/data/search') >= 0; });",
+        json!([]),
+    );
+    // The scripts the page holds (file:// loads are not in the resource timing list): the
+    // shard table, and a shard for each keystroke that could not use one loaded before ("pl",
+    // then one holding every name with a rarer pair).
+    let loaded: Vec<String> = serde_json::from_value(loaded).unwrap();
+    assert!(
+        loaded.iter().any(|s| s.ends_with("/data/search.js")),
+        "{loaded:?}"
+    );
+    assert!(loaded.len() <= 4, "{loaded:?}");
+    let whole = std::fs::metadata(out.join("data/search-index.js"))
+        .unwrap()
+        .len();
+    let sizes: Vec<u64> = loaded
+        .iter()
+        .map(|s| {
+            std::fs::metadata(s.strip_prefix("file://").unwrap())
+                .unwrap()
+                .len()
+        })
+        .collect();
+    assert!(
+        sizes.iter().all(|&s| s < 128 << 10),
+        "{loaded:?}: {sizes:?}"
+    );
+    // The shard the full name was found in (the script added last).
+    let used = sizes[loaded.len() - 2];
+    assert!(used * 4 < whole, "{loaded:?}: {sizes:?} of {whole} bytes");
+
+    // In every name: a full list from the capped shard, best-rated first.
+    let common_fragment = driver.search("pl");
+    assert_eq!(common_fragment.len(), 12, "{common_fragment:?}");
+    let one = driver.search("p");
+    assert!(one.is_empty(), "{one:?}");
+    let notes = driver.js(
+        "return document.getElementById('search-results').textContent;",
+        json!([]),
+    );
+    assert!(
+        notes.as_str().unwrap().contains("one more letter"),
+        "{notes}"
+    );
+    assert!(driver.errors().is_empty(), "{:?}", driver.errors());
 }

@@ -735,11 +735,20 @@ fn hostile_names_never_become_live_markup_or_paths() {
         list.contains("{{ site.title }}{% raw %}"),
         "names are data, never template code"
     );
-    let search = std::fs::read_to_string(out.join("data/search-index.js")).unwrap();
-    assert!(
-        !search.contains('<'),
-        "the search index cannot open or close a tag"
+    let mut indexes = vec![out.join("data/search-index.js"), out.join("data/search.js")];
+    indexes.extend(
+        std::fs::read_dir(out.join("data/search"))
+            .unwrap()
+            .map(|e| e.unwrap().path()),
     );
+    for index in indexes {
+        let search = std::fs::read_to_string(&index).unwrap();
+        assert!(
+            !search.contains('<'),
+            "{} cannot open or close a tag",
+            index.display()
+        );
+    }
 }
 
 /// Every `href`/`src` in every page points at a file of the site (relative links only).
@@ -1433,4 +1442,127 @@ fn balance_cli_contract() {
         );
         assert!(o.stdout.is_empty());
     }
+}
+
+/// What a page loads when opened: its own bytes plus every script and stylesheet it names
+/// (each once), in bytes; the files are resolved from the page's folder.
+fn loaded_bytes(page: &Path) -> u64 {
+    let text = std::fs::read_to_string(page).unwrap();
+    let dir = page.parent().unwrap();
+    let mut assets: Vec<&str> = Vec::new();
+    for (tag, attr) in [("<script", "src=\""), ("<link", "href=\"")] {
+        for (at, _) in text.match_indices(tag) {
+            let head = &text[at..];
+            let head = &head[..head.find('>').unwrap_or(head.len())];
+            if tag == "<link" && !head.contains("stylesheet") {
+                continue;
+            }
+            if let Some(start) = head.find(attr) {
+                let rest = &head[start + attr.len()..];
+                assets.push(&rest[..rest.find('"').unwrap()]);
+            }
+        }
+    }
+    assets.sort_unstable();
+    assets.dedup();
+    let own = text.len() as u64;
+    own + assets
+        .iter()
+        .map(|a| {
+            std::fs::metadata(dir.join(a))
+                .unwrap_or_else(|e| panic!("{} loads {a}: {e}", page.display()))
+                .len()
+        })
+        .sum::<u64>()
+}
+
+/// Issue 18: on a crowd (about 10,000 names, a server per match, a regular who meets nearly
+/// everyone) no page with the scripts and stylesheets it loads outgrows a browser (1 MB here,
+/// where the unpaged lists were megabytes), and a search loads one small shard, not the roster.
+/// The balancer is the one exception: it resolves any name against every player's skill.
+#[test]
+fn no_page_of_a_crowd_site_loads_more_than_a_megabyte() {
+    const PAGE_BUDGET: u64 = 1 << 20;
+    const SEARCH_BUDGET: u64 = 256 << 10;
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("crowd.log");
+    std::fs::write(&log, common::crowd::crowd_log(2500, 20_000, 40, 18)).unwrap();
+    let out = common::build_in(tmp.path(), "crowd", &[log], "");
+    let players = common::json_array(&out, "data/players.json").len();
+    assert!(players > 7000, "only {players} players");
+    // The whole index would be over the search budget: the crowd is big enough to matter.
+    let whole = std::fs::metadata(out.join("data/search-index.js"))
+        .unwrap()
+        .len();
+    assert!(
+        whole > SEARCH_BUDGET,
+        "the whole index is only {whole} bytes"
+    );
+
+    let mut pages = 0;
+    let mut largest = (0, String::new());
+    for entry in walkdir::WalkDir::new(&out) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(&out)
+            .unwrap()
+            .display()
+            .to_string();
+        let bytes = loaded_bytes(entry.path());
+        pages += 1;
+        if rel == "balance.html" {
+            continue;
+        }
+        assert!(bytes <= PAGE_BUDGET, "{rel} loads {bytes} bytes");
+        if bytes > largest.0 {
+            largest = (bytes, rel);
+        }
+    }
+    assert!(pages > players, "{pages} pages");
+    eprintln!(
+        "largest page with its assets: {} ({} bytes)",
+        largest.1, largest.0
+    );
+
+    let meta = std::fs::metadata(out.join("data/search.js")).unwrap().len();
+    let shards: Vec<u64> = std::fs::read_dir(out.join("data/search"))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .collect();
+    assert!(shards.len() > 1, "the index is not sharded");
+    let shard = shards.iter().max().unwrap();
+    assert!(
+        meta + shard <= SEARCH_BUDGET,
+        "a search loads {meta} + {shard} bytes"
+    );
+
+    // The long lists are paged, not cut: the regular's head to head says how many there are,
+    // and every server is on a page of the server list.
+    let regular = std::fs::read_to_string(out.join("players/player0.html")).unwrap();
+    assert!(
+        regular.contains("met most of"),
+        "no note of the opponents left out"
+    );
+    let listed: usize = std::iter::once(out.join("servers.html"))
+        .chain(
+            std::fs::read_dir(out.join("server-list"))
+                .unwrap()
+                .map(|e| e.unwrap().path()),
+        )
+        .map(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .matches("<a href=\"../servers/")
+                .count()
+        })
+        .sum::<usize>()
+        + std::fs::read_to_string(out.join("servers.html"))
+            .unwrap()
+            .matches("<a href=\"servers/")
+            .count();
+    assert_eq!(listed, 2500, "servers listed on the server list pages");
 }

@@ -232,7 +232,16 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         })
         .collect();
     let search = search_index(input, links)?;
-    Ok(vec![
+    // The shards the pages load, best on the ladder first.
+    let ladder_entries: Vec<Vec<String>> = input
+        .standing
+        .ladder
+        .iter()
+        .filter(|&&i| !input.hidden[i])
+        .map(|&i| search_entry(&input.roster.players[i], &links.players[i]))
+        .collect();
+    let mut files = super::search::files(&ladder_entries)?;
+    files.extend([
         balance_file(input),
         json_file("data/players.json", &players)?,
         json_file("data/matches.json", &matches)?,
@@ -244,7 +253,8 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             &super::pages::season::seasons_json(input.seasons, input.roster),
         )?,
         search,
-    ])
+    ]);
+    Ok(files)
 }
 
 /// `data/balance.js`: every player's names and team-model skill, and the model's parameters,
@@ -308,8 +318,9 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
     })
 }
 
-/// `data/search-index.js`: the player search index as a script (browsers block `fetch` of JSON on
-/// `file://`, but load scripts). Each entry is `[shown, url, other names…]`: the name a player's
+/// `data/search-index.js`: the whole player search index as a script (browsers block `fetch` of
+/// JSON on `file://`, but load scripts), for other tools and templates of older versions; the
+/// built-in pages load its shards ([`super::search`]). Each entry is `[shown, url, other names…]`: the name a player's
 /// page shows (their latest name, colour codes removed), then their key and every other name they
 /// used, so a search finds them by any of these. Names are JSON string literals with `<` escaped,
 /// so the file cannot close or open a tag even if it were inlined.

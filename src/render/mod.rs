@@ -11,11 +11,13 @@ pub mod feed;
 mod helpers;
 pub mod markdown;
 mod match_list;
+mod paged_list;
 mod pages;
 pub mod paths;
 mod player_list;
 mod renderer;
 pub mod rounds;
+pub mod search;
 pub mod templates;
 pub mod views;
 
@@ -295,15 +297,23 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         top("maps.html"),
         &Keyed("maps", &map_rows),
     )?);
-    files.push(top_page(
+    files.extend(paged_list::pages(
         &templates,
-        top("clans.html"),
-        &Keyed("clans", r.clan_rows()),
+        &page,
+        "clans.html",
+        "clan-list",
+        "clans",
+        &r.clan_rows(),
+        paged_list::PAGE_SIZE,
     )?);
-    files.push(top_page(
+    files.extend(paged_list::pages(
         &templates,
-        top("servers.html"),
-        &Keyed("servers", r.server_rows()),
+        &page,
+        "servers.html",
+        "server-list",
+        "servers",
+        &r.server_rows(),
+        paged_list::PAGE_SIZE,
     )?);
     let server_pages = r.server_pages();
     files.extend(render_pages(

@@ -25,6 +25,9 @@ pub(super) struct Renderer<'a> {
     pub(super) rank: Vec<usize>,
     /// Rank of each identity on Becker's ladder (1-based).
     pub(super) becker_rank: Vec<usize>,
+    /// Place of each clan on Becker's clan ladder (1 = best; ties by clan order), ranked once
+    /// for all clan pages.
+    pub(super) clan_rank: Vec<usize>,
     /// Every match has a date: curves use dates on the x axis, else match numbers.
     pub(super) dated: bool,
     /// The matches' numbers ([`Match::number`]) rise in site order: curves use them (as the
@@ -49,12 +52,20 @@ impl<'a> Renderer<'a> {
         for (pos, i) in listed.enumerate() {
             becker_rank[i] = pos + 1;
         }
+        let clan_g = &input.ratings.dynamic.clans;
+        let mut clan_order: Vec<usize> = (0..clan_g.len()).collect();
+        clan_order.sort_by(|&a, &b| clan_g[b].total_cmp(&clan_g[a]).then(a.cmp(&b)));
+        let mut clan_rank = vec![0; clan_g.len()];
+        for (pos, &c) in clan_order.iter().enumerate() {
+            clan_rank[c] = pos + 1;
+        }
         Renderer {
             input,
             links,
             ladder,
             rank,
             becker_rank,
+            clan_rank,
             dated: !input.matches.is_empty() && input.matches.iter().all(|m| m.start.is_some()),
             numbered: input.matches.first().is_some_and(|m| m.number > 0)
                 && input.matches.windows(2).all(|w| w[0].number < w[1].number),

@@ -198,7 +198,10 @@ pub struct PlayerPage {
     pub weapons: Vec<LabelCount>,
     pub maps: Vec<LabelCount>,
     pub awards: Vec<LabelCount>,
+    /// The [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered), and how many
+    /// opponents there are in all.
     pub opponents: Vec<Opponent>,
+    pub opponents_total: usize,
     pub match_rows: Vec<PlayerMatchRow>,
     /// The player's placement in each season they played in, newest first.
     pub seasons: Vec<super::pages::season::PlayerSeasonRow>,
@@ -454,3 +457,7 @@ pub struct ServerPage {
 
 /// Rows of the "outside the core" list on `ranking.html`.
 pub const OUTSIDE_SHOWN: usize = 1000;
+
+/// Opponents listed on a player page: a regular of a public server meets tens of thousands,
+/// which would make the page tens of megabytes.
+pub const HEAD_TO_HEAD_ROWS: usize = 200;

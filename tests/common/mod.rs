@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod crowd;
 pub mod games;
 
 use std::path::{Path, PathBuf};

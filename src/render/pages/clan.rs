@@ -8,8 +8,9 @@ impl Renderer<'_> {
     pub(in crate::render) fn clan_rows(&self) -> Vec<ClanRow> {
         let clans = &self.input.clans.clans;
         let g = &self.input.ratings.dynamic.clans;
+        // Becker's clan ladder order, ranked once in the renderer.
         let mut order: Vec<usize> = (0..clans.len()).collect();
-        order.sort_by(|&a, &b| g[b].total_cmp(&g[a]).then(a.cmp(&b)));
+        order.sort_by_key(|&c| self.clan_rank[c]);
         order
             .into_iter()
             .map(|c| ClanRow {
@@ -20,14 +21,6 @@ impl Renderer<'_> {
                 declared: clans[c].declared,
             })
             .collect()
-    }
-
-    /// Clan `c`'s place on Becker's clan ladder (1 = best; ties by clan order).
-    fn clan_becker_rank(&self, c: usize) -> usize {
-        let g = &self.input.ratings.dynamic.clans;
-        1 + (0..g.len())
-            .filter(|&o| g[o].total_cmp(&g[c]).then(c.cmp(&o)).is_gt())
-            .count()
     }
 
     pub(in crate::render) fn clan_page(&self, c: usize) -> ClanPage {
@@ -97,7 +90,7 @@ impl Renderer<'_> {
             ),
             headline_refitted: self.headline_refitted(),
             rating: format!("{:.1}", self.input.ratings.dynamic.clans[c]),
-            becker_rank: self.clan_becker_rank(c),
+            becker_rank: self.clan_rank[c],
             declared: clan.declared,
             members: members
                 .iter()

@@ -105,7 +105,16 @@ impl Renderer<'_> {
                 opponents.push((o, 0, suffered));
             }
         }
-        opponents.sort_by(|a, b| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0)));
+        // Hidden opponents are counted and listed (as "anonymous") as before.
+        let opponents_total = opponents.len();
+        let most_met = |a: &(u32, u32, u32), b: &(u32, u32, u32)| {
+            (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0))
+        };
+        if opponents.len() > HEAD_TO_HEAD_ROWS {
+            opponents.select_nth_unstable_by(HEAD_TO_HEAD_ROWS, most_met);
+            opponents.truncate(HEAD_TO_HEAD_ROWS);
+        }
+        opponents.sort_by(most_met);
         let opponents = opponents
             .into_iter()
             .map(|(o, made, suffered)| {
@@ -224,6 +233,7 @@ impl Renderer<'_> {
             maps,
             awards,
             opponents,
+            opponents_total,
             match_rows,
             seasons: self.player_seasons(i),
             curve_svg: self.curve(i, &identity.key),
