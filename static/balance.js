@@ -422,7 +422,11 @@
   function teamBlock(lobby, split, title) {
     var box = document.createElement("section");
     box.className = "balance-split";
-    box.appendChild(text("h3", title + ": P(red wins) = " + percent(split.p)));
+    // The expected margin as TeamParams::expected_margin computes it.
+    var margin = (params.margin || 0) * (2 * split.p - 1);
+    box.appendChild(text("h3", title + ": P(red wins) = " + percent(split.p) +
+      ", expected margin (red − blue) " + (margin >= 0 ? "+" : "") + margin.toFixed(1)));
+    box.setAttribute("data-margin", String(margin));
     box.setAttribute("data-p", String(split.p));
     var cols = document.createElement("div");
     cols.className = "balance-teams";

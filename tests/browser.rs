@@ -650,7 +650,8 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     let read = "var pick = function (box) {\
         var side = function (s) { return Array.prototype.map.call(box.querySelectorAll('.balance-' + s + ' li'),\
           function (li) { return li.textContent; }); };\
-        return { red: side('red'), blue: side('blue'), p_red_wins: parseFloat(box.getAttribute('data-p')) }; };\
+        return { red: side('red'), blue: side('blue'), p_red_wins: parseFloat(box.getAttribute('data-p')),\
+          margin: parseFloat(box.getAttribute('data-margin')) }; };\
       var boxes = document.querySelectorAll('#balance-result .balance-split');\
       return { state: document.getElementById('balance-result').getAttribute('data-state'),\
         error: document.getElementById('balance-error').textContent,\
@@ -680,6 +681,12 @@ fn balance_page_proposes_the_teams_the_cli_does() {
             assert_eq!((&pr, &pb), (&cr, &cb), "{names:?}: page {pp}, cli {cp}");
             assert!((pp - cp).abs() < 1e-9, "{names:?}: page {pp}, cli {cp}");
         }
+        // The expected margin of the proposed teams, as the CLI computes it.
+        let (page_margin, cli_margin) = (&splits[0]["margin"], &cli["expected_margin"]);
+        assert!(
+            (page_margin.as_f64().unwrap() - cli_margin.as_f64().unwrap()).abs() < 1e-9,
+            "{names:?}: page {page_margin}, cli {cli_margin}"
+        );
         // The lobby is in the URL: reloading the page's own address gives the same teams.
         let here = driver.js("return location.href;", json!([]));
         driver.open(here.as_str().unwrap());

@@ -1075,6 +1075,13 @@ fn headline_rating_and_provisional_players() {
         ece * 100.0
     );
     assert!(page.contains(&stated), "{stated}");
+    // The expected margin's errors, against the naive predictions, in the JSON and the page.
+    let margin = &team["team_margin"];
+    assert!(margin["matches"].as_u64().unwrap() > 0, "{margin}");
+    for key in ["mae", "mae_even", "mae_game_mean"] {
+        assert!(margin[key].as_f64().unwrap() >= 0.0, "{key}: {margin}");
+    }
+    assert!(page.contains("<strong>Expected score margin</strong>"));
     for b in bins {
         let count = format!(">{}</text>", b["matches"]);
         assert!(
@@ -1141,6 +1148,11 @@ fn balance_report_counts_stomps_and_lopsided_line_ups() {
             f * 100.0
         );
         assert!(page.contains(&shown), "{shown} on {}", m["url"]);
+        assert!(
+            page.contains("expected score margin (red − blue) <b>"),
+            "the expected margin on {}",
+            m["url"]
+        );
         let Some(scores) = m["team_scores"].as_object() else {
             continue;
         };
@@ -1372,6 +1384,7 @@ fn balance_cli_contract() {
     assert!((0.0..=1.0).contains(&p));
     assert_eq!(v["exact"], true);
     assert_eq!(v["unknown"], serde_json::json!(["Newbie Zq"]));
+    assert!(v["expected_margin"].is_number(), "{v}");
     for s in v["alternatives"]
         .as_array()
         .unwrap()

@@ -173,6 +173,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
         out["alternatives"] = Value::Array(proposal.alternatives.iter().map(split_json).collect());
         out["abba"] = split_json(&proposal.abba);
         out["unknown"] = json!(lobby.unknown);
+        out["expected_margin"] = json!(data.params.expected_margin(proposal.best.p_red));
         if let Some((list, current)) = &swap_list {
             out["current"] = split_json(current);
             out["swaps"] = Value::Array(

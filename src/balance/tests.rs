@@ -8,6 +8,7 @@ fn params() -> TeamParams {
             mean: -0.3,
             variance: 0.5,
         },
+        margin: 0.0,
     }
 }
 

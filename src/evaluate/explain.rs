@@ -363,6 +363,15 @@ pub fn calibration_markdown(e: &Evaluation) -> (String, String) {
         );
     }
     let _ = writeln!(tables);
+    if let Some(m) = model.team_margin.as_ref().filter(|m| m.matches > 0) {
+        let _ = writeln!(
+            tables,
+            "**Expected score margin** (red's team score minus blue's, predicted before each of \
+             {} team matches with a final score): mean absolute error {:.2}, against {:.2} for \
+             the naive \"even\" prediction (0) and {:.2} for the game's mean margin so far.\n",
+            m.matches, m.mae, m.mae_even, m.mae_game_mean
+        );
+    }
     (intro, tables)
 }
 
@@ -386,6 +395,7 @@ mod tests {
             by_gametype: Default::default(),
             team_results: Score::default(),
             team_reliability: Default::default(),
+            team_margin: None,
             spearman_bot_skill: None,
             bots: 0,
             vs_headline: None,
@@ -413,6 +423,7 @@ mod tests {
             headline_ratings: Vec::new(),
             predicted_red_win: Vec::new(),
             fairest_red_win: Vec::new(),
+            expected_margin: Vec::new(),
             headline_curves: Vec::new(),
             team: Default::default(),
         };

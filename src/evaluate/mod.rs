@@ -30,36 +30,69 @@ pub enum Outcome {
     Frag { killer: u32, victim: u32 },
     /// `player` killed themself or a team mate.
     Penalty { player: u32 },
-    /// Match `index` ended (its team result, if any, is scored and learnt here).
+    /// Round `round` (position in the match's team results) of match `index` ended: its result
+    /// is scored and learnt here, and the next round predicted.
+    RoundEnd { index: u32, round: u32 },
+    /// Match `index` ended (its team results not yet scored are scored and learnt here).
     EndMatch { index: u32 },
 }
 
 /// The team results of `m`, if it is a team match with winners: one per round won by a side
-/// when the log has rounds (Counter-Strike, TF2: a round is a team result), else the match's
-/// final score. Every result has the same line-up ([`team_lineup`]).
-pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<TeamGame> {
-    let red_won: Vec<bool> = if m.rounds.is_empty() {
-        match m.team_scores {
-            Some([red, blue]) if red != blue => vec![red > blue],
+/// when the log has rounds (Counter-Strike, TF2: a round is a team result), each with the
+/// line-up of that round (the players' time on each side between the previous round's end and
+/// its own, [`team_lineup_between`]) and the time it ended; else the match's final score with
+/// the match's line-up ([`team_lineup`]).
+pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<(TeamGame, Option<u32>)> {
+    let margin = match_margin(m);
+    if m.rounds.is_empty() {
+        return match m.team_scores {
+            Some([red, blue]) if red != blue => team_lineup(m, ids, base)
+                .map(|game| {
+                    vec![(
+                        TeamGame {
+                            red_won: red > blue,
+                            margin,
+                            decided_by: Some(f64::from(red.max(0)) + f64::from(blue.max(0))),
+                            ..game
+                        },
+                        None,
+                    )]
+                })
+                .unwrap_or_default(),
             _ => Vec::new(),
-        }
-    } else {
-        let sides = m.rounds.iter().filter(|r| r.winner.is_side());
-        sides.map(|r| r.winner == Team::Red).collect()
-    };
-    if red_won.is_empty() {
-        return Vec::new();
+        };
     }
-    let Some(game) = team_lineup(m, ids, base) else {
-        return Vec::new();
-    };
-    red_won
-        .iter()
-        .map(|&red_won| TeamGame {
-            red_won,
-            ..game.clone()
-        })
-        .collect()
+    let mut games = Vec::new();
+    let mut from = 0;
+    for r in &m.rounds {
+        let to = r.end.max(from);
+        if r.winner.is_side() {
+            // A round without time (a log without stamps) gets the match's line-up.
+            let lineup =
+                team_lineup_between(m, ids, base, from, to).or_else(|| team_lineup(m, ids, base));
+            if let Some(game) = lineup {
+                games.push((
+                    TeamGame {
+                        red_won: r.winner == Team::Red,
+                        margin,
+                        ..game
+                    },
+                    Some(to),
+                ));
+            }
+        }
+        from = to;
+    }
+    games
+}
+
+/// Red's final team score minus blue's: the logged score, else the rounds each side won.
+fn match_margin(m: &Match) -> Option<f64> {
+    if let Some([red, blue]) = m.team_scores {
+        return Some(f64::from(red) - f64::from(blue));
+    }
+    let won = |side: Team| m.rounds.iter().filter(|r| r.winner == side).count() as f64;
+    (!m.rounds.is_empty()).then(|| won(Team::Red) - won(Team::Blue))
 }
 
 /// The line-up of a team match with players on both sides, whether or not it has a winner
@@ -67,13 +100,29 @@ pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<TeamGame> {
 /// on blue, weighted `a^-entry - a^-exit` (playing early counts more). What a prediction before
 /// the match needs.
 pub(crate) fn team_lineup(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame> {
+    let game = team_lineup_between(m, ids, base, 0, m.duration_seconds)?;
+    let red_won = matches!(m.team_scores, Some([red, blue]) if red > blue);
+    Some(TeamGame { red_won, ..game })
+}
+
+/// The line-up of the part of `m` from second `from` to second `to` (a round, or the whole
+/// match): each active player's time on red and on blue in it, weighted `a^-(entry - from) -
+/// a^-(exit - from)`; None unless both sides have players. `red_won` is false.
+pub(crate) fn team_lineup_between(
+    m: &Match,
+    ids: &[u32],
+    base: f64,
+    from: u32,
+    to: u32,
+) -> Option<TeamGame> {
     if !m.gametype.team_based {
         return None;
     }
-    let red_won = matches!(m.team_scores, Some([red, blue]) if red > blue);
     let n = m.players.len();
-    let end = m.duration_seconds;
-    let weight = |from: u32, to: u32| base.powf(-f64::from(from)) - base.powf(-f64::from(to));
+    let weight = |a: u32, b: u32| {
+        let (a, b) = (a.clamp(from, to), b.clamp(from, to));
+        base.powf(-f64::from(a - from)) - base.powf(-f64::from(b.max(a) - from))
+    };
     // Per player: time on red, time on blue.
     let mut on = vec![[0.0f64; 2]; n];
     let mut current: Vec<Option<(Team, u32)>> = vec![None; n];
@@ -99,7 +148,7 @@ pub(crate) fn team_lineup(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame>
         }
     }
     for p in 0..n {
-        close(p, end, &mut current);
+        close(p, to, &mut current);
     }
     let mut members = Vec::new();
     for (p, player) in m.players.iter().enumerate() {
@@ -108,7 +157,8 @@ pub(crate) fn team_lineup(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame>
         }
         if !changed[p] && player.team.is_side() {
             let side = usize::from(player.team == Team::Blue);
-            on[p][side] += weight(player.joined, player.left.unwrap_or(end).max(player.joined));
+            let left = player.left.unwrap_or(m.duration_seconds.max(to));
+            on[p][side] += weight(player.joined, left.max(player.joined));
         }
         for (side, &w) in on[p].iter().enumerate() {
             if w > 0.0 {
@@ -123,8 +173,11 @@ pub(crate) fn team_lineup(m: &Match, ids: &[u32], base: f64) -> Option<TeamGame>
     let has_side = |red: bool| members.iter().any(|m| m.red == red);
     (has_side(true) && has_side(false)).then(|| TeamGame {
         members,
-        red_won,
+        red_won: false,
         map: m.map.clone(),
+        game: m.game.clone(),
+        margin: None,
+        decided_by: None,
     })
 }
 
@@ -200,6 +253,9 @@ pub struct SystemReport {
     /// The same predictions in bins of P(red wins) against red's observed win rate, with the
     /// expected calibration error (empty without team results).
     pub team_reliability: team::Reliability,
+    /// The team model only: the errors of its expected score margins, against naive ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team_margin: Option<team::MarginScore>,
     /// Spearman rank correlation of the final ratings with the bots' configured skill, over bots
     /// with at least [`MIN_INCIDENTS_FOR_SKILL`] frags made plus suffered; None without bots.
     pub spearman_bot_skill: Option<f64>,
@@ -356,6 +412,10 @@ pub struct Evaluation {
     /// [`crate::evaluate::team::FAIREST_EXACT_UP_TO`]); None where there is no prediction.
     #[serde(skip)]
     pub fairest_red_win: Vec<Option<f64>>,
+    /// Red's expected team score minus blue's per match (in the order rated), by the team model
+    /// before it; None where there is no prediction.
+    #[serde(skip)]
+    pub expected_margin: Vec<Option<f64>>,
     /// The team model's final skill per identity (roster order) and parameters.
     #[serde(skip)]
     pub team: TeamSnapshot,
@@ -456,9 +516,26 @@ mod tests {
             round(Team::Blue),
         ];
         let games = team_games(&m, &[0, 1], 1.001);
-        let won: Vec<bool> = games.iter().map(|g| g.red_won).collect();
+        let won: Vec<bool> = games.iter().map(|g| g.0.red_won).collect();
         assert_eq!(won, [true, false, false], "a draw is no result");
-        assert!(games.iter().all(|g| g.members.len() == 2));
+        assert!(games.iter().all(|g| g.0.members.len() == 2));
+        assert!(games.iter().all(|g| g.0.margin == Some(-1.0)));
+        // Rounds with times: each has the line-up of its own span and its end.
+        m.team_scores = None;
+        for (k, r) in m.rounds.iter_mut().enumerate() {
+            r.end = 25 * (k as u32 + 1);
+        }
+        m.players[1].joined = 60;
+        let games = team_games(&m, &[0, 1], 1.001);
+        let ends: Vec<Option<u32>> = games.iter().map(|g| g.1).collect();
+        assert_eq!(ends, [Some(25), Some(75), Some(100)]);
+        assert_eq!(games[0].0.margin, Some(-1.0), "rounds won: 1 red, 2 blue");
+        // Blue's only player joined in the third round: the first round falls back to the
+        // match's line-up (no side was empty then in the match as a whole).
+        let weight =
+            |g: &TeamGame, red: bool| g.members.iter().find(|m| m.red == red).unwrap().weight;
+        assert!(weight(&games[1].0, false) < weight(&games[1].0, true));
+        assert!((weight(&games[2].0, false) - weight(&games[2].0, true)).abs() < 1e-12);
     }
 
     #[test]

@@ -132,6 +132,9 @@ mod tests {
             ],
             red_won,
             map: "q3dm17".into(),
+            game: "quake3".into(),
+            margin: None,
+            decided_by: None,
         }
     }
 

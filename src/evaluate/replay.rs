@@ -94,6 +94,9 @@ struct Scores {
     /// players before it), for the same matches as `predictions`.
     #[serde(default)]
     fairest: Vec<(u64, f64)>,
+    /// The team model only: (match number, expected margin before it), for the same matches.
+    #[serde(default)]
+    margins: Vec<(u64, f64)>,
     /// The headline only, per player (the book's numbering): (match number in rating order,
     /// online rating after it) of every match the player played.
     curves: Vec<Vec<(u32, f64)>>,
@@ -184,7 +187,7 @@ struct Batch {
     /// Number of the batch's first match in the whole history.
     first: u64,
     outcomes: Vec<Outcome>,
-    /// Per match: its team results (rounds, or the match), predicted at its start.
+    /// Per match: its team results (rounds, each predicted at its start, or the match).
     team_games: Vec<Vec<TeamGame>>,
     /// Team matches without a winner (only predicted): their line-up.
     lineups: Vec<Option<TeamGame>>,
@@ -344,7 +347,25 @@ impl Evaluator {
             batch
                 .outcomes
                 .push(Outcome::StartMatch { index: mi as u32 });
+            if m.duration_seconds > 0 {
+                book.lengths.push(m.duration_seconds);
+            }
+            let base = time_base(&book.lengths);
+            let (games, ends): (Vec<TeamGame>, Vec<Option<u32>>) =
+                team_games(m, &ids, base).into_iter().unzip();
+            // Each round's result goes in after the frags of its last second.
+            let mut rounds = ends
+                .iter()
+                .enumerate()
+                .filter_map(|(k, end)| end.map(|end| (end, k as u32)))
+                .peekable();
             for e in &m.events {
+                while let Some((_, round)) = rounds.next_if(|(end, _)| *end < e.time) {
+                    batch.outcomes.push(Outcome::RoundEnd {
+                        index: mi as u32,
+                        round,
+                    });
+                }
                 match e.kind {
                     EventKind::Frag => {
                         let (killer, victim) = (ids[e.actor as usize], ids[e.target as usize]);
@@ -361,12 +382,13 @@ impl Evaluator {
                     _ => {}
                 }
             }
-            batch.outcomes.push(Outcome::EndMatch { index: mi as u32 });
-            if m.duration_seconds > 0 {
-                book.lengths.push(m.duration_seconds);
+            for (_, round) in rounds {
+                batch.outcomes.push(Outcome::RoundEnd {
+                    index: mi as u32,
+                    round,
+                });
             }
-            let base = time_base(&book.lengths);
-            let games = team_games(m, &ids, base);
+            batch.outcomes.push(Outcome::EndMatch { index: mi as u32 });
             book.team_results += games.len() as u64;
             batch.lineups.push(if games.is_empty() {
                 team_lineup(m, &ids, base)
@@ -417,6 +439,7 @@ impl Evaluator {
         let mut team = TeamSnapshot::default();
         let mut predicted_red_win = vec![None; book.matches as usize];
         let mut fairest_red_win = vec![None; book.matches as usize];
+        let mut expected_margin = vec![None; book.matches as usize];
         for run in &mut runs {
             if let Some((skills, params)) = run.rater.team_snapshot() {
                 team.skills = roster
@@ -434,6 +457,7 @@ impl Evaluator {
                 for (slots, known) in [
                     (&mut predicted_red_win, &run.scores.predictions),
                     (&mut fairest_red_win, &run.scores.fairest),
+                    (&mut expected_margin, &run.scores.margins),
                 ] {
                     for &(m, p) in known {
                         if let Some(slot) = slots.get_mut(m as usize) {
@@ -487,6 +511,7 @@ impl Evaluator {
             headline_curves,
             predicted_red_win,
             fairest_red_win,
+            expected_margin,
             team,
         };
         let checkpoint = ReplayCheckpoint {
@@ -528,6 +553,7 @@ fn report(
             .collect(),
         team_results: scores.teams.score(),
         team_reliability: scores.calibration.reliability(),
+        team_margin: run.rater.margin_score(),
         spearman_bot_skill,
         bots,
         vs_headline: (!headline).then(|| scores.paired.paired()),
@@ -548,7 +574,9 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
     });
     let mut frag = 0usize;
     let mut current = MatchScore::default();
-    let mut team_prediction: Vec<f64> = Vec::new();
+    // The match's team results: the next one to score and its prediction, made at its start.
+    let mut next_game = 0usize;
+    let mut team_prediction: Option<f64> = None;
     for o in &batch.outcomes {
         match *o {
             Outcome::StartMatch { index } => {
@@ -556,19 +584,20 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                 rater.start_match(batch.starts[index as usize]);
                 let i = index as usize;
                 let games = &batch.team_games[i];
-                team_prediction = games.iter().map(|g| rater.predict_team(g)).collect();
+                next_game = 0;
+                team_prediction = games.first().map(|g| rater.predict_team(g));
                 if let Some(g) = games.first() {
                     rater.team_start(g);
                 }
                 if records {
                     let lineup = games.first().or(batch.lineups[i].as_ref());
-                    let p = team_prediction
-                        .first()
-                        .copied()
-                        .or_else(|| lineup.map(|g| rater.predict_team(g)));
+                    let p = team_prediction.or_else(|| lineup.map(|g| rater.predict_team(g)));
                     let number = batch.first + u64::from(index);
                     if let Some(p) = p {
                         scores.predictions.push((number, p));
+                    }
+                    if let Some(margin) = lineup.and_then(|g| rater.expected_margin(g)) {
+                        scores.margins.push((number, margin));
                     }
                     if let Some(f) = lineup.and_then(|g| rater.fairest_team(g)) {
                         scores.fairest.push((number, f));
@@ -578,6 +607,18 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                     first_frag: batch.frags_before + frag as u64,
                     ..MatchScore::default()
                 };
+            }
+            Outcome::RoundEnd { index, round } => {
+                let games = &batch.team_games[index as usize];
+                while next_game <= round as usize {
+                    score_team_result(
+                        rater.as_mut(),
+                        scores,
+                        games,
+                        &mut next_game,
+                        &mut team_prediction,
+                    );
+                }
             }
             Outcome::Frag { killer, victim } => {
                 let p = rater.predict(killer, victim);
@@ -604,12 +645,14 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                     }
                 }
                 let games = &batch.team_games[index as usize];
-                for (game, p_red) in games.iter().zip(std::mem::take(&mut team_prediction)) {
-                    scores
-                        .teams
-                        .add(if game.red_won { p_red } else { 1.0 - p_red });
-                    scores.calibration.add(p_red, game.red_won);
-                    rater.team_result(game);
+                while next_game < games.len() {
+                    score_team_result(
+                        rater.as_mut(),
+                        scores,
+                        games,
+                        &mut next_game,
+                        &mut team_prediction,
+                    );
                 }
                 rater.end_match();
                 scores.recent.push(std::mem::take(&mut current));
@@ -629,6 +672,34 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
         }
     }
     losses
+}
+
+/// Scores team result `*next` of a match against its prediction, learns it, and predicts the
+/// next one (at its start: after everything before it, the earlier rounds included).
+fn score_team_result(
+    rater: &mut dyn FragRater,
+    scores: &mut Scores,
+    games: &[TeamGame],
+    next: &mut usize,
+    prediction: &mut Option<f64>,
+) {
+    let Some(game) = games.get(*next) else {
+        *next += 1;
+        return;
+    };
+    let p_red = prediction
+        .take()
+        .unwrap_or_else(|| rater.predict_team(game));
+    scores
+        .teams
+        .add(if game.red_won { p_red } else { 1.0 - p_red });
+    scores.calibration.add(p_red, game.red_won);
+    rater.team_result(game);
+    *next += 1;
+    if let Some(following) = games.get(*next) {
+        *prediction = Some(rater.predict_team(following));
+        rater.team_start(following);
+    }
 }
 
 #[cfg(test)]

@@ -48,6 +48,15 @@ pub struct TeamGame {
     pub red_won: bool,
     /// Map name (for the NS2 side bias per map).
     pub map: String,
+    /// Game code ([`crate::model::Match::game`]: the team model's side term is per game).
+    pub game: String,
+    /// The match's final margin, red's team score minus blue's (rounds won where the log has
+    /// rounds), when known: the same on every result of the match.
+    pub margin: Option<f64>,
+    /// The scores that decided the result, red's plus blue's (frags in team deathmatch, captures
+    /// in capture the flag), when the result is a whole match with a final score; None for a
+    /// round (its frags decide it).
+    pub decided_by: Option<f64>,
 }
 
 /// What a system may know when a match starts.
@@ -96,6 +105,16 @@ pub trait FragRater: Send {
     fn team_start(&mut self, _game: &TeamGame) {}
     /// Learns the result of a team match (called after the match's frags).
     fn team_result(&mut self, _game: &TeamGame) {}
+    /// Red's expected team score minus blue's in `game`; None for every system but the team
+    /// model.
+    fn expected_margin(&self, _game: &TeamGame) -> Option<f64> {
+        None
+    }
+    /// The errors of [`FragRater::expected_margin`] so far; None for every system but the team
+    /// model.
+    fn margin_score(&self) -> Option<super::team::MarginScore> {
+        None
+    }
     /// The team model's final skills (in the replay's numbering) and parameters; None for every
     /// other system. Like [`FragRater::ratings`], may refit.
     fn team_snapshot(&mut self) -> Option<(Vec<Skill>, TeamParams)> {

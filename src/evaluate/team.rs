@@ -1,22 +1,41 @@
 //! The team-outcome model used for team predictions and the balancer (issue 15): red wins with
 //!
 //! ```text
-//! p = σ( (β_s·(m_red − m_blue) + β_n·ln(W_red / W_blue) + β_0 + β_m·F_map) / sqrt(1 + π/8·β_s²·V) )
+//! p = σ( (β_s·g·(m_red − m_blue) + β_n·ln(W_red / W_blue) + β_0 + β_F·F) / sqrt(1 + π/8·(β_s·g)²·V) )
 //! ```
 //!
 //! where `m` is a side's mean headline skill θ (the whole-history fit, natural-log frag odds),
 //! each player weighted by their time on that side (NS2's `t_i`), `W` the side's total weight
-//! (the team-size term), `β_0` the red side's bias, `F_map` the log odds of red's wins on the map
-//! so far, and `V` the variance of the skill difference from every player's uncertainty (the
-//! probit approximation of averaging the logistic over it, so an unknown line-up gives 0.5). A
-//! player with no frags yet gets the prior of this site's real newcomers: the mean θ newcomers
-//! ended their first match with, and the fit's prior variance.
+//! (the team-size term), `V` the variance of the skill difference from every player's
+//! uncertainty (the probit approximation of averaging the logistic over it, so an unknown
+//! line-up gives 0.5). A player with no frags yet gets the prior of this site's real newcomers:
+//! the mean θ newcomers ended their first match with, and the fit's prior variance.
 //!
-//! The coefficients β are learnt from this site's own team results, prequentially: a Gaussian
-//! posterior updated after each result by one Laplace (extended Kalman) step, from features taken
-//! when the match started (the match's own frags never inform its prediction). Frags are predicted
-//! exactly as the headline fit predicts them. It learns no per-player skill from team results:
-//! with a few dozen results per site those add noise (the NS2 model's scores show it).
+//! - `g` turns a frag edge into a result edge. A result is won by the side that makes more of
+//!   its `N` scoring events (a match: the team scores, frags in team deathmatch, captures in
+//!   capture the flag; a round: its frags); if red makes each with probability σ(Δ) ≈ ½ + Δ/4,
+//!   red makes more with probability ≈ Φ(Δ·√N / 2) ≈ σ(1.7·Δ·√N / 2): so `g = 0.85·√N`, `√N`
+//!   the mean over this game's earlier results (this site's, before any of the game's: 1).
+//! - `F = b_game + b_map` is the side term, red's edge for being red (red wins 64% of
+//!   Counter-Strike 1.6 rounds and 29% of TF2 rounds: one site-wide term cannot fit), `β_F = 1`.
+//!   `b_game` is a coefficient per game with prior N(0, [`GAME_SIDE_VARIANCE`]) (sides of
+//!   asymmetric games win 25% to 75%: logit ±1.1 at two standard deviations), `b_map` one per
+//!   map of the game with prior N(0, [`MAP_SIDE_VARIANCE`]) (a map's side differs from its game's
+//!   by about ±0.3 in logit), so a map is shrunk toward its game. Each is learnt with the others
+//!   fixed (mean field), by the same Laplace step: unlike a raw win rate, a side term learnt
+//!   jointly with the skills does not take a strong team's streak within one match for a side
+//!   effect.
+//! - `β` (scale, size, residual red bias) are learnt from this site's own team results,
+//!   prequentially: a Gaussian posterior updated after each result by one Laplace (extended
+//!   Kalman) step, from the features taken when that result started (a round is predicted at
+//!   its own start, after the frags and results of the match's earlier rounds). Frags are
+//!   predicted exactly as the headline fit predicts them. It learns no per-player skill from team
+//!   results: with a few dozen results per site those add noise (the NS2 model's scores show it).
+//!
+//! The expected score margin (red's team score minus blue's, in the game's own unit: frags,
+//! captures or rounds) is `c·(2p − 1)`, `p` the prediction at the match start and `c` the
+//! per-game least-squares slope of the earlier matches' margins on their `2p − 1`, ridge-shrunk
+//! toward 0 (the naive "even" prediction) by [`MARGIN_RIDGE`].
 
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
@@ -30,14 +49,27 @@ use crate::rating::whole_history::WholeHistory;
 /// Key of the team model among the systems.
 pub const TEAM_MODEL_ID: &str = "team-model";
 
-/// Number of coefficients: skill difference, team size, red side, map.
+/// Number of coefficients: skill difference, team size, red side, side term (game and map).
 pub const COEFFICIENTS: usize = 4;
 
-/// Prior mean of the coefficients. A team match aggregates dozens of frags, so a skill edge that
-/// wins 55% of frags wins far more than 55% of matches: the skill scale starts above 1.
-const PRIOR_MEAN: [f64; COEFFICIENTS] = [1.0, 0.0, 0.0, 0.0];
-/// Prior variance of each coefficient (independent).
-const PRIOR_VARIANCE: [f64; COEFFICIENTS] = [1.0, 0.25, 0.04, 0.04];
+/// Prior mean of the coefficients: the frag-count scale `g` and the side term `F` as derived
+/// (1), no size or residual side effect (0).
+const PRIOR_MEAN: [f64; COEFFICIENTS] = [1.0, 0.0, 0.0, 1.0];
+/// Prior variance of each coefficient (independent): the scale's derivation is good to a
+/// factor of about 1.5; the side term's coefficient is fixed (its terms are learnt instead).
+const PRIOR_VARIANCE: [f64; COEFFICIENTS] = [0.25, 0.25, 0.04, 0.25];
+
+/// `g = FRAG_SCALE·√N`: from Φ(x) ≈ σ(1.7·x) and a frag edge Δ being worth Δ·√N/2 standard
+/// deviations of the frag count.
+const FRAG_SCALE: f64 = 0.85;
+
+/// Prior variance of a game's side coefficient (see the module doc).
+pub const GAME_SIDE_VARIANCE: f64 = 0.3;
+/// Prior variance of a map's side coefficient around its game's.
+pub const MAP_SIDE_VARIANCE: f64 = 0.1;
+
+/// Ridge of the margin slope, in units of Σ(2p − 1)²: one pseudo-match at p = 0.6 margin 0.
+pub const MARGIN_RIDGE: f64 = 0.04;
 
 /// Variance added to each coefficient before each result, as a share of its prior variance.
 const DRIFT: f64 = 0.01;
@@ -59,14 +91,19 @@ pub struct Skill {
     pub variance: f64,
 }
 
-/// The learnt parameters of the model: everything a prediction needs besides the players' skills
-/// (shared with the balancer through `data/balance.js`).
+/// The learnt parameters of the model for one game and map: everything a prediction needs
+/// besides the players' skills (shared with the balancer through `data/balance.js`, for the
+/// site's most played game with the game's side term).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TeamParams {
-    /// β: skill difference, team size (log ratio of weights), red side, map.
+    /// Skill difference (β_s·g), team size (log ratio of weights), red side (β_0, plus β_F·F
+    /// for the balancer), side term (β_F).
     pub coef: [f64; COEFFICIENTS],
     /// Skill of a player never seen.
     pub newcomer: Skill,
+    /// Expected score margin per unit of 2p − 1 (0: no margin learnt).
+    #[serde(default)]
+    pub margin: f64,
 }
 
 fn sigmoid(x: f64) -> f64 {
@@ -134,6 +171,7 @@ impl TeamParams {
         TeamParams {
             coef: PRIOR_MEAN,
             newcomer,
+            margin: 0.0,
         }
     }
 
@@ -171,6 +209,11 @@ impl TeamParams {
     pub fn p_red(&self, f: &Features) -> f64 {
         sigmoid(self.logit(f))
     }
+
+    /// Red's expected score minus blue's when red wins with probability `p_red`.
+    pub fn expected_margin(&self, p_red: f64) -> f64 {
+        self.margin * (2.0 * p_red - 1.0)
+    }
 }
 
 /// The coefficients' Gaussian posterior.
@@ -195,11 +238,11 @@ impl Posterior {
     /// One Laplace step of Bayesian logistic regression on inputs `x` and outcome `y`, after a
     /// little drift: the coefficients may change as the site's players and skills do (and the
     /// skills the features use sharpen as evidence grows), so old results weigh less.
-    fn learn(&mut self, x: &[f64; COEFFICIENTS], y: f64) {
+    fn learn(&mut self, x: &[f64; COEFFICIENTS], y: f64, offset: f64) {
         for (i, row) in self.cov.iter_mut().enumerate() {
             row[i] += DRIFT * PRIOR_VARIANCE[i];
         }
-        let z: f64 = self.mean.iter().zip(x).map(|(m, x)| m * x).sum();
+        let z: f64 = offset + self.mean.iter().zip(x).map(|(m, x)| m * x).sum::<f64>();
         let p = sigmoid(z);
         let h = p * (1.0 - p);
         let mut sx = [0.0; COEFFICIENTS];
@@ -221,6 +264,59 @@ impl Posterior {
     }
 }
 
+/// A Gaussian belief about one side coefficient: mean, variance (variance 0: the prior's).
+type Belief = (f64, f64);
+
+/// One Laplace step of a coefficient `b` whose input in the logit is `x`, when the logit made
+/// red win with probability `p` and red won `y`.
+fn learn_belief(b: &mut Belief, prior_variance: f64, x: f64, p: f64, y: f64) {
+    if b.1 <= 0.0 {
+        b.1 = prior_variance;
+    }
+    b.1 = 1.0 / (1.0 / b.1 + p * (1.0 - p) * x * x);
+    b.0 += b.1 * x * (y - p);
+}
+
+/// What the model has learnt of one game's results.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct GameRecord {
+    /// Results learnt.
+    results: f64,
+    /// The game's side coefficient.
+    side: Belief,
+    /// Per map: its side coefficient (around the game's).
+    maps: BTreeMap<String, Belief>,
+    /// Results counted and the sum of √(frags) over them.
+    frags: (f64, f64),
+    /// The margin regression: Σ margin·x and Σ x², x = 2p − 1 at the match start.
+    margin: (f64, f64),
+}
+
+impl GameRecord {
+    /// The side term F of `map` (see the module doc).
+    fn side_logit(&self, map: &str) -> f64 {
+        self.side.0 + self.maps.get(map).map_or(0.0, |b| b.0)
+    }
+
+    /// The margin slope c.
+    fn margin_slope(&self) -> f64 {
+        self.margin.0 / (self.margin.1 + MARGIN_RIDGE)
+    }
+}
+
+/// Errors of the expected margin of team matches, against naive predictions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MarginScore {
+    /// Team matches with a final score.
+    pub matches: u64,
+    /// Mean |margin − expected margin| of the model.
+    pub mae: f64,
+    /// Mean |margin| (the naive prediction: an even match).
+    pub mae_even: f64,
+    /// Mean |margin − the mean margin of the game's earlier matches| (the naive side prediction).
+    pub mae_game_mean: f64,
+}
+
 /// The team model as an evaluated system.
 pub struct TeamModel {
     fit: WholeHistory,
@@ -231,10 +327,17 @@ pub struct TeamModel {
     /// θ of newcomers at the end of their first match: count, sum.
     newcomers: (f64, f64),
     posterior: Posterior,
-    /// Map -> (red wins, blue wins).
-    maps: BTreeMap<String, (f64, f64)>,
-    /// Features of the current team match, taken when it started.
+    /// Per game code: its sides, maps, frags per result and margins.
+    games: BTreeMap<String, GameRecord>,
+    /// Features of the current team result, taken when it started, and its frags so far.
     pending: Option<Features>,
+    frags_since_start: u64,
+    /// The current match: game, P(red wins) at its start, final margin (once known).
+    match_start: Option<(String, f64)>,
+    match_margin: Option<f64>,
+    /// Per game: margins so far (count, sum), for the naive baseline; the margin errors.
+    margin_means: BTreeMap<String, (f64, f64)>,
+    margin_sums: (u64, f64, f64, f64),
 }
 
 impl TeamModel {
@@ -246,8 +349,13 @@ impl TeamModel {
             current: Vec::new(),
             newcomers: (0.0, 0.0),
             posterior: Posterior::prior(),
-            maps: BTreeMap::new(),
+            games: BTreeMap::new(),
             pending: None,
+            frags_since_start: 0,
+            match_start: None,
+            match_margin: None,
+            margin_means: BTreeMap::new(),
+            margin_sums: (0, 0.0, 0.0, 0.0),
         }
     }
 
@@ -268,18 +376,56 @@ impl TeamModel {
         Skill { mean, variance }
     }
 
-    /// The learnt parameters now.
-    pub fn params(&self) -> TeamParams {
+    /// The frag-count scale g of `game` (see the module doc).
+    fn frag_scale(&self, game: &str) -> f64 {
+        let (n, sum) = match self.games.get(game) {
+            Some(g) if g.frags.0 > 0.0 => g.frags,
+            _ => self
+                .games
+                .values()
+                .fold((0.0, 0.0), |a, g| (a.0 + g.frags.0, a.1 + g.frags.1)),
+        };
+        if n > 0.0 { FRAG_SCALE * sum / n } else { 1.0 }
+    }
+
+    /// The learnt parameters now for `game` and `map` (the side term goes in the features).
+    fn params_for(&self, game: &str) -> TeamParams {
+        let b = &self.posterior.mean;
         TeamParams {
-            coef: self.posterior.mean,
+            coef: [b[0].max(0.0) * self.frag_scale(game), b[1], b[2], b[3]],
             newcomer: self.newcomer(),
+            margin: self.games.get(game).map_or(0.0, GameRecord::margin_slope),
         }
     }
 
-    /// Log odds of red's wins on `map` so far (smoothed; 0 for a map never seen).
-    fn map_logit(&self, map: &str) -> f64 {
-        let (red, blue) = self.maps.get(map).copied().unwrap_or((0.0, 0.0));
-        ((red + 1.0) / (blue + 1.0)).ln()
+    /// The game with the most team results so far (the balancer's).
+    fn main_game(&self) -> Option<&str> {
+        self.games
+            .iter()
+            .max_by(|a, b| {
+                let n = |g: &GameRecord| g.results;
+                n(a.1).total_cmp(&n(b.1)).then(b.0.cmp(a.0))
+            })
+            .map(|(code, _)| code.as_str())
+    }
+
+    /// The learnt parameters now, for the balancer: those of the site's most played game, with
+    /// its side term (without a map) in the red side's coefficient.
+    pub fn params(&self) -> TeamParams {
+        let Some(game) = self.main_game() else {
+            return self.params_for("");
+        };
+        let mut params = self.params_for(game);
+        let side = self.games.get(game).map_or(0.0, |g| g.side_logit(""));
+        params.coef[2] += params.coef[3] * side;
+        params
+    }
+
+    /// The side term of `game` on `map`.
+    fn side_logit(&self, game: &TeamGame) -> f64 {
+        self.games
+            .get(&game.game)
+            .map_or(0.0, |g| g.side_logit(&game.map))
     }
 
     fn features(&self, game: &TeamGame) -> Features {
@@ -289,7 +435,7 @@ impl TeamModel {
                 .filter(move |m| m.red == red)
                 .map(|m: &TeamMember| (self.skill(m.player), m.weight))
         };
-        Features::of(side(true), side(false), self.map_logit(&game.map))
+        Features::of(side(true), side(false), self.side_logit(game))
     }
 
     /// Every player's skill (in the replay's numbering) after a final fit, and the parameters.
@@ -314,6 +460,7 @@ impl FragRater for TeamModel {
     }
     fn frag(&mut self, killer: u32, victim: u32) {
         self.fit.frag(killer, victim);
+        self.frags_since_start += 1;
         for p in [killer, victim] {
             if self.incidents[p as usize] == 0 {
                 self.current.push(p);
@@ -332,12 +479,50 @@ impl FragRater for TeamModel {
             self.newcomers.1 += self.fit.posterior(p as usize).0;
         }
         self.pending = None;
+        // The margin: scored against its prediction at the match start, then learnt.
+        if let (Some((game, p)), Some(margin)) = (self.match_start.take(), self.match_margin) {
+            let record = self.games.entry(game.clone()).or_default();
+            let x = 2.0 * p - 1.0;
+            let expected = record.margin_slope() * x;
+            let mean = self.margin_means.entry(game).or_default();
+            let naive = if mean.0 > 0.0 { mean.1 / mean.0 } else { 0.0 };
+            let sums = &mut self.margin_sums;
+            sums.0 += 1;
+            sums.1 += (margin - expected).abs();
+            sums.2 += margin.abs();
+            sums.3 += (margin - naive).abs();
+            mean.0 += 1.0;
+            mean.1 += margin;
+            record.margin.0 += margin * x;
+            record.margin.1 += x * x;
+        }
+        self.match_margin = None;
     }
     fn predict_team(&self, game: &TeamGame) -> f64 {
-        self.params().p_red(&self.features(game))
+        self.params_for(&game.game).p_red(&self.features(game))
     }
     fn team_start(&mut self, game: &TeamGame) {
-        self.pending = Some(self.features(game));
+        let features = self.features(game);
+        if self.match_start.is_none() {
+            let p = self.params_for(&game.game).p_red(&features);
+            self.match_start = Some((game.game.clone(), p));
+        }
+        self.pending = Some(features);
+        self.frags_since_start = 0;
+    }
+    fn expected_margin(&self, game: &TeamGame) -> Option<f64> {
+        let params = self.params_for(&game.game);
+        Some(params.expected_margin(params.p_red(&self.features(game))))
+    }
+    fn margin_score(&self) -> Option<MarginScore> {
+        let (n, model, even, mean) = self.margin_sums;
+        let d = (n as f64).max(1.0);
+        Some(MarginScore {
+            matches: n,
+            mae: model / d,
+            mae_even: even / d,
+            mae_game_mean: mean / d,
+        })
     }
     fn fairest_team(&self, game: &TeamGame) -> Option<f64> {
         let mut players: Vec<u32> = game.members.iter().map(|m| m.player).collect();
@@ -350,7 +535,7 @@ impl FragRater for TeamModel {
                 skill: self.skill(p),
             })
             .collect();
-        let params = self.params();
+        let params = self.params_for(&game.game);
         if lobby.len() < 2 {
             return None;
         }
@@ -362,17 +547,29 @@ impl FragRater for TeamModel {
             .map(|proposal| proposal.best.p_red)
     }
     fn team_result(&mut self, game: &TeamGame) {
-        // Every result of the match (its rounds) is learnt from the features at its start.
-        let features = self.pending.unwrap_or_else(|| self.features(game));
-        let x = self.params().inputs(&features);
-        self.posterior
-            .learn(&x, if game.red_won { 1.0 } else { 0.0 });
-        let record = self.maps.entry(game.map.clone()).or_default();
-        if game.red_won {
-            record.0 += 1.0;
-        } else {
-            record.1 += 1.0;
-        }
+        // Every result is learnt from the features at its start (a round's, or the match's).
+        let features = self.pending.take().unwrap_or_else(|| self.features(game));
+        let g = self.frag_scale(&game.game);
+        let params = self.params_for(&game.game);
+        let p = params.p_red(&features);
+        let y = if game.red_won { 1.0 } else { 0.0 };
+        let mut x = params.inputs(&features);
+        x[0] *= g;
+        // The side term enters as a fixed offset here; its own coefficients learn below.
+        let side = x[3];
+        x[3] = 0.0;
+        self.posterior.learn(&x, y, side);
+        let k = params.attenuation(features.variance);
+        let record = self.games.entry(game.game.clone()).or_default();
+        learn_belief(&mut record.side, GAME_SIDE_VARIANCE, k, p, y);
+        let map = record.maps.entry(game.map.clone()).or_default();
+        learn_belief(map, MAP_SIDE_VARIANCE, k, p, y);
+        record.results += 1.0;
+        record.frags.0 += 1.0;
+        let events = game.decided_by.unwrap_or(self.frags_since_start as f64);
+        record.frags.1 += events.max(0.0).sqrt();
+        self.frags_since_start = 0;
+        self.match_margin = game.margin;
     }
     fn ratings(&mut self) -> Vec<f64> {
         self.fit.converge();
@@ -385,7 +582,15 @@ impl FragRater for TeamModel {
     fn team_snapshot(&mut self) -> Option<(Vec<Skill>, TeamParams)> {
         Some(self.snapshot())
     }
-    saved_fields!(fit, incidents, newcomers, posterior, maps);
+    saved_fields!(
+        fit,
+        incidents,
+        newcomers,
+        posterior,
+        games,
+        margin_means,
+        margin_sums
+    );
 }
 
 /// Number of bins of a reliability diagram (each 0.1 of predicted probability wide).
@@ -499,6 +704,7 @@ mod tests {
                 mean: -0.2,
                 variance: 0.3,
             },
+            margin: 0.0,
         }
     }
 
@@ -644,7 +850,7 @@ mod tests {
         let mut post = Posterior::prior();
         let x = [1.0, 0.0, 0.0, 0.0];
         let p0 = sigmoid(PRIOR_MEAN[0]);
-        post.learn(&x, 0.0);
+        post.learn(&x, 0.0, 0.0);
         let h = p0 * (1.0 - p0);
         // The prior variance after the drift added before the step.
         let v0 = PRIOR_VARIANCE[0] * (1.0 + DRIFT);
@@ -727,6 +933,9 @@ mod tests {
             ],
             red_won: true,
             map: "q3dm1".into(),
+            game: "quake3".into(),
+            margin: None,
+            decided_by: None,
         };
         let fairest = model.fairest_team(&stacked).unwrap();
         let lobby: Vec<Candidate> = (0..4)
@@ -750,6 +959,88 @@ mod tests {
             ..stacked
         };
         assert_eq!(model.fairest_team(&alone), None);
+    }
+
+    /// One Laplace step of a side coefficient, by hand: precision 1/0.3 + p(1 − p)·x², mean
+    /// moved by the new variance times x·(y − p).
+    #[test]
+    fn side_belief_step_hand_worked() {
+        let mut b: Belief = (0.0, 0.0);
+        learn_belief(&mut b, 0.3, 0.8, 0.6, 1.0);
+        let var = 1.0 / (1.0 / 0.3 + 0.24 * 0.64);
+        assert!((b.1 - var).abs() < 1e-12);
+        assert!((b.0 - var * 0.8 * 0.4).abs() < 1e-12);
+    }
+
+    /// The side term is per game: red wins 4 results in 5 in one game and 1 in 5 in another,
+    /// with line-ups the model knows nothing of; an even line-up is then predicted above 50%
+    /// in the first game, below in the second, and the balancer's parameters carry the side
+    /// term of the game with the most results. The frag-count scale is 0.85·mean √N of the
+    /// game's results.
+    #[test]
+    fn side_term_and_frag_scale_are_per_game() {
+        let mut model = TeamModel::new(2, 1.0);
+        let game = |code: &str, red_won: bool| TeamGame {
+            members: vec![
+                TeamMember {
+                    player: 0,
+                    red: true,
+                    weight: 1.0,
+                },
+                TeamMember {
+                    player: 1,
+                    red: false,
+                    weight: 1.0,
+                },
+            ],
+            red_won,
+            map: "m".into(),
+            game: code.into(),
+            margin: None,
+            decided_by: Some(if code == "cs16" { 9.0 } else { 25.0 }),
+        };
+        for i in 0..60 {
+            for code in ["cs16", "tf2"] {
+                let red_won = (i % 5 == 0) != (code == "cs16");
+                let g = game(code, red_won);
+                model.start_match(Default::default());
+                model.team_start(&g);
+                model.team_result(&g);
+                model.end_match();
+            }
+        }
+        model.team_start(&game("cs16", true));
+        model.team_result(&game("cs16", true));
+        model.end_match();
+        let p = |code: &str| model.predict_team(&game(code, true));
+        assert!(p("cs16") > 0.65 && p("cs16") < 0.85, "{}", p("cs16"));
+        assert!(p("tf2") < 0.35 && p("tf2") > 0.15, "{}", p("tf2"));
+        assert!(
+            p("et") > 0.35 && p("et") < 0.65,
+            "a game never seen: {}",
+            p("et")
+        );
+        assert!((model.frag_scale("cs16") - 0.85 * 3.0).abs() < 1e-12);
+        assert!((model.frag_scale("tf2") - 0.85 * 5.0).abs() < 1e-12);
+        let params = model.params();
+        let side = model.games["cs16"].side_logit("");
+        assert!(side > 0.5, "{side}");
+        assert!((params.coef[2] - (model.posterior.mean[2] + side)).abs() < 1e-12);
+    }
+
+    /// The expected margin: c·(2p − 1), so 0 at 50%, the sign of the favourite, and swapping
+    /// the teams (no side term) negates it.
+    #[test]
+    fn expected_margin_hand_worked() {
+        let mut params = params();
+        params.margin = 12.0;
+        assert_eq!(params.expected_margin(0.5), 0.0);
+        assert!((params.expected_margin(0.75) - 6.0).abs() < 1e-12);
+        let red = [(s(0.5, 0.1), 1.0), (s(-0.1, 0.2), 0.7)];
+        let blue = [(s(0.2, 0.1), 1.0)];
+        let forward = params.expected_margin(p(&params, &red, &blue));
+        let swapped = params.expected_margin(p(&params, &blue, &red));
+        assert!(forward > 0.0 && (forward + swapped).abs() < 1e-12);
     }
 
     /// Hand-worked: bins, their means and the expected calibration error.

@@ -316,6 +316,8 @@ pub struct MatchPage {
     pub predicted_red_win: Option<String>,
     /// The same for the fairest split of the same players ("52%").
     pub fairest_red_win: Option<String>,
+    /// Red's expected team score minus blue's before the match (signed, one decimal).
+    pub expected_margin: Option<String>,
     pub sides: Vec<Side>,
     pub kill_lines: u32,
     /// Empty unless the site has its own `match.html` (see `kills_html`).

@@ -28,6 +28,7 @@ impl Renderer<'_> {
         h.str(&self.links.match_servers[i]);
         h.u64(self.predicted_red_win(i).map_or(u64::MAX, f64::to_bits));
         h.u64(self.fairest_red_win(i).map_or(u64::MAX, f64::to_bits));
+        h.u64(self.expected_margin(i).map_or(u64::MAX, f64::to_bits));
         for &id in &self.input.roster.match_players[i] {
             let id = id as usize;
             h.str(&self.names_html[id]);
@@ -96,6 +97,12 @@ impl Renderer<'_> {
     pub(in crate::render) fn fairest_red_win(&self, i: usize) -> Option<f64> {
         let fairest = &self.input.ratings.headline.evaluation.fairest_red_win;
         fairest.get(i).copied().flatten()
+    }
+
+    /// Red's expected team score minus blue's before match `i`, by the team model.
+    pub(in crate::render) fn expected_margin(&self, i: usize) -> Option<f64> {
+        let margins = &self.input.ratings.headline.evaluation.expected_margin;
+        margins.get(i).copied().flatten()
     }
 
     /// Cumulative frags over match time of the match's five best fraggers.
@@ -317,6 +324,7 @@ impl Renderer<'_> {
             fairest_red_win: self
                 .fairest_red_win(i)
                 .map(|p| format!("{:.0}%", p * 100.0)),
+            expected_margin: self.expected_margin(i).map(|m| format!("{m:+.1}")),
             sides,
             kill_lines: ms.kill_lines,
             kills,
