@@ -89,7 +89,8 @@ pub struct BalanceArgs {
     /// Output folder of the build to read, replacing `output` from the config.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Print one JSON object (red, blue, p_red_wins, exact, alternatives, abba, unknown, swaps).
+    /// Print one JSON object (red, blue, p_red_wins, exact, alternatives, abba, random, unknown,
+    /// swaps and current).
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
     /// Output format.
@@ -113,6 +114,9 @@ pub struct BalanceArgs {
     /// With --from: the most swaps to propose.
     #[arg(long, value_name = "N", default_value_t = 2, requires = "from")]
     pub max_swaps: usize,
+    /// Seed of the random split shown for comparison. [default: a hash of the players' names]
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u32>,
     /// Players present (names as on the site: colour codes and case ignored, a unique prefix
     /// will do).
     #[arg(value_name = "NAME")]

@@ -103,6 +103,56 @@
     return { red: red, blue: blue, p: pRed(lobby, red, blue) };
   }
 
+  // As balance::random::Mulberry32: u32 state, u32 outputs.
+  function mulberry32(state) {
+    state = state >>> 0;
+    return function () {
+      state = (state + 0x6D2B79F5) >>> 0;
+      var t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1) >>> 0;
+      t = (t ^ ((t + Math.imul(t ^ (t >>> 7), t | 61)) >>> 0)) >>> 0;
+      return (t ^ (t >>> 14)) >>> 0;
+    };
+  }
+  // Names in UTF-8 byte order (Rust's str order): by code point.
+  function byName(a, b) {
+    var x = Array.from(a), y = Array.from(b);
+    for (var i = 0; i < x.length && i < y.length; i++) {
+      var d = x[i].codePointAt(0) - y[i].codePointAt(0);
+      if (d) return d;
+    }
+    return x.length - y.length;
+  }
+  // As random::seed_of: FNV-1a over the sorted names' UTF-8 bytes, each ended by a zero byte.
+  function seedOf(lobby) {
+    var names = lobby.map(function (c) { return c.name; }).sort(byName);
+    var hash = 0x811C9DC5, utf8 = new TextEncoder();
+    names.forEach(function (name) {
+      var bytes = Array.from(utf8.encode(name)).concat([0]);
+      bytes.forEach(function (b) { hash = Math.imul((hash ^ b) >>> 0, 0x01000193) >>> 0; });
+    });
+    return hash;
+  }
+  // As random::random_split without rules (its first draw): the players sorted by name,
+  // shuffled, red filled up to its size (for an odd lobby, a draw says which side is bigger).
+  function randomSplit(lobby, seed) {
+    var n = lobby.length, next = mulberry32(seed);
+    var order = lobby.map(function (_, i) { return i; });
+    order.sort(function (a, b) { return byName(lobby[a].name, lobby[b].name) || a - b; });
+    var redSize = Math.floor(n / 2);
+    if (n % 2 === 1 && (next() & 1) === 1) redSize++;
+    for (var i = n - 1; i >= 1; i--) {
+      // Multiply-shift: exact in doubles (below 2^41).
+      var j = Math.floor(next() * (i + 1) / 4294967296);
+      var t = order[i]; order[i] = order[j]; order[j] = t;
+    }
+    var redSet = lobby.map(function () { return false; });
+    for (i = 0; i < redSize; i++) redSet[order[i]] = true;
+    var split = splitOf(lobby, redSet);
+    split.seed = seed;
+    return split;
+  }
+
   // Best splits kept: [rounded cost, partition, red], ordered by (cost, partition).
   function offer(best, keep, cost, partition, red) {
     var key = Math.round(cost / TIE) * TIE;
@@ -394,11 +444,17 @@
     else if (n <= EXACT_UP_TO) found = exhaustive(lobby, 4);
     else { found = localSearch(lobby, 4); exact = false; }
     if (!found.length) return { error: "no split found" };
-    return { best: found[0], alternatives: found.slice(1), exact: exact, abba: abba(lobby) };
+    return { best: found[0], alternatives: found.slice(1), exact: exact, abba: abba(lobby),
+      random: randomSplit(lobby, seed === null ? seedOf(lobby) : seed) };
   }
 
   // --- The page ---
   var wanted = [];
+  // ?seed=N (as --seed N): the random split's seed; by default a hash of the names.
+  var seed = (function () {
+    var m = /[?&#]seed=(\d{1,10})(?:[&#]|$)/.exec(window.location.search + window.location.hash);
+    return m && Number(m[1]) <= 4294967295 ? Number(m[1]) : null;
+  })();
   function readUrl() {
     var m = /[?&#]players=([^&#]*)/.exec(window.location.search + window.location.hash);
     if (!m) return [];
@@ -408,6 +464,7 @@
   }
   function writeUrl() {
     var q = wanted.length ? "?players=" + wanted.map(encodeURIComponent).join(",") : "";
+    if (seed !== null) q += (q ? "&" : "?") + "seed=" + seed;
     try { history.replaceState(null, "", window.location.pathname + q); } catch (e) { /* file:// in some browsers */ }
   }
 
@@ -491,6 +548,9 @@
       out.appendChild(teamBlock(lobby, s, "Alternative " + (k + 1)));
     });
     out.appendChild(teamBlock(lobby, result.abba, "Naive split by skill (ABBA)"));
+    var random = teamBlock(lobby, result.random, "Random split (seed " + result.random.seed + ")");
+    random.id = "balance-random";
+    out.appendChild(random);
     out.setAttribute("data-state", "ready");
   }
 

@@ -7,6 +7,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
 use super::data::{BalanceData, NameIndex, Resolved};
+use super::random::{random_split, seed_of};
 use super::{Candidate, Rules, Side, Split, balance, p_red, swaps};
 use crate::build::{BuildRequest, Plan};
 use crate::cli::{BalanceArgs, BalanceFormat};
@@ -153,6 +154,12 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
     }
     let c = &lobby.candidates;
     let proposal = balance(c, &data.params, &rules, 3).map_err(|e| anyhow!(e))?;
+    let random = random_split(
+        c,
+        &data.params,
+        &rules,
+        args.seed.unwrap_or_else(|| seed_of(c)),
+    );
     let swap_list = from.as_ref().map(|(red, blue)| {
         (
             swaps(c, &data.params, &rules, red, blue, args.max_swaps),
@@ -172,10 +179,16 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
         out["exact"] = json!(proposal.exact);
         out["alternatives"] = Value::Array(proposal.alternatives.iter().map(split_json).collect());
         out["abba"] = split_json(&proposal.abba);
+        out["random"] = split_json(&random.split);
+        out["random"]["seed"] = json!(random.seed);
+        out["random"]["rules_kept"] = json!(random.rules_kept);
+        out["random"]["expected_margin"] =
+            json!(data.params.expected_margin(random.split.p_red));
         out["unknown"] = json!(lobby.unknown);
         out["expected_margin"] = json!(data.params.expected_margin(proposal.best.p_red));
         if let Some((list, current)) = &swap_list {
             out["current"] = split_json(current);
+            out["current"]["expected_margin"] = json!(data.params.expected_margin(current.p_red));
             out["swaps"] = Value::Array(
                 list.iter()
                     .map(|s| {
@@ -250,6 +263,19 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
                 team(&proposal.abba.blue),
                 pct(proposal.abba.p_red)
             );
+            let _ = writeln!(
+                out,
+                "random (seed {}): red {} | blue {}  P(red wins) = {}{}",
+                random.seed,
+                team(&random.split.red),
+                team(&random.split.blue),
+                pct(random.split.p_red),
+                if random.rules_kept {
+                    ""
+                } else {
+                    "  (breaks the together/apart rules: no random draw kept them)"
+                }
+            );
             if !lobby.unknown.is_empty() {
                 let _ = writeln!(
                     out,
@@ -275,6 +301,38 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
         let _ = writeln!(
             out,
             "why: the team model (data/evaluation.json, team_model) predicts P(red wins) from each side's mean skill, the team sizes and the red side's bias; the split closest to 50% is proposed."
+        );
+        let margin = |p: f64| format!("{:+.1}", data.params.expected_margin(p));
+        let _ = writeln!(
+            out,
+            "proposed: P(red wins) = {:.1}%, expected margin (red - blue) {}",
+            proposal.best.p_red * 100.0,
+            margin(proposal.best.p_red)
+        );
+        if let Some((_, current)) = &swap_list {
+            let _ = writeln!(
+                out,
+                "current teams: P(red wins) = {:.1}%, expected margin {}",
+                current.p_red * 100.0,
+                margin(current.p_red)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "random split: P(red wins) = {:.1}%, expected margin {} (the players sorted by name, shuffled by Mulberry32 from seed {}{}; {})",
+            random.split.p_red * 100.0,
+            margin(random.split.p_red),
+            random.seed,
+            if args.seed.is_some() {
+                ", given by --seed"
+            } else {
+                ", a hash of the names; --seed N draws another"
+            },
+            if random.rules_kept {
+                "locks and rules kept"
+            } else {
+                "locks kept, but no draw kept the together/apart rules"
+            }
         );
         for &(i, side) in &rules.lock {
             let _ = writeln!(

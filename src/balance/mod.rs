@@ -14,6 +14,7 @@
 pub mod command;
 pub mod data;
 pub mod exact;
+pub mod random;
 
 use std::collections::BTreeMap;
 

@@ -391,3 +391,80 @@ fn meet_in_the_middle_bound_holds() {
         }
     }
 }
+
+/// Mulberry32 gives the reference implementation's numbers (the canonical JavaScript one, run
+/// under node), which `static/balance.js` reproduces.
+#[test]
+fn mulberry32_matches_the_reference() {
+    use super::random::Mulberry32;
+    for (seed, want) in [
+        (0u32, [1144304738u32, 1416247, 958946056, 627933444, 2007157716]),
+        (12345, [4207900869, 1317490944, 2079646450, 3513001552, 2187978186]),
+    ] {
+        let mut rng = Mulberry32(seed);
+        let got: Vec<u32> = (0..5).map(|_| rng.next_u32()).collect();
+        assert_eq!(got, want, "seed {seed}");
+    }
+    let mut rng = Mulberry32(7);
+    assert!((0..1000).all(|_| rng.below(5) < 5));
+}
+
+/// The random split: the same for the same names in any order, sizes differing by at most one,
+/// another seed gives other teams, its p is the model's p of those teams, and locks hold.
+#[test]
+fn random_split_is_reproducible_and_fair_sized() {
+    use super::random::{random_split, seed_of};
+    let mut rng = Lcg(11);
+    let mut moved = 0;
+    for n in 2..=30 {
+        let lobby = lobby(&mut rng, n);
+        let seed = seed_of(&lobby);
+        let a = random_split(&lobby, &params(), &Rules::default(), seed);
+        assert!(a.rules_kept);
+        assert_eq!(a.split.red.len() + a.split.blue.len(), n);
+        assert!(a.split.red.len().abs_diff(a.split.blue.len()) <= 1, "{a:?}");
+        let p = p_red(&lobby, &params(), &a.split.red, &a.split.blue);
+        assert!((a.split.p_red - p).abs() < 1e-12);
+        // The names in reverse order: the same seed and the same teams by name.
+        let reversed: Vec<Candidate> = lobby.iter().rev().cloned().collect();
+        assert_eq!(seed_of(&reversed), seed);
+        let b = random_split(&reversed, &params(), &Rules::default(), seed);
+        let names = |l: &[Candidate], ids: &[usize]| {
+            let mut v: Vec<String> = ids.iter().map(|&i| l[i].name.clone()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(names(&lobby, &a.split.red), names(&reversed, &b.split.red));
+        assert_eq!(random_split(&lobby, &params(), &Rules::default(), seed), a);
+        let other = random_split(&lobby, &params(), &Rules::default(), seed ^ 0x5bd1_e995);
+        moved += usize::from(other.split.red != a.split.red);
+    }
+    // With 2 or 3 players two seeds may well agree; from 4 on they mostly differ.
+    assert!(moved >= 22, "another seed changed only {moved} of 29 lobbies");
+
+    let lobby = lobby(&mut rng, 11);
+    let rules = Rules {
+        lock: vec![(0, Side::Red), (1, Side::Red), (2, Side::Blue)],
+        together: vec![(3, 4)],
+        apart: vec![(5, 6)],
+    };
+    conflicts(&lobby, &rules).unwrap();
+    for seed in 0..50 {
+        let r = random_split(&lobby, &params(), &rules, seed);
+        assert!(r.rules_kept);
+        let on_red = |i: usize| r.split.red.contains(&i);
+        assert!(on_red(0) && on_red(1) && !on_red(2), "{r:?}");
+        assert_eq!(on_red(3), on_red(4));
+        assert_ne!(on_red(5), on_red(6));
+        assert!(r.split.red.len().abs_diff(r.split.blue.len()) <= 1);
+    }
+    // Six locked to red in eleven: red must be the bigger side.
+    let rules = Rules {
+        lock: (0..6).map(|i| (i, Side::Red)).collect(),
+        ..Rules::default()
+    };
+    for seed in 0..20 {
+        let r = random_split(&lobby, &params(), &rules, seed);
+        assert_eq!(r.split.red.len(), 6);
+    }
+}
