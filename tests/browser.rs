@@ -674,6 +674,8 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         let mut expected = vec![cli.clone()];
         expected.extend(cli["alternatives"].as_array().unwrap().iter().cloned());
         expected.push(cli["abba"].clone());
+        // The random split, from the same seed (a hash of the names).
+        expected.push(cli["random"].clone());
         assert_eq!(splits.len(), expected.len(), "{names:?}: {shown}");
         for (page_split, cli_split) in splits.iter().zip(&expected) {
             let (pr, pb, pp) = split_of(page_split);
@@ -694,6 +696,26 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         let errors = driver.errors();
         assert!(errors.is_empty(), "{errors:?}");
     }
+
+    // `?seed=N` on the page is `--seed N`.
+    let o = fragstats()
+        .args([
+            "balance",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+            "--seed",
+            "77",
+        ])
+        .args(&lobbies[1])
+        .output()
+        .unwrap();
+    let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
+    driver.open(&format!("{}&seed=77", page(&lobbies[1])));
+    let shown = driver.js(read, json!([]));
+    let last = shown["splits"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(split_of(&last), split_of(&cli["random"]), "{shown}");
+    assert_eq!(cli["random"]["seed"], 77);
 
     // Driving the inputs: paste a list, then add one more by the search box.
     driver.open(&format!("file://{}", out.join("balance.html").display()));

@@ -1401,6 +1401,51 @@ fn balance_cli_contract() {
         );
         assert!((s["p_red_wins"].as_f64().unwrap() - 0.5).abs() >= (p - 0.5).abs() - 1e-12);
     }
+    // The random split: the same players, sizes differing by at most one, reproducible, the
+    // same for the names in another order, changed by --seed; no --from, no current teams.
+    let random = &v["random"];
+    let (rr, rb) = (side(random, "red"), side(random, "blue"));
+    assert!(rr.len().abs_diff(rb.len()) <= 1, "{random}");
+    let (mut all, mut want) = (
+        [rr.clone(), rb].concat(),
+        [red.clone(), blue.clone()].concat(),
+    );
+    all.sort();
+    want.sort();
+    assert_eq!(all, want);
+    assert!(random["p_red_wins"].is_number() && random["expected_margin"].is_number());
+    assert_eq!(random["rules_kept"], true);
+    assert!(v.get("current").is_none(), "{v}");
+    let mut args = vec!["balance", "--config", cfg, "--json"];
+    args.extend(names.iter().rev());
+    let again: serde_json::Value =
+        serde_json::from_slice(&fragstats(&args, tmp.path()).stdout).unwrap();
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(side(&again["random"], "red")), sorted(rr.clone()));
+    assert_eq!(again["random"]["seed"], random["seed"]);
+    let reds: std::collections::BTreeSet<Vec<String>> = (1..6)
+        .map(|seed| {
+            let seed = seed.to_string();
+            let mut args = vec!["balance", "--config", cfg, "--json", "--seed", &seed];
+            args.extend(names);
+            let o = fragstats(&args, tmp.path());
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(v["random"]["seed"], seed.parse::<u32>().unwrap());
+            sorted(side(&v["random"], "red"))
+        })
+        .collect();
+    assert!(reds.len() >= 3, "--seed barely changes the split: {reds:?}");
+    let mut args = vec!["balance", "--config", cfg, "--explain"];
+    args.extend(names);
+    let o = fragstats(&args, tmp.path());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("random (seed ") && text.contains("random split: P(red wins) = "),
+        "{text}"
+    );
 
     let o = fragstats(
         &[
@@ -1419,6 +1464,14 @@ fn balance_cli_contract() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let swaps = v["swaps"].as_array().unwrap();
     assert!(swaps.len() <= 1, "{v}");
+    // The current teams as given, with their p and margin.
+    assert_eq!(
+        side(&v["current"], "red"),
+        ["[OA]Sarge", "RedDevil", "Angelyss"],
+        "{v}"
+    );
+    assert!(v["current"]["p_red_wins"].is_number() && v["current"]["expected_margin"].is_number());
+    assert_eq!(side(&v["random"], "red").len(), 3, "{v}");
     for s in swaps {
         assert!(s["to_blue"].is_string() && s["to_red"].is_string() && s["p_red_wins"].is_number());
     }

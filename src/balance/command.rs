@@ -182,8 +182,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
         out["random"] = split_json(&random.split);
         out["random"]["seed"] = json!(random.seed);
         out["random"]["rules_kept"] = json!(random.rules_kept);
-        out["random"]["expected_margin"] =
-            json!(data.params.expected_margin(random.split.p_red));
+        out["random"]["expected_margin"] = json!(data.params.expected_margin(random.split.p_red));
         out["unknown"] = json!(lobby.unknown);
         out["expected_margin"] = json!(data.params.expected_margin(proposal.best.p_red));
         if let Some((list, current)) = &swap_list {

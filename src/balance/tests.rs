@@ -398,8 +398,14 @@ fn meet_in_the_middle_bound_holds() {
 fn mulberry32_matches_the_reference() {
     use super::random::Mulberry32;
     for (seed, want) in [
-        (0u32, [1144304738u32, 1416247, 958946056, 627933444, 2007157716]),
-        (12345, [4207900869, 1317490944, 2079646450, 3513001552, 2187978186]),
+        (
+            0u32,
+            [1144304738u32, 1416247, 958946056, 627933444, 2007157716],
+        ),
+        (
+            12345,
+            [4207900869, 1317490944, 2079646450, 3513001552, 2187978186],
+        ),
     ] {
         let mut rng = Mulberry32(seed);
         let got: Vec<u32> = (0..5).map(|_| rng.next_u32()).collect();
@@ -440,7 +446,10 @@ fn random_split_is_reproducible_and_fair_sized() {
         moved += usize::from(other.split.red != a.split.red);
     }
     // With 2 or 3 players two seeds may well agree; from 4 on they mostly differ.
-    assert!(moved >= 22, "another seed changed only {moved} of 29 lobbies");
+    assert!(
+        moved >= 22,
+        "another seed changed only {moved} of 29 lobbies"
+    );
 
     let lobby = lobby(&mut rng, 11);
     let rules = Rules {
