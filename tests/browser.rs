@@ -204,6 +204,17 @@ impl Drop for Driver {
 }
 
 /// One HTTP/1.1 exchange with chromedriver (it answers with Content-Length and closes).
+/// One `read`, retried when a signal interrupts it (EINTR: seen under load, when another test
+/// thread's child process ends), as `read_exact` would.
+fn read_some(stream: &mut TcpStream, buf: &mut [u8]) -> Result<usize, String> {
+    loop {
+        match stream.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other.map_err(|e| e.to_string()),
+        }
+    }
+}
+
 fn request(
     port: u16,
     method: &str,
@@ -228,7 +239,7 @@ fn request(
     let mut answer = Vec::new();
     let mut buf = [0u8; 8192];
     let (head_len, body_len) = loop {
-        let n = stream.read(&mut buf).map_err(|e| e.to_string())?;
+        let n = read_some(&mut stream, &mut buf)?;
         if n == 0 {
             return Err("connection closed before the header ended".into());
         }
@@ -248,7 +259,7 @@ fn request(
         }
     };
     while answer.len() < head_len + body_len {
-        let n = stream.read(&mut buf).map_err(|e| e.to_string())?;
+        let n = read_some(&mut stream, &mut buf)?;
         if n == 0 {
             return Err("connection closed before the body ended".into());
         }
