@@ -2,9 +2,10 @@
 //! the list's own URL and shows the first [`PAGE_SIZE`] rows; the further pages are
 //! `<folder>/page-<k>.html`, and every page links all of them. A public server's logs can name
 //! tens of thousands of servers (a hostname per match) or clans; a page of them all would be
-//! megabytes. The template sees its rows under their usual name and the pager as `pager`. Not
-//! here: the player list ([`super::player_list`], in ladder order with its own heading) and the
-//! match list ([`super::match_list`], blocks counted from the first match).
+//! megabytes. The template sees its rows under their usual name and the pager as `pager`. The
+//! player list ([`super::player_list`], in ladder order with its own heading) renders its own
+//! pages but takes its URLs and links from here. Not here: the match list
+//! ([`super::match_list`], blocks counted from the first match).
 
 use anyhow::Result;
 use rayon::prelude::*;
@@ -31,12 +32,38 @@ pub struct Pager {
 }
 
 /// A link to one page of a list.
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub struct PageLink {
     /// Relative to the site root.
     pub url: String,
     /// Row numbers, `1001–2000`.
     pub label: String,
+}
+
+/// The URL of page `k` (from 1) of a list whose first page is `first` and whose further pages
+/// are in `folder`.
+pub fn page_url(first: &str, folder: &str, k: usize) -> String {
+    if k == 1 {
+        first.to_string()
+    } else {
+        format!("{folder}/page-{k}.html")
+    }
+}
+
+/// Links to every page of a list of `total` rows in pages of `page_size` (at least 1), labelled
+/// by their row numbers; empty when one page holds everything.
+pub fn page_links(first: &str, folder: &str, total: usize, page_size: usize) -> Vec<PageLink> {
+    let page_size = page_size.max(1);
+    let count = total.div_ceil(page_size).max(1);
+    if count == 1 {
+        return Vec::new();
+    }
+    (1..=count)
+        .map(|k| PageLink {
+            url: page_url(first, folder, k),
+            label: format!("{}–{}", (k - 1) * page_size + 1, (k * page_size).min(total)),
+        })
+        .collect()
 }
 
 /// One page's context: the rows under `key`, and the pager.
@@ -70,35 +97,14 @@ pub fn pages<'a, T: Serialize + Sync>(
     let page_size = page_size.max(1);
     let total = rows.len();
     let count = total.div_ceil(page_size).max(1);
-    let url = |k: usize| {
-        if k == 1 {
-            first.to_string()
-        } else {
-            format!("{folder}/page-{k}.html")
-        }
-    };
-    let links: Vec<PageLink> = if count > 1 {
-        (1..=count)
-            .map(|k| PageLink {
-                url: url(k),
-                label: format!("{}–{}", (k - 1) * page_size + 1, (k * page_size).min(total)),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let url = |k: usize| page_url(first, folder, k);
+    let links = page_links(first, folder, total, page_size);
     (1..=count)
         .into_par_iter()
         .map(|k| {
             let offset = (k - 1) * page_size;
             let pager = Pager {
-                pages: links
-                    .iter()
-                    .map(|l| PageLink {
-                        url: l.url.clone(),
-                        label: l.label.clone(),
-                    })
-                    .collect(),
+                pages: links.clone(),
                 page: k,
                 offset,
                 total,

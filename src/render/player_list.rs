@@ -8,6 +8,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::paged_list::{PageLink, page_links, page_url};
 use super::templates::Templates;
 use super::views::{Common, PlayerRow};
 use super::{Keyed, OutputFile, html};
@@ -26,21 +27,7 @@ pub fn pages<'a>(
     let page_size = page_size.max(1);
     let total = rows.len();
     let count = total.div_ceil(page_size).max(1);
-    let url = |k: usize| format!("player-list/page-{k}.html");
-    let links: Vec<ListPageLink> = if count > 1 {
-        (1..=count)
-            .map(|k| ListPageLink {
-                url: if k == 1 {
-                    "players.html".into()
-                } else {
-                    url(k)
-                },
-                label: format!("{}–{}", (k - 1) * page_size + 1, (k * page_size).min(total)),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let links = page_links("players.html", "player-list", total, page_size);
     (1..=count)
         .into_par_iter()
         .map(|k| {
@@ -58,11 +45,8 @@ pub fn pages<'a>(
                 page: k,
             };
             // Every page of the list marks "Players" in the navigation.
-            let (root, path) = if k == 1 {
-                ("", "players.html".to_string())
-            } else {
-                ("../", url(k))
-            };
+            let root = if k == 1 { "" } else { "../" };
+            let path = page_url("players.html", "player-list", k);
             let body = templates.render(
                 "players.html",
                 &common(root, "players.html"),
@@ -84,18 +68,9 @@ struct PlayerList<'a> {
     /// Players in all.
     total: usize,
     /// Every page of the list, empty when one holds everyone.
-    pages: &'a [ListPageLink],
+    pages: &'a [PageLink],
     /// This page's number, from 1.
     page: usize,
-}
-
-/// A link to a page of the player list.
-#[derive(Serialize)]
-struct ListPageLink {
-    /// Relative to the site root.
-    url: String,
-    /// Ladder places, `1001–2000`.
-    label: String,
 }
 
 #[cfg(test)]
