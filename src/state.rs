@@ -612,6 +612,55 @@ mod tests {
         assert!(matches!(load(dir.path()), Loaded::Discarded(_)));
     }
 
+    /// What `prepare` writes replaces nothing until `save_prepared`; dropped, it leaves the
+    /// saved state as it was and no temporary file behind.
+    #[test]
+    fn prepared_files_replace_the_state_only_when_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = format!(
+            "{}/../shared/data/openarena/duel",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let read =
+            crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default()).unwrap();
+        let mut state = read.state;
+        assert!(state.files.len() > 1 && state.files.iter().all(|f| f.changed));
+        save(dir.path(), &state).unwrap();
+        let listing = || {
+            let mut names: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path().join(FILES_DIR))
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        std::fs::read(e.path()).unwrap(),
+                    )
+                })
+                .collect();
+            names.sort();
+            names
+        };
+        let saved = listing();
+        assert_eq!(saved.len(), state.files.len());
+        // Other bytes for the first log: staged, then dropped.
+        let first = &mut state.files[0];
+        let mut sealed = first.sealed.clone().unwrap();
+        sealed.push(0);
+        first.sealed = Some(sealed);
+        drop(prepare(dir.path(), &state).unwrap());
+        assert_eq!(listing(), saved, "a dropped preparation changes nothing");
+        let prepared = prepare(dir.path(), &state).unwrap();
+        assert_eq!(
+            listing().len(),
+            saved.len() * 2,
+            "staged beside the saved files"
+        );
+        save_prepared(dir.path(), &state, prepared).unwrap();
+        let now = listing();
+        assert_eq!(now.len(), saved.len());
+        assert_ne!(now, saved, "the staged bytes replaced the saved ones");
+    }
+
     /// A per-log file whose packed events were changed, though it still decodes, is refused by
     /// its checksum (the log is then read again).
     #[test]
