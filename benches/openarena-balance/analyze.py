@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Parse games/chunkNN/games.log (OpenArena g_log), match games to chunkNN.tsv ids, check rosters against
-design.json, and report margins, paired tests and calibration.  Usage: python3 analyze.py  (in the working folder)"""
+design.json, and report margins, paired tests and calibration.  Usage: python3 analyze.py  (in the working folder)
+With OLD_DESIGN=path[:path...] (designs whose splits were played before, see mkgames.py OLD_DESIGN FIRST): a game
+whose roster is not the current design's split must be that lobby's and arm's split in one of them; it is counted as
+superseded and left out (its replacement is in a later chunk).  Every game kept says its chunk (`chunk` in
+results.json), so the report says how many games of each arm were reused from the old chunks."""
 import json, re, glob, math, random, statistics as st, collections
 strip = lambda s: re.sub(r'\^.', '', s)
 d = json.load(open('design.json')); L = {l['lobby']: l for l in d['lobbies']}
@@ -32,7 +36,9 @@ def parse(path):
         if mm and cur is not None: cur['score'] = (int(mm.group(1)), int(mm.group(2)))
     return [g for g in games if g['exit'] and g['score']]
 
-res = []
+import os
+OLD = [{l['lobby']: l for l in json.load(open(p))['lobbies']} for p in os.environ.get('OLD_DESIGN', '').split(':') if p]
+res, superseded, seen = [], [], set()
 for tsv in sorted(glob.glob('chunk*.tsv')):
     ids = [l.split('\t')[:2] for l in open(tsv).read().splitlines()]
     log = tsv.replace('.tsv', '').join(['games/', '/games.log'])
@@ -42,19 +48,29 @@ for tsv in sorted(glob.glob('chunk*.tsv')):
         lob, arm = int(gid[1:3]), gid[4:]
         a = L[lob]['arms'][arm]
         red = sorted(n for n, t in g['team'].values() if t == '1'); blue = sorted(n for n, t in g['team'].values() if t == '2')
-        assert g['map'] == mp and red == sorted(a['red']) and blue == sorted(a['blue']), (gid, g, a)
+        assert g['map'] == mp, (gid, g['map'], mp)
+        if not (red == sorted(a['red']) and blue == sorted(a['blue'])):
+            assert any(red == sorted(o[lob]['arms'][arm]['red']) and blue == sorted(o[lob]['arms'][arm]['blue'])
+                       for o in OLD), (gid, g, a)
+            superseded.append(gid); continue
+        assert (lob, arm) not in seen, f'{gid} played twice with the current split'
+        seen.add((lob, arm))
         r, b = g['score']
         res.append(dict(id=gid, lobby=lob, arm=arm, map=mp, red=r, blue=b, margin=r - b, exit=g['exit'], kills=g['kills'],
-                        p_red=a['p_red'], gap_red=a['gap_red'], best=L[lob]['best_abs_gap']))
+                        p_red=a['p_red'], gap_red=a['gap_red'], best=L[lob]['best_abs_gap'], chunk=tsv[:-4]))
 json.dump(res, open('results.json', 'w'), indent=1)
 by = collections.defaultdict(dict)
 for x in res: by[x['lobby']][x['arm']] = x
-import os
 MAXL = int(os.environ.get('MAXLOBBY', '100000'))
 full = sorted(l for l in by if len(by[l]) == 3 and l < MAXL)
 print(f"games parsed: {len(res)}; per arm: " + ", ".join(f"{a} {sum(x['arm']==a for x in res)}" for a in ARMS)
       + f"; complete lobbies (all three arms): {len(full)}")
 print("exits:", dict(collections.Counter(x['exit'] for x in res)), " kills/game mean %.1f" % st.mean(x['kills'] for x in res))
+if OLD:
+    print(f"superseded games (played with OLD_DESIGN's split, left out): {len(superseded)}")
+    for a in ARMS:
+        ch = collections.Counter(x['chunk'] for x in res if x['arm'] == a)
+        print(f"  {a}: games by chunk {dict(sorted(ch.items()))}")
 
 print("\n== true-skill gap (configured skill sums, played red - blue) over the complete lobbies ==")
 for a in ARMS:
