@@ -177,7 +177,8 @@ for a in ARMS:
         print(f"  {a:9s} Penguin {'in ' if pen else 'out'} n {len(s):2d} mean|margin| {st.mean(abs(x['margin']) for x in s):6.2f}  mean|true gap| {st.mean(abs(x['gap_red']) for x in s):.2f}")
 s = [by[l]['fragstats'] for l in full if abs(by[l]['fragstats']['gap_red']) >= 2]
 w = [(x['margin'] > 0) == (x['gap_red'] > 0) for x in s if x['margin'] != 0]
-print(f"  fragstats arm, |true gap|>=2 (all have Penguin on the higher-sum side): higher-sum side won {sum(w)}/{len(w)}; "
+pen = sum('Penguin' in L[x['lobby']]['arms']['fragstats']['red' if x['gap_red'] > 0 else 'blue'] for x in s)
+print(f"  fragstats arm, |true gap|>=2 (Penguin on the higher-sum side in {pen}/{len(s)}): higher-sum side won {sum(w)}/{len(w)}; "
       f"margins (higher-sum side minus other): {[x['margin'] * (1 if x['gap_red'] > 0 else -1) for x in s]}")
 
 print("\n== recalibration: fit P(red wins) = sigma(b * logit p_red) over all games (ties dropped) ==")
