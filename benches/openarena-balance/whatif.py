@@ -65,6 +65,20 @@ for mode in ('mean', 'pairwise'):
         print(f"  {mode:8s} scale x{f:<4g} (s = {coef[0] * f:6.3f}): log-loss {ll:.4f} Brier {br:.4f} accuracy {acc}/{len(ps)}"
               f" p range {min(ps):.3f}..{max(ps):.3f}  slope b {slope(ps, ys):.2f}")
 
+# 2-fold cross-validation (even / odd lobbies) of the scale factor, chosen among the FACTORs on one half
+for mode in ('mean', 'pairwise'):
+    lls = []
+    for part in (0, 1):
+        loss = lambda gs, f: st.mean(-(y * math.log(p) + (1 - y) * math.log(1 - p)) for g in gs
+                                     for y in [1.0 if g['margin'] > 0 else 0.0 if g['margin'] < 0 else .5]
+                                     for p in [p_red(L[g['lobby']]['arms'][g['arm']]['red'],
+                                                     L[g['lobby']]['arms'][g['arm']]['blue'], coef[0] * f, mode)])
+        fit = [g for g in rp if g['lobby'] % 2 == part]; test = [g for g in rp if g['lobby'] % 2 != part]
+        f = min(factors, key=lambda f: loss(fit, f))
+        lls.append((f, loss(test, f), len(test)))
+    print(f"  {mode:8s} 2-fold CV (factor chosen on one half of the lobbies): factors {[x[0] for x in lls]} "
+          f"held-out log-loss {sum(x[1] * x[2] for x in lls) / sum(x[2] for x in lls):.4f}")
+
 import itertools, collections
 true = lambda t: sum(design['bots'][n]['skill'] for n in t)
 print("\nbalancer (smallest |logit| over every split, either side red) on the", len(L), "lobbies of the design:")
