@@ -127,6 +127,10 @@ pub struct LadderConfig {
     /// A player not seen in the last N days of log time (before the newest match) is listed
     /// apart as inactive: not ranked, rating kept. Default: none (everyone is active).
     pub inactive_after_days: Option<u32>,
+    /// Above this many players, player pages load their two rank numbers from small shard
+    /// scripts (`data/ranks/`) instead of carrying them, so one new match does not rewrite
+    /// every page. Default: [`crate::render::rank_shards::SHARD_ABOVE`].
+    pub rank_shards_above: Option<usize>,
 }
 
 /// One `[[divisions]]` entry: a name and a bar (`top_percent` or `min_rating`; neither = every

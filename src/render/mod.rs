@@ -15,6 +15,7 @@ mod paged_list;
 mod pages;
 pub mod paths;
 mod player_list;
+pub mod rank_shards;
 mod renderer;
 pub mod rounds;
 pub mod search;
@@ -381,6 +382,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         input.cache,
         input.sink,
     )?);
+    files.extend(rank_shards::files(&r)?);
     timer.lap("player pages");
     let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
     files.extend(render_pages(

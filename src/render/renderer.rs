@@ -35,6 +35,9 @@ pub(super) struct Renderer<'a> {
     pub(super) numbered: bool,
     /// Each identity's coloured name as safe HTML, built once.
     pub(super) names_html: Vec<String>,
+    /// Number of rank shards player pages load their ranks from (0: ranks are in the pages);
+    /// see [`super::rank_shards`].
+    pub(super) rank_shards: usize,
 }
 
 impl<'a> Renderer<'a> {
@@ -60,6 +63,7 @@ impl<'a> Renderer<'a> {
             clan_rank[c] = pos + 1;
         }
         Renderer {
+            rank_shards: super::rank_shards::shard_count(input),
             input,
             links,
             ladder,

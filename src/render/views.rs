@@ -193,6 +193,17 @@ pub struct PlayerPage {
     /// Becker's dynamic ladder: rating, one decimal, and rank (1-based).
     pub rating: String,
     pub becker_rank: usize,
+    /// On a site of many players ([`super::rank_shards`]): `rank` and `becker_rank` are left
+    /// out of the page (0 / None) and loaded from this shard script (path from the site root);
+    /// absent otherwise, so smaller sites' pages are as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_shard: Option<String>,
+    /// With `rank_shard`: the player's key in the shard (the page's file name without `.html`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub rank_id: String,
+    /// With `rank_shard`: the player has a headline rank (neither provisional nor inactive).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ranked: bool,
     /// Static core value as a percentage (0-100), when in the core.
     pub static_percent: Option<String>,
     /// Static value outside the core (less reliable), as a percentage.

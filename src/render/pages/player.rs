@@ -189,7 +189,7 @@ impl Renderer<'_> {
         } else {
             Vec::new()
         };
-        PlayerPage {
+        let mut page = PlayerPage {
             name_html: name_html(&identity.name),
             plain: identity.key.clone(),
             headline: format!("{:.0}", headline.value.get(i).copied().unwrap_or(0.0)),
@@ -206,6 +206,9 @@ impl Renderer<'_> {
             }),
             rating: format!("{:.1}", self.input.ratings.dynamic.players[i]),
             becker_rank: self.becker_rank[i],
+            rank_shard: None,
+            rank_id: String::new(),
+            ranked: false,
             static_percent: st.value[i].map(static_percent),
             static_outside_percent: st.outside[i].map(static_percent),
             incidents: st.incidents[i],
@@ -249,6 +252,8 @@ impl Renderer<'_> {
                 })
                 .unwrap_or_default(),
             headline_refitted: self.headline_refitted(),
-        }
+        };
+        self.shard_ranks(i, &mut page);
+        page
     }
 }

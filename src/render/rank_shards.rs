@@ -1,0 +1,103 @@
+//! Rank shards: on a site of many players (a public-server crowd), one new match moves the
+//! headline rank and the Becker rank of nearly every player (the whole-history refit reorders
+//! near ties; a newcomer pushes everyone below down a place). Were those two numbers in each
+//! player page, every page would change and be written again on each append. Above
+//! [`SHARD_ABOVE`] players (`[ladder] rank_shards_above`) the pages leave them out and load
+//! them from `data/ranks/NN.js`, one small script per shard of about [`SHARD_SIZE`] players
+//! (a `<script>` tag, so it works from `file://` where `fetch` of local files is refused);
+//! without JavaScript the page links to the ranking instead.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+
+use super::OutputFile;
+use super::SiteInput;
+use super::renderer::Renderer;
+use super::views::PlayerPage;
+
+/// Players with a page above which ranks go to shards (unless `[ladder] rank_shards_above`
+/// says otherwise).
+pub const SHARD_ABOVE: usize = 5_000;
+
+/// About this many players per shard.
+pub const SHARD_SIZE: usize = 1_000;
+
+/// Number of shards for the site (0: the ranks stay in the pages). A power of two, so a page's
+/// shard changes only when the crowd doubles.
+pub(super) fn shard_count(input: &SiteInput) -> usize {
+    let pages = input.hidden.iter().filter(|&&h| !h).count();
+    let above = input.config.ladder.rank_shards_above.unwrap_or(SHARD_ABOVE);
+    if pages <= above {
+        0
+    } else {
+        pages.div_ceil(SHARD_SIZE).next_power_of_two()
+    }
+}
+
+/// The shard of the player whose page is `players/{id}.html`: a stable hash of `id`.
+fn shard_of(id: &str, shards: usize) -> usize {
+    let mut h = crate::hash::Hasher::new();
+    h.str(id);
+    (h.finish() % shards.max(1) as u64) as usize
+}
+
+/// The shard script's path from the site root.
+fn shard_path(shard: usize) -> String {
+    format!("data/ranks/{shard:02}.js")
+}
+
+/// The page id of a player page URL (`players/{id}.html`).
+fn page_id(url: &str) -> &str {
+    url.trim_start_matches("players/").trim_end_matches(".html")
+}
+
+impl Renderer<'_> {
+    /// With shards: takes player `i`'s two ranks out of `page` and names the shard that holds
+    /// them.
+    pub(super) fn shard_ranks(&self, i: usize, page: &mut PlayerPage) {
+        if self.rank_shards == 0 {
+            return;
+        }
+        let id = page_id(&self.links.players[i]);
+        page.ranked = page.rank.is_some();
+        page.rank = None;
+        page.becker_rank = 0;
+        page.rank_shard = Some(shard_path(shard_of(id, self.rank_shards)));
+        page.rank_id = id.to_string();
+    }
+}
+
+/// The shard scripts (none when the ranks are in the pages): each calls
+/// `fragstatsRanks({"id": [headline rank or null, Becker rank], ...})`.
+pub(super) fn files(r: &Renderer) -> Result<Vec<OutputFile>> {
+    let mut shards: Vec<BTreeMap<&str, (Option<usize>, usize)>> =
+        vec![BTreeMap::new(); r.rank_shards];
+    for (i, url) in r.links.players.iter().enumerate() {
+        if url.is_empty() || r.rank_shards == 0 {
+            continue;
+        }
+        let id = page_id(url);
+        // As on the page without shards (`Renderer::player_page`).
+        let ranked = !r.input.ratings.headline.provisional[i] && r.input.standing.active[i];
+        let ranks = (ranked.then_some(r.rank[i]), r.becker_rank[i]);
+        shards[shard_of(id, r.rank_shards)].insert(id, ranks);
+    }
+    shards
+        .iter()
+        .enumerate()
+        .map(|(s, ranks)| {
+            let json = serde_json::to_string(ranks)?;
+            // A JSON value is a JavaScript expression; `<` is escaped so no text closes a
+            // script element.
+            let body = format!("fragstatsRanks({});\n", json.replace('<', "\\u003c"));
+            Ok(OutputFile {
+                path: shard_path(s),
+                bytes: body.into_bytes(),
+                reuse: false,
+                key: None,
+                staged: None,
+            })
+        })
+        .collect()
+}
