@@ -768,7 +768,9 @@ fn balance_page_proposes_the_teams_the_cli_does() {
 
 /// Issue 18: on a crowd of thousands of names the search box loads `data/search.js` and one
 /// shard, finds a player by their full name, lists a fragment of every name ("pl" of every
-/// `Player<k>`) from a capped shard, and asks for a second letter.
+/// `Player<k>`) from a capped shard, and asks for a second letter. Its player pages (over
+/// `rank_shards_above`) show the headline and Becker ranks `data/players.json` gives, loaded
+/// from `data/ranks/`.
 #[test]
 fn crowd_search_loads_one_small_shard_in_chromium() {
     let (Some(_), Some(chromedriver)) = (
@@ -781,7 +783,12 @@ fn crowd_search_loads_one_small_shard_in_chromium() {
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("crowd.log");
     std::fs::write(&log, common::crowd::crowd_log(800, 20_000, 20, 7)).unwrap();
-    let out = common::build_in(tmp.path(), "crowd", &[log], "");
+    let out = common::build_in(
+        tmp.path(),
+        "crowd",
+        &[log],
+        "[ladder]\nrank_shards_above = 1000\n",
+    );
     let players = common::json_array(&out, "data/players.json");
     assert!(players.len() > 2500, "only {} players", players.len());
     // A player of the crowd who played once: far down every list.
@@ -840,5 +847,84 @@ fn crowd_search_loads_one_small_shard_in_chromium() {
         notes.as_str().unwrap().contains("one more letter"),
         "{notes}"
     );
+    assert!(driver.errors().is_empty(), "{:?}", driver.errors());
+    check_shard_ranks(&driver, &out, &players);
+}
+
+/// The places a player may hold on a list by `value` (higher first) among `on`: from one
+/// more than the count of better values to the count of values at least as good (ties).
+fn places(
+    players: &[Value],
+    on: impl Fn(&Value) -> bool,
+    value: &str,
+    p: &Value,
+) -> (usize, usize) {
+    let v = p[value].as_f64().unwrap();
+    let listed = players
+        .iter()
+        .filter(|q| on(q))
+        .map(|q| q[value].as_f64().unwrap());
+    let better = listed.clone().filter(|&w| w > v).count();
+    (better + 1, listed.filter(|&w| w >= v).count())
+}
+
+/// Player pages of a site over `rank_shards_above` show, once their shard script ran, the
+/// ranks `data/players.json` gives: the headline rank among the ranked (neither provisional
+/// nor inactive) and the Becker rank among all.
+fn check_shard_ranks(driver: &Driver, out: &Path, players: &[Value]) {
+    let ranked = |q: &Value| q["provisional"] == false && q["active"] == true;
+    let mut best: Vec<&Value> = players.iter().filter(|q| ranked(q)).collect();
+    best.sort_by(|a, b| {
+        b["headline_rating"]
+            .as_f64()
+            .unwrap()
+            .total_cmp(&a["headline_rating"].as_f64().unwrap())
+    });
+    assert!(best.len() > 10, "only {} ranked", best.len());
+    let unranked = players.iter().find(|q| !ranked(q)).unwrap();
+    for p in [
+        best[0],
+        best[best.len() / 2],
+        best[best.len() - 1],
+        unranked,
+    ] {
+        let url = p["url"].as_str().unwrap();
+        let html = std::fs::read_to_string(out.join(url)).unwrap();
+        assert!(html.contains("data/ranks/"), "{url}: no rank shard");
+        driver.open(&format!("file://{}", out.join(url).display()));
+        let shown = driver.js(
+            "return Array.prototype.map.call(document.querySelectorAll('[data-rank]'),\
+               function (e) { return e.dataset.rank + ' ' + e.textContent; });",
+            json!([]),
+        );
+        let shown: Vec<String> = serde_json::from_value(shown).unwrap();
+        let rank = |kind: &str| -> Option<usize> {
+            let text = shown
+                .iter()
+                .find_map(|s| s.strip_prefix(&format!("{kind} ")))?;
+            Some(
+                text.strip_prefix('#')
+                    .unwrap_or_else(|| panic!("{url}: {shown:?}"))
+                    .parse()
+                    .unwrap(),
+            )
+        };
+        let (lo, hi) = places(players, |_| true, "rating", p);
+        let becker = rank("becker").unwrap_or_else(|| panic!("{url}: {shown:?}"));
+        assert!(
+            (lo..=hi).contains(&becker),
+            "{url}: Becker #{becker}, not {lo}..={hi}"
+        );
+        if ranked(p) {
+            let (lo, hi) = places(players, ranked, "headline_rating", p);
+            let headline = rank("headline").unwrap_or_else(|| panic!("{url}: {shown:?}"));
+            assert!(
+                (lo..=hi).contains(&headline),
+                "{url}: #{headline}, not {lo}..={hi}"
+            );
+        } else {
+            assert_eq!(rank("headline"), None, "{url}: {shown:?}");
+        }
+    }
     assert!(driver.errors().is_empty(), "{:?}", driver.errors());
 }
