@@ -93,8 +93,8 @@ struct MeetInTheMiddle<'a> {
     size_more: f64,
     /// Every split ties on the skill terms (no skill scale).
     flat: bool,
-    /// The soft clan rule: with it, the key is |p − 50%| plus the penalty, which differs
-    /// within a run of equal sums, so runs are offered whole.
+    /// The soft clan rule: with it, the key is |p − 50%| plus the penalty, which depends on
+    /// the clan members a subset holds (runs are split by them).
     soft: SoftMasks,
 }
 
@@ -295,18 +295,24 @@ impl MeetInTheMiddle<'_> {
             }
         }
         let flat = self.flat;
+        // With the soft clan rule, the penalty depends on which clan members a subset holds:
+        // runs are of equal sums *and* equal clan members, so that a run's keys are all equal.
+        let clan = self.soft.members();
         let order = |x: &Part, y: &Part| {
             if flat {
-                return x.mask.cmp(&y.mask);
+                return (x.mask & clan, x.mask).cmp(&(y.mask & clan, y.mask));
             }
             x.mean
                 .total_cmp(&y.mean)
                 .then(x.variance.total_cmp(&y.variance))
+                .then((x.mask & clan).cmp(&(y.mask & clan)))
                 .then(x.mask.cmp(&y.mask))
         };
         let same = |x: &Part, y: &Part| {
-            flat || (x.mean.to_bits() == y.mean.to_bits()
-                && x.variance.to_bits() == y.variance.to_bits())
+            x.mask & clan == y.mask & clan
+                && (flat
+                    || (x.mean.to_bits() == y.mean.to_bits()
+                        && x.variance.to_bits() == y.variance.to_bits()))
         };
         let buckets: HashMap<(u32, u64), Bucket> = buckets
             .into_iter()
@@ -383,17 +389,17 @@ impl MeetInTheMiddle<'_> {
                             let partition = if zero_red { red } else { all & !red };
                             best.offer(self.soft.key(cost, red), partition, red);
                         };
-                        // The penalty differs within a run: all of it may enter.
-                        let take = if self.soft.active { run.len() } else { keep };
                         if zero_red {
-                            run.iter().take(take).for_each(&mut offer);
+                            run.iter().take(keep).for_each(&mut offer);
                         } else {
-                            run.iter().rev().take(take).for_each(&mut offer);
+                            run.iter().rev().take(keep).for_each(&mut offer);
                         }
                     };
                     if flat {
-                        if !parts.is_empty() {
-                            offer_run(0, parts.len(), &mut best);
+                        let mut i = 0;
+                        while i < parts.len() {
+                            offer_run(i, end[i], &mut best);
+                            i = end[i];
                         }
                         continue;
                     }

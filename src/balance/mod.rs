@@ -276,8 +276,9 @@ impl Best {
             && self
                 .found
                 .last()
-                .is_some_and(|&(c, p, _)| (key, partition) >= (c, p))
+                .is_some_and(|&(c, p, r)| (key, partition, red) >= (c, p, r))
         {
+            // (The last entry's own partition may still take a better side: hence the red.)
             return;
         }
         if let Some(at) = self.found.iter().position(|&(_, p, _)| p == partition) {

@@ -115,6 +115,15 @@ impl SoftMasks {
         self.unit * f64::from(count)
     }
 
+    /// Every clan member, as a mask (0 without the rule: then it plays no part).
+    pub fn members(&self) -> u64 {
+        if self.active {
+            self.clans.iter().fold(0, |m, &(mask, _)| m | mask)
+        } else {
+            0
+        }
+    }
+
     /// The search key of a red set with |logit| `logit_abs`: |logit| itself without soft rules
     /// (the order is the same as |p − 50%|'s), else |p − 50%| plus the penalty.
     pub fn key(&self, logit_abs: f64, red: u64) -> f64 {

@@ -589,6 +589,12 @@ fn soft_clan_rules_exact_search_equals_brute_force() {
         let got = balance(&lobby, &params(), &rules, 3).unwrap();
         assert!(got.exact);
         assert_eq!(got.best, list[0]);
+        // No skill scale: every split ties on p, the penalties decide.
+        let mut flat = params();
+        flat.coef[0] = 0.0;
+        let want = exhaustive(&lobby, &flat, &rules, 4);
+        let meet = exact::meet_in_the_middle(&lobby, &flat, &rules, 4).unwrap();
+        assert_eq!(meet, want, "round {round}: flat, n = {n}");
     }
 }
 
@@ -814,3 +820,4 @@ fn swaps_report_the_cumulative_p() {
         }
     }
 }
+
