@@ -4,9 +4,9 @@
 mod common;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{fragstats, shared, stderr};
+use common::{fragstats, shared, stderr, walk};
 
 /// Copies every `.log` under `../shared/data/openarena` to `dir`, each line passed through
 /// `keep` (a log's lines in order, with the log's relative path), keeping the folder layout.
@@ -29,23 +29,6 @@ fn copy_logs(dir: &Path, mut edit: impl FnMut(&str) -> Option<String>) {
         }
         std::fs::write(target, out).unwrap();
     }
-}
-
-fn walk(p: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for e in entries {
-        if e.is_dir() {
-            out.extend(walk(&e));
-        } else {
-            out.push(e);
-        }
-    }
-    out
 }
 
 /// Colour codes removed, as fragstats names players.

@@ -8,7 +8,7 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use common::{fragstats, shared, stderr};
+use common::{fragstats, shared, stderr, tree, walk};
 use serde_json::Value;
 
 fn build(tmp: &Path, name: &str, logs: &[PathBuf], config: &str) -> PathBuf {
@@ -344,24 +344,6 @@ fn ctf_matches_ended_by_a_map_change_are_scored_by_their_captures() {
     assert!(results > 0 && results <= all);
 }
 
-/// Every file under `dir`, sorted.
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for e in entries {
-        if e.is_dir() {
-            out.extend(walk(&e));
-        } else {
-            out.push(e);
-        }
-    }
-    out
-}
-
 /// Asserts no file under `out` names any of `needles` (ASCII case ignored).
 fn assert_unnamed(out: &Path, needles: &[&str]) {
     for f in walk(out) {
@@ -436,21 +418,6 @@ fn hidden_players_are_on_no_ladder() {
     );
     assert_unnamed(&out, &["reddevil", "Red</span><span class=\"q7\">Devil"]);
     assert!(shown["duel"].contains_key("RedDevil"));
-}
-
-/// Every file under `dir` with its bytes, by relative path.
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    walk(dir)
-        .into_iter()
-        .map(|f| {
-            let rel = f
-                .strip_prefix(dir)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            (rel, std::fs::read(&f).unwrap())
-        })
-        .collect()
 }
 
 /// Logs arriving one after another, the last one cut mid-match and completed later: each

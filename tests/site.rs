@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{fragstats, games, shared, stderr};
+use common::{fragstats, games, shared, stderr, walk};
 
 /// The logs the foundation issue names: all OpenArena bot logs and the public logs.
 fn q3_family_logs() -> Vec<PathBuf> {
@@ -273,17 +273,6 @@ fn et_game_log_is_read_as_et_with_exact_counts() {
     let page = std::fs::read_to_string(out.join(m["url"].as_str().unwrap())).unwrap();
     assert!(page.contains("Thompson") && page.contains("StG 44"));
     assert!(!page.contains("MOD_THOMPSON"));
-}
-
-fn walk(p: &Path) -> Vec<PathBuf> {
-    if p.is_file() {
-        return vec![p.to_path_buf()];
-    }
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(p).unwrap() {
-        out.extend(walk(&e.unwrap().path()));
-    }
-    out
 }
 
 #[test]

@@ -284,27 +284,9 @@ fn serve_listens_on_the_bind_address_and_prints_the_url() {
     assert!(!said.contains("other machines"), "{said}");
 }
 
-/// Every file under `dir` with its bytes, by path relative to `dir`.
-fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
 /// Copies the folder `from` to `to`, recursively.
 fn copy_tree(from: &Path, to: &Path) {
-    for (rel, bytes) in tree(from) {
+    for (rel, bytes) in common::tree(from) {
         let dest = to.join(rel);
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
         std::fs::write(dest, bytes).unwrap();
@@ -665,8 +647,8 @@ fn uploads_with_watch_running(seed: u64) {
     let o = common::fragstats(&["build", "--full"], fresh.path());
     assert!(o.status.success(), "{}", common::stderr(&o));
     let (a, b) = (
-        tree(&site.join("public")),
-        tree(&fresh.path().join("public")),
+        common::tree(&site.join("public")),
+        common::tree(&fresh.path().join("public")),
     );
     assert_eq!(
         a.keys().collect::<Vec<_>>(),

@@ -609,16 +609,13 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                 };
             }
             Outcome::RoundEnd { index, round } => {
-                let games = &batch.team_games[index as usize];
-                while next_game <= round as usize {
-                    score_team_result(
-                        rater.as_mut(),
-                        scores,
-                        games,
-                        &mut next_game,
-                        &mut team_prediction,
-                    );
-                }
+                score_team_results(
+                    rater.as_mut(),
+                    scores,
+                    &batch.team_games[index as usize],
+                    round as usize + 1,
+                    (&mut next_game, &mut team_prediction),
+                );
             }
             Outcome::Frag { killer, victim } => {
                 let p = rater.predict(killer, victim);
@@ -645,15 +642,13 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                     }
                 }
                 let games = &batch.team_games[index as usize];
-                while next_game < games.len() {
-                    score_team_result(
-                        rater.as_mut(),
-                        scores,
-                        games,
-                        &mut next_game,
-                        &mut team_prediction,
-                    );
-                }
+                score_team_results(
+                    rater.as_mut(),
+                    scores,
+                    games,
+                    games.len(),
+                    (&mut next_game, &mut team_prediction),
+                );
                 rater.end_match();
                 scores.recent.push(std::mem::take(&mut current));
                 if headline_losses.is_none() {
@@ -672,6 +667,21 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
         }
     }
     losses
+}
+
+/// Scores the team results of a match from `*next` up to (not including) `until`, each against
+/// its prediction; `cursor` is the next result to score and its prediction, made at its start.
+fn score_team_results(
+    rater: &mut dyn FragRater,
+    scores: &mut Scores,
+    games: &[TeamGame],
+    until: usize,
+    cursor: (&mut usize, &mut Option<f64>),
+) {
+    let (next, prediction) = cursor;
+    while *next < until {
+        score_team_result(rater, scores, games, next, prediction);
+    }
 }
 
 /// Scores team result `*next` of a match against its prediction, learns it, and predicts the

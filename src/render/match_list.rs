@@ -143,7 +143,7 @@ struct ListPageLink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::views::{NavItem, SiteView};
+    use crate::render::views::SiteView;
 
     fn row(n: usize) -> MatchRow {
         MatchRow {
@@ -176,20 +176,8 @@ mod tests {
     #[test]
     fn archive_pages_hold_blocks_from_the_first_match() {
         let templates = Templates::load(None).unwrap();
-        let site = SiteView {
-            title: "t".into(),
-            description: String::new(),
-            version: "0",
-            colors_css: String::new(),
-            feed: false,
-        };
-        let nav: Vec<NavItem> = Vec::new();
-        let common = |root: &'static str, current: &str| Common {
-            site: &site,
-            nav: &nav,
-            root,
-            current: current.to_string(),
-        };
+        let site = SiteView::for_tests();
+        let common = |root: &'static str, current: &str| Common::for_tests(&site, root, current);
         let first = pages(
             &templates,
             &common,

@@ -125,7 +125,7 @@ pub fn pages<'a, T: Serialize + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::views::{NavItem, ServerRow, SiteView};
+    use crate::render::views::{ServerRow, SiteView};
 
     fn row(n: usize) -> ServerRow {
         ServerRow {
@@ -145,20 +145,8 @@ mod tests {
     #[test]
     fn long_lists_are_split_into_linked_pages() {
         let templates = Templates::load(None).unwrap();
-        let site = SiteView {
-            title: "t".into(),
-            description: String::new(),
-            version: "0",
-            colors_css: String::new(),
-            feed: false,
-        };
-        let nav: Vec<NavItem> = Vec::new();
-        let common = |root: &'static str, current: &str| Common {
-            site: &site,
-            nav: &nav,
-            root,
-            current: current.to_string(),
-        };
+        let site = SiteView::for_tests();
+        let common = |root: &'static str, current: &str| Common::for_tests(&site, root, current);
         let rows: Vec<ServerRow> = (1..=5).map(row).collect();
         let files = pages(
             &templates,

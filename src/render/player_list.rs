@@ -76,7 +76,7 @@ struct PlayerList<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::views::{NavItem, SiteView};
+    use crate::render::views::SiteView;
 
     fn row(n: usize) -> PlayerRow {
         PlayerRow {
@@ -107,20 +107,8 @@ mod tests {
     #[test]
     fn long_lists_are_paged_in_ladder_order() {
         let templates = Templates::load(None).unwrap();
-        let site = SiteView {
-            title: "t".into(),
-            description: String::new(),
-            version: "0",
-            colors_css: String::new(),
-            feed: false,
-        };
-        let nav: Vec<NavItem> = Vec::new();
-        let common = |root: &'static str, current: &str| Common {
-            site: &site,
-            nav: &nav,
-            root,
-            current: current.to_string(),
-        };
+        let site = SiteView::for_tests();
+        let common = |root: &'static str, current: &str| Common::for_tests(&site, root, current);
         let rows: Vec<PlayerRow> = (1..=5).map(row).collect();
         let files = pages(&templates, &common, &rows, 2).unwrap();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();

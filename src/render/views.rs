@@ -16,6 +16,33 @@ pub struct SiteView {
     pub feed: bool,
 }
 
+#[cfg(test)]
+impl SiteView {
+    /// A minimal site for the list modules' tests.
+    pub(crate) fn for_tests() -> SiteView {
+        SiteView {
+            title: "t".into(),
+            description: String::new(),
+            version: "0",
+            colors_css: String::new(),
+            feed: false,
+        }
+    }
+}
+
+#[cfg(test)]
+impl<'a> Common<'a> {
+    /// The common fields of a test page at `current`, `root` from the site root.
+    pub(crate) fn for_tests(site: &'a SiteView, root: &'static str, current: &str) -> Common<'a> {
+        Common {
+            site,
+            nav: &[],
+            root,
+            current: current.to_string(),
+        }
+    }
+}
+
 /// A navigation link.
 #[derive(Debug, Clone, Serialize)]
 pub struct NavItem {

@@ -5,6 +5,7 @@
 pub mod crowd;
 pub mod games;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -53,4 +54,32 @@ pub fn json_array(out: &Path, file: &str) -> Vec<serde_json::Value> {
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join(file)).unwrap()).unwrap();
     v.as_array().unwrap().clone()
+}
+
+/// Every file under `dir` (or `dir` itself when it is a file), sorted by path.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    if dir.is_file() {
+        return vec![dir.to_path_buf()];
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    entries.iter().flat_map(|e| walk(e)).collect()
+}
+
+/// Every file under `dir` with its bytes, by path relative to `dir` ('/'-separated).
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walk(dir)
+        .into_iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read(&f).unwrap())
+        })
+        .collect()
 }
