@@ -763,7 +763,10 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     for names in &clan_lobbies {
         for (flags, url) in [
             (&["--clans", "together"][..], "&clans=together"),
-            (&["--clans", "spread", "--avoid-last"][..], "&clans=spread&avoid=1"),
+            (
+                &["--clans", "spread", "--avoid-last"][..],
+                "&clans=spread&avoid=1",
+            ),
             (&["--avoid-last"][..], "&avoid=1"),
         ] {
             let cli = check(names, flags, url);
@@ -834,7 +837,10 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         .map(PathBuf::from)
         .unwrap_or_else(|| tmp.path().join("shots"));
     std::fs::create_dir_all(&shots).unwrap();
-    driver.open(&format!("{}&clans=together&avoid=1", page(&clan_lobbies[0])));
+    driver.open(&format!(
+        "{}&clans=together&avoid=1",
+        page(&clan_lobbies[0])
+    ));
     for width in [1280, 390] {
         driver.size(width, 844);
         let wide = driver.js("return document.documentElement.scrollWidth;", json!([]));

@@ -1531,7 +1531,8 @@ fn balance_swaps_report_the_models_p_and_clan_keys() {
             .collect()
     };
     // The strongest bots against the weakest: far from even.
-    let from = "red: [OA]Sarge, Angelyss, {TDK}Liz, =XiX=Witch; blue: Ayumi, Beret, Gargoyle, =XiX=Grunt";
+    let from =
+        "red: [OA]Sarge, Angelyss, {TDK}Liz, =XiX=Witch; blue: Ayumi, Beret, Gargoyle, =XiX=Grunt";
     let start = json(&["--from", from, "--max-swaps", "0"]);
     let p0 = start["current"]["p_red_wins"].as_f64().unwrap();
     assert!((p0 - 0.5).abs() > 0.1, "{start}");
@@ -1556,11 +1557,17 @@ fn balance_swaps_report_the_models_p_and_clan_keys() {
             blue.push(out);
             let want = p_of(&red, &blue);
             let got = s["p_red_wins"].as_f64().unwrap();
-            assert!((got - want).abs() < 1e-12, "{max}: swap p {got}, model {want}");
+            assert!(
+                (got - want).abs() < 1e-12,
+                "{max}: swap p {got}, model {want}"
+            );
         }
         let end = swaps.last().unwrap()["p_red_wins"].as_f64().unwrap();
         assert!((end - 0.5).abs() + 0.01 <= (p0 - 0.5).abs() + 1e-12);
-        assert!((end - 0.5).abs() <= last_cost + 1e-12, "more swaps, no worse");
+        assert!(
+            (end - 0.5).abs() <= last_cost + 1e-12,
+            "more swaps, no worse"
+        );
         last_cost = (end - 0.5).abs();
     }
 

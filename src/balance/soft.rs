@@ -301,7 +301,11 @@ pub fn propose(
             .collect();
         let best_cost = objective(&all[0], &rules.soft);
         let (avoided, why, chosen) = if !last.repeated_by(&all[0]) {
-            (true, "the fairest split does not repeat them".to_string(), 0)
+            (
+                true,
+                "the fairest split does not repeat them".to_string(),
+                0,
+            )
         } else {
             match all.iter().position(|s| !last.repeated_by(s)) {
                 Some(k) if objective(&all[k], &rules.soft) <= best_cost + within + 1e-12 => (

@@ -648,7 +648,10 @@ fn clan_modes_place_the_mates() {
     };
     let got = balance(&big, &params(), &rules, 0).unwrap();
     assert!(!got.exact);
-    let r = [1, 7, 20].iter().filter(|i| got.best.red.contains(i)).count();
+    let r = [1, 7, 20]
+        .iter()
+        .filter(|i| got.best.red.contains(i))
+        .count();
     assert!(r == 0 || r == 3, "{got:?}");
 }
 
@@ -705,7 +708,8 @@ fn party_guard_drops_the_clan_rule_and_names_hard_groups() {
     assert!((guarded.proposal.best.p_red - 0.5).abs() < 0.25);
     assert_eq!(guarded.warnings.len(), 1);
     assert!(
-        guarded.warnings[0].starts_with("clan Stack kept together would make one side a sure winner"),
+        guarded.warnings[0]
+            .starts_with("clan Stack kept together would make one side a sure winner"),
         "{:?}",
         guarded.warnings
     );
@@ -768,7 +772,10 @@ fn avoid_last_takes_the_fairest_split_that_does_not_repeat() {
         }
         assert!((cost(got.proposal.best.p_red) - want).abs() < 1e-9);
         assert_eq!(got.proposal.alternatives.len(), 3);
-        assert_eq!(got.proposal.alternatives[0], plain.best, "the fairest comes next");
+        assert_eq!(
+            got.proposal.alternatives[0], plain.best,
+            "the fairest comes next"
+        );
         // With no tolerance, the fairest is kept unless another ties it, and the reason given.
         let got = soft::propose(&lobby, &params(), &Rules::default(), &options(0.0)).unwrap();
         let avoid = got.avoid.unwrap();
@@ -814,10 +821,16 @@ fn swaps_report_the_cumulative_p() {
         }
         // One fewer swap would not be as good by the minimum gain.
         if list.len() >= 2 {
-            let fewer = swaps(&lobby, &params(), &Rules::default(), &red, &blue, list.len() - 1);
+            let fewer = swaps(
+                &lobby,
+                &params(),
+                &Rules::default(),
+                &red,
+                &blue,
+                list.len() - 1,
+            );
             let fewer_cost = fewer.last().map_or(start, |s| cost(s.p_red));
             assert!(cost(list.last().unwrap().p_red) + MIN_GAIN <= fewer_cost + 1e-12);
         }
     }
 }
-

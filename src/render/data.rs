@@ -276,12 +276,7 @@ fn balance_file(input: &SiteInput) -> OutputFile {
         shown += u32::from(!hidden);
     }
     let mut recent: Vec<[Vec<u32>; 2]> = Vec::new();
-    for (m, ids) in input
-        .matches
-        .iter()
-        .zip(&input.roster.match_players)
-        .rev()
-    {
+    for (m, ids) in input.matches.iter().zip(&input.roster.match_players).rev() {
         if recent.len() == crate::balance::data::RECENT {
             break;
         }
@@ -297,7 +292,10 @@ fn balance_file(input: &SiteInput) -> OutputFile {
             out.dedup();
             out
         };
-        let (mut red, mut blue) = (side(crate::model::Team::Red), side(crate::model::Team::Blue));
+        let (mut red, mut blue) = (
+            side(crate::model::Team::Red),
+            side(crate::model::Team::Blue),
+        );
         // A player who changed sides stood on neither.
         let both: Vec<u32> = red.iter().copied().filter(|i| blue.contains(i)).collect();
         red.retain(|i| !both.contains(i));
