@@ -503,7 +503,7 @@
     return { best: found[0], alternatives: found.slice(1), exact: exact };
   }
 
-  function pct(p) { return (p * 100).toFixed(0) + "%"; }
+  function pct(p) { return (p * 100).toFixed(1) + "%"; }
   function objective(split, soft) { return Math.abs(split.p - 0.5) + penaltyOf(soft, split); }
   function repeats(last, split) {
     var onRed = function (i) { return split.red.indexOf(i) >= 0; }, first = onRed(last.red[0]);

@@ -768,6 +768,10 @@ fn balance_page_proposes_the_teams_the_cli_does() {
                 "&clans=spread&avoid=1",
             ),
             (&["--avoid-last"][..], "&avoid=1"),
+            (
+                &["--clans", "together", "--avoid-last"][..],
+                "&clans=together&avoid=1",
+            ),
         ] {
             let cli = check(names, flags, url);
             if cli["last_match"]["avoided"] == true
@@ -781,6 +785,10 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         }
     }
     eprintln!("the last match's teams were avoided in {avoided} lobbies");
+    assert!(
+        avoided >= 1,
+        "no lobby took the fairest split that avoids the last match"
+    );
     // The party guard on real skills: a clan of a strong and a weak bot with the two weakest.
     let guard: Vec<String> = ["=XiX=Witch", "=XiX=Grunt", "Ayumi", "Beret"]
         .iter()

@@ -213,8 +213,9 @@ pub fn objective(split: &Split, soft: &Soft) -> f64 {
     (split.p_red - 0.5).abs() + soft.penalty(split)
 }
 
+/// A probability in percent with one decimal (as `static/balance.js` writes it).
 fn pct(p: f64) -> String {
-    format!("{:.0}%", p * 100.0)
+    format!("{:.1}%", p * 100.0)
 }
 
 /// The fairest split under the hard and soft rules, with the party guard and the last match.
