@@ -177,15 +177,25 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     };
     timer.lap("load checkpoint");
     let stage = |file| staging.stage(file);
-    let mut site = render(
-        &matches,
-        &diagnostics,
-        &config,
-        &site_dir,
-        &cache,
-        resume,
-        Some(&stage),
-    )?;
+    // The changed logs' state files are written and flushed to disk while the site renders;
+    // they replace the old ones only where the state is saved, after the site.
+    let (site, prepared) = std::thread::scope(|s| {
+        let prepared = s.spawn(|| state::prepare(&state_dir, &new_state));
+        let site = render(
+            &matches,
+            &diagnostics,
+            &config,
+            &site_dir,
+            &cache,
+            resume,
+            Some(&stage),
+        );
+        let prepared = prepared
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (site, prepared)
+    });
+    let mut site = site?;
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
     new_state.pages = files
@@ -209,7 +219,8 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     }
     // The state is saved after the site: a crash in between leaves an older state, which only
     // makes the next build read more.
-    if let Err(e) = state::save(&state_dir, &new_state) {
+    let saved = prepared.and_then(|p| state::save_prepared(&state_dir, &new_state, p));
+    if let Err(e) = saved {
         warnings.push(format!("{e:#}: the next build will read every log again"));
     }
     // A checkpoint older than the state (a crash in between) is still right: the next build

@@ -24,7 +24,7 @@ use crate::rating::dynamic::{DynamicRatings, Ladder};
 use crate::stats::Stats;
 
 /// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
-const CHECKPOINT_FORMAT: u64 = 7;
+const CHECKPOINT_FORMAT: u64 = 8;
 
 /// How the folds started.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -63,6 +63,15 @@ fn cpu_seconds() -> f64 {
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
+/// The most memory the process has held so far (resident), in MB, where Linux's
+/// `/proc/self/status` says it.
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
 impl Timer {
     /// Starts timing (silent unless `FRAGSTATS_TIMINGS` is set).
     pub fn new() -> Timer {
@@ -72,15 +81,17 @@ impl Timer {
         }
     }
 
-    /// Prints the time since the last lap (or the start) as `timing: what N s (cpu M s)`.
+    /// Prints the time since the last lap (or the start) as `timing: what N s (cpu M s, peak
+    /// P MB so far)` (the peak where the system says it).
     pub fn lap(&self, what: &str) {
         if self.on {
             let (now, cpu) = (std::time::Instant::now(), cpu_seconds());
             let (then, cpu_then) = self.last.get();
             eprintln!(
-                "timing: {what} {:.2} s (cpu {:.2} s)",
+                "timing: {what} {:.2} s (cpu {:.2} s{})",
                 (now - then).as_secs_f64(),
-                cpu - cpu_then
+                cpu - cpu_then,
+                peak_memory().map_or(String::new(), |mb| format!(", peak {mb} MB so far"))
             );
             self.last.set((now, cpu));
         }

@@ -20,6 +20,11 @@ use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::Progress;
 use crate::state::{Archive, ArchiveWrite, FileState, Fingerprint, State};
 
+pub mod parallel;
+
+/// How long the pieces of a large log parsed in parallel are ([`parallel::PIECE_BYTES`]).
+const PIECE_BYTES: u64 = parallel::PIECE_BYTES;
+
 /// What the previous build left: its state, whether its files may be reused (not with
 /// `--full` or a state of another version: then it only feeds the archive), and the archive.
 #[derive(Default)]
@@ -451,30 +456,38 @@ fn run_parser(
     resume: Option<&Checkpoint>,
     settled: Vec<Match>,
 ) -> Result<()> {
-    let mut input = BufReader::with_capacity(256 * 1024, f);
     let source = Source {
         path: file.rel.clone(),
         file_index: index,
     };
-    let mut matches = Vec::new();
-    let reached = parser.parse(
-        &mut input,
-        &source,
-        &mut state.report,
-        &mut |m| matches.push(m),
-        resume,
-    )?;
+    let (matches, reached, f) = if parallel::worth_it(parser, state.size, resume, PIECE_BYTES) {
+        // A large log: parsed in pieces on the thread pool (the same result).
+        let parsed = parallel::parse(
+            parser,
+            &file.path,
+            state.size,
+            &source,
+            &mut state.report,
+            resume,
+            PIECE_BYTES,
+        )?;
+        (parsed.matches, parsed.checkpoint, f)
+    } else {
+        let mut input = BufReader::with_capacity(256 * 1024, f);
+        let mut matches = Vec::new();
+        let reached = parser.parse(
+            &mut input,
+            &source,
+            &mut state.report,
+            &mut |m| matches.push(m),
+            resume,
+        )?;
+        (matches, reached, input.into_inner())
+    };
     // No new checkpoint: the old one still holds.
     let checkpoint = reached.or_else(|| resume.cloned());
     let before = resume.map_or(0, |c| c.matches);
-    settle(
-        state,
-        settled,
-        matches,
-        checkpoint,
-        before,
-        input.into_inner(),
-    )
+    settle(state, settled, matches, checkpoint, before, f)
 }
 
 /// Splits freshly emitted matches at the new checkpoint into settled and tail.

@@ -318,13 +318,19 @@ pub fn load(dir: &Path) -> Loaded {
 /// removes the per-log files of logs that are gone. Each through a temporary file, flushed to
 /// disk, then renamed.
 pub fn save(dir: &Path, state: &State) -> Result<()> {
-    use rayon::prelude::*;
+    save_prepared(dir, state, prepare(dir, state)?)
+}
+
+/// The first half of [`save`], which a build runs on a thread of its own while it renders (so
+/// one file after the other, off the thread pool): every changed log's file written to a
+/// temporary file and flushed to disk (nothing the state holds is replaced yet).
+pub fn prepare(dir: &Path, state: &State) -> Result<Prepared> {
     let files_dir = dir.join(FILES_DIR);
-    state
+    let staged: Vec<Result<Staged>> = state
         .files
-        .par_iter()
+        .iter()
         .filter(|f| f.changed)
-        .try_for_each(|f| -> Result<()> {
+        .map(|f| -> Result<Staged> {
             let encoded;
             let bytes = match &f.sealed {
                 Some(bytes) => bytes,
@@ -335,8 +341,21 @@ pub fn save(dir: &Path, state: &State) -> Result<()> {
             };
             let target = file_path(dir, &f.path);
             let name = target.file_name().expect("a file name").to_string_lossy();
-            replace_file(&files_dir, &name, bytes)
-        })?;
+            stage_file(&files_dir, &name, bytes)
+        })
+        .collect();
+    // On an error the files staged so far are dropped, which removes them.
+    let files = staged.into_iter().collect::<Result<Vec<_>>>()?;
+    Ok(Prepared { files })
+}
+
+/// The second half of [`save`]: the files [`prepare`] wrote replace the old ones, then the index
+/// of `state` is written and the files of logs that are gone are removed.
+pub fn save_prepared(dir: &Path, state: &State, mut prepared: Prepared) -> Result<()> {
+    let files_dir = dir.join(FILES_DIR);
+    for staged in std::mem::take(&mut prepared.files) {
+        staged.commit()?;
+    }
     let index = Index {
         files: state.files.iter().map(|f| f.path.clone()).collect(),
         pages: state.pages.clone(),
@@ -364,17 +383,55 @@ pub fn save(dir: &Path, state: &State) -> Result<()> {
 /// Writes `bytes` to `dir/name` through a temporary file, flushed to disk, then renamed, so a
 /// crash leaves either the old file or the new one.
 fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    stage_file(dir, name, bytes)?.commit()
+}
+
+/// Writes `bytes` to a temporary file beside `dir/name`, flushed to disk: [`Staged::commit`]
+/// renames it over `dir/name`; dropped uncommitted, it is removed.
+fn stage_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<Staged> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create state folder {}", dir.display()))?;
     let target = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let staged = Staged {
+        tmp: Some(tmp.clone()),
+        target,
+    };
     let mut f = File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
     f.write_all(bytes)?;
     f.sync_all()?;
-    drop(f);
-    std::fs::rename(&tmp, &target)
-        .with_context(|| format!("cannot replace {}", target.display()))?;
-    Ok(())
+    Ok(staged)
+}
+
+/// A file written and flushed under a temporary name, waiting to replace its target.
+#[derive(Debug)]
+struct Staged {
+    tmp: Option<PathBuf>,
+    target: PathBuf,
+}
+
+impl Staged {
+    /// Renames the file over its target (atomic: a crash leaves the old file or the new one).
+    fn commit(mut self) -> Result<()> {
+        let tmp = self.tmp.take().expect("a staged file is committed once");
+        std::fs::rename(&tmp, &self.target)
+            .with_context(|| format!("cannot replace {}", self.target.display()))
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// The changed logs' state files, written and flushed by [`prepare`], waiting for
+/// [`save_prepared`] (dropped, they are removed and the old state stays as it was).
+#[derive(Debug, Default)]
+pub struct Prepared {
+    files: Vec<Staged>,
 }
 
 /// File name of the archive inside the state folder.
@@ -553,6 +610,55 @@ mod tests {
         old.header.format = STATE_FORMAT + 1;
         save(dir.path(), &old).unwrap();
         assert!(matches!(load(dir.path()), Loaded::Discarded(_)));
+    }
+
+    /// What `prepare` writes replaces nothing until `save_prepared`; dropped, it leaves the
+    /// saved state as it was and no temporary file behind.
+    #[test]
+    fn prepared_files_replace_the_state_only_when_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = format!(
+            "{}/../shared/data/openarena/duel",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let read =
+            crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default()).unwrap();
+        let mut state = read.state;
+        assert!(state.files.len() > 1 && state.files.iter().all(|f| f.changed));
+        save(dir.path(), &state).unwrap();
+        let listing = || {
+            let mut names: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path().join(FILES_DIR))
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        std::fs::read(e.path()).unwrap(),
+                    )
+                })
+                .collect();
+            names.sort();
+            names
+        };
+        let saved = listing();
+        assert_eq!(saved.len(), state.files.len());
+        // Other bytes for the first log: staged, then dropped.
+        let first = &mut state.files[0];
+        let mut sealed = first.sealed.clone().unwrap();
+        sealed.push(0);
+        first.sealed = Some(sealed);
+        drop(prepare(dir.path(), &state).unwrap());
+        assert_eq!(listing(), saved, "a dropped preparation changes nothing");
+        let prepared = prepare(dir.path(), &state).unwrap();
+        assert_eq!(
+            listing().len(),
+            saved.len() * 2,
+            "staged beside the saved files"
+        );
+        save_prepared(dir.path(), &state, prepared).unwrap();
+        let now = listing();
+        assert_eq!(now.len(), saved.len());
+        assert_ne!(now, saved, "the staged bytes replaced the saved ones");
     }
 
     /// A per-log file whose packed events were changed, though it still decodes, is refused by

@@ -255,6 +255,46 @@ fn random_uploads_of_cod_and_et_logs_give_the_full_build_bytes() {
     }
 }
 
+/// Issue 18: a public-server crowd (thousands of names, most seen once) growing by one match
+/// at a time. Each append resumes the rating replay and keeps the pages whose template context
+/// did not change; every step must give the bytes of a full build.
+#[test]
+fn a_crowd_growing_one_match_at_a_time_gives_the_full_build_bytes() {
+    let site = Site::new();
+    let log = common::crowd::crowd_log(300, 3_000, 20, 18);
+    // Where each game starts, so the log can be uploaded a game at a time.
+    let starts: Vec<usize> = log
+        .match_indices("InitGame:")
+        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
+        .collect();
+    let cut = starts[starts.len() - 4];
+    let path = site.logs().join("games.log");
+    std::fs::write(&path, &log[..cut]).unwrap();
+    let how = site.check("the first 296 games");
+    assert!(how.contains("ratings: replayed all 296 matches"), "{how}");
+    let ends = starts[starts.len() - 3..]
+        .iter()
+        .copied()
+        .chain([log.len()]);
+    let mut from = cut;
+    for (n, end) in ends.enumerate() {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, &log.as_bytes()[from..end]).unwrap();
+        from = end;
+        let how = site.check(&format!("game {} appended", 297 + n));
+        assert!(
+            how.contains(&format!(
+                "ratings: resumed after match {}, replayed 1 new",
+                296 + n
+            )),
+            "{how}"
+        );
+    }
+}
+
 #[test]
 fn unchanged_pages_keep_their_time_and_state_survives_damage() {
     let site = Site::new();

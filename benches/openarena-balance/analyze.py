@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 """Parse games/chunkNN/games.log (OpenArena g_log), match games to chunkNN.tsv ids, check rosters against
-design.json, and report margins, paired tests and calibration.  Usage: python3 analyze.py  (in the working folder)"""
+design.json, and report margins, paired tests and calibration.  Usage: python3 analyze.py  (in the working folder)
+With OLD_DESIGN=path[:path...] (designs whose splits were played before, see mkgames.py OLD_DESIGN FIRST): a game
+whose roster is not the current design's split must be that lobby's and arm's split in one of them; it is counted as
+superseded and left out (its replacement is in a later chunk).  VERSUS=other/results.json adds a paired test of
+this fragstats arm against that run's, by lobby.  SIDE=a compares the arms on |margin - a| instead of |margin| (a:
+red's side edge in frags, e.g. the "red side" intercept printed below).  Every game kept says its chunk (`chunk` in
+results.json), so the report says how many games of each arm were reused from the old chunks."""
 import json, re, glob, math, random, statistics as st, collections
 strip = lambda s: re.sub(r'\^.', '', s)
 d = json.load(open('design.json')); L = {l['lobby']: l for l in d['lobbies']}
@@ -32,7 +38,9 @@ def parse(path):
         if mm and cur is not None: cur['score'] = (int(mm.group(1)), int(mm.group(2)))
     return [g for g in games if g['exit'] and g['score']]
 
-res = []
+import os
+OLD = [{l['lobby']: l for l in json.load(open(p))['lobbies']} for p in os.environ.get('OLD_DESIGN', '').split(':') if p]
+res, superseded, seen = [], [], set()
 for tsv in sorted(glob.glob('chunk*.tsv')):
     ids = [l.split('\t')[:2] for l in open(tsv).read().splitlines()]
     log = tsv.replace('.tsv', '').join(['games/', '/games.log'])
@@ -42,19 +50,29 @@ for tsv in sorted(glob.glob('chunk*.tsv')):
         lob, arm = int(gid[1:3]), gid[4:]
         a = L[lob]['arms'][arm]
         red = sorted(n for n, t in g['team'].values() if t == '1'); blue = sorted(n for n, t in g['team'].values() if t == '2')
-        assert g['map'] == mp and red == sorted(a['red']) and blue == sorted(a['blue']), (gid, g, a)
+        assert g['map'] == mp, (gid, g['map'], mp)
+        if not (red == sorted(a['red']) and blue == sorted(a['blue'])):
+            assert any(red == sorted(o[lob]['arms'][arm]['red']) and blue == sorted(o[lob]['arms'][arm]['blue'])
+                       for o in OLD), (gid, g, a)
+            superseded.append(gid); continue
+        assert (lob, arm) not in seen, f'{gid} played twice with the current split'
+        seen.add((lob, arm))
         r, b = g['score']
         res.append(dict(id=gid, lobby=lob, arm=arm, map=mp, red=r, blue=b, margin=r - b, exit=g['exit'], kills=g['kills'],
-                        p_red=a['p_red'], gap_red=a['gap_red'], best=L[lob]['best_abs_gap']))
+                        p_red=a['p_red'], gap_red=a['gap_red'], best=L[lob]['best_abs_gap'], chunk=tsv[:-4]))
 json.dump(res, open('results.json', 'w'), indent=1)
 by = collections.defaultdict(dict)
 for x in res: by[x['lobby']][x['arm']] = x
-import os
 MAXL = int(os.environ.get('MAXLOBBY', '100000'))
 full = sorted(l for l in by if len(by[l]) == 3 and l < MAXL)
 print(f"games parsed: {len(res)}; per arm: " + ", ".join(f"{a} {sum(x['arm']==a for x in res)}" for a in ARMS)
       + f"; complete lobbies (all three arms): {len(full)}")
 print("exits:", dict(collections.Counter(x['exit'] for x in res)), " kills/game mean %.1f" % st.mean(x['kills'] for x in res))
+if OLD:
+    print(f"superseded games (played with OLD_DESIGN's split, left out): {len(superseded)}")
+    for a in ARMS:
+        ch = collections.Counter(x['chunk'] for x in res if x['arm'] == a)
+        print(f"  {a}: games by chunk {dict(sorted(ch.items()))}")
 
 print("\n== true-skill gap (configured skill sums, played red - blue) over the complete lobbies ==")
 for a in ARMS:
@@ -104,9 +122,10 @@ def boot_ci(diff, iters=20000, seed=2):
     rng = random.Random(seed); ms = sorted(st.mean(rng.choices(diff, k=len(diff))) for _ in range(iters))
     return ms[int(.025 * iters)], ms[int(.975 * iters)]
 
-print("\n== paired tests on |margin| per lobby (difference = first arm - second arm; negative = first arm closer) ==")
+SIDE = float(os.environ.get('SIDE', '0'))  # SIDE=a: compare |margin - a| (a = red's side edge in frags)
+print("\n== paired tests on |margin" + (f" - {SIDE:g}" if SIDE else "") + "| per lobby (difference = first arm - second arm; negative = first arm closer) ==")
 for a, b in (('fragstats', 'random'), ('fragstats', 'abba'), ('abba', 'random')):
-    diff = [abs(by[l][a]['margin']) - abs(by[l][b]['margin']) for l in full]
+    diff = [abs(by[l][a]['margin'] - SIDE) - abs(by[l][b]['margin'] - SIDE) for l in full]
     p2, pl, nz = wilcoxon(diff)
     lo, hi = boot_ci(diff)
     print(f"  {a} vs {b}: mean diff {st.mean(diff):+.2f} (bootstrap 95% CI {lo:+.2f}..{hi:+.2f}), {a} closer in "
@@ -144,6 +163,12 @@ for g in sorted(set(abs(x['gap_red']) for x in xs)):
     w = [(x['margin'] > 0) == (x['gap_red'] > 0) for x in s if x['margin'] != 0]
     print(f"  |true gap| {g}: n {len(s):3d} mean|margin| {st.mean(abs(x['margin']) for x in s):.2f}" +
           (f"  stronger(true) side won {sum(w)}/{len(w)}" if g else ""))
+mx, my = st.mean(x['gap_red'] for x in xs), st.mean(x['margin'] for x in xs)
+slope = sum((x['gap_red'] - mx) * (x['margin'] - my) for x in xs) / sum((x['gap_red'] - mx) ** 2 for x in xs)
+icpt = my - slope * mx; resid = [x['margin'] - icpt - slope * x['gap_red'] for x in xs]
+z0 = [x for x in xs if x['gap_red'] == 0]
+print(f"  red side: margin = a + b * true gap (least squares): a {icpt:+.2f} frags (se {st.stdev(resid) / math.sqrt(len(xs)):.2f}) "
+      f"b {slope:.2f} per skill point; red won {sum(x['margin'] > 0 for x in z0)}/{len(z0)} games at true gap 0")
 sidesum = collections.Counter((x['map'], x['margin'] > 0) for x in xs)
 print("  red wins by map:", {m: f"{sidesum[(m, True)]}/{sum(x['map'] == m for x in xs)}" for m in sorted(set(x['map'] for x in xs))})
 
@@ -161,7 +186,8 @@ for a in ARMS:
         print(f"  {a:9s} Penguin {'in ' if pen else 'out'} n {len(s):2d} mean|margin| {st.mean(abs(x['margin']) for x in s):6.2f}  mean|true gap| {st.mean(abs(x['gap_red']) for x in s):.2f}")
 s = [by[l]['fragstats'] for l in full if abs(by[l]['fragstats']['gap_red']) >= 2]
 w = [(x['margin'] > 0) == (x['gap_red'] > 0) for x in s if x['margin'] != 0]
-print(f"  fragstats arm, |true gap|>=2 (all have Penguin on the higher-sum side): higher-sum side won {sum(w)}/{len(w)}; "
+pen = sum('Penguin' in L[x['lobby']]['arms']['fragstats']['red' if x['gap_red'] > 0 else 'blue'] for x in s)
+print(f"  fragstats arm, |true gap|>=2 (Penguin on the higher-sum side in {pen}/{len(s)}): higher-sum side won {sum(w)}/{len(w)}; "
       f"margins (higher-sum side minus other): {[x['margin'] * (1 if x['gap_red'] > 0 else -1) for x in s]}")
 
 print("\n== recalibration: fit P(red wins) = sigma(b * logit p_red) over all games (ties dropped) ==")
@@ -176,3 +202,17 @@ se = 1 / math.sqrt(sum(pi * (1 - pi) * zi * zi for pi, zi in zip(ps, z)))
 ll = st.mean(-(yi * math.log(pi) + (1 - yi) * math.log(1 - pi)) for yi, pi in zip(y, ps))
 print(f"  n {len(xs)} slope b {b:.2f} (se {se:.2f}; 1 = calibrated, >1 = predictions too close to 50%); "
       f"in-sample log-loss with b: {ll:.4f}")
+
+if os.environ.get('VERSUS'):
+    # this folder's fragstats arm against another run's (e.g. a prototype's splits against the current binary's)
+    other = {x['lobby']: x for x in json.load(open(os.environ['VERSUS'])) if x['arm'] == 'fragstats'}
+    print(f"\n== paired: this run's fragstats arm vs {os.environ['VERSUS']}'s fragstats arm (|margin| difference) ==")
+    for label, sel in (('all', lambda l: True), ('Penguin in', lambda l: 'Penguin' in L[l]['names']),
+                       ('Penguin out', lambda l: 'Penguin' not in L[l]['names'])):
+        ls = [l for l in full if l in other and sel(l)]
+        same = sum(by[l]['fragstats']['id'] == other[l]['id'] and by[l]['fragstats']['margin'] == other[l]['margin'] for l in ls)
+        diff = [abs(by[l]['fragstats']['margin']) - abs(other[l]['margin']) for l in ls]
+        p2, pl, nz = wilcoxon(diff); lo, hi = boot_ci(diff)
+        print(f"  {label:11s} n {len(ls)} (same game in {same}) mean|margin| {st.mean(abs(by[l]['fragstats']['margin']) for l in ls):.2f} "
+              f"vs {st.mean(abs(other[l]['margin']) for l in ls):.2f}: mean diff {st.mean(diff):+.2f} (bootstrap 95% CI {lo:+.2f}..{hi:+.2f}); "
+              f"Wilcoxon exact n={nz}: two-sided p {p2:.4f}; sign-flip one-sided p(less) {signflip(diff):.4f}")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # play.sh OUTDIR GAMES_TSV [TS] [TIMELIMIT]
 # GAMES_TSV lines: id<TAB>map<TAB>addbot-lines separated by '|'  (one game per line, played in order)
-# Runs ONE real OpenArena dedicated server (bound to 127.0.0.1, no masters, dedicated 1) under nice -n 5,
+# Runs ONE real OpenArena dedicated server (bound to 127.0.0.1, no masters, dedicated 1) under nice -n $NICE (19),
 # each game = its own cfg (g_gametype 3, devmap MAP, addbots, timescale), chained by nextmap;
 # server is stopped with SIGTERM after as many "Exit:" lines as games (and killed on any exit path).
 set -u
@@ -32,7 +32,7 @@ CFG
 pid=
 cleanup() { [ -n "$pid" ] && kill -TERM $pid 2>/dev/null && sleep 1 && kill -KILL $pid 2>/dev/null; cp "$h/baseoa/games.log" "$OUT/games.log" 2>/dev/null; cp "$h/console.log" "$OUT/console.log" 2>/dev/null; cp -r "$h/baseoa/"g*.cfg "$OUT/" 2>/dev/null; }
 trap cleanup EXIT; trap 'exit 1' INT TERM
-( cd "$h" && exec nice -n 5 /usr/games/openarena-server +set dedicated 1 +set net_ip 127.0.0.1 +set net_enabled 1 \
+( cd "$h" && exec nice -n "${NICE:-19}" /usr/games/openarena-server +set dedicated 1 +set net_ip 127.0.0.1 +set net_enabled 1 \
     +set net_port 27971 +set sv_master1 "" +set sv_master2 "" +set sv_master3 "" +set sv_master4 "" \
     +set sv_master5 "" +set fs_homepath "$h" +set ttycon 0 +exec gen.cfg < /dev/null > "$h/console.log" 2>&1 ) &
 pid=$!; echo "server pid $pid dir $h games $N"; echo $pid > "$OUT/server.pid"

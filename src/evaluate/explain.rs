@@ -368,7 +368,7 @@ pub fn calibration_markdown(e: &Evaluation) -> (String, String) {
             tables,
             "**Expected score margin** (red's team score minus blue's, predicted before each of \
              {} team matches with a final score): mean absolute error {:.2}, against {:.2} for \
-             the naive \"even\" prediction (0) and {:.2} for the game's mean margin so far.\n",
+             the naive \"even\" prediction (0) and {:.2} for the game type's mean margin so far.\n",
             m.matches, m.mae, m.mae_even, m.mae_game_mean
         );
     }

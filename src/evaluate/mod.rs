@@ -43,7 +43,10 @@ pub enum Outcome {
 /// its own, [`team_lineup_between`]) and the time it ended; else the match's final score with
 /// the match's line-up ([`team_lineup`]).
 pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<(TeamGame, Option<u32>)> {
-    let margin = match_margin(m);
+    let (margin, score_total) = match match_margin(m) {
+        Some((margin, total)) => (Some(margin), Some(total)),
+        None => (None, None),
+    };
     if m.rounds.is_empty() {
         return match m.team_scores {
             Some([red, blue]) if red != blue => team_lineup(m, ids, base)
@@ -52,6 +55,7 @@ pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<(TeamGame, Op
                         TeamGame {
                             red_won: red > blue,
                             margin,
+                            score_total,
                             decided_by: Some(f64::from(red.max(0)) + f64::from(blue.max(0))),
                             ..game
                         },
@@ -75,6 +79,7 @@ pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<(TeamGame, Op
                     TeamGame {
                         red_won: r.winner == Team::Red,
                         margin,
+                        score_total,
                         ..game
                     },
                     Some(to),
@@ -86,13 +91,16 @@ pub(crate) fn team_games(m: &Match, ids: &[u32], base: f64) -> Vec<(TeamGame, Op
     games
 }
 
-/// Red's final team score minus blue's: the logged score, else the rounds each side won.
-fn match_margin(m: &Match) -> Option<f64> {
+/// Red's final team score minus blue's, and the two added up: the logged score, else the
+/// rounds each side won.
+fn match_margin(m: &Match) -> Option<(f64, f64)> {
     if let Some([red, blue]) = m.team_scores {
-        return Some(f64::from(red) - f64::from(blue));
+        let total = f64::from(red.max(0)) + f64::from(blue.max(0));
+        return Some((f64::from(red) - f64::from(blue), total));
     }
     let won = |side: Team| m.rounds.iter().filter(|r| r.winner == side).count() as f64;
-    (!m.rounds.is_empty()).then(|| won(Team::Red) - won(Team::Blue))
+    let (red, blue) = (won(Team::Red), won(Team::Blue));
+    (!m.rounds.is_empty()).then_some((red - blue, red + blue))
 }
 
 /// The line-up of a team match with players on both sides, whether or not it has a winner
@@ -176,7 +184,9 @@ pub(crate) fn team_lineup_between(
         red_won: false,
         map: m.map.clone(),
         game: m.game.clone(),
+        gametype: m.gametype.code.clone(),
         margin: None,
+        score_total: None,
         decided_by: None,
     })
 }

@@ -133,7 +133,9 @@ mod tests {
             red_won,
             map: "q3dm17".into(),
             game: "quake3".into(),
+            gametype: "tdm".into(),
             margin: None,
+            score_total: None,
             decided_by: None,
         }
     }

@@ -50,9 +50,15 @@ pub struct TeamGame {
     pub map: String,
     /// Game code ([`crate::model::Match::game`]: the team model's side term is per game).
     pub game: String,
+    /// Game type code ([`crate::model::GameType::code`]: the margin's unit, captures or frags,
+    /// depends on it, so the expected margin is learnt per game and game type).
+    pub gametype: String,
     /// The match's final margin, red's team score minus blue's (rounds won where the log has
     /// rounds), when known: the same on every result of the match.
     pub margin: Option<f64>,
+    /// The match's final scores added up, red's plus blue's (rounds played where the log has
+    /// rounds), when known: the scale of the margin.
+    pub score_total: Option<f64>,
     /// The scores that decided the result, red's plus blue's (frags in team deathmatch, captures
     /// in capture the flag), when the result is a whole match with a final score; None for a
     /// round (its frags decide it).

@@ -32,10 +32,14 @@
 //!   predicted exactly as the headline fit predicts them. It learns no per-player skill from team
 //!   results: with a few dozen results per site those add noise (the NS2 model's scores show it).
 //!
-//! The expected score margin (red's team score minus blue's, in the game's own unit: frags,
-//! captures or rounds) is `c·(2p − 1)`, `p` the prediction at the match start and `c` the
-//! per-game least-squares slope of the earlier matches' margins on their `2p − 1`, ridge-shrunk
-//! toward 0 (the naive "even" prediction) by [`MARGIN_RIDGE`].
+//! The expected score margin (red's team score minus blue's, in the game type's own unit: frags
+//! in team deathmatch, captures in capture the flag, rounds) is `c·(2p − 1)`, `p` the
+//! prediction at the match start, `c = s·T`: `T` the mean final score (red's plus blue's) of
+//! the game type's earlier matches, and `s` the game's least-squares slope of the earlier
+//! matches' margin shares (margin / their own total) on their `2p − 1`, ridge-shrunk toward 0
+//! (the naive "even" prediction) by [`MARGIN_RIDGE`], and never below 0. A share has no unit, so the game's
+//! capture-the-flag and deathmatch results teach one slope, and each game type scales it by
+//! its own score.
 
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
@@ -288,8 +292,39 @@ struct GameRecord {
     maps: BTreeMap<String, Belief>,
     /// Results counted and the sum of √(frags) over them.
     frags: (f64, f64),
-    /// The margin regression: Σ margin·x and Σ x², x = 2p − 1 at the match start.
-    margin: (f64, f64),
+    /// The margin share regression: Σ share·x and Σ x², x = 2p − 1 at the match start.
+    share: (f64, f64),
+    /// Per game type: its final scores and margins so far.
+    margins: BTreeMap<String, MarginRecord>,
+}
+
+/// What the model has seen of one game type's final scores.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct MarginRecord {
+    /// Matches, and the sum of their scores added up (red's plus blue's).
+    totals: (f64, f64),
+    /// The sum of their margins (the naive baseline: the mean margin).
+    margins: f64,
+}
+
+impl MarginRecord {
+    /// The mean margin so far (0 before any).
+    fn mean_margin(&self) -> f64 {
+        if self.totals.0 > 0.0 {
+            self.margins / self.totals.0
+        } else {
+            0.0
+        }
+    }
+
+    /// The mean final score, red's plus blue's (0 before any).
+    fn mean_total(&self) -> f64 {
+        if self.totals.0 > 0.0 {
+            self.totals.1 / self.totals.0
+        } else {
+            0.0
+        }
+    }
 }
 
 impl GameRecord {
@@ -298,9 +333,23 @@ impl GameRecord {
         self.side.0 + self.maps.get(map).map_or(0.0, |b| b.0)
     }
 
-    /// The margin slope c.
-    fn margin_slope(&self) -> f64 {
-        self.margin.0 / (self.margin.1 + MARGIN_RIDGE)
+    /// The margin slope c of `gametype`: the game's share slope times the type's mean score.
+    /// Never negative: the favourite is never expected to lose (a few results can make the
+    /// least-squares slope negative).
+    fn margin_slope(&self, gametype: &str) -> f64 {
+        let total = self
+            .margins
+            .get(gametype)
+            .map_or(0.0, MarginRecord::mean_total);
+        (self.share.0 / (self.share.1 + MARGIN_RIDGE)).max(0.0) * total
+    }
+
+    /// The game type with the most final scores seen (the balancer's).
+    fn main_gametype(&self) -> &str {
+        self.margins
+            .iter()
+            .max_by(|a, b| a.1.totals.0.total_cmp(&b.1.totals.0).then(b.0.cmp(a.0)))
+            .map_or("", |(code, _)| code.as_str())
     }
 }
 
@@ -313,7 +362,8 @@ pub struct MarginScore {
     pub mae: f64,
     /// Mean |margin| (the naive prediction: an even match).
     pub mae_even: f64,
-    /// Mean |margin − the mean margin of the game's earlier matches| (the naive side prediction).
+    /// Mean |margin − the mean margin of the game type's earlier matches| (the naive side
+    /// prediction).
     pub mae_game_mean: f64,
 }
 
@@ -332,11 +382,11 @@ pub struct TeamModel {
     /// Features of the current team result, taken when it started, and its frags so far.
     pending: Option<Features>,
     frags_since_start: u64,
-    /// The current match: game, P(red wins) at its start, final margin (once known).
-    match_start: Option<(String, f64)>,
-    match_margin: Option<f64>,
-    /// Per game: margins so far (count, sum), for the naive baseline; the margin errors.
-    margin_means: BTreeMap<String, (f64, f64)>,
+    /// The current match: game, game type, P(red wins) at its start; its final margin and
+    /// total score (once known).
+    match_start: Option<(String, String, f64)>,
+    match_margin: Option<(f64, f64)>,
+    /// The margin errors: matches, Σ|model error|, Σ|margin|, Σ|error of the game type's mean|.
     margin_sums: (u64, f64, f64, f64),
 }
 
@@ -354,7 +404,6 @@ impl TeamModel {
             frags_since_start: 0,
             match_start: None,
             match_margin: None,
-            margin_means: BTreeMap::new(),
             margin_sums: (0, 0.0, 0.0, 0.0),
         }
     }
@@ -388,14 +437,22 @@ impl TeamModel {
         if n > 0.0 { FRAG_SCALE * sum / n } else { 1.0 }
     }
 
-    /// The learnt parameters now for `game` and `map` (the side term goes in the features).
-    fn params_for(&self, game: &str) -> TeamParams {
+    /// The learnt parameters now for `game` and `gametype` (the side term goes in the features).
+    fn params_for(&self, game: &str, gametype: &str) -> TeamParams {
         let b = &self.posterior.mean;
         TeamParams {
             coef: [b[0].max(0.0) * self.frag_scale(game), b[1], b[2], b[3]],
             newcomer: self.newcomer(),
-            margin: self.games.get(game).map_or(0.0, GameRecord::margin_slope),
+            margin: self
+                .games
+                .get(game)
+                .map_or(0.0, |g| g.margin_slope(gametype)),
         }
+    }
+
+    /// The learnt parameters now for the game and game type of `game`.
+    fn params_of(&self, game: &TeamGame) -> TeamParams {
+        self.params_for(&game.game, &game.gametype)
     }
 
     /// The game with the most team results so far (the balancer's).
@@ -409,14 +466,16 @@ impl TeamModel {
             .map(|(code, _)| code.as_str())
     }
 
-    /// The learnt parameters now, for the balancer: those of the site's most played game, with
-    /// its side term (without a map) in the red side's coefficient.
+    /// The learnt parameters now, for the balancer: those of the site's most played game (and
+    /// its game type with the most margins), with its side term (without a map) in the red
+    /// side's coefficient.
     pub fn params(&self) -> TeamParams {
         let Some(game) = self.main_game() else {
-            return self.params_for("");
+            return self.params_for("", "");
         };
-        let mut params = self.params_for(game);
-        let side = self.games.get(game).map_or(0.0, |g| g.side_logit(""));
+        let record = self.games.get(game);
+        let mut params = self.params_for(game, record.map_or("", GameRecord::main_gametype));
+        let side = record.map_or(0.0, |g| g.side_logit(""));
         params.coef[2] += params.coef[3] * side;
         params
     }
@@ -480,38 +539,43 @@ impl FragRater for TeamModel {
         }
         self.pending = None;
         // The margin: scored against its prediction at the match start, then learnt.
-        if let (Some((game, p)), Some(margin)) = (self.match_start.take(), self.match_margin) {
-            let record = self.games.entry(game.clone()).or_default();
+        if let (Some((game, gametype, p)), Some((margin, total))) =
+            (self.match_start.take(), self.match_margin)
+        {
+            let record = self.games.entry(game).or_default();
             let x = 2.0 * p - 1.0;
-            let expected = record.margin_slope() * x;
-            let mean = self.margin_means.entry(game).or_default();
-            let naive = if mean.0 > 0.0 { mean.1 / mean.0 } else { 0.0 };
+            let expected = record.margin_slope(&gametype) * x;
+            let seen = record.margins.entry(gametype).or_default();
+            let naive = seen.mean_margin();
             let sums = &mut self.margin_sums;
             sums.0 += 1;
             sums.1 += (margin - expected).abs();
             sums.2 += margin.abs();
             sums.3 += (margin - naive).abs();
-            mean.0 += 1.0;
-            mean.1 += margin;
-            record.margin.0 += margin * x;
-            record.margin.1 += x * x;
+            seen.totals.0 += 1.0;
+            seen.totals.1 += total;
+            seen.margins += margin;
+            if total > 0.0 {
+                record.share.0 += margin / total * x;
+                record.share.1 += x * x;
+            }
         }
         self.match_margin = None;
     }
     fn predict_team(&self, game: &TeamGame) -> f64 {
-        self.params_for(&game.game).p_red(&self.features(game))
+        self.params_of(game).p_red(&self.features(game))
     }
     fn team_start(&mut self, game: &TeamGame) {
         let features = self.features(game);
         if self.match_start.is_none() {
-            let p = self.params_for(&game.game).p_red(&features);
-            self.match_start = Some((game.game.clone(), p));
+            let p = self.params_of(game).p_red(&features);
+            self.match_start = Some((game.game.clone(), game.gametype.clone(), p));
         }
         self.pending = Some(features);
         self.frags_since_start = 0;
     }
     fn expected_margin(&self, game: &TeamGame) -> Option<f64> {
-        let params = self.params_for(&game.game);
+        let params = self.params_of(game);
         Some(params.expected_margin(params.p_red(&self.features(game))))
     }
     fn margin_score(&self) -> Option<MarginScore> {
@@ -535,7 +599,7 @@ impl FragRater for TeamModel {
                 skill: self.skill(p),
             })
             .collect();
-        let params = self.params_for(&game.game);
+        let params = self.params_of(game);
         if lobby.len() < 2 {
             return None;
         }
@@ -550,7 +614,7 @@ impl FragRater for TeamModel {
         // Every result is learnt from the features at its start (a round's, or the match's).
         let features = self.pending.take().unwrap_or_else(|| self.features(game));
         let g = self.frag_scale(&game.game);
-        let params = self.params_for(&game.game);
+        let params = self.params_of(game);
         let p = params.p_red(&features);
         let y = if game.red_won { 1.0 } else { 0.0 };
         let mut x = params.inputs(&features);
@@ -569,7 +633,7 @@ impl FragRater for TeamModel {
         let events = game.decided_by.unwrap_or(self.frags_since_start as f64);
         record.frags.1 += events.max(0.0).sqrt();
         self.frags_since_start = 0;
-        self.match_margin = game.margin;
+        self.match_margin = game.margin.zip(game.score_total);
     }
     fn ratings(&mut self) -> Vec<f64> {
         self.fit.converge();
@@ -582,15 +646,7 @@ impl FragRater for TeamModel {
     fn team_snapshot(&mut self) -> Option<(Vec<Skill>, TeamParams)> {
         Some(self.snapshot())
     }
-    saved_fields!(
-        fit,
-        incidents,
-        newcomers,
-        posterior,
-        games,
-        margin_means,
-        margin_sums
-    );
+    saved_fields!(fit, incidents, newcomers, posterior, games, margin_sums);
 }
 
 /// Number of bins of a reliability diagram (each 0.1 of predicted probability wide).
@@ -934,7 +990,9 @@ mod tests {
             red_won: true,
             map: "q3dm1".into(),
             game: "quake3".into(),
+            gametype: "tdm".into(),
             margin: None,
+            score_total: None,
             decided_by: None,
         };
         let fairest = model.fairest_team(&stacked).unwrap();
@@ -959,6 +1017,60 @@ mod tests {
             ..stacked
         };
         assert_eq!(model.fairest_team(&alone), None);
+    }
+
+    /// The expected margin is in each game type's own unit: the same line-ups win capture the
+    /// flag 3–0 and team deathmatch 40–0, so the two slopes differ by that factor (one share
+    /// slope, scaled by each type's mean score), and the balancer takes the slope of the game
+    /// type with the most final scores.
+    #[test]
+    fn margin_slope_is_per_game_type() {
+        let mut model = TeamModel::new(2, 1.0);
+        model.start_match(Default::default());
+        for _ in 0..30 {
+            model.frag(0, 1);
+        }
+        model.frag(1, 0);
+        model.end_match();
+        let game = |gametype: &str, strong_red: bool, margin: f64| TeamGame {
+            members: vec![
+                TeamMember {
+                    player: 0,
+                    red: strong_red,
+                    weight: 1.0,
+                },
+                TeamMember {
+                    player: 1,
+                    red: !strong_red,
+                    weight: 1.0,
+                },
+            ],
+            red_won: (margin > 0.0) == strong_red,
+            map: "m".into(),
+            game: "openarena".into(),
+            gametype: gametype.into(),
+            margin: Some(if strong_red { margin } else { -margin }),
+            score_total: Some(margin),
+            decided_by: Some(margin),
+        };
+        for i in 0..40 {
+            let (gametype, margin) = if i % 4 == 0 {
+                ("tdm", 40.0)
+            } else {
+                ("ctf", 3.0)
+            };
+            let g = game(gametype, i % 2 == 0, margin);
+            model.start_match(Default::default());
+            model.team_start(&g);
+            model.team_result(&g);
+            model.end_match();
+        }
+        let ctf = model.params_for("openarena", "ctf").margin;
+        let tdm = model.params_for("openarena", "tdm").margin;
+        assert!(ctf > 0.0 && tdm > 0.0, "{ctf} {tdm}");
+        assert!(tdm / ctf > 8.0, "frags and captures pooled: {tdm} / {ctf}");
+        assert_eq!(model.params().margin, ctf, "ctf has the most margins");
+        assert_eq!(model.params_for("openarena", "ffa").margin, 0.0);
     }
 
     /// One Laplace step of a side coefficient, by hand: precision 1/0.3 + p(1 − p)·x², mean
@@ -996,7 +1108,9 @@ mod tests {
             red_won,
             map: "m".into(),
             game: code.into(),
+            gametype: "tdm".into(),
             margin: None,
+            score_total: None,
             decided_by: Some(if code == "cs16" { 9.0 } else { 25.0 }),
         };
         for i in 0..60 {

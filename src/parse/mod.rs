@@ -63,6 +63,19 @@ pub trait LogFormat: Sync {
         emit: &mut dyn FnMut(Match),
         resume: Option<&Checkpoint>,
     ) -> std::io::Result<Option<Checkpoint>>;
+
+    /// True when [`Self::resumes_after`] can find places to cut a file: a large file of this
+    /// format is then parsed in pieces in parallel (see `read::parallel`). False by default.
+    fn splittable(&self) -> bool {
+        false
+    }
+
+    /// True when, whatever came before, the parser is at a checkpoint with an empty state right
+    /// after the complete line `line` (without its line ending): parsing may restart there from
+    /// `Checkpoint { state: vec![], .. }` and give exactly what reading on would. False by default.
+    fn resumes_after(&self, _line: &[u8]) -> bool {
+        false
+    }
 }
 
 /// Name shared by weapons (and awards) beyond what a match keeps apart.

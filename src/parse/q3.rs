@@ -114,6 +114,24 @@ impl LogFormat for Quake3 {
         report.matches = parser.emitted;
         Ok(checkpoint)
     }
+
+    fn splittable(&self) -> bool {
+        true
+    }
+
+    /// A `ShutdownGame` line: it closes any match and clears the slots and client ids, which
+    /// leaves exactly the state a resume from its checkpoint starts with.
+    fn resumes_after(&self, line: &[u8]) -> bool {
+        if line.len() + 2 > super::lines::MAX_LINE_BYTES
+            || memchr::memmem::find(line, b"ShutdownGame").is_none()
+        {
+            return false;
+        }
+        let text = String::from_utf8_lossy(line);
+        split_stamp(&text).is_some_and(|(_, rest)| {
+            !rest.starts_with("---") && rest.find(':').is_some_and(|i| &rest[..i] == "ShutdownGame")
+        })
+    }
 }
 
 /// Splits `  12:34 Kind: payload` into (seconds, `Kind: payload`). None when there is no stamp.

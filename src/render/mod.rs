@@ -94,7 +94,8 @@ pub type PageSink<'a> = dyn Fn(OutputFile) -> Result<OutputFile> + Sync + 'a;
 
 /// Pages of the current output and the key of what each was made from. A page whose key is
 /// unchanged is not rendered again: its file is kept. Only pages whose key covers every input
-/// of their view use it (match pages, the archive pages of the match list).
+/// of their view use it (match pages, the archive pages of the match list, and the pages of
+/// players, maps, clans, servers and seasons, keyed by their whole template context).
 #[derive(Debug, Clone, Default)]
 pub struct PageCache {
     pub keys: HashMap<String, u64>,
@@ -323,6 +324,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         "server.html",
         &|i| server_pages[i].0.clone(),
         &|i| Keyed("server", &server_pages[i].1),
+        input.cache,
         input.sink,
     )?);
     files.extend(pages::ladders::files(&r, &templates, top("ladders.html"))?);
@@ -339,6 +341,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
             "season.html",
             &|s| links.seasons[s].clone(),
             &|s| Keyed("season", r.season_page(s)),
+            input.cache,
             input.sink,
         )?);
     }
@@ -375,6 +378,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         "player.html",
         &player_urls,
         &|i| Keyed("p", r.player_page(i)),
+        input.cache,
         input.sink,
     )?);
     timer.lap("player pages");
@@ -386,6 +390,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         "map.html",
         &map_urls,
         &|i| Keyed("map", r.map_page(i)),
+        input.cache,
         input.sink,
     )?);
     let clan_urls = |i: usize| links.clans[i].clone();
@@ -396,6 +401,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         "clan.html",
         &clan_urls,
         &|i| Keyed("clan", r.clan_page(i)),
+        input.cache,
         input.sink,
     )?);
     let kill_rows = templates.overridden("match.html");
@@ -463,7 +469,10 @@ fn top_page(templates: &Templates, common: Common, view: &impl Serialize) -> Res
     Ok(html(&name, templates.render(&name, &common, view)?))
 }
 
-/// Renders `count` pages of one template in parallel (one per player, map, match ...).
+/// Renders `count` pages of one template in parallel (one per player, map, clan ...). Each
+/// page's key is the hash of everything its template is given ([`view_key`]): a page whose key
+/// the `cache` holds for its URL is kept as it is, unrendered and unread.
+#[allow(clippy::too_many_arguments)]
 fn render_pages<'a, V: Serialize>(
     templates: &Templates,
     common: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
@@ -471,6 +480,7 @@ fn render_pages<'a, V: Serialize>(
     template: &str,
     url: &(dyn Fn(usize) -> String + Sync),
     view: &(dyn Fn(usize) -> V + Sync),
+    cache: &PageCache,
     sink: Option<&PageSink>,
 ) -> Result<Vec<OutputFile>> {
     (0..count)
@@ -481,10 +491,41 @@ fn render_pages<'a, V: Serialize>(
             if url.is_empty() {
                 return None;
             }
-            let body = templates.render(template, &common("../", &url), &view(i));
-            Some(body.and_then(|body| sunk(sink, html(&url, body))))
+            let (common, view) = (common("../", &url), view(i));
+            let key = view_key(templates, template, &common, &view);
+            if let Some(key) = key
+                && cache.keys.get(&url) == Some(&key)
+            {
+                return Some(Ok(kept(url, key)));
+            }
+            let body = templates.render(template, &common, &view);
+            Some(body.and_then(|body| {
+                let mut file = html(&url, body);
+                file.key = key;
+                sunk(sink, file)
+            }))
         })
         .collect()
+}
+
+/// The key of a page rendered by template `name` from `common` and `view`: the hash of every
+/// template's source and of the whole context, serialised as the template receives it. Equal
+/// keys mean equal pages (rendering is a function of exactly these). None when the context
+/// cannot be serialised (rendering then reports why).
+fn view_key(
+    templates: &Templates,
+    name: &str,
+    common: &Common,
+    view: &impl Serialize,
+) -> Option<u64> {
+    let mut h = crate::hash::Hasher::new();
+    h.u64(templates.fingerprint());
+    h.str(name);
+    serde_json::to_writer(&mut h, common).ok()?;
+    // Separates the two values (JSON never holds a raw NUL byte).
+    h.raw(&[0]);
+    serde_json::to_writer(&mut h, view).ok()?;
+    Some(h.finish())
 }
 
 /// `file` given to `sink`, if there is one.
