@@ -80,6 +80,17 @@ pub enum BalanceFormat {
     Rcon,
 }
 
+/// `fragstats balance --clans`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClansArg {
+    /// Clan mates on one side.
+    Together,
+    /// Clan mates spread evenly over both sides.
+    Spread,
+    /// Clans play no part.
+    Off,
+}
+
 /// Options of `fragstats balance`.
 #[derive(Debug, Args)]
 pub struct BalanceArgs {
@@ -117,6 +128,12 @@ pub struct BalanceArgs {
     /// Seed of the random split shown for comparison. [default: a hash of the players' names]
     #[arg(long, value_name = "N")]
     pub seed: Option<u32>,
+    /// Clan mates together, spread or off (a soft rule). [default: `[balance] clans`]
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub clans: Option<ClansArg>,
+    /// Avoid repeating the last match's teams (`[balance] avoid_last`).
+    #[arg(long)]
+    pub avoid_last: bool,
     /// Players present (names as on the site: colour codes and case ignored, a unique prefix
     /// will do).
     #[arg(value_name = "NAME")]

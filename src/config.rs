@@ -57,6 +57,53 @@ pub struct Config {
     pub servers: Vec<ServerConfig>,
     /// `[seasons]`: ladders of their own for periods of log time. Default: none.
     pub seasons: SeasonsConfig,
+    /// `[balance]`: soft rules of the team balancer (clans, the party guard, the last match).
+    /// Default: see [`BalanceConfig`].
+    pub balance: BalanceConfig,
+}
+
+/// `[balance]`: how `fragstats balance` and `balance.html` treat clans and the last match.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BalanceConfig {
+    /// Clan mates `"together"` (on one side), `"spread"` (evenly over both) or `"off"`. A soft
+    /// rule: each mate out of place costs `clan_penalty`. Default: `"off"`.
+    pub clans: ClanMode,
+    /// Cost of one clan mate out of place, in points of |P(red wins) − 50%|. Default: 2.0.
+    pub clan_penalty: f64,
+    /// The overpowered-party guard: a group kept together may not push P(red wins) beyond this
+    /// (or below 1 − it). Default: 0.75.
+    pub party_guard: f64,
+    /// Avoid repeating the last match's teams (as `--avoid-last`). Default: false.
+    pub avoid_last: bool,
+    /// How much less fair (in points of |P(red wins) − 50%|) a split avoiding the last match's
+    /// teams may be. Default: 3.0.
+    pub avoid_last_within: f64,
+}
+
+impl Default for BalanceConfig {
+    fn default() -> Self {
+        BalanceConfig {
+            clans: ClanMode::Off,
+            clan_penalty: 2.0,
+            party_guard: 0.75,
+            avoid_last: false,
+            avoid_last_within: 3.0,
+        }
+    }
+}
+
+/// `[balance] clans`: where the balancer puts clan mates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClanMode {
+    /// Clans play no part.
+    #[default]
+    Off,
+    /// Mates on one side.
+    Together,
+    /// Mates spread evenly over both sides.
+    Spread,
 }
 
 /// `[seasons]`: either `every` (calendar periods) or `[[seasons.list]]` (named date ranges), and
@@ -229,6 +276,7 @@ impl Default for Config {
             divisions: Vec::new(),
             servers: Vec::new(),
             seasons: SeasonsConfig::default(),
+            balance: BalanceConfig::default(),
         }
     }
 }
@@ -557,6 +605,7 @@ impl Config {
             }
         }
         self.validate_seasons(origin)?;
+        self.validate_balance(origin)?;
         let c = &self.colors;
         for (key, value) in [
             ("accent", &c.accent),
@@ -577,6 +626,30 @@ impl Config {
 }
 
 impl Config {
+    /// `[balance]`: penalties and tolerances are points (0 or more), the guard a probability.
+    fn validate_balance(&self, origin: &str) -> Result<()> {
+        let b = &self.balance;
+        for (key, value) in [
+            ("clan_penalty", b.clan_penalty),
+            ("avoid_last_within", b.avoid_last_within),
+        ] {
+            if !(0.0..=100.0).contains(&value) {
+                anyhow::bail!(
+                    "{origin}: balance.{key} = {value} must be between 0 and 100 (points of \
+                     P(red wins))"
+                );
+            }
+        }
+        if !(b.party_guard > 0.5 && b.party_guard <= 1.0) {
+            anyhow::bail!(
+                "{origin}: balance.party_guard = {} must be above 0.5 and at most 1 (1 turns the \
+                 guard off; 0.75 stops a group from making one side a 3:1 favourite)",
+                b.party_guard
+            );
+        }
+        Ok(())
+    }
+
     /// `[seasons]`: one way of defining them, real dates in order, a carry in [0, 1].
     fn validate_seasons(&self, origin: &str) -> Result<()> {
         let s = &self.seasons;

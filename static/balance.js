@@ -5,14 +5,16 @@
 // URL (?players=A,B,C, each name URI-encoded) so a link shares it. Names are always set as text.
 (function () {
   "use strict";
-  var EXACT_UP_TO = 24, MEET_UP_TO = 40, MAX_PLAYERS = 256, TIE = 1e-9;
+  var EXACT_UP_TO = 24, MEET_UP_TO = 40, MAX_PLAYERS = 256, TIE = 1e-9, AVOID_KEEP = 32;
   var data = window.FRAGSTATS_BALANCE;
   var el = function (id) { return document.getElementById(id); };
   if (!data || !data.params || !data.players) {
     el("balance-error").textContent = "data/balance.js is missing: build the site again.";
     return;
   }
-  var params = data.params, players = data.players;
+  var params = data.params, players = data.players, recent = data.recent || [];
+  var settings = data.settings || { clans: "off", clan_penalty: 2, party_guard: 0.75,
+    avoid_last: false, avoid_last_within: 3 };
 
   function plain(name) { return String(name).replace(/\^[0-9A-Za-z]/g, "").trim(); }
   var index = players.map(function (p) {
@@ -93,6 +95,53 @@
     return { red: red, blue: blue, p: pRed(lobby, red, blue) };
   }
 
+  // As balance::soft: the clan rule. `soft` = {mode, clans: [{name, members}], unit}.
+  function popcount(x) {
+    x = x - ((x >>> 1) & 0x55555555);
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    return (((x + (x >>> 4)) & 0x0F0F0F0F) * 0x01010101) >>> 24;
+  }
+  function misplaced(mode, red, size) {
+    if (mode === "together") return Math.min(red, size - red);
+    if (mode === "spread") return Math.floor(Math.abs(2 * red - size) / 2);
+    return 0;
+  }
+  function softActive(soft) { return soft.mode !== "off" && soft.unit > 0 && soft.clans.length > 0; }
+  function outOfPlace(soft, onRed) {
+    var count = 0;
+    soft.clans.forEach(function (c) {
+      var red = 0;
+      c.members.forEach(function (i) { if (onRed(i)) red++; });
+      count += misplaced(soft.mode, red, c.members.length);
+    });
+    return count;
+  }
+  function penaltyOf(soft, split) {
+    if (!softActive(soft)) return 0;
+    return soft.unit * outOfPlace(soft, function (i) { return split.red.indexOf(i) >= 0; });
+  }
+  // The clans as masks over the players below `cut` (lo) and from `cut` on (hi, shifted).
+  function softMasks(soft, cut) {
+    var active = softActive(soft);
+    var clans = soft.clans.map(function (c) {
+      var lo = 0, hi = 0;
+      c.members.forEach(function (i) { if (i < cut) lo |= 1 << i; else hi |= 1 << (i - cut); });
+      return [lo, hi, c.members.length];
+    });
+    return {
+      active: active,
+      penalty: function (lo, hi) {
+        var count = 0;
+        for (var k = 0; k < clans.length; k++) {
+          count += misplaced(soft.mode, popcount(lo & clans[k][0]) + popcount(hi & clans[k][1]), clans[k][2]);
+        }
+        return soft.unit * count;
+      }
+    };
+  }
+  // As soft::p_distance: |p - 50%| of |logit|.
+  function pDistance(x) { return 1 / (1 + Math.exp(-x)) - 0.5; }
+
   function abba(lobby) {
     var order = lobby.map(function (_, i) { return i; });
     order.sort(function (a, b) { return lobby[b].mean - lobby[a].mean || a - b; });
@@ -159,7 +208,8 @@
     var lt = function (c1, p1, c2, p2) { return c1 < c2 || (c1 === c2 && p1 < p2); };
     if (best.length === keep) {
       var last = best[best.length - 1];
-      if (!lt(key, partition, last[0], last[1])) return;
+      // (The last entry's own partition may still take a better side: hence the red.)
+      if (!(lt(key, partition, last[0], last[1]) || (key === last[0] && partition === last[1] && red < last[2]))) return;
     }
     for (var at = 0; at < best.length; at++) {
       if (best[at][1] === partition) {
@@ -174,8 +224,8 @@
     if (best.length > keep) best.length = keep;
   }
 
-  function exhaustive(lobby, keep) {
-    var n = lobby.length, all = Math.pow(2, n) - 1;
+  function exhaustive(lobby, keep, soft) {
+    var n = lobby.length, all = Math.pow(2, n) - 1, sm = softMasks(soft, 31);
     var low = Math.floor(n / 2), high = Math.ceil(n / 2);
     var mean = lobby[0].mean, variance = lobby[0].variance, i;
     var totalMean = 0, totalVariance = 0;
@@ -207,7 +257,7 @@
         var sz = rn > bn ? sizeMore : rn < bn ? -sizeMore : 0;
         var k = 1 / Math.sqrt(1 + spread * v);
         var logit = k * (s * skill + params.coef[1] * sz + params.coef[2]);
-        offer(best, keep, Math.abs(logit), set, red);
+        offer(best, keep, sm.active ? pDistance(Math.abs(logit)) + sm.penalty(red, 0) : Math.abs(logit), set, red);
       }
     }
     return best.map(function (f) {
@@ -271,9 +321,10 @@
 
   // As exact::meet_in_the_middle without rules (the page has none): the same walk, bound and
   // runs, so the same list as the exhaustive search would give.
-  function meetInTheMiddle(lobby, keep) {
+  function meetInTheMiddle(lobby, keep, soft) {
     var n = lobby.length, i, rn;
-    var lowLen = Math.floor(n / 2), all = Math.pow(2, n) - 1;
+    var lowLen = Math.floor(n / 2), all = Math.pow(2, n) - 1, sm = softMasks(soft, lowLen);
+    var highUnit = Math.pow(2, lowLen);
     var s = scale(), spread = Math.PI / 8 * s * s, flat = !(s > 0);
     var totalMean = 0, totalVariance = 0;
     for (i = 0; i < n; i++) totalMean += lobby[i].mean;
@@ -349,14 +400,17 @@
           var a = group[g], aMean = A.mean[a], aVar = A.variance[a], aMask = A.mask[a];
           var zeroRed = aMask % 2 === 1;
           var offerRun = function (from, to) {
-            var k, taken = 0;
+            var k, taken = 0, take = sm.active ? Infinity : keep;
             var one = function (b) {
               var red = aMask + B.mask[b];
               var partition = zeroRed ? red : all - red;
-              offer(best, keep, cost(rn, aMean + B.mean[b], aVar + B.variance[b]), partition, red);
+              var c = cost(rn, aMean + B.mean[b], aVar + B.variance[b]);
+              if (sm.active) c = pDistance(c) + sm.penalty(aMask, B.mask[b] / highUnit);
+              offer(best, keep, c, partition, red);
             };
-            if (zeroRed) for (k = from; k < to && taken < keep; k++, taken++) one(list[k]);
-            else for (k = to - 1; k >= from && taken < keep; k--, taken++) one(list[k]);
+            // The penalty differs within a run: all of it may enter.
+            if (zeroRed) for (k = from; k < to && taken < take; k++, taken++) one(list[k]);
+            else for (k = to - 1; k >= from && taken < take; k--, taken++) one(list[k]);
           };
           if (flat) {
             if (len) offerRun(0, len);
@@ -366,7 +420,8 @@
           while (split < len && B.mean[list[split]] < target) split++;
           var beyond = function (b) {
             var theta = best.length === keep ? best[keep - 1][0] : Infinity;
-            return kMin * Math.abs(u(rn, aMean + B.mean[b])) > theta + TIE;
+            var least = kMin * Math.abs(u(rn, aMean + B.mean[b]));
+            return (sm.active ? pDistance(least) : least) > theta + TIE;
           };
           var at = split;
           while (at < len && !beyond(list[at])) { offerRun(at, bucket.end[at]); at = bucket.end[at]; }
@@ -384,13 +439,14 @@
 
   function cost(p) { return Math.abs(p - 0.5); }
 
-  function localSearch(lobby, keep) {
-    var n = lobby.length, found = [], start = abba(lobby);
+  function localSearch(lobby, keep, soft) {
+    var n = lobby.length, found = [], start = abba(lobby), active = softActive(soft);
     function evalSet(red) {
       var r = [], b = [];
       for (var i = 0; i < n; i++) (red[i] ? r : b).push(i);
       if (!r.length || !b.length) return Infinity;
-      return cost(pRed(lobby, r, b));
+      var penalty = active ? soft.unit * outOfPlace(soft, function (j) { return red[j]; }) : 0;
+      return cost(pRed(lobby, r, b)) + penalty;
     }
     for (var shift = 0; shift < 8; shift++) {
       var red = [], i;
@@ -432,20 +488,80 @@
     return found.slice(0, keep).map(function (f) { return splitOf(lobby, f[1]); });
   }
 
-  // As balance::balance without rules: {best, alternatives, exact, abba}.
-  function balance(lobby) {
+  // As balance::balance without hard rules: {best, alternatives, exact, abba}.
+  function searchSplits(lobby, soft, keep) {
     var n = lobby.length;
     if (n < 2) return { error: "name at least two players" };
     if (n > MAX_PLAYERS) return { error: "at most " + MAX_PLAYERS + " players can be balanced, not " + n };
     var found, exact = true;
     var sane = lobby.every(function (c) { return isFinite(c.mean) && isFinite(c.variance) && c.variance >= 0; });
     // As balance::balance: every split up to 12, meeting in the middle (the same list) beyond.
-    if (n > 12 && n <= MEET_UP_TO && sane) found = meetInTheMiddle(lobby, 4);
-    else if (n <= EXACT_UP_TO) found = exhaustive(lobby, 4);
-    else { found = localSearch(lobby, 4); exact = false; }
+    if (n > 12 && n <= MEET_UP_TO && sane) found = meetInTheMiddle(lobby, keep + 1, soft);
+    else if (n <= EXACT_UP_TO) found = exhaustive(lobby, keep + 1, soft);
+    else { found = localSearch(lobby, keep + 1, soft); exact = false; }
     if (!found.length) return { error: "no split found" };
-    return { best: found[0], alternatives: found.slice(1), exact: exact, abba: abba(lobby),
-      random: randomSplit(lobby, seed === null ? seedOf(lobby) : seed) };
+    return { best: found[0], alternatives: found.slice(1), exact: exact };
+  }
+
+  function pct(p) { return (p * 100).toFixed(1) + "%"; }
+  function objective(split, soft) { return Math.abs(split.p - 0.5) + penaltyOf(soft, split); }
+  function repeats(last, split) {
+    var onRed = function (i) { return split.red.indexOf(i) >= 0; }, first = onRed(last.red[0]);
+    return last.red.every(function (i) { return onRed(i) === first; }) &&
+      last.blue.every(function (i) { return onRed(i) !== first; });
+  }
+
+  // As soft::propose without hard rules: the clan guard, then the last match.
+  function balance(lobby, soft, last) {
+    var ALTERNATIVES = 3, keep = last ? Math.max(ALTERNATIVES, AVOID_KEEP - 1) : ALTERNATIVES;
+    var result = searchSplits(lobby, soft, keep), warnings = [], guard = settings.party_guard;
+    if (result.error) return result;
+    var beyond = function (p) { return guard < 1 && (p > guard || p < 1 - guard); };
+    while (soft.mode === "together" && softActive(soft) && beyond(result.best.p)) {
+      var best = result.best, whole = [], kept = [];
+      soft.clans.forEach(function (c) {
+        var first = best.red.indexOf(c.members[0]) >= 0;
+        (c.members.every(function (i) { return (best.red.indexOf(i) >= 0) === first; }) ? whole : kept).push(c);
+      });
+      if (!whole.length) break;
+      var without = { mode: soft.mode, clans: kept, unit: soft.unit };
+      var other = searchSplits(lobby, without, keep);
+      if (other.error || Math.abs(other.best.p - 0.5) >= Math.abs(best.p - 0.5)) break;
+      warnings.push("clan " + whole.map(function (c) { return c.name; }).join(", ") +
+        " kept together would make one side a sure winner (P(red wins) = " + pct(best.p) +
+        ", beyond the party guard of " + pct(guard) + "): their clan rule is dropped (" +
+        pct(other.best.p) + " without it)");
+      soft = without;
+      result = other;
+    }
+    var avoid = null, all = [result.best].concat(result.alternatives);
+    if (last) {
+      var within = settings.avoid_last_within / 100, bestCost = objective(all[0], soft);
+      var chosen = 0, avoided, why, k = -1;
+      for (var j = 0; j < all.length; j++) if (!repeats(last, all[j])) { k = j; break; }
+      if (k === 0) { avoided = true; why = "the fairest split does not repeat them"; }
+      else if (k > 0 && objective(all[k], soft) <= bestCost + within + 1e-12) {
+        avoided = true; chosen = k;
+        why = "the fairest split repeats them: the fairest that does not is proposed (P(red wins) = " +
+          pct(all[k].p) + " instead of " + pct(all[0].p) + ")";
+      } else if (k > 0) {
+        avoided = false;
+        why = "the fairest split repeats them, and the fairest that does not is more than " +
+          (within * 100).toFixed(1) + " points less fair (P(red wins) = " + pct(all[k].p) + "): kept";
+      } else {
+        avoided = false;
+        var lastCost = objective(all[all.length - 1], soft);
+        if (all.length <= keep && result.exact) why = "every split the rules allow repeats them: kept the fairest";
+        else if (lastCost > bestCost + within + 1e-12) why = "no split within " + (within * 100).toFixed(1) + " points of the fairest avoids them: kept the fairest";
+        else why = "the " + all.length + " fairest splits all repeat them: kept the fairest";
+      }
+      var pick = all.splice(chosen, 1)[0];
+      all.unshift(pick);
+      avoid = { last: last, avoided: avoided, why: why };
+    }
+    return { best: all[0], alternatives: all.slice(1, 1 + ALTERNATIVES), exact: result.exact,
+      abba: abba(lobby), random: randomSplit(lobby, seed === null ? seedOf(lobby) : seed),
+      warnings: warnings, soft: soft, avoid: avoid };
   }
 
   // --- The page ---
@@ -462,9 +578,20 @@
       try { return decodeURIComponent(part.replace(/\+/g, " ")); } catch (e) { return ""; }
     }).filter(function (s) { return s.trim() !== ""; });
   }
+  // ?clans=together|spread|off (as --clans) and ?avoid=1|0 (as --avoid-last); by default the
+  // site's [balance] settings.
+  function param(name, pattern) {
+    var m = new RegExp("[?&#]" + name + "=(" + pattern + ")(?:[&#]|$)").exec(window.location.search + window.location.hash);
+    return m ? m[1] : null;
+  }
+  var clans = param("clans", "together|spread|off") || settings.clans;
+  var avoidLast = param("avoid", "[01]");
+  avoidLast = avoidLast === null ? !!settings.avoid_last : avoidLast === "1";
   function writeUrl() {
     var q = wanted.length ? "?players=" + wanted.map(encodeURIComponent).join(",") : "";
     if (seed !== null) q += (q ? "&" : "?") + "seed=" + seed;
+    if (clans !== settings.clans) q += (q ? "&" : "?") + "clans=" + clans;
+    if (avoidLast !== !!settings.avoid_last) q += (q ? "&" : "?") + "avoid=" + (avoidLast ? 1 : 0);
     try { history.replaceState(null, "", window.location.pathname + q); } catch (e) { /* file:// in some browsers */ }
   }
 
@@ -516,8 +643,31 @@
       }
       if (lobby.some(function (c) { return c.name === name; })) return;
       if (r.fresh !== undefined) unknown.push(name);
-      lobby.push({ name: name, mean: skill.mean, variance: skill.variance });
+      lobby.push({ name: name, mean: skill.mean, variance: skill.variance,
+        id: r.known !== undefined ? r.known : null });
     });
+    // As command::clan_groups: clans with two or more present, by name.
+    var byClan = {};
+    lobby.forEach(function (c, i) {
+      var clan = c.id !== null ? players[c.id].clan : null;
+      if (clan) (byClan[clan] = byClan[clan] || []).push(i);
+    });
+    var soft = { mode: clans, unit: settings.clan_penalty / 100,
+      clans: Object.keys(byClan).sort(byName).filter(function (k) { return byClan[k].length >= 2; })
+        .map(function (k) { return { name: k, members: byClan[k] }; }) };
+    // As LastTeams::find: the last team match with two or more lobby players on each side.
+    var last = null;
+    if (avoidLast) {
+      for (var m = 0; m < recent.length && !last; m++) {
+        var sideOf = function (ids) {
+          var out = [];
+          lobby.forEach(function (c, i) { if (c.id !== null && ids.indexOf(c.id) >= 0) out.push(i); });
+          return out;
+        };
+        var r = sideOf(recent[m][0]), b = sideOf(recent[m][1]);
+        if (r.length >= 2 && b.length >= 2) last = { red: r, blue: b };
+      }
+    }
     var list = el("balance-lobby");
     list.textContent = "";
     wanted.forEach(function (q, k) {
@@ -533,7 +683,7 @@
     out.textContent = "";
     el("balance-error").textContent = errors.join("\n");
     if (unknown.length) out.appendChild(text("p", "Never seen (rated as newcomers): " + unknown.join(", ")));
-    var result = balance(lobby);
+    var result = balance(lobby, soft, last);
     if (result.error) {
       out.appendChild(text("p", lobby.length
         ? result.error + "."
@@ -544,6 +694,27 @@
     var best = teamBlock(lobby, result.best, result.exact ? "Fairest teams" : "Fairest teams found (not every split tried)");
     best.id = "balance-best";
     out.appendChild(best);
+    var names = function (ids) { return ids.map(function (i) { return lobby[i].name; }).join(", "); };
+    var notes = document.createElement("ul");
+    notes.className = "balance-notes";
+    result.warnings.forEach(function (w) { notes.appendChild(text("li", "Warning: " + w, "balance-warning")); });
+    if (result.soft.mode !== "off") {
+      result.soft.clans.forEach(function (c) {
+        var red = c.members.filter(function (i) { return result.best.red.indexOf(i) >= 0; }).length;
+        var off = misplaced(result.soft.mode, red, c.members.length);
+        notes.appendChild(text("li", "Clan " + c.name + " (" + result.soft.mode + "): " + names(c.members) +
+          (off ? "; " + off + " out of place, " + (off * settings.clan_penalty).toFixed(1) + " points" : "; as the rule asks")));
+      });
+      if (!result.soft.clans.length && !result.warnings.length) notes.appendChild(text("li", "No two players here share a clan."));
+    }
+    if (result.avoid) {
+      var a = result.avoid;
+      notes.appendChild(text("li", "Last match's teams: " + names(a.last.red) + " against " + names(a.last.blue) + ": " + a.why + ".",
+        a.avoided ? "balance-avoided" : "balance-kept"));
+    } else if (avoidLast) {
+      notes.appendChild(text("li", "Last match's teams: no recent team match had two or more of these players on each side."));
+    }
+    if (notes.childNodes.length) out.appendChild(notes);
     result.alternatives.forEach(function (s, k) {
       out.appendChild(teamBlock(lobby, s, "Alternative " + (k + 1)));
     });
@@ -588,6 +759,11 @@
     add(pasted);
   });
   el("balance-clear").addEventListener("click", function () { wanted = []; update(); });
+  var clanBox = el("balance-clans"), avoidBox = el("balance-avoid");
+  clanBox.value = clans;
+  avoidBox.checked = avoidLast;
+  clanBox.addEventListener("change", function () { clans = clanBox.value; update(); });
+  avoidBox.addEventListener("change", function () { avoidLast = avoidBox.checked; update(); });
   wanted = readUrl();
   update();
 })();

@@ -593,7 +593,12 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
-    std::fs::write(tmp.path().join("site.toml"), "title = \"Balance test\"\n").unwrap();
+    // Clans play no part by default; a high clan penalty makes the party guard fire below.
+    std::fs::write(
+        tmp.path().join("site.toml"),
+        "title = \"Balance test\"\n[balance]\nclan_penalty = 30.0\n",
+    )
+    .unwrap();
     let fragstats = || {
         let mut c = Command::new(env!("CARGO_BIN_EXE_fragstats"));
         c.current_dir(tmp.path());
@@ -667,18 +672,23 @@ fn balance_page_proposes_the_teams_the_cli_does() {
       return { state: document.getElementById('balance-result').getAttribute('data-state'),\
         error: document.getElementById('balance-error').textContent,\
         splits: Array.prototype.map.call(boxes, pick),\
+        warnings: Array.prototype.map.call(document.querySelectorAll('.balance-warning'), function (li) { return li.textContent; }),\
+        last: (function () { var li = document.querySelector('.balance-avoided, .balance-kept'); return li ? li.textContent : null; })(),\
         injected: document.querySelectorAll('main img').length };";
-    for names in &lobbies {
+    // The CLI with `flags` and the page with `url` (its own form of the same options) give the
+    // same splits, p, margin, warnings and last-match decision; returns the CLI's JSON.
+    let check = |names: &[String], flags: &[&str], url: &str| -> Value {
         let o = fragstats()
             .args(["balance", "--out", out.to_str().unwrap(), "--json"])
+            .args(flags)
             .args(names)
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
-        driver.open(&page(names));
+        driver.open(&format!("{}{url}", page(names)));
         let shown = driver.js(read, json!([]));
-        assert_eq!(shown["state"], "ready", "{names:?}: {shown}");
+        assert_eq!(shown["state"], "ready", "{names:?} {flags:?}: {shown}");
         assert_eq!(shown["error"], "", "{names:?}");
         assert_eq!(shown["injected"], 0, "a name became markup");
         let splits = shown["splits"].as_array().unwrap();
@@ -687,11 +697,15 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         expected.push(cli["abba"].clone());
         // The random split, from the same seed (a hash of the names).
         expected.push(cli["random"].clone());
-        assert_eq!(splits.len(), expected.len(), "{names:?}: {shown}");
+        assert_eq!(splits.len(), expected.len(), "{names:?} {flags:?}: {shown}");
         for (page_split, cli_split) in splits.iter().zip(&expected) {
             let (pr, pb, pp) = split_of(page_split);
             let (cr, cb, cp) = split_of(cli_split);
-            assert_eq!((&pr, &pb), (&cr, &cb), "{names:?}: page {pp}, cli {cp}");
+            assert_eq!(
+                (&pr, &pb),
+                (&cr, &cb),
+                "{names:?} {flags:?}: page {pp}, cli {cp}"
+            );
             assert!((pp - cp).abs() < 1e-9, "{names:?}: page {pp}, cli {cp}");
         }
         // The expected margin of the proposed teams, as the CLI computes it.
@@ -700,13 +714,92 @@ fn balance_page_proposes_the_teams_the_cli_does() {
             (page_margin.as_f64().unwrap() - cli_margin.as_f64().unwrap()).abs() < 1e-9,
             "{names:?}: page {page_margin}, cli {cli_margin}"
         );
-        // The lobby is in the URL: reloading the page's own address gives the same teams.
+        let warnings: Vec<String> = cli["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| format!("Warning: {}", w.as_str().unwrap()))
+            .collect();
+        assert_eq!(shown["warnings"], json!(warnings), "{names:?} {flags:?}");
+        match &cli["last_match"] {
+            Value::Null => assert_eq!(shown["last"], Value::Null, "{names:?} {flags:?}"),
+            last => {
+                let why = last["why"].as_str().unwrap();
+                let text = shown["last"].as_str().unwrap_or_default();
+                assert!(text.contains(why), "{names:?}: page {text:?}, cli {why:?}");
+            }
+        }
+        // The lobby and the options are in the URL: reloading the page's own address gives
+        // the same teams.
         let here = driver.js("return location.href;", json!([]));
         driver.open(here.as_str().unwrap());
         assert_eq!(driver.js(read, json!([]))["splits"], shown["splits"]);
         let errors = driver.errors();
         assert!(errors.is_empty(), "{errors:?}");
+        cli
+    };
+    for names in &lobbies {
+        check(names, &[], "");
     }
+    // Clans (the bot logs have three: =XiX=, [OA], {TDK}) together and spread, and the last
+    // match avoided, on lobbies searched every way (every split, meeting in the middle with
+    // and without tied newcomers, the local search).
+    let in_clans: Vec<String> = data["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["clan"].is_string())
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(in_clans.len() >= 6, "{in_clans:?}");
+    let mut clan_lobbies = vec![known[..10.min(known.len())].to_vec(), known.clone()];
+    for size in [30usize, 44] {
+        let mut big = known.clone();
+        big.extend(fresh(size.saturating_sub(known.len() + 1)));
+        big.truncate(size);
+        clan_lobbies.push(big);
+    }
+    let mut avoided = 0;
+    for names in &clan_lobbies {
+        for (flags, url) in [
+            (&["--clans", "together"][..], "&clans=together"),
+            (
+                &["--clans", "spread", "--avoid-last"][..],
+                "&clans=spread&avoid=1",
+            ),
+            (&["--avoid-last"][..], "&avoid=1"),
+            (
+                &["--clans", "together", "--avoid-last"][..],
+                "&clans=together&avoid=1",
+            ),
+        ] {
+            let cli = check(names, flags, url);
+            if cli["last_match"]["avoided"] == true
+                && cli["last_match"]["why"]
+                    .as_str()
+                    .unwrap()
+                    .contains("is proposed")
+            {
+                avoided += 1;
+            }
+        }
+    }
+    eprintln!("the last match's teams were avoided in {avoided} lobbies");
+    assert!(
+        avoided >= 1,
+        "no lobby took the fairest split that avoids the last match"
+    );
+    // The party guard on real skills: a clan of a strong and a weak bot with the two weakest.
+    let guard: Vec<String> = ["=XiX=Witch", "=XiX=Grunt", "Ayumi", "Beret"]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let cli = check(&guard, &["--clans", "together"], "&clans=together");
+    let warning = cli["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with("clan =XiX= kept together would make one side a sure winner"),
+        "{cli}"
+    );
 
     // `?seed=N` on the page is `--seed N`.
     let o = fragstats()
@@ -752,7 +845,10 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         .map(PathBuf::from)
         .unwrap_or_else(|| tmp.path().join("shots"));
     std::fs::create_dir_all(&shots).unwrap();
-    driver.open(&page(&lobbies[1]));
+    driver.open(&format!(
+        "{}&clans=together&avoid=1",
+        page(&clan_lobbies[0])
+    ));
     for width in [1280, 390] {
         driver.size(width, 844);
         let wide = driver.js("return document.documentElement.scrollWidth;", json!([]));

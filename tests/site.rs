@@ -1490,6 +1490,174 @@ fn balance_cli_contract() {
     }
 }
 
+/// Issue 15, swap mode: never more swaps than asked, each reported p is the model's p of the
+/// teams after the swaps so far (computed independently by a call that locks every player), and
+/// each swap list ends fairer than the start by the minimum gain. With clans: the `clans`,
+/// `warnings` and `last_match` keys beside the contract's, and hard conflicts still named.
+#[test]
+fn balance_swaps_report_the_models_p_and_clan_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("site.toml");
+    let logs = shared().join("openarena");
+    std::fs::write(&config, format!("logs = [{:?}]\n", logs.to_string_lossy())).unwrap();
+    let cfg = config.to_str().unwrap();
+    let o = fragstats(&["build", "--config", cfg], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["balance", "--config", cfg, "--json"];
+        all.extend(args);
+        let o = fragstats(&all, tmp.path());
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let p_of = |red: &[String], blue: &[String]| -> f64 {
+        let locks: Vec<String> = red
+            .iter()
+            .map(|n| format!("{n}=red"))
+            .chain(blue.iter().map(|n| format!("{n}=blue")))
+            .collect();
+        let mut args: Vec<&str> = Vec::new();
+        for l in &locks {
+            args.extend(["--lock", l.as_str()]);
+        }
+        let v = json(&args);
+        v["p_red_wins"].as_f64().unwrap()
+    };
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    // The strongest bots against the weakest: far from even.
+    let from =
+        "red: [OA]Sarge, Angelyss, {TDK}Liz, =XiX=Witch; blue: Ayumi, Beret, Gargoyle, =XiX=Grunt";
+    let start = json(&["--from", from, "--max-swaps", "0"]);
+    let p0 = start["current"]["p_red_wins"].as_f64().unwrap();
+    assert!((p0 - 0.5).abs() > 0.1, "{start}");
+    assert_eq!(start["swaps"], serde_json::json!([]));
+    let mut last_cost = (p0 - 0.5).abs();
+    for max in 1..=3usize {
+        let m = max.to_string();
+        let v = json(&["--from", from, "--max-swaps", &m]);
+        let swaps = v["swaps"].as_array().unwrap();
+        assert!(!swaps.is_empty() && swaps.len() <= max, "{v}");
+        let mut red = names(&v["current"]["red"]);
+        let mut blue = names(&v["current"]["blue"]);
+        for s in swaps {
+            let (out, back) = (
+                s["to_blue"].as_str().unwrap().to_string(),
+                s["to_red"].as_str().unwrap().to_string(),
+            );
+            assert!(red.contains(&out) && blue.contains(&back), "{v}");
+            red.retain(|n| *n != out);
+            blue.retain(|n| *n != back);
+            red.push(back);
+            blue.push(out);
+            let want = p_of(&red, &blue);
+            let got = s["p_red_wins"].as_f64().unwrap();
+            assert!(
+                (got - want).abs() < 1e-12,
+                "{max}: swap p {got}, model {want}"
+            );
+        }
+        let end = swaps.last().unwrap()["p_red_wins"].as_f64().unwrap();
+        assert!((end - 0.5).abs() + 0.01 <= (p0 - 0.5).abs() + 1e-12);
+        assert!(
+            (end - 0.5).abs() <= last_cost + 1e-12,
+            "more swaps, no worse"
+        );
+        last_cost = (end - 0.5).abs();
+    }
+
+    // Clans: together keeps the pairs, the keys are there, the contract's keys unchanged.
+    let lobby = [
+        "=XiX=Grunt",
+        "=XiX=Witch",
+        "[OA]Morgan",
+        "[OA]Sarge",
+        "{TDK}Kyonshi",
+        "{TDK}Liz",
+        "Angelyss",
+        "Ayumi",
+    ];
+    let mut args = vec!["--clans", "together", "--avoid-last"];
+    args.extend(lobby);
+    let v = json(&args);
+    for key in [
+        "red",
+        "blue",
+        "p_red_wins",
+        "exact",
+        "alternatives",
+        "abba",
+        "unknown",
+        "warnings",
+        "clans",
+        "last_match",
+    ] {
+        assert!(v.get(key).is_some(), "{key}: {v}");
+    }
+    assert_eq!(v["clans"]["mode"], "together");
+    assert_eq!(v["clans"]["groups"].as_array().unwrap().len(), 3, "{v}");
+    let red = names(&v["red"]);
+    for pair in lobby[..6].chunks(2) {
+        assert_eq!(
+            red.contains(&pair[0].to_string()),
+            red.contains(&pair[1].to_string()),
+            "{v}"
+        );
+    }
+    assert!(v["last_match"]["red"].is_array(), "{v}");
+    let mut args = vec!["--clans", "spread"];
+    args.extend(lobby);
+    let v = json(&args);
+    // Spread is a soft rule (2 points a mate by default): each clan's count of mates out of
+    // place is reported as defined (a pair on one side has one).
+    let red = names(&v["red"]);
+    for (pair, group) in lobby[..6]
+        .chunks(2)
+        .zip(v["clans"]["groups"].as_array().unwrap())
+    {
+        let same = red.contains(&pair[0].to_string()) == red.contains(&pair[1].to_string());
+        assert_eq!(group["out_of_place"], u32::from(same), "{v}");
+    }
+    // Hard conflicts are still named with clans on.
+    let mut args = vec![
+        "balance",
+        "--config",
+        cfg,
+        "--json",
+        "--clans",
+        "together",
+        "--together",
+        "Ayumi,Angelyss",
+        "--apart",
+        "Ayumi,Angelyss",
+    ];
+    args.extend(lobby);
+    let o = fragstats(&args, tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("Ayumi and Angelyss must play apart but are kept together"),
+        "{}",
+        stderr(&o)
+    );
+    // A bad [balance] value names the key.
+    std::fs::write(
+        &config,
+        format!(
+            "logs = [{:?}]\n[balance]\nparty_guard = 0.4\n",
+            logs.to_string_lossy()
+        ),
+    )
+    .unwrap();
+    let o = fragstats(&["balance", "--config", cfg, "Sarge", "Ayumi"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("balance.party_guard"), "{}", stderr(&o));
+}
+
 /// The built-in `match.html` prints the kill list from `kills_html`, made in Rust for speed; a
 /// site's own template still gets the `kills` rows. Both must give the same page, byte for byte:
 /// a site whose `match.html` is the built-in one with the old Tera loop over `kills` is

@@ -8,30 +8,35 @@ use serde_json::{Value, json};
 
 use super::data::{BalanceData, NameIndex, Resolved};
 use super::random::{random_split, seed_of};
-use super::{Candidate, Rules, Side, Split, balance, p_red, swaps};
+use super::soft::{ClanGroup, LastTeams, Options, Soft, propose};
+use super::{Candidate, Rules, Side, Split, p_red, swaps};
 use crate::build::{BuildRequest, Plan};
-use crate::cli::{BalanceArgs, BalanceFormat};
+use crate::cli::{BalanceArgs, BalanceFormat, ClansArg};
+use crate::config::{BalanceConfig, ClanMode};
 
 /// The lobby: candidates, and the names never seen.
 struct Lobby {
     index: NameIndex,
     candidates: Vec<Candidate>,
+    /// Each candidate's index in the data file (None for a newcomer).
+    ids: Vec<Option<u32>>,
     unknown: Vec<String>,
 }
 
 impl Lobby {
     /// Index of the player `query` means, adding them if not present yet.
     fn add(&mut self, data: &BalanceData, query: &str) -> Result<usize> {
-        let (name, skill, new) = match data.resolve(&self.index, query).map_err(|e| anyhow!(e))? {
-            Resolved::Known(i) => (data.players[i].name.clone(), data.skill(i), false),
-            Resolved::New(name) => (name, data.params.newcomer, true),
+        let (name, skill, id) = match data.resolve(&self.index, query).map_err(|e| anyhow!(e))? {
+            Resolved::Known(i) => (data.players[i].name.clone(), data.skill(i), Some(i as u32)),
+            Resolved::New(name) => (name, data.params.newcomer, None),
         };
         if let Some(at) = self.candidates.iter().position(|c| c.name == name) {
             return Ok(at);
         }
-        if new {
+        if id.is_none() {
             self.unknown.push(name.clone());
         }
+        self.ids.push(id);
         self.candidates.push(Candidate { name, skill });
         Ok(self.candidates.len() - 1)
     }
@@ -61,8 +66,26 @@ fn parse_from(text: &str) -> Result<(Vec<&str>, Vec<&str>)> {
     }
 }
 
-/// Reads the balance data of the build the arguments point at.
-fn load(args: &BalanceArgs) -> Result<BalanceData> {
+/// The clans of the lobby with two or more members present, by clan name.
+fn clan_groups(data: &BalanceData, lobby: &Lobby) -> Vec<ClanGroup> {
+    let mut by_name: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+    for (i, id) in lobby.ids.iter().enumerate() {
+        if let Some(clan) = id.and_then(|id| data.players[id as usize].clan.as_deref()) {
+            by_name.entry(clan).or_default().push(i);
+        }
+    }
+    by_name
+        .into_iter()
+        .filter(|(_, members)| members.len() >= 2)
+        .map(|(name, members)| ClanGroup {
+            name: name.to_string(),
+            members,
+        })
+        .collect()
+}
+
+/// Reads the balance data of the build the arguments point at, and `[balance]` of the config.
+fn load(args: &BalanceArgs) -> Result<(BalanceData, BalanceConfig)> {
     let plan = Plan::new(&BuildRequest {
         config: args.config.clone(),
         out: args.out.clone(),
@@ -75,20 +98,22 @@ fn load(args: &BalanceArgs) -> Result<BalanceData> {
             path.display()
         )
     })?;
-    BalanceData::from_script(&text).map_err(|e| {
+    let data = BalanceData::from_script(&text).map_err(|e| {
         anyhow!(
             "{}: {e} (run `fragstats build` again to rewrite it)",
             path.display()
         )
-    })
+    })?;
+    Ok((data, plan.config.balance))
 }
 
 /// Runs the command; returns what to print.
 pub fn run(args: &BalanceArgs) -> Result<String> {
-    let data = load(args)?;
+    let (data, settings) = load(args)?;
     let mut lobby = Lobby {
         index: data.index(),
         candidates: Vec::new(),
+        ids: Vec::new(),
         unknown: Vec::new(),
     };
     let from = match &args.from {
@@ -152,8 +177,28 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
     {
         bail!("with --from, the rules may name only players of the teams given");
     }
+    rules.soft = Soft {
+        mode: match args.clans {
+            Some(ClansArg::Together) => ClanMode::Together,
+            Some(ClansArg::Spread) => ClanMode::Spread,
+            Some(ClansArg::Off) => ClanMode::Off,
+            None => settings.clans,
+        },
+        clans: clan_groups(&data, &lobby),
+        unit: settings.clan_penalty / 100.0,
+    };
+    let last = (args.avoid_last || settings.avoid_last)
+        .then(|| LastTeams::find(&data.recent, &lobby.ids))
+        .flatten();
+    let options = Options {
+        alternatives: 3,
+        party_guard: settings.party_guard,
+        avoid: last.map(|l| (l, settings.avoid_last_within / 100.0)),
+    };
     let c = &lobby.candidates;
-    let proposal = balance(c, &data.params, &rules, 3).map_err(|e| anyhow!(e))?;
+    let outcome = propose(c, &data.params, &rules, &options).map_err(|e| anyhow!(e))?;
+    let proposal = &outcome.proposal;
+    let soft = &outcome.soft;
     let random = random_split(
         c,
         &data.params,
@@ -170,6 +215,35 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
             },
         )
     });
+    // Warnings: the guards, and a swap list whose first swaps alone would leave the teams less
+    // fair than they are (the p after each swap is cumulative).
+    let mut warnings = outcome.warnings.clone();
+    if let Some((list, current)) = &swap_list {
+        let start = (current.p_red - 0.5).abs();
+        if let Some(k) = list
+            .iter()
+            .take(list.len().saturating_sub(1))
+            .position(|s| (s.p_red - 0.5).abs() > start)
+        {
+            warnings.push(format!(
+                "make all {} swaps: after swap {} alone P(red wins) would be {:.0}%, farther from 50% than now ({:.0}%)",
+                list.len(),
+                k + 1,
+                list[k].p_red * 100.0,
+                current.p_red * 100.0
+            ));
+        }
+    }
+    let names_of = |ids: &[usize]| ids.iter().map(|&i| c[i].name.clone()).collect::<Vec<_>>();
+    let mode_name = |m: ClanMode| match m {
+        ClanMode::Off => "off",
+        ClanMode::Together => "together",
+        ClanMode::Spread => "spread",
+    };
+    let out_of_place = |g: &ClanGroup, split: &Split| {
+        let red = g.members.iter().filter(|i| split.red.contains(i)).count() as u32;
+        super::soft::misplaced(soft.mode, red, g.members.len() as u32)
+    };
     let split_json = |s: &Split| {
         let side = |ids: &[usize]| ids.iter().map(|&i| c[i].name.clone()).collect::<Vec<_>>();
         json!({"red": side(&s.red), "blue": side(&s.blue), "p_red_wins": s.p_red})
@@ -185,6 +259,25 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
         out["random"]["expected_margin"] = json!(data.params.expected_margin(random.split.p_red));
         out["unknown"] = json!(lobby.unknown);
         out["expected_margin"] = json!(data.params.expected_margin(proposal.best.p_red));
+        out["warnings"] = json!(warnings);
+        out["clans"] = json!({
+            "mode": mode_name(soft.mode),
+            "penalty_points": settings.clan_penalty,
+            "groups": soft.clans.iter().map(|g| json!({
+                "name": g.name,
+                "members": names_of(&g.members),
+                "out_of_place": out_of_place(g, &proposal.best),
+            })).collect::<Vec<_>>(),
+        });
+        out["last_match"] = match &outcome.avoid {
+            Some(a) => json!({
+                "red": names_of(&a.last.red),
+                "blue": names_of(&a.last.blue),
+                "avoided": a.avoided,
+                "why": a.why,
+            }),
+            None => Value::Null,
+        };
         if let Some((list, current)) = &swap_list {
             out["current"] = split_json(current);
             out["current"]["expected_margin"] = json!(data.params.expected_margin(current.p_red));
@@ -282,7 +375,30 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
                     lobby.unknown.join(", ")
                 );
             }
+            if let Some(a) = &outcome.avoid {
+                let _ = writeln!(
+                    out,
+                    "last match's teams: {} | {}: {}",
+                    team(&a.last.red),
+                    team(&a.last.blue),
+                    a.why
+                );
+            } else if args.avoid_last || settings.avoid_last {
+                let _ = writeln!(
+                    out,
+                    "last match's teams: no recent team match had two or more of these players on each side"
+                );
+            }
         }
+        BalanceFormat::Say | BalanceFormat::Rcon => {}
+    }
+    if args.format == BalanceFormat::Text {
+        for w in &warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
+    }
+    match args.format {
+        BalanceFormat::Text => {}
         BalanceFormat::Say => {
             let _ = writeln!(out, "say \"Red: {}\"", chat(&team(&proposal.best.red)));
             let _ = writeln!(out, "say \"Blue: {}\"", chat(&team(&proposal.best.blue)));
@@ -346,6 +462,53 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
         }
         for &(a, b) in &rules.apart {
             let _ = writeln!(out, "rule: {} and {} play apart", c[a].name, c[b].name);
+        }
+        if soft.mode != ClanMode::Off {
+            let _ = writeln!(
+                out,
+                "soft rule: clan mates {} ([balance] clans), {} points of |P(red wins) - 50%| for each mate out of place ({}); the party guard keeps P(red wins) of a group kept together within {:.0}% to {:.0}%",
+                mode_name(soft.mode),
+                settings.clan_penalty,
+                if soft.mode == ClanMode::Together {
+                    "the fewer of a clan's mates on one side"
+                } else {
+                    "half the difference between a clan's mates on each side"
+                },
+                (1.0 - settings.party_guard) * 100.0,
+                settings.party_guard * 100.0
+            );
+            for g in &soft.clans {
+                let _ = writeln!(
+                    out,
+                    "clan {}: {} ({} out of place, {:.1} points)",
+                    g.name,
+                    team(&g.members),
+                    out_of_place(g, &proposal.best),
+                    f64::from(out_of_place(g, &proposal.best)) * settings.clan_penalty
+                );
+            }
+            if soft.clans.is_empty() {
+                let _ = writeln!(out, "clan: no two players of the lobby share a clan");
+            }
+        }
+        let _ = writeln!(
+            out,
+            "objective: |P(red wins) - 50%| + penalties = {:.2} points",
+            super::soft::objective(&proposal.best, soft) * 100.0
+        );
+        for w in &warnings {
+            let _ = writeln!(out, "guard: {w}");
+        }
+        if let Some(a) = &outcome.avoid {
+            let _ = writeln!(
+                out,
+                "last match (the most recent team match with two or more of these players on each side, among the build's last {}): red {} | blue {}; {} (tolerance {} points)",
+                super::data::RECENT,
+                team(&a.last.red),
+                team(&a.last.blue),
+                a.why,
+                settings.avoid_last_within
+            );
         }
         for cand in c {
             let _ = writeln!(

@@ -24,6 +24,8 @@ pub struct Entry {
     /// Team-model skill (θ) and its variance.
     pub skill: f64,
     pub variance: f64,
+    /// Clan name; left out for players without one (most of them: the file stays small).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clan: Option<String>,
 }
 
@@ -33,7 +35,17 @@ pub struct BalanceData {
     pub format: u32,
     pub params: TeamParams,
     pub players: Vec<Entry>,
+    /// The last [`RECENT`] team matches, most recent first, each `[red, blue]` as indices into
+    /// `players` (for `--avoid-last`).
+    #[serde(default)]
+    pub recent: Vec<[Vec<u32>; 2]>,
+    /// `[balance]` of the build: the page's defaults.
+    #[serde(default)]
+    pub settings: crate::config::BalanceConfig,
 }
+
+/// Team matches kept in [`BalanceData::recent`].
+pub const RECENT: usize = 200;
 
 impl BalanceData {
     /// The script text.
@@ -212,6 +224,8 @@ mod tests {
                 entry("Sarah", &[]),
                 entry("Grunt", &[]),
             ],
+            recent: vec![[vec![0, 1], vec![2, 3]]],
+            settings: Default::default(),
         }
     }
 

@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 
+use super::soft::{SoftMasks, p_distance};
 use super::{Best, Candidate, Rules, Side, Split, TIE, split_of};
 use crate::evaluate::team::TeamParams;
 
@@ -92,10 +93,13 @@ struct MeetInTheMiddle<'a> {
     size_more: f64,
     /// Every split ties on the skill terms (no skill scale).
     flat: bool,
+    /// The soft clan rule: with it, the key is |p − 50%| plus the penalty, which depends on
+    /// the clan members a subset holds (runs are split by them).
+    soft: SoftMasks,
 }
 
 impl<'a> MeetInTheMiddle<'a> {
-    fn new(lobby: &'a [Candidate], params: &'a TeamParams) -> MeetInTheMiddle<'a> {
+    fn new(lobby: &'a [Candidate], params: &'a TeamParams, rules: &Rules) -> MeetInTheMiddle<'a> {
         let n = lobby.len();
         let scale = params.coef[0].max(0.0);
         let (low_size, high_size) = (n / 2, n.div_ceil(2));
@@ -110,6 +114,7 @@ impl<'a> MeetInTheMiddle<'a> {
             spread: std::f64::consts::PI / 8.0 * scale * scale,
             size_more: (high_size as f64 / low_size.max(1) as f64).ln(),
             flat: scale <= 0.0,
+            soft: rules.soft.masks(),
         }
     }
 
@@ -253,7 +258,7 @@ pub fn meet_in_the_middle(
     if cut.crossing.len() > MAX_CROSSING {
         return None;
     }
-    let search = MeetInTheMiddle::new(lobby, params);
+    let search = MeetInTheMiddle::new(lobby, params, rules);
     Some(search.run(&cut, low, all, keep))
 }
 
@@ -266,7 +271,7 @@ pub(super) fn bound_terms(
     rn: usize,
     rm: f64,
 ) -> (f64, f64) {
-    let search = MeetInTheMiddle::new(lobby, params);
+    let search = MeetInTheMiddle::new(lobby, params, &Rules::default());
     (search.u(rn, rm), search.k_min(rn))
 }
 
@@ -290,18 +295,24 @@ impl MeetInTheMiddle<'_> {
             }
         }
         let flat = self.flat;
+        // With the soft clan rule, the penalty depends on which clan members a subset holds:
+        // runs are of equal sums *and* equal clan members, so that a run's keys are all equal.
+        let clan = self.soft.members();
         let order = |x: &Part, y: &Part| {
             if flat {
-                return x.mask.cmp(&y.mask);
+                return (x.mask & clan, x.mask).cmp(&(y.mask & clan, y.mask));
             }
             x.mean
                 .total_cmp(&y.mean)
                 .then(x.variance.total_cmp(&y.variance))
+                .then((x.mask & clan).cmp(&(y.mask & clan)))
                 .then(x.mask.cmp(&y.mask))
         };
         let same = |x: &Part, y: &Part| {
-            flat || (x.mean.to_bits() == y.mean.to_bits()
-                && x.variance.to_bits() == y.variance.to_bits())
+            x.mask & clan == y.mask & clan
+                && (flat
+                    || (x.mean.to_bits() == y.mean.to_bits()
+                        && x.variance.to_bits() == y.variance.to_bits()))
         };
         let buckets: HashMap<(u32, u64), Bucket> = buckets
             .into_iter()
@@ -376,7 +387,7 @@ impl MeetInTheMiddle<'_> {
                             let red = a.mask | b.mask;
                             let cost = self.cost(rn, a.mean + b.mean, a.variance + b.variance);
                             let partition = if zero_red { red } else { all & !red };
-                            best.offer(cost, partition, red);
+                            best.offer(self.soft.key(cost, red), partition, red);
                         };
                         if zero_red {
                             run.iter().take(keep).for_each(&mut offer);
@@ -385,8 +396,10 @@ impl MeetInTheMiddle<'_> {
                         }
                     };
                     if flat {
-                        if !parts.is_empty() {
-                            offer_run(0, parts.len(), &mut best);
+                        let mut i = 0;
+                        while i < parts.len() {
+                            offer_run(i, end[i], &mut best);
+                            i = end[i];
                         }
                         continue;
                     }
@@ -400,7 +413,13 @@ impl MeetInTheMiddle<'_> {
                         } else {
                             f64::INFINITY
                         };
-                        k_min * self.u(rn, a.mean + p.mean).abs() > theta + TIE
+                        let least = k_min * self.u(rn, a.mean + p.mean).abs();
+                        // The penalty is never negative and |p − 50%| grows with |logit|.
+                        if self.soft.active {
+                            p_distance(least) > theta + TIE
+                        } else {
+                            least > theta + TIE
+                        }
                     };
                     let mut i = split;
                     while i < parts.len() && !beyond(&parts[i], &best) {

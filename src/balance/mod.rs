@@ -15,10 +15,12 @@ pub mod command;
 pub mod data;
 pub mod exact;
 pub mod random;
+pub mod soft;
 
 use std::collections::BTreeMap;
 
 use crate::evaluate::team::{Features, Skill, TeamParams};
+pub use soft::Soft;
 
 /// Largest lobby searched exactly by trying every split (or by [`exact::meet_in_the_middle`],
 /// which gives the same list, from 13 players on).
@@ -49,12 +51,14 @@ pub enum Side {
     Blue,
 }
 
-/// Hard rules, by index into the lobby.
+/// Hard rules, by index into the lobby, and the soft clan rule (part of the objective).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rules {
     pub lock: Vec<(usize, Side)>,
     pub together: Vec<(usize, usize)>,
     pub apart: Vec<(usize, usize)>,
+    /// Clan mates together or spread: each mate out of place costs points.
+    pub soft: Soft,
 }
 
 /// Teams as indices into the lobby, with P(red wins).
@@ -272,8 +276,9 @@ impl Best {
             && self
                 .found
                 .last()
-                .is_some_and(|&(c, p, _)| (key, partition) >= (c, p))
+                .is_some_and(|&(c, p, r)| (key, partition, red) >= (c, p, r))
         {
+            // (The last entry's own partition may still take a better side: hence the red.)
             return;
         }
         if let Some(at) = self.found.iter().position(|&(_, p, _)| p == partition) {
@@ -335,6 +340,7 @@ pub fn balance(
 fn exhaustive(lobby: &[Candidate], params: &TeamParams, rules: &Rules, keep: usize) -> Vec<Split> {
     let n = lobby.len();
     let masks = Masks::new(rules);
+    let soft = rules.soft.masks();
     let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
     let (low, high) = (n / 2, n.div_ceil(2));
     let (mut mean, mut variance) = (lobby[0].skill.mean, lobby[0].skill.variance);
@@ -391,7 +397,7 @@ fn exhaustive(lobby: &[Candidate], params: &TeamParams, rules: &Rules, keep: usi
             };
             let k = 1.0 / (1.0 + spread * v).sqrt();
             let logit = k * (scale * skill + params.coef[1] * size + params.coef[2]);
-            best.offer(logit.abs(), set, red);
+            best.offer(soft.key(logit.abs(), red), set, red);
         }
     }
     best.found
@@ -420,7 +426,12 @@ fn local_search(
         if r.is_empty() || b.is_empty() {
             return f64::INFINITY;
         }
-        cost(p_red(lobby, params, &r, &b))
+        let penalty = if rules.soft.active() {
+            rules.soft.unit * f64::from(rules.soft.out_of_place(|i| red[i]))
+        } else {
+            0.0
+        };
+        cost(p_red(lobby, params, &r, &b)) + penalty
     };
     let mut found: Vec<(f64, Vec<bool>)> = Vec::new();
     let start = abba(lobby, params);
@@ -551,7 +562,15 @@ pub fn swaps(
         (0..n).all(|i| on_red(i) == on_red(group[i]))
             && rules.apart.iter().all(|&(x, y)| on_red(x) != on_red(y))
     };
-    let now = cost(p_red(lobby, params, red, blue));
+    let objective = |r: &[usize], b: &[usize]| {
+        let penalty = if rules.soft.active() {
+            rules.soft.unit * f64::from(rules.soft.out_of_place(|i| r.contains(&i)))
+        } else {
+            0.0
+        };
+        cost(p_red(lobby, params, r, b)) + penalty
+    };
+    let now = objective(red, blue);
     let mut best: (f64, Vec<(usize, usize)>) = (now, Vec::new());
     // Exchanges as chosen subsets of equal size k from each side.
     for k in 1..=max_swaps.min(reds.len()).min(blues.len()) {
@@ -575,7 +594,7 @@ pub fn swaps(
                 if !valid(&r) {
                     continue;
                 }
-                let c = cost(p_red(lobby, params, &r, &b));
+                let c = objective(&r, &b);
                 if best_k.as_ref().is_none_or(|(bc, _)| c + TIE < *bc) {
                     best_k = Some((c, gone.into_iter().zip(come).collect()));
                 }
@@ -587,22 +606,36 @@ pub fn swaps(
             best = (c, pairs);
         }
     }
-    // Apply the exchanges one by one, reporting p after each.
+    // Apply the exchanges one by one, reporting p after each (cumulative), the fairest next
+    // first, so that a part of the list is as fair as it can be.
     let (mut r, mut b) = (red.to_vec(), blue.to_vec());
-    best.1
-        .into_iter()
-        .map(|(out, back)| {
-            r.retain(|&i| i != out);
-            r.push(back);
-            b.retain(|&i| i != back);
-            b.push(out);
-            Swap {
-                to_blue: out,
-                to_red: back,
-                p_red: p_red(lobby, params, &r, &b),
+    let mut pairs = best.1;
+    let mut out = Vec::new();
+    let apply = |r: &mut Vec<usize>, b: &mut Vec<usize>, (gone, come): (usize, usize)| {
+        r.retain(|&i| i != gone);
+        r.push(come);
+        b.retain(|&i| i != come);
+        b.push(gone);
+    };
+    while !pairs.is_empty() {
+        let mut pick = (f64::INFINITY, 0);
+        for (k, &pair) in pairs.iter().enumerate() {
+            let (mut r2, mut b2) = (r.clone(), b.clone());
+            apply(&mut r2, &mut b2, pair);
+            let c = objective(&r2, &b2);
+            if c + TIE < pick.0 {
+                pick = (c, k);
             }
-        })
-        .collect()
+        }
+        let pair = pairs.remove(pick.1);
+        apply(&mut r, &mut b, pair);
+        out.push(Swap {
+            to_blue: pair.0,
+            to_red: pair.1,
+            p_red: p_red(lobby, params, &r, &b),
+        });
+    }
+    out
 }
 
 /// Every k-subset of 0..n, in lexicographic order.

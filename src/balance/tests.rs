@@ -97,6 +97,7 @@ fn local_search_beyond_the_exact_limit() {
         lock: vec![(0, Side::Blue)],
         together: vec![(1, 2)],
         apart: vec![(3, 4)],
+        ..Rules::default()
     };
     let got = balance(&lobby, &params(), &rules, 2).unwrap();
     assert!(!got.exact);
@@ -456,6 +457,7 @@ fn random_split_is_reproducible_and_fair_sized() {
         lock: vec![(0, Side::Red), (1, Side::Red), (2, Side::Blue)],
         together: vec![(3, 4)],
         apart: vec![(5, 6)],
+        ..Rules::default()
     };
     conflicts(&lobby, &rules).unwrap();
     for seed in 0..50 {
@@ -475,5 +477,360 @@ fn random_split_is_reproducible_and_fair_sized() {
     for seed in 0..20 {
         let r = random_split(&lobby, &params(), &rules, seed);
         assert_eq!(r.split.red.len(), 6);
+    }
+}
+
+/// Random clans over a lobby of `n` (some of every size from 2), with a random mode and
+/// penalty (0 to 5 points a mate).
+fn random_soft(rng: &mut Lcg, n: usize, round: usize) -> Soft {
+    use crate::config::ClanMode;
+    let mode = [ClanMode::Together, ClanMode::Spread, ClanMode::Off][round % 3];
+    let mut clans = Vec::new();
+    let mut next = 0;
+    while next + 2 <= n && clans.len() < 3 {
+        let size = 2 + rng.below(3).min(n - next - 2);
+        clans.push(soft::ClanGroup {
+            name: format!("C{}", clans.len()),
+            members: (next..next + size).map(|i| (i * 7 + round) % n).collect(),
+        });
+        next += size + rng.below(2);
+    }
+    // Members must be distinct across clans: keep the first claim.
+    let mut seen = Vec::new();
+    for c in &mut clans {
+        c.members.retain(|i| {
+            let new = !seen.contains(i);
+            seen.push(*i);
+            new
+        });
+    }
+    clans.retain(|c| c.members.len() >= 2);
+    Soft {
+        mode,
+        clans,
+        unit: rng.next() * 0.05,
+    }
+}
+
+/// The objective of a red set under the rules, by the definitions (|p − 50%| of the model's p
+/// plus the penalty of every mate out of place, counted from scratch).
+fn objective_of(lobby: &[Candidate], rules: &Rules, red: u64) -> f64 {
+    let split = split_of(lobby, &params(), red);
+    let mut out_of_place = 0;
+    for c in &rules.soft.clans {
+        let k = c.members.len();
+        let r = c.members.iter().filter(|&&i| red >> i & 1 == 1).count();
+        out_of_place += match rules.soft.mode {
+            crate::config::ClanMode::Off => 0,
+            crate::config::ClanMode::Together => r.min(k - r),
+            // Mates to move so that the sides differ by at most one.
+            crate::config::ClanMode::Spread => (0..=k)
+                .filter(|&t| (2 * t).abs_diff(k) <= 1)
+                .map(|t| t.abs_diff(r))
+                .min()
+                .unwrap(),
+        };
+    }
+    let penalty = if rules.soft.unit > 0.0 {
+        rules.soft.unit * out_of_place as f64
+    } else {
+        0.0
+    };
+    cost(split.p_red) + penalty
+}
+
+/// With clan penalties, the exact searches (every split, and meeting in the middle) find the
+/// brute force's best objective, list distinct partitions in order, and agree with each other.
+#[test]
+fn soft_clan_rules_exact_search_equals_brute_force() {
+    let mut rng = Lcg(23);
+    for round in 0..90 {
+        let n = 3 + round % 14;
+        let lobby = if round % 2 == 0 {
+            lobby(&mut rng, n)
+        } else {
+            lobby_with_twins(&mut rng, n)
+        };
+        let mut rules = random_rules(&mut rng, n, round);
+        rules.soft = random_soft(&mut rng, n, round);
+        if round % 10 == 7 {
+            rules.soft.unit = 0.5; // penalties dominate
+        }
+        if conflicts(&lobby, &rules).is_err() {
+            continue;
+        }
+        let masks = Masks::new(&rules);
+        let mut want: Option<f64> = None;
+        for red in 0..1u64 << n {
+            let size = red.count_ones() as usize;
+            if (size != n / 2 && size != n.div_ceil(2)) || !masks.allows(red) {
+                continue;
+            }
+            let c = objective_of(&lobby, &rules, red);
+            want = Some(want.map_or(c, |b: f64| b.min(c)));
+        }
+        let list = exhaustive(&lobby, &params(), &rules, 4);
+        let Some(want) = want else {
+            assert!(list.is_empty());
+            continue;
+        };
+        let red_mask = |s: &Split| s.red.iter().map(|&i| 1u64 << i).sum::<u64>();
+        let got = objective_of(&lobby, &rules, red_mask(&list[0]));
+        assert!((got - want).abs() < 1e-9, "round {round}: {got} vs {want}");
+        for pair in list.windows(2) {
+            let (a, b) = (
+                objective_of(&lobby, &rules, red_mask(&pair[0])),
+                objective_of(&lobby, &rules, red_mask(&pair[1])),
+            );
+            assert!(a <= b + 1e-9, "round {round}: out of order");
+        }
+        let meet = exact::meet_in_the_middle(&lobby, &params(), &rules, 4).unwrap();
+        assert_eq!(meet, list, "round {round}: n = {n}, rules {rules:?}");
+        let got = balance(&lobby, &params(), &rules, 3).unwrap();
+        assert!(got.exact);
+        assert_eq!(got.best, list[0]);
+        // No skill scale: every split ties on p, the penalties decide.
+        let mut flat = params();
+        flat.coef[0] = 0.0;
+        let want = exhaustive(&lobby, &flat, &rules, 4);
+        let meet = exact::meet_in_the_middle(&lobby, &flat, &rules, 4).unwrap();
+        assert_eq!(meet, want, "round {round}: flat, n = {n}");
+    }
+}
+
+/// Together: a clan stays whole when that costs less than the penalty; spread: a clan of four
+/// plays two and two; off: the clan plays no part. And the local search counts the penalty.
+#[test]
+fn clan_modes_place_the_mates() {
+    use crate::config::ClanMode;
+    let mut rng = Lcg(29);
+    let lobby = lobby(&mut rng, 10);
+    let clan = soft::ClanGroup {
+        name: "OA".into(),
+        members: vec![0, 3, 5, 8],
+    };
+    let with = |mode, unit| Rules {
+        soft: Soft {
+            mode,
+            clans: vec![clan.clone()],
+            unit,
+        },
+        ..Rules::default()
+    };
+    let on_red = |s: &Split| clan.members.iter().filter(|i| s.red.contains(i)).count();
+    let spread = balance(&lobby, &params(), &with(ClanMode::Spread, 1.0), 0).unwrap();
+    assert_eq!(on_red(&spread.best), 2);
+    let together = balance(&lobby, &params(), &with(ClanMode::Together, 1.0), 0).unwrap();
+    assert!(matches!(on_red(&together.best), 0 | 4));
+    let off = balance(&lobby, &params(), &with(ClanMode::Off, 1.0), 0).unwrap();
+    let plain = balance(&lobby, &params(), &Rules::default(), 0).unwrap();
+    assert_eq!(off, plain);
+    // A zero penalty is no rule.
+    let free = balance(&lobby, &params(), &with(ClanMode::Together, 0.0), 0).unwrap();
+    assert_eq!(free, plain);
+    assert_eq!(soft::misplaced(ClanMode::Together, 1, 4), 1);
+    assert_eq!(soft::misplaced(ClanMode::Together, 3, 4), 1);
+    assert_eq!(soft::misplaced(ClanMode::Spread, 0, 4), 2);
+    assert_eq!(soft::misplaced(ClanMode::Spread, 1, 3), 0);
+    assert_eq!(soft::misplaced(ClanMode::Spread, 3, 3), 1);
+    // Beyond the exact limit, the local search keeps a heavily penalised clan whole.
+    let big = self::lobby(&mut rng, 44);
+    let rules = Rules {
+        soft: Soft {
+            mode: ClanMode::Together,
+            clans: vec![soft::ClanGroup {
+                name: "X".into(),
+                members: vec![1, 7, 20],
+            }],
+            unit: 1.0,
+        },
+        ..Rules::default()
+    };
+    let got = balance(&big, &params(), &rules, 0).unwrap();
+    assert!(!got.exact);
+    let r = [1, 7, 20]
+        .iter()
+        .filter(|i| got.best.red.contains(i))
+        .count();
+    assert!(r == 0 || r == 3, "{got:?}");
+}
+
+/// A lobby of a strong clan of four and four weak players (skills known exactly).
+fn stacked_lobby() -> Vec<Candidate> {
+    (0..8)
+        .map(|i| Candidate {
+            name: format!("P{i}"),
+            skill: Skill {
+                mean: if i < 4 { 1.0 } else { -1.0 },
+                variance: 0.0,
+            },
+        })
+        .collect()
+}
+
+/// The party guard: a clan kept together that makes one side a sure winner loses its soft
+/// rule, with a warning naming it; a hard together group is kept, and named.
+#[test]
+fn party_guard_drops_the_clan_rule_and_names_hard_groups() {
+    use crate::config::ClanMode;
+    let lobby = stacked_lobby();
+    let options = soft::Options {
+        alternatives: 2,
+        party_guard: 0.75,
+        avoid: None,
+    };
+    let clan = Rules {
+        soft: Soft {
+            mode: ClanMode::Together,
+            clans: vec![soft::ClanGroup {
+                name: "Stack".into(),
+                members: vec![0, 1, 2, 3],
+            }],
+            // Fifty points a mate: breaking the clan costs more than the unfairness of keeping it.
+            unit: 0.5,
+        },
+        ..Rules::default()
+    };
+    // Without the guard, the clan stays whole and red or blue is a sure winner.
+    let unguarded = soft::propose(
+        &lobby,
+        &params(),
+        &clan,
+        &soft::Options {
+            party_guard: 1.0,
+            ..options.clone()
+        },
+    )
+    .unwrap();
+    assert!((unguarded.proposal.best.p_red - 0.5).abs() > 0.25);
+    assert!(unguarded.warnings.is_empty());
+    let guarded = soft::propose(&lobby, &params(), &clan, &options).unwrap();
+    assert!((guarded.proposal.best.p_red - 0.5).abs() < 0.25);
+    assert_eq!(guarded.warnings.len(), 1);
+    assert!(
+        guarded.warnings[0]
+            .starts_with("clan Stack kept together would make one side a sure winner"),
+        "{:?}",
+        guarded.warnings
+    );
+    assert!(guarded.soft.clans.is_empty());
+    // The hard rule is kept, and named.
+    let hard = Rules {
+        together: vec![(0, 1), (1, 2), (2, 3)],
+        ..Rules::default()
+    };
+    let got = soft::propose(&lobby, &params(), &hard, &options).unwrap();
+    let r = [0, 1, 2, 3]
+        .iter()
+        .filter(|i| got.proposal.best.red.contains(i))
+        .count();
+    assert!(r == 0 || r == 4);
+    assert_eq!(got.warnings.len(), 1, "{:?}", got.warnings);
+    assert!(
+        got.warnings[0].starts_with("keeping P0, P1, P2, P3 together makes one side a sure winner"),
+        "{:?}",
+        got.warnings
+    );
+    // A fair lobby: no warning.
+    let mut rng = Lcg(31);
+    let fair = self::lobby(&mut rng, 8);
+    let got = soft::propose(&fair, &params(), &clan, &options).unwrap();
+    assert!(got.warnings.is_empty(), "{:?}", got.warnings);
+}
+
+/// Avoiding the last match's teams: the fairest split that does not repeat them, within the
+/// tolerance; else the fairest, with the reason.
+#[test]
+fn avoid_last_takes_the_fairest_split_that_does_not_repeat() {
+    let mut rng = Lcg(37);
+    for round in 0..20 {
+        let lobby = lobby(&mut rng, 6 + round % 7);
+        let n = lobby.len();
+        let plain = balance(&lobby, &params(), &Rules::default(), 40).unwrap();
+        // The last match: exactly the fairest split's line-up.
+        let last = soft::LastTeams {
+            red: plain.best.red.clone(),
+            blue: plain.best.blue.clone(),
+        };
+        let options = |within: f64| soft::Options {
+            alternatives: 3,
+            party_guard: 1.0,
+            avoid: Some((last.clone(), within)),
+        };
+        let got = soft::propose(&lobby, &params(), &Rules::default(), &options(1.0)).unwrap();
+        let avoid = got.avoid.unwrap();
+        assert!(avoid.avoided, "round {round}");
+        assert!(!last.repeated_by(&got.proposal.best));
+        // It is the fairest of those that do not repeat, by brute force.
+        let mut want = f64::INFINITY;
+        for red in 0..1u64 << n {
+            let size = red.count_ones() as usize;
+            let s = split_of(&lobby, &params(), red);
+            if (size == n / 2 || size == n.div_ceil(2)) && !last.repeated_by(&s) {
+                want = want.min(cost(s.p_red));
+            }
+        }
+        assert!((cost(got.proposal.best.p_red) - want).abs() < 1e-9);
+        assert_eq!(got.proposal.alternatives.len(), 3);
+        assert_eq!(
+            got.proposal.alternatives[0], plain.best,
+            "the fairest comes next"
+        );
+        // With no tolerance, the fairest is kept unless another ties it, and the reason given.
+        let got = soft::propose(&lobby, &params(), &Rules::default(), &options(0.0)).unwrap();
+        let avoid = got.avoid.unwrap();
+        if cost(plain.alternatives[0].p_red) > cost(plain.best.p_red) + 1e-12 {
+            assert!(!avoid.avoided);
+            assert_eq!(got.proposal.best, plain.best);
+            assert!(avoid.why.contains("less fair"), "{}", avoid.why);
+        }
+    }
+    // A last match of other players changes nothing; two on each side are needed.
+    let recent = vec![[vec![10, 11], vec![12]], [vec![1, 2, 9], vec![3, 4]]];
+    let ids = [Some(1), Some(2), Some(3), Some(4), None, Some(12)];
+    let last = soft::LastTeams::find(&recent, &ids).unwrap();
+    assert_eq!((last.red, last.blue), (vec![0, 1], vec![2, 3]));
+    assert!(soft::LastTeams::find(&recent[..1], &ids).is_none());
+}
+
+/// The swap mode's p after each swap is the model's p of the teams after the swaps so far, the
+/// fairest order is taken, and no swap is proposed that does not gain the minimum.
+#[test]
+fn swaps_report_the_cumulative_p() {
+    let mut rng = Lcg(41);
+    for round in 0..40 {
+        let n = 6 + round % 7;
+        let lobby = lobby(&mut rng, n);
+        let red: Vec<usize> = (0..n / 2).collect();
+        let blue: Vec<usize> = (n / 2..n).collect();
+        let list = swaps(&lobby, &params(), &Rules::default(), &red, &blue, 3);
+        let (mut r, mut b) = (red.clone(), blue.clone());
+        let start = cost(p_red(&lobby, &params(), &r, &b));
+        for s in &list {
+            r.retain(|&i| i != s.to_blue);
+            r.push(s.to_red);
+            b.retain(|&i| i != s.to_red);
+            b.push(s.to_blue);
+            r.sort_unstable();
+            b.sort_unstable();
+            let p = p_red(&lobby, &params(), &r, &b);
+            assert!((p - s.p_red).abs() < 1e-12, "round {round}");
+        }
+        if let Some(last) = list.last() {
+            assert!(cost(last.p_red) + MIN_GAIN <= start + 1e-12);
+        }
+        // One fewer swap would not be as good by the minimum gain.
+        if list.len() >= 2 {
+            let fewer = swaps(
+                &lobby,
+                &params(),
+                &Rules::default(),
+                &red,
+                &blue,
+                list.len() - 1,
+            );
+            let fewer_cost = fewer.last().map_or(start, |s| cost(s.p_red));
+            assert!(cost(list.last().unwrap().p_red) + MIN_GAIN <= fewer_cost + 1e-12);
+        }
     }
 }

@@ -268,6 +268,42 @@ fn balance_file(input: &SiteInput) -> OutputFile {
             variance: 1.0,
         })
     });
+    // Each shown player's index in the file.
+    let mut index: Vec<Option<u32>> = Vec::with_capacity(input.hidden.len());
+    let mut shown = 0u32;
+    for &hidden in input.hidden {
+        index.push((!hidden).then_some(shown));
+        shown += u32::from(!hidden);
+    }
+    let mut recent: Vec<[Vec<u32>; 2]> = Vec::new();
+    for (m, ids) in input.matches.iter().zip(&input.roster.match_players).rev() {
+        if recent.len() == crate::balance::data::RECENT {
+            break;
+        }
+        let side = |team: crate::model::Team| -> Vec<u32> {
+            let mut out: Vec<u32> = m
+                .players
+                .iter()
+                .zip(ids)
+                .filter(|(p, _)| p.team == team)
+                .filter_map(|(_, &id)| index.get(id as usize).copied().flatten())
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        };
+        let (mut red, mut blue) = (
+            side(crate::model::Team::Red),
+            side(crate::model::Team::Blue),
+        );
+        // A player who changed sides stood on neither.
+        let both: Vec<u32> = red.iter().copied().filter(|i| blue.contains(i)).collect();
+        red.retain(|i| !both.contains(i));
+        blue.retain(|i| !both.contains(i));
+        if !red.is_empty() && !blue.is_empty() {
+            recent.push([red, blue]);
+        }
+    }
     let players = input
         .roster
         .players
@@ -295,6 +331,8 @@ fn balance_file(input: &SiteInput) -> OutputFile {
         format: crate::balance::data::FORMAT,
         params,
         players,
+        recent,
+        settings: input.config.balance.clone(),
     };
     OutputFile {
         path: "data/balance.js".into(),
