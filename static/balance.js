@@ -608,8 +608,12 @@
     box.className = "balance-split";
     // The expected margin as TeamParams::expected_margin computes it.
     var margin = (params.margin || 0) * (2 * split.p - 1);
-    box.appendChild(text("h3", title + ": P(red wins) = " + percent(split.p) +
-      ", expected margin (red − blue) " + (margin >= 0 ? "+" : "") + margin.toFixed(1)));
+    // No margin learnt (a slope of 0: too few team scores, or none that follow p): say so
+    // rather than print +0.0 beside a lopsided p.
+    var marginText = params.margin
+      ? ", expected margin (red − blue) " + (margin >= 0 ? "+" : "") + margin.toFixed(1)
+      : " (no score margin learnt yet)";
+    box.appendChild(text("h3", title + ": P(red wins) = " + percent(split.p) + marginText));
     box.setAttribute("data-margin", String(margin));
     box.setAttribute("data-p", String(split.p));
     var cols = document.createElement("div");

@@ -610,13 +610,22 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The bot logs' few team scores teach no margin (a slope of 0); give the shared data file a
+    // margin slope so that the page's expected margin is compared with the CLI's for real.
     let script = std::fs::read_to_string(out.join("data/balance.js")).unwrap();
+    assert!(
+        script.contains(",\"margin\":"),
+        "no margin in data/balance.js"
+    );
+    let script = script.replacen(",\"margin\":0.0}", ",\"margin\":12.5}", 1);
+    std::fs::write(out.join("data/balance.js"), &script).unwrap();
     let json = script
         .trim()
         .strip_prefix("window.FRAGSTATS_BALANCE = ")
         .and_then(|t| t.strip_suffix(';'))
         .unwrap();
     let data: Value = serde_json::from_str(json).unwrap();
+    assert!(data["params"]["margin"].as_f64().unwrap() > 0.0);
     let known: Vec<String> = data["players"]
         .as_array()
         .unwrap()

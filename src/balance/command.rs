@@ -415,9 +415,15 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
     if args.explain {
         let _ = writeln!(
             out,
-            "why: the team model (data/evaluation.json, team_model) predicts P(red wins) from each side's mean skill, the team sizes and the red side's bias; the split closest to 50% is proposed."
+            "why: the team model (data/evaluation.json, team_model) predicts P(red wins) from each side's mean skill, the team sizes and the red side's bias; the split closest to 50% is proposed, counting the penalties of broken soft rules (listed below) as probability points."
         );
-        let margin = |p: f64| format!("{:+.1}", data.params.expected_margin(p));
+        let margin = |p: f64| {
+            if data.params.margin > 0.0 {
+                format!("{:+.1}", data.params.expected_margin(p))
+            } else {
+                "not learnt yet (too few team scores that follow p)".to_string()
+            }
+        };
         let _ = writeln!(
             out,
             "proposed: P(red wins) = {:.1}%, expected margin (red - blue) {}",
