@@ -18,7 +18,7 @@
 
   function plain(name) { return String(name).replace(/\^[0-9A-Za-z]/g, "").trim(); }
   var index = players.map(function (p) {
-    return [p.name].concat(p.names).map(function (n) { return n.toLowerCase(); });
+    return [p.name].concat(p.names || []).map(function (n) { return n.toLowerCase(); });
   });
 
   function distance(a, b) {

@@ -19,7 +19,9 @@ pub const FORMAT: u32 = 1;
 pub struct Entry {
     /// Identity key (`plain_name` in players.json).
     pub name: String,
-    /// Every other name used, colour codes removed.
+    /// Every other name used, colour codes removed; left out when there is none (most players
+    /// of a public server: the file stays small).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub names: Vec<String>,
     /// Team-model skill (θ) and its variance.
     pub skill: f64,
