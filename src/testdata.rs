@@ -14,6 +14,21 @@ pub fn history(set: &str) -> (Vec<Match>, Roster) {
     (matches, roster)
 }
 
+/// Every `.log` file under `dir` (the real logs under `../shared/data`), sorted by path.
+pub fn log_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(log_files(&path));
+        } else if path.extension().is_some_and(|e| e == "log") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
 /// A match of game type `gametype` (`ctf` is team based, `duel` a duel) with these players,
 /// all active, and no events: the start of hand-made cases.
 pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {

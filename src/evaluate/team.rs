@@ -753,6 +753,15 @@ pub fn reliability(predictions: &[Option<f64>], red_won: &[Option<bool>]) -> Rel
 mod tests {
     use super::*;
 
+    /// Player `player` on red or blue for the whole result.
+    fn member(player: u32, red: bool) -> TeamMember {
+        TeamMember {
+            player,
+            red,
+            weight: 1.0,
+        }
+    }
+
     fn params() -> TeamParams {
         TeamParams {
             coef: [3.0, 0.5, 0.0, 0.0],
@@ -975,11 +984,6 @@ mod tests {
             }
         }
         model.end_match();
-        let member = |player: u32, red: bool| TeamMember {
-            player,
-            red,
-            weight: 1.0,
-        };
         let stacked = TeamGame {
             members: vec![
                 member(0, true),
@@ -1033,18 +1037,7 @@ mod tests {
         model.frag(1, 0);
         model.end_match();
         let game = |gametype: &str, strong_red: bool, margin: f64| TeamGame {
-            members: vec![
-                TeamMember {
-                    player: 0,
-                    red: strong_red,
-                    weight: 1.0,
-                },
-                TeamMember {
-                    player: 1,
-                    red: !strong_red,
-                    weight: 1.0,
-                },
-            ],
+            members: vec![member(0, strong_red), member(1, !strong_red)],
             red_won: (margin > 0.0) == strong_red,
             map: "m".into(),
             game: "openarena".into(),
@@ -1093,18 +1086,7 @@ mod tests {
     fn side_term_and_frag_scale_are_per_game() {
         let mut model = TeamModel::new(2, 1.0);
         let game = |code: &str, red_won: bool| TeamGame {
-            members: vec![
-                TeamMember {
-                    player: 0,
-                    red: true,
-                    weight: 1.0,
-                },
-                TeamMember {
-                    player: 1,
-                    red: false,
-                    weight: 1.0,
-                },
-            ],
+            members: vec![member(0, true), member(1, false)],
             red_won,
             map: "m".into(),
             game: code.into(),

@@ -1,20 +1,9 @@
 //! Sniffing every real log in `../shared/data`: each keeps the format of its folder (Quake 3
 //! family, Call of Duty, Enemy Territory, Half-Life), whatever order the formats are tried in.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{Detected, SNIFF_BYTES, detect};
-
-fn logs(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            logs(&p, out);
-        } else if p.extension().is_some_and(|e| e == "log") {
-            out.push(p);
-        }
-    }
-}
 
 /// The format a file's folder holds: `public/<folder>`, or the OpenArena bot logs.
 fn expected(path: &Path, data: &Path) -> &'static str {
@@ -33,9 +22,7 @@ fn expected(path: &Path, data: &Path) -> &'static str {
 #[test]
 fn every_shared_log_keeps_its_format() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    let mut files = Vec::new();
-    logs(&data, &mut files);
-    files.sort();
+    let files = crate::testdata::log_files(&data);
     assert!(files.len() >= 30, "{} logs", files.len());
     let mut per_format = std::collections::BTreeMap::new();
     for f in &files {

@@ -378,23 +378,10 @@ mod tests {
         most
     }
 
-    fn logs(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                logs(&path, out);
-            } else if path.extension().is_some_and(|e| e == "log") {
-                out.push(path);
-            }
-        }
-    }
-
     #[test]
     fn every_real_log_parses_the_same_in_pieces() {
         let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data"));
-        let mut paths = Vec::new();
-        logs(&root, &mut paths);
-        paths.sort();
+        let paths = crate::testdata::log_files(&root);
         assert!(paths.len() >= 20, "the shared logs are there");
         let mut split = 0;
         for path in &paths {
