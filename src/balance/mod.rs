@@ -426,12 +426,7 @@ fn local_search(
         if r.is_empty() || b.is_empty() {
             return f64::INFINITY;
         }
-        let penalty = if rules.soft.active() {
-            rules.soft.unit * f64::from(rules.soft.out_of_place(|i| red[i]))
-        } else {
-            0.0
-        };
-        cost(p_red(lobby, params, &r, &b)) + penalty
+        cost(p_red(lobby, params, &r, &b)) + rules.soft.penalty_by(|i| red[i])
     };
     let mut found: Vec<(f64, Vec<bool>)> = Vec::new();
     let start = abba(lobby, params);
@@ -563,12 +558,7 @@ pub fn swaps(
             && rules.apart.iter().all(|&(x, y)| on_red(x) != on_red(y))
     };
     let objective = |r: &[usize], b: &[usize]| {
-        let penalty = if rules.soft.active() {
-            rules.soft.unit * f64::from(rules.soft.out_of_place(|i| r.contains(&i)))
-        } else {
-            0.0
-        };
-        cost(p_red(lobby, params, r, b)) + penalty
+        cost(p_red(lobby, params, r, b)) + rules.soft.penalty_by(|i| r.contains(&i))
     };
     let now = objective(red, blue);
     let mut best: (f64, Vec<(usize, usize)>) = (now, Vec::new());

@@ -70,10 +70,15 @@ impl Soft {
 
     /// The penalty of a split (0 when the rule is off).
     pub fn penalty(&self, split: &Split) -> f64 {
+        self.penalty_by(|i| split.red.contains(&i))
+    }
+
+    /// The penalty with `on_red` telling each player's side (0 when the rule is off).
+    pub fn penalty_by(&self, on_red: impl Fn(usize) -> bool) -> f64 {
         if !self.active() {
             return 0.0;
         }
-        self.unit * f64::from(self.out_of_place(|i| split.red.contains(&i)))
+        self.unit * f64::from(self.out_of_place(on_red))
     }
 
     /// The rule over a lobby of at most 64 players, as bit masks.
