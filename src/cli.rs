@@ -132,8 +132,12 @@ pub struct BalanceArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub clans: Option<ClansArg>,
     /// Avoid repeating the last match's teams (`[balance] avoid_last`).
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_avoid_last")]
     pub avoid_last: bool,
+    /// Do not avoid the last match's teams, even when `[balance] avoid_last = true` (the last of
+    /// --avoid-last and --no-avoid-last wins).
+    #[arg(long, overrides_with = "avoid_last")]
+    pub no_avoid_last: bool,
     /// Players present (names as on the site: colour codes and case ignored, a unique prefix
     /// will do).
     #[arg(value_name = "NAME")]

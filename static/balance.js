@@ -142,6 +142,129 @@
   // As soft::p_distance: |p - 50%| of |logit|.
   function pDistance(x) { return 1 / (1 + Math.exp(-x)) - 0.5; }
 
+  // --- Hard rules (as balance::Rules): {lock: [[i, "red"|"blue"]], together: [[a, b]],
+  // apart: [[a, b]], soft}, by index into the lobby. ---
+
+  // As balance::groups: union-find over the lobby for the together groups (root: the smallest).
+  function groupsOf(n, together) {
+    var parent = [], i;
+    for (i = 0; i < n; i++) parent.push(i);
+    function find(x) {
+      while (parent[x] !== x) { parent[x] = parent[parent[x]]; x = parent[x]; }
+      return x;
+    }
+    together.forEach(function (pair) {
+      var ra = find(pair[0]), rb = find(pair[1]);
+      if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+    });
+    var out = [];
+    for (i = 0; i < n; i++) out.push(find(i));
+    return out;
+  }
+
+  // As balance::conflicts: the first conflict among the hard rules and the team sizes, in the
+  // same words, or null.
+  function conflicts(lobby, rules) {
+    var n = lobby.length, group = groupsOf(n, rules.together), locked = {}, k;
+    var name = function (i) { return lobby[i].name; };
+    for (k = 0; k < rules.lock.length; k++) {
+      var i = rules.lock[k][0], side = rules.lock[k][1], had = locked[group[i]];
+      if (had && had[0] !== side) {
+        return i === had[1] ? name(i) + " is locked to both red and blue"
+          : name(had[1]) + " and " + name(i) + " must play together but are locked to different sides";
+      }
+      locked[group[i]] = [side, i];
+    }
+    for (k = 0; k < rules.apart.length; k++) {
+      var a = rules.apart[k][0], b = rules.apart[k][1];
+      if (a === b) return name(a) + " cannot play apart from themself";
+      if (group[a] === group[b]) return name(a) + " and " + name(b) + " must play apart but are kept together";
+      var la = locked[group[a]], lb = locked[group[b]];
+      if (la && lb && la[0] === lb[0]) return name(a) + " and " + name(b) + " must play apart but are locked to the same side";
+    }
+    var most = Math.ceil(n / 2), sizes = {}, roots = [];
+    group.forEach(function (g, i) {
+      if (!sizes[g]) { sizes[g] = []; roots.push(g); }
+      sizes[g].push(i);
+    });
+    // (Rust walks a BTreeMap: roots in increasing order.)
+    roots.sort(function (x, y) { return x - y; });
+    for (k = 0; k < roots.length; k++) {
+      var members = sizes[roots[k]];
+      if (members.length > most) {
+        return members.map(name).join(", ") + " must play together, but a team of " + n +
+          " players has at most " + most;
+      }
+    }
+    var sides = ["red", "blue"];
+    for (k = 0; k < 2; k++) {
+      var count = 0;
+      roots.forEach(function (g) { if (locked[g] && locked[g][0] === sides[k]) count += sizes[g].length; });
+      if (count > most) {
+        return count + " players are locked to " + sides[k] + " (with those kept with them), but a team of " +
+          n + " players has at most " + most;
+      }
+    }
+    return null;
+  }
+
+  // As balance::Masks: the rules as bit masks (lobbies of at most 31 players here).
+  function ruleMasks(rules) {
+    var bit = function (i) { return 1 << i; }, m = { red: 0, blue: 0 };
+    m.together = rules.together.map(function (p) { return bit(p[0]) | bit(p[1]); });
+    m.apart = rules.apart.map(function (p) { return bit(p[0]) | bit(p[1]); });
+    rules.lock.forEach(function (l) { if (l[1] === "red") m.red |= bit(l[0]); else m.blue |= bit(l[0]); });
+    // As Masks::allows: `red` (a set of players) as the red team keeps every rule.
+    m.allows = function (red) {
+      if ((red & m.red) !== m.red || (red & m.blue) !== 0) return false;
+      for (var k = 0; k < m.together.length; k++) {
+        var t = red & m.together[k];
+        if (t !== 0 && t !== m.together[k]) return false;
+      }
+      for (k = 0; k < m.apart.length; k++) if (popcount(red & m.apart[k]) !== 1) return false;
+      return true;
+    };
+    return m;
+  }
+
+  // As exact::Cut: the rules seen from the two halves of the meet-in-the-middle search, the low
+  // half the players below `lowLen` (bit i), the high half the others (bit i - lowLen).
+  function cutOf(rules, lowLen) {
+    var cut = { red: [0, 0], blue: [0, 0], inside: [], crossing: [] };
+    var half = function (i) { return i < lowLen ? 0 : 1; };
+    var bit = function (i) { return 1 << (i < lowLen ? i : i - lowLen); };
+    rules.lock.forEach(function (l) { cut[l[1]][half(l[0])] |= bit(l[0]); });
+    rules.together.map(function (p) { return [p[0], p[1], false]; })
+      .concat(rules.apart.map(function (p) { return [p[0], p[1], true]; }))
+      .forEach(function (r) {
+        var a = r[0], b = r[1];
+        if (half(a) === half(b)) cut.inside.push([half(a), bit(a) | bit(b), r[2]]);
+        else if (half(a) === 0) cut.crossing.push([bit(a), bit(b), r[2]]);
+        else cut.crossing.push([bit(b), bit(a), r[2]]);
+      });
+    // As Cut::allows: `red` (the red members of half `h`) keeps the rules inside the half.
+    cut.allows = function (red, h) {
+      if ((red & cut.red[h]) !== cut.red[h] || (red & cut.blue[h]) !== 0) return false;
+      for (var k = 0; k < cut.inside.length; k++) {
+        var rule = cut.inside[k];
+        if (rule[0] !== h) continue;
+        var on = popcount(red & rule[1]);
+        if (rule[2] ? on !== 1 : on !== 0 && on !== popcount(rule[1])) return false;
+      }
+      return true;
+    };
+    // As Cut::signature: equal for both halves exactly when the crossing rules hold (a key).
+    cut.signature = function (red, h) {
+      var sig = "";
+      for (var k = 0; k < cut.crossing.length; k++) {
+        var c = cut.crossing[k];
+        sig += h === 0 ? ((red & c[0]) !== 0 ? "1" : "0") : (((red & c[1]) !== 0) !== c[2] ? "1" : "0");
+      }
+      return sig;
+    };
+    return cut;
+  }
+
   function abba(lobby) {
     var order = lobby.map(function (_, i) { return i; });
     order.sort(function (a, b) { return lobby[b].mean - lobby[a].mean || a - b; });
@@ -182,24 +305,53 @@
     });
     return hash;
   }
-  // As random::random_split without rules (its first draw): the players sorted by name,
-  // shuffled, red filled up to its size (for an odd lobby, a draw says which side is bigger).
-  function randomSplit(lobby, seed) {
-    var n = lobby.length, next = mulberry32(seed);
-    var order = lobby.map(function (_, i) { return i; });
+  // As random::random_split: the players sorted by name, locked ones placed on their side, the
+  // others shuffled and dealt to fill red up to its size (for an odd lobby, a draw says which
+  // side is bigger); drawn again, up to DRAWS times, until the together and apart rules hold.
+  var DRAWS = 1000;
+  function randomSplit(lobby, rules, seed) {
+    var n = lobby.length, next = mulberry32(seed), i;
+    var order = lobby.map(function (_, k) { return k; });
     order.sort(function (a, b) { return byName(lobby[a].name, lobby[b].name) || a - b; });
-    var redSize = Math.floor(n / 2);
-    if (n % 2 === 1 && (next() & 1) === 1) redSize++;
-    for (var i = n - 1; i >= 1; i--) {
-      // Multiply-shift: exact in doubles (below 2^41).
-      var j = Math.floor(next() * (i + 1) / 4294967296);
-      var t = order[i]; order[i] = order[j]; order[j] = t;
+    var sideOf = function (k) {
+      for (var l = 0; l < rules.lock.length; l++) if (rules.lock[l][0] === k) return rules.lock[l][1];
+      return null;
+    };
+    var lockedRed = order.filter(function (k) { return sideOf(k) === "red"; });
+    var lockedBlue = order.filter(function (k) { return sideOf(k) === "blue"; }).length;
+    var free = order.filter(function (k) { return sideOf(k) === null; });
+    var group = groupsOf(n, rules.together);
+    var keeps = function (red) {
+      for (var k = 0; k < n; k++) if (red[k] !== red[group[k]]) return false;
+      return rules.apart.every(function (p) { return red[p[0]] !== red[p[1]]; });
+    };
+    var first = null;
+    for (var draw = 0; draw < DRAWS; draw++) {
+      var redSize = Math.floor(n / 2);
+      if (n % 2 === 1 && (next() & 1) === 1) redSize++;
+      // The locks may force which side is the bigger one.
+      if (redSize < lockedRed.length || n - redSize < lockedBlue) redSize = n - redSize;
+      var shuffled = free.slice();
+      for (i = shuffled.length - 1; i >= 1; i--) {
+        // Multiply-shift: exact in doubles (below 2^41).
+        var j = Math.floor(next() * (i + 1) / 4294967296);
+        var t = shuffled[i]; shuffled[i] = shuffled[j]; shuffled[j] = t;
+      }
+      var redSet = lobby.map(function () { return false; });
+      var dealt = Math.min(Math.max(redSize - lockedRed.length, 0), free.length);
+      lockedRed.concat(shuffled.slice(0, dealt)).forEach(function (k) { redSet[k] = true; });
+      if (keeps(redSet)) {
+        var split = splitOf(lobby, redSet);
+        split.seed = seed;
+        split.rulesKept = true;
+        return split;
+      }
+      if (first === null) first = redSet;
     }
-    var redSet = lobby.map(function () { return false; });
-    for (i = 0; i < redSize; i++) redSet[order[i]] = true;
-    var split = splitOf(lobby, redSet);
-    split.seed = seed;
-    return split;
+    var fallback = splitOf(lobby, first || lobby.map(function () { return false; }));
+    fallback.seed = seed;
+    fallback.rulesKept = false;
+    return fallback;
   }
 
   // Best splits kept: [rounded cost, partition, red], ordered by (cost, partition).
@@ -224,8 +376,8 @@
     if (best.length > keep) best.length = keep;
   }
 
-  function exhaustive(lobby, keep, soft) {
-    var n = lobby.length, all = Math.pow(2, n) - 1, sm = softMasks(soft, 31);
+  function exhaustive(lobby, keep, rules) {
+    var n = lobby.length, all = Math.pow(2, n) - 1, sm = softMasks(rules.soft, 31), masks = ruleMasks(rules);
     var low = Math.floor(n / 2), high = Math.ceil(n / 2);
     var mean = lobby[0].mean, variance = lobby[0].variance, i;
     var totalMean = 0, totalVariance = 0;
@@ -249,6 +401,7 @@
       var other = n - size;
       for (var side = 0; side < 2; side++) {
         var red = side === 0 ? set : all - set;
+        if (!masks.allows(red)) continue;
         var rn, bn, rm, rv;
         if (side === 0) { rn = size; bn = other; rm = mean; rv = variance; }
         else { rn = other; bn = size; rm = totalMean - mean; rv = totalVariance - variance; }
@@ -321,9 +474,9 @@
 
   // As exact::meet_in_the_middle without rules (the page has none): the same walk, bound and
   // runs, so the same list as the exhaustive search would give.
-  function meetInTheMiddle(lobby, keep, soft) {
+  function meetInTheMiddle(lobby, keep, rules) {
     var n = lobby.length, i, rn;
-    var lowLen = Math.floor(n / 2), all = Math.pow(2, n) - 1, sm = softMasks(soft, lowLen);
+    var lowLen = Math.floor(n / 2), all = Math.pow(2, n) - 1, sm = softMasks(rules.soft, lowLen);
     var highUnit = Math.pow(2, lowLen);
     var s = scale(), spread = Math.PI / 8 * s * s, flat = !(s > 0);
     var totalMean = 0, totalVariance = 0;
@@ -347,16 +500,26 @@
     var lowMembers = [], highMembers = [];
     for (i = 0; i < n; i++) (i < lowLen ? lowMembers : highMembers).push(i);
     var A = subsets(lobby, lowMembers), B = subsets(lobby, highMembers);
-    // B's subsets by size, each sorted by (mean, variance, mask) (by mask alone when flat),
+    // As exact::Cut: subsets that break a rule inside their half are left out; the rest are
+    // keyed by (size, signature of the rules crossing the cut), which must match.
+    var cut = cutOf(rules, lowLen), crossing = cut.crossing.length > 0;
+    var keyOf = function (count, mask, h) { return crossing ? count + "/" + cut.signature(mask, h) : count; };
+    // B's subsets by key, each sorted by (mean, variance, mask) (by mask alone when flat),
     // with the runs of equal sums.
-    var buckets = [], c;
-    for (c = 0; c <= highMembers.length; c++) buckets.push([]);
-    for (var m = 0; m < B.size; m++) buckets[B.count[m]].push(m);
+    var byKey = new Map(), m, key;
+    for (m = 0; m < B.size; m++) {
+      var shifted = B.mask[m] / highUnit;
+      if (!cut.allows(shifted, 1)) continue;
+      key = keyOf(B.count[m], shifted, 1);
+      if (!byKey.has(key)) byKey.set(key, []);
+      byKey.get(key).push(m);
+    }
+    var buckets = new Map();
     var same = function (x, y) {
       return flat || (B.mean[x] === B.mean[y] && B.variance[x] === B.variance[y] &&
         !(B.mean[x] === 0 && 1 / B.mean[x] !== 1 / B.mean[y]));
     };
-    buckets = buckets.map(function (list) {
+    byKey.forEach(function (list, bucketKey) {
       if (flat) {
         list = radixSort(list, B.mask).items;
       } else {
@@ -378,18 +541,24 @@
       for (var k = 1; k < len; k++) start[k] = same(list[k - 1], list[k]) ? start[k - 1] : k;
       if (len) end[len - 1] = len;
       for (k = len - 2; k >= 0; k--) end[k] = same(list[k], list[k + 1]) ? end[k + 1] : k + 1;
-      return { list: list, start: start, end: end };
+      buckets.set(bucketKey, { list: list, start: start, end: end });
     });
-    var groups = [];
-    for (c = 0; c <= lowMembers.length; c++) groups.push([]);
-    for (m = 0; m < A.size; m++) groups[A.count[m]].push(m);
+    // A's subsets by key, as B's.
+    var groups = new Map();
+    for (m = 0; m < A.size; m++) {
+      if (!cut.allows(A.mask[m], 0)) continue;
+      key = keyOf(A.count[m], A.mask[m], 0);
+      if (!groups.has(key)) groups.set(key, { count: A.count[m], sig: crossing ? cut.signature(A.mask[m], 0) : "", list: [] });
+      groups.get(key).list.push(m);
+    }
     var best = [], sizes = n % 2 === 0 ? [n / 2] : [lowSize, highSize];
-    groups.forEach(function (group, count) {
-      group = radixSort(group, A.mean).items;
+    groups.forEach(function (entry) {
+      var count = entry.count, group = radixSort(entry.list, A.mean).items;
       sizes.forEach(function (rn) {
         var need = rn - count;
-        if (need < 0 || need >= buckets.length) return;
-        var bucket = buckets[need], list = bucket.list, len = list.length;
+        var bucket = buckets.get(crossing ? need + "/" + entry.sig : need);
+        if (need < 0 || !bucket) return;
+        var list = bucket.list, len = list.length;
         var small = Math.min(rn, n - rn);
         var kMin = 1 / Math.sqrt(1 + spread * totalVariance / (small * small));
         var rnf = rn, bnf = n - rn;
@@ -439,20 +608,31 @@
 
   function cost(p) { return Math.abs(p - 0.5); }
 
-  function localSearch(lobby, keep, soft) {
-    var n = lobby.length, found = [], start = abba(lobby), active = softActive(soft);
+  // As balance::local_search: best single swap or move until none helps, from 8 shifted snake
+  // starts repaired to the locks and together groups; whole groups move together.
+  function localSearch(lobby, keep, rules) {
+    var n = lobby.length, found = [], start = abba(lobby), soft = rules.soft, active = softActive(soft);
+    var group = groupsOf(n, rules.together), i;
+    function allows(red) {
+      for (var k = 0; k < rules.lock.length; k++) if (red[rules.lock[k][0]] !== (rules.lock[k][1] === "red")) return false;
+      for (k = 0; k < n; k++) if (red[k] !== red[group[k]]) return false;
+      return rules.apart.every(function (p) { return red[p[0]] !== red[p[1]]; });
+    }
     function evalSet(red) {
       var r = [], b = [];
-      for (var i = 0; i < n; i++) (red[i] ? r : b).push(i);
+      for (var k = 0; k < n; k++) (red[k] ? r : b).push(k);
       if (!r.length || !b.length) return Infinity;
       var penalty = active ? soft.unit * outOfPlace(soft, function (j) { return red[j]; }) : 0;
       return cost(pRed(lobby, r, b)) + penalty;
     }
     for (var shift = 0; shift < 8; shift++) {
-      var red = [], i;
+      var red = [];
       for (i = 0; i < n; i++) red.push(false);
       start.red.forEach(function (j) { red[(j + shift * 7) % n] = true; });
-      var current = evalSet(red);
+      // Repair to the rules where a simple fix exists: locks first, then groups follow their root.
+      rules.lock.forEach(function (l) { red[l[0]] = l[1] === "red"; });
+      for (i = 0; i < n; i++) red[i] = red[group[i]];
+      var current = allows(red) ? evalSet(red) : Infinity;
       for (;;) {
         var bestMove = null;
         for (var a = 0; a < n; a++) {
@@ -461,16 +641,26 @@
             if (b === n) next[a] = !next[a];
             else if (red[a] !== red[b]) { next[a] = !next[a]; next[b] = !next[b]; }
             else continue;
+            // Whole groups move together.
+            for (i = 0; i < n; i++) {
+              if (group[i] === group[a]) next[i] = next[a];
+              else if (b < n && group[i] === group[b]) next[i] = next[b];
+            }
             var reds = 0;
             for (i = 0; i < n; i++) if (next[i]) reds++;
-            if (reds !== Math.floor(n / 2) && reds !== Math.ceil(n / 2)) continue;
+            if (reds !== Math.floor(n / 2) && reds !== Math.ceil(n / 2) || !allows(next)) continue;
             var c = evalSet(next);
             if (c + TIE < current && (bestMove === null || c + TIE < bestMove[0])) bestMove = [c, a, b];
           }
         }
         if (bestMove === null) break;
-        red[bestMove[1]] = !red[bestMove[1]];
-        if (bestMove[2] < n) red[bestMove[2]] = !red[bestMove[2]];
+        a = bestMove[1]; b = bestMove[2];
+        red[a] = !red[a];
+        if (b < n) red[b] = !red[b];
+        for (i = 0; i < n; i++) {
+          if (group[i] === group[a]) red[i] = red[a];
+          else if (b < n && group[i] === group[b]) red[i] = red[b];
+        }
         current = bestMove[0];
       }
       if (isFinite(current)) {
@@ -489,17 +679,23 @@
   }
 
   // As balance::balance without hard rules: {best, alternatives, exact, abba}.
-  function searchSplits(lobby, soft, keep) {
+  // As balance::balance: {best, alternatives, exact} or {error} (a conflict among the hard
+  // rules, named as the CLI names it).
+  function searchSplits(lobby, rules, keep) {
     var n = lobby.length;
     if (n < 2) return { error: "name at least two players" };
     if (n > MAX_PLAYERS) return { error: "at most " + MAX_PLAYERS + " players can be balanced, not " + n };
+    var conflict = conflicts(lobby, rules);
+    if (conflict) return { error: conflict, conflict: true };
     var found, exact = true;
     var sane = lobby.every(function (c) { return isFinite(c.mean) && isFinite(c.variance) && c.variance >= 0; });
+    // As exact::meet_in_the_middle, which does not apply beyond 64 rules across its cut.
+    var meet = n > 12 && n <= MEET_UP_TO && sane && cutOf(rules, Math.floor(n / 2)).crossing.length <= 64;
     // As balance::balance: every split up to 12, meeting in the middle (the same list) beyond.
-    if (n > 12 && n <= MEET_UP_TO && sane) found = meetInTheMiddle(lobby, keep + 1, soft);
-    else if (n <= EXACT_UP_TO) found = exhaustive(lobby, keep + 1, soft);
-    else { found = localSearch(lobby, keep + 1, soft); exact = false; }
-    if (!found.length) return { error: "no split found" };
+    if (meet) found = meetInTheMiddle(lobby, keep + 1, rules);
+    else if (n <= EXACT_UP_TO) found = exhaustive(lobby, keep + 1, rules);
+    else { found = localSearch(lobby, keep + 1, rules); exact = false; }
+    if (!found.length) return { error: "no split keeps every rule (the apart rules cannot all hold with even teams)" };
     return { best: found[0], alternatives: found.slice(1), exact: exact };
   }
 
@@ -511,11 +707,15 @@
       last.blue.every(function (i) { return onRed(i) !== first; });
   }
 
-  // As soft::propose without hard rules: the clan guard, then the last match.
-  function balance(lobby, soft, last) {
+  // As soft::propose: the search under the hard and soft rules, the clan guard, the guard on
+  // hard together groups, then the last match.
+  function balance(lobby, rules, last) {
     var ALTERNATIVES = 3, keep = last ? Math.max(ALTERNATIVES, AVOID_KEEP - 1) : ALTERNATIVES;
-    var result = searchSplits(lobby, soft, keep), warnings = [], guard = settings.party_guard;
+    var result = searchSplits(lobby, rules, keep), warnings = [], guard = settings.party_guard;
     if (result.error) return result;
+    var soft = rules.soft, withSoft = function (s) {
+      return { lock: rules.lock, together: rules.together, apart: rules.apart, soft: s };
+    };
     var beyond = function (p) { return guard < 1 && (p > guard || p < 1 - guard); };
     while (soft.mode === "together" && softActive(soft) && beyond(result.best.p)) {
       var best = result.best, whole = [], kept = [];
@@ -525,7 +725,7 @@
       });
       if (!whole.length) break;
       var without = { mode: soft.mode, clans: kept, unit: soft.unit };
-      var other = searchSplits(lobby, without, keep);
+      var other = searchSplits(lobby, withSoft(without), keep);
       if (other.error || Math.abs(other.best.p - 0.5) >= Math.abs(best.p - 0.5)) break;
       warnings.push("clan " + whole.map(function (c) { return c.name; }).join(", ") +
         " kept together would make one side a sure winner (P(red wins) = " + pct(best.p) +
@@ -533,6 +733,22 @@
         pct(other.best.p) + " without it)");
       soft = without;
       result = other;
+    }
+    // The guard on hard groups: never broken, but named.
+    if (beyond(result.best.p) && rules.together.length) {
+      var group = groupsOf(lobby.length, rules.together);
+      var roots = rules.together.map(function (p) { return group[p[0]]; }).sort(function (x, y) { return x - y; })
+        .filter(function (r, i, list) { return i === 0 || list[i - 1] !== r; });
+      roots.forEach(function (root) {
+        var loose = withSoft(soft);
+        loose.together = rules.together.filter(function (p) { return group[p[0]] !== root && group[p[1]] !== root; });
+        var freed = searchSplits(lobby, loose, 0);
+        if (freed.error || beyond(freed.best.p)) return;
+        var members = lobby.map(function (c) { return c.name; }).filter(function (_, i) { return group[i] === root; });
+        warnings.push("keeping " + members.join(", ") + " together makes one side a sure winner: P(red wins) = " +
+          pct(result.best.p) + " (the party guard is " + pct(guard) + "); without that rule the fairest split gives " +
+          pct(freed.best.p));
+      });
     }
     var avoid = null, all = [result.best].concat(result.alternatives);
     if (last) {
@@ -560,38 +776,148 @@
       avoid = { last: last, avoided: avoided, why: why };
     }
     return { best: all[0], alternatives: all.slice(1, 1 + ALTERNATIVES), exact: result.exact,
-      abba: abba(lobby), random: randomSplit(lobby, seed === null ? seedOf(lobby) : seed),
+      abba: abba(lobby), random: randomSplit(lobby, rules, seed === null ? seedOf(lobby) : seed),
       warnings: warnings, soft: soft, avoid: avoid };
   }
 
+  // As balance::subsets: every k-subset of 0..n, in lexicographic order.
+  function kSubsets(n, k) {
+    var out = [], pick = [], i;
+    if (k > n) return out;
+    for (i = 0; i < k; i++) pick.push(i);
+    for (;;) {
+      out.push(pick.slice());
+      for (i = k - 1; i >= 0 && pick[i] >= n - k + i; i--);
+      if (i < 0) return out;
+      pick[i]++;
+      for (var j = i + 1; j < k; j++) pick[j] = pick[j - 1] + 1;
+    }
+  }
+
+  // As balance::swaps: from the teams as they are, the fewest exchanges (at most maxSwaps) that
+  // bring P(red wins) closest to 50%; more swaps only when they gain MIN_GAIN more. Locked
+  // players never move; together and apart must hold after. Returned in the order to make
+  // them (the fairest next first), each with the cumulative P(red wins).
+  var MIN_GAIN = 0.01;
+  function swaps(lobby, rules, red, blue, maxSwaps) {
+    var n = lobby.length, group = groupsOf(n, rules.together), soft = rules.soft;
+    var movable = function (i) { return !rules.lock.some(function (l) { return l[0] === i; }); };
+    var reds = red.filter(movable), blues = blue.filter(movable);
+    var valid = function (r) {
+      var onRed = function (i) { return r.indexOf(i) >= 0; };
+      for (var i = 0; i < n; i++) if (onRed(i) !== onRed(group[i])) return false;
+      return rules.apart.every(function (p) { return onRed(p[0]) !== onRed(p[1]); });
+    };
+    var objectiveOf = function (r, b) {
+      var penalty = softActive(soft) ? soft.unit * outOfPlace(soft, function (i) { return r.indexOf(i) >= 0; }) : 0;
+      return cost(pRed(lobby, r, b)) + penalty;
+    };
+    var best = [objectiveOf(red, blue), []];
+    for (var k = 1; k <= Math.min(maxSwaps, reds.length, blues.length); k++) {
+      var bestK = null, outs = kSubsets(reds.length, k), backs = kSubsets(blues.length, k);
+      outs.forEach(function (out) {
+        backs.forEach(function (back) {
+          var gone = out.map(function (i) { return reds[i]; }), come = back.map(function (i) { return blues[i]; });
+          var r = red.filter(function (i) { return gone.indexOf(i) < 0; }).concat(come);
+          var b = blue.filter(function (i) { return come.indexOf(i) < 0; }).concat(gone);
+          if (!valid(r)) return;
+          var c = objectiveOf(r, b);
+          if (bestK === null || c + TIE < bestK[0]) {
+            bestK = [c, gone.map(function (g, j) { return [g, come[j]]; })];
+          }
+        });
+      });
+      if (bestK !== null && bestK[0] + MIN_GAIN <= best[0]) best = bestK;
+    }
+    var r = red.slice(), b = blue.slice(), pairs = best[1], out = [];
+    var apply = function (r, b, pair) {
+      r.splice(r.indexOf(pair[0]), 1); r.push(pair[1]);
+      b.splice(b.indexOf(pair[1]), 1); b.push(pair[0]);
+    };
+    while (pairs.length) {
+      var pick = [Infinity, 0];
+      pairs.forEach(function (pair, j) {
+        var r2 = r.slice(), b2 = b.slice();
+        apply(r2, b2, pair);
+        var c = objectiveOf(r2, b2);
+        if (c + TIE < pick[0]) pick = [c, j];
+      });
+      var pair = pairs.splice(pick[1], 1)[0];
+      apply(r, b, pair);
+      out.push({ toBlue: pair[0], toRed: pair[1], p: pRed(lobby, r, b) });
+    }
+    return out;
+  }
+
   // --- The page ---
-  var wanted = [];
+  // The lobby as typed (queries), and the rules by resolved name: locks [[name, side]], together
+  // groups [[name, ...]], apart pairs [[name, name]], the teams as they are now [[name, side]].
+  var wanted = [], locks = [], together = [], apart = [], now = [], maxSwaps = 2, picked = {};
+  var MAX_SWAPS = 4;
+  var address = function () { return window.location.search + window.location.hash; };
   // ?seed=N (as --seed N): the random split's seed; by default a hash of the names.
   var seed = (function () {
-    var m = /[?&#]seed=(\d{1,10})(?:[&#]|$)/.exec(window.location.search + window.location.hash);
+    var m = /[?&#]seed=(\d{1,10})(?:[&#]|$)/.exec(address());
     return m && Number(m[1]) <= 4294967295 ? Number(m[1]) : null;
   })();
-  function readUrl() {
-    var m = /[?&#]players=([^&#]*)/.exec(window.location.search + window.location.hash);
-    if (!m) return [];
-    return m[1].split(",").map(function (part) {
-      try { return decodeURIComponent(part.replace(/\+/g, " ")); } catch (e) { return ""; }
-    }).filter(function (s) { return s.trim() !== ""; });
-  }
-  // ?clans=together|spread|off (as --clans) and ?avoid=1|0 (as --avoid-last); by default the
-  // site's [balance] settings.
   function param(name, pattern) {
-    var m = new RegExp("[?&#]" + name + "=(" + pattern + ")(?:[&#]|$)").exec(window.location.search + window.location.hash);
+    var m = new RegExp("[?&#]" + name + "=(" + pattern + ")(?:[&#]|$)").exec(address());
     return m ? m[1] : null;
   }
+  // One URI component; `plus` reads "+" as a space (as a form does), where it is no separator.
+  function decode(part, plus) {
+    try { return decodeURIComponent(plus ? part.replace(/\+/g, " ") : part); } catch (e) { return ""; }
+  }
+  function listParam(name, sep) {
+    var raw = param(name, "[^&#]*");
+    return raw ? raw.split(sep).filter(function (s) { return s !== ""; }) : [];
+  }
+  // name:side,name:side (lock=, from=).
+  function sidesParam(name) {
+    var out = [];
+    listParam(name, ",").forEach(function (item) {
+      var at = item.lastIndexOf(":"), who = decode(item.slice(0, at), true), side = item.slice(at + 1);
+      if (at > 0 && plain(who) && (side === "red" || side === "blue")) out.push([who, side]);
+    });
+    return out;
+  }
+  // a+b;c+d (together=, apart=).
+  function groupsParam(name, size) {
+    return listParam(name, ";").map(function (g) {
+      return g.split("+").map(function (n) { return decode(n, false); }).filter(function (n) { return plain(n); });
+    }).filter(function (g) { return g.length >= 2 && (!size || g.length === size); });
+  }
+  function readUrl() {
+    wanted = listParam("players", ",").map(function (part) { return decode(part, true); })
+      .filter(function (s) { return s.trim() !== ""; });
+    locks = sidesParam("lock");
+    now = sidesParam("from");
+    together = groupsParam("together", 0);
+    apart = groupsParam("apart", 2);
+    var s = param("swaps", "[0-9]{1,2}");
+    maxSwaps = s === null ? 2 : Math.max(1, Math.min(Number(s), MAX_SWAPS));
+  }
+  // ?clans=together|spread|off (as --clans) and ?avoid=1|0 (as --avoid-last / --no-avoid-last);
+  // by default the site's [balance] settings.
   var clans = param("clans", "together|spread|off") || settings.clans;
   var avoidLast = param("avoid", "[01]");
   avoidLast = avoidLast === null ? !!settings.avoid_last : avoidLast === "1";
   function writeUrl() {
-    var q = wanted.length ? "?players=" + wanted.map(encodeURIComponent).join(",") : "";
-    if (seed !== null) q += (q ? "&" : "?") + "seed=" + seed;
-    if (clans !== settings.clans) q += (q ? "&" : "?") + "clans=" + clans;
-    if (avoidLast !== !!settings.avoid_last) q += (q ? "&" : "?") + "avoid=" + (avoidLast ? 1 : 0);
+    var parts = [], enc = encodeURIComponent;
+    var sides = function (list) { return list.map(function (l) { return enc(l[0]) + ":" + l[1]; }).join(","); };
+    var groups = function (list) {
+      return list.map(function (g) { return g.map(enc).join("+"); }).join(";");
+    };
+    if (wanted.length) parts.push("players=" + wanted.map(enc).join(","));
+    if (locks.length) parts.push("lock=" + sides(locks));
+    if (together.length) parts.push("together=" + groups(together));
+    if (apart.length) parts.push("apart=" + groups(apart));
+    if (now.length) parts.push("from=" + sides(now));
+    if (now.length && maxSwaps !== 2) parts.push("swaps=" + maxSwaps);
+    if (seed !== null) parts.push("seed=" + seed);
+    if (clans !== settings.clans) parts.push("clans=" + clans);
+    if (avoidLast !== !!settings.avoid_last) parts.push("avoid=" + (avoidLast ? 1 : 0));
+    var q = parts.length ? "?" + parts.join("&") : "";
     try { history.replaceState(null, "", window.location.pathname + q); } catch (e) { /* file:// in some browsers */ }
   }
 
@@ -602,6 +928,7 @@
     return node;
   }
   function percent(p) { return (100 * p).toFixed(1) + "%"; }
+  function whole(p) { return (100 * p).toFixed(0) + "%"; }
 
   function teamBlock(lobby, split, title) {
     var box = document.createElement("section");
@@ -632,12 +959,45 @@
     return box;
   }
 
+  // A select of "", red, blue.
+  function sideSelect(value, label, none, change) {
+    var select = document.createElement("select");
+    [["", none], ["red", "red"], ["blue", "blue"]].forEach(function (o) {
+      var option = text("option", o[1]);
+      option.value = o[0];
+      select.appendChild(option);
+    });
+    select.value = value || "";
+    select.setAttribute("aria-label", label);
+    select.addEventListener("change", function () { change(select.value || null); });
+    return select;
+  }
+  function sideIn(list, name) {
+    for (var k = 0; k < list.length; k++) if (list[k][0] === name) return list[k][1];
+    return null;
+  }
+  function setSide(list, name, side) {
+    var out = list.filter(function (l) { return l[0] !== name; });
+    if (side) out.push([name, side]);
+    return out;
+  }
+  // Forgets a resolved name in every rule.
+  function forget(name) {
+    locks = setSide(locks, name, null);
+    now = setSide(now, name, null);
+    together = together.map(function (g) { return g.filter(function (n) { return n !== name; }); })
+      .filter(function (g) { return g.length >= 2; });
+    apart = apart.filter(function (g) { return g.indexOf(name) < 0; });
+    delete picked[name];
+  }
+
   function update() {
     writeUrl();
     var lobby = [], errors = [], unknown = [];
-    wanted.forEach(function (q) {
-      var r = resolve(q), name, skill;
-      if (r.error) { errors.push(r.error); return; }
+    // As command::Lobby::add: the index of the player `query` means, added if not present yet.
+    var add = function (query) {
+      var r = resolve(query), name, skill;
+      if (r.error) { if (errors.indexOf(r.error) < 0) errors.push(r.error); return -1; }
       if (r.known !== undefined) {
         name = players[r.known].name;
         skill = { mean: players[r.known].skill, variance: players[r.known].variance };
@@ -645,10 +1005,27 @@
         name = r.fresh;
         skill = params.newcomer;
       }
-      if (lobby.some(function (c) { return c.name === name; })) return;
+      for (var k = 0; k < lobby.length; k++) if (lobby[k].name === name) return k;
       if (r.fresh !== undefined) unknown.push(name);
       lobby.push({ name: name, mean: skill.mean, variance: skill.variance,
         id: r.known !== undefined ? r.known : null });
+      return lobby.length - 1;
+    };
+    // In the command's order: the teams as they are (red, then blue), the names, the locks, the
+    // together groups, the apart pairs.
+    var nowRed = [], nowBlue = [];
+    now.forEach(function (l) { if (l[1] === "red") nowRed.push(add(l[0])); });
+    now.forEach(function (l) { if (l[1] === "blue") nowBlue.push(add(l[0])); });
+    var shown = wanted.map(add);
+    var rules = { lock: [], together: [], apart: [], soft: null };
+    locks.forEach(function (l) { var i = add(l[0]); if (i >= 0) rules.lock.push([i, l[1]]); });
+    together.forEach(function (g) {
+      var ids = g.map(add).filter(function (i) { return i >= 0; });
+      for (var k = 1; k < ids.length; k++) rules.together.push([ids[k - 1], ids[k]]);
+    });
+    apart.forEach(function (g) {
+      var ids = g.map(add);
+      if (ids[0] >= 0 && ids[1] >= 0) rules.apart.push([ids[0], ids[1]]);
     });
     // As command::clan_groups: clans with two or more present, by name.
     var byClan = {};
@@ -656,7 +1033,7 @@
       var clan = c.id !== null ? players[c.id].clan : null;
       if (clan) (byClan[clan] = byClan[clan] || []).push(i);
     });
-    var soft = { mode: clans, unit: settings.clan_penalty / 100,
+    rules.soft = { mode: clans, unit: settings.clan_penalty / 100,
       clans: Object.keys(byClan).sort(byName).filter(function (k) { return byClan[k].length >= 2; })
         .map(function (k) { return { name: k, members: byClan[k] }; }) };
     // As LastTeams::find: the last team match with two or more lobby players on each side.
@@ -672,36 +1049,35 @@
         if (r.length >= 2 && b.length >= 2) last = { red: r, blue: b };
       }
     }
-    var list = el("balance-lobby");
-    list.textContent = "";
-    wanted.forEach(function (q, k) {
-      var li = text("li", plain(q));
-      var x = text("button", "\u00d7");
-      x.type = "button";
-      x.setAttribute("aria-label", "Remove " + plain(q));
-      x.addEventListener("click", function () { wanted.splice(k, 1); update(); });
-      li.appendChild(x);
-      list.appendChild(li);
-    });
+    drawLobby(lobby, shown);
+    drawRules();
     var out = el("balance-result");
     out.textContent = "";
     el("balance-error").textContent = errors.join("\n");
     if (unknown.length) out.appendChild(text("p", "Never seen (rated as newcomers): " + unknown.join(", ")));
-    var result = balance(lobby, soft, last);
+    var result = balance(lobby, rules, last);
     if (result.error) {
-      out.appendChild(text("p", lobby.length
-        ? result.error + "."
-        : "Add the players present (two or more) to see the fairest teams."));
-      out.setAttribute("data-state", "none");
+      var why = text("p", lobby.length
+        ? (result.conflict ? "These rules cannot all hold: " : "") + result.error + "."
+        : "Add the players present (two or more) to see the fairest teams.");
+      if (result.conflict) {
+        why.className = "balance-conflict";
+        why.setAttribute("data-conflict", result.error);
+      }
+      out.appendChild(why);
+      out.setAttribute("data-state", result.conflict ? "conflict" : "none");
       return;
     }
+    var names = function (ids) { return ids.map(function (i) { return lobby[i].name; }).join(", "); };
+    var warnings = result.warnings.slice();
+    // Swap mode (as --from): every player of the lobby has a side now.
+    if (now.length) out.appendChild(swapBlock(lobby, rules, nowRed, nowBlue, warnings));
     var best = teamBlock(lobby, result.best, result.exact ? "Fairest teams" : "Fairest teams found (not every split tried)");
     best.id = "balance-best";
     out.appendChild(best);
-    var names = function (ids) { return ids.map(function (i) { return lobby[i].name; }).join(", "); };
     var notes = document.createElement("ul");
     notes.className = "balance-notes";
-    result.warnings.forEach(function (w) { notes.appendChild(text("li", "Warning: " + w, "balance-warning")); });
+    warnings.forEach(function (w) { notes.appendChild(text("li", "Warning: " + w, "balance-warning")); });
     if (result.soft.mode !== "off") {
       result.soft.clans.forEach(function (c) {
         var red = c.members.filter(function (i) { return result.best.red.indexOf(i) >= 0; }).length;
@@ -723,13 +1099,121 @@
       out.appendChild(teamBlock(lobby, s, "Alternative " + (k + 1)));
     });
     out.appendChild(teamBlock(lobby, result.abba, "Naive split by skill (ABBA)"));
-    var random = teamBlock(lobby, result.random, "Random split (seed " + result.random.seed + ")");
+    var random = teamBlock(lobby, result.random, "Random split (seed " + result.random.seed + ")" +
+      (result.random.rulesKept ? "" : " (breaks the together/apart rules: no random draw kept them)"));
     random.id = "balance-random";
     out.appendChild(random);
     out.setAttribute("data-state", "ready");
   }
 
-  function add(names) {
+  // The swaps from the teams as they are (as the command's --from), or why there are none;
+  // adds the command's warning when an early swap alone would leave the teams less fair.
+  function swapBlock(lobby, rules, red, blue, warnings) {
+    var box = document.createElement("section");
+    box.id = "balance-swaps";
+    var missing = lobby.filter(function (_, i) { return red.indexOf(i) < 0 && blue.indexOf(i) < 0; });
+    if (missing.length || !red.length || !blue.length || red.indexOf(-1) >= 0 || blue.indexOf(-1) >= 0) {
+      box.appendChild(text("p", missing.length
+        ? "To see the fewest swaps, say who plays on which side now (\u201cNow\u201d): " +
+          missing.map(function (c) { return c.name; }).join(", ") + " have no side yet."
+        : "To see the fewest swaps, put at least one player on each side now (\u201cNow\u201d).", "balance-swaps-missing"));
+      box.setAttribute("data-state", "incomplete");
+      return box;
+    }
+    var current = { red: red, blue: blue, p: pRed(lobby, red, blue) };
+    var list = swaps(lobby, rules, red, blue, maxSwaps);
+    var start = Math.abs(current.p - 0.5);
+    for (var k = 0; k + 1 < list.length; k++) {
+      if (Math.abs(list[k].p - 0.5) > start) {
+        warnings.push("make all " + list.length + " swaps: after swap " + (k + 1) + " alone P(red wins) would be " +
+          whole(list[k].p) + ", farther from 50% than now (" + whole(current.p) + ")");
+        break;
+      }
+    }
+    var block = teamBlock(lobby, current, "Teams as they are now");
+    block.id = "balance-current";
+    box.appendChild(block);
+    box.appendChild(text("h3", "Fewest swaps (at most " + maxSwaps + ")"));
+    if (!list.length) {
+      box.appendChild(text("p", "No swap gains " + MIN_GAIN * 100 + " points or more: keep the teams.", "balance-no-swap"));
+    }
+    var ol = document.createElement("ol");
+    ol.className = "balance-swap-list";
+    list.forEach(function (s) {
+      var li = text("li", lobby[s.toBlue].name + " to blue, " + lobby[s.toRed].name + " to red: P(red wins) = " + percent(s.p));
+      li.setAttribute("data-to-blue", lobby[s.toBlue].name);
+      li.setAttribute("data-to-red", lobby[s.toRed].name);
+      li.setAttribute("data-p", String(s.p));
+      ol.appendChild(li);
+    });
+    box.appendChild(ol);
+    box.setAttribute("data-state", "ready");
+    return box;
+  }
+
+  // The lobby: per player a pick box (for together/apart), a lock and the side played now.
+  function drawLobby(lobby, shown) {
+    var list = el("balance-lobby");
+    list.textContent = "";
+    wanted.forEach(function (q, k) {
+      var i = shown[k], name = i >= 0 ? lobby[i].name : plain(q);
+      var li = document.createElement("li");
+      var pick = document.createElement("label");
+      pick.className = "balance-pick";
+      var box = document.createElement("input");
+      box.type = "checkbox";
+      box.checked = !!picked[name];
+      box.disabled = i < 0;
+      box.addEventListener("change", function () { if (box.checked) picked[name] = true; else delete picked[name]; });
+      pick.appendChild(box);
+      pick.appendChild(text("span", name));
+      li.appendChild(pick);
+      if (i >= 0) {
+        var controls = document.createElement("span");
+        controls.className = "balance-controls";
+        controls.appendChild(sideSelect(sideIn(locks, name), "Lock " + name + " to a side", "any side",
+          function (side) { locks = setSide(locks, name, side); update(); }));
+        controls.appendChild(sideSelect(sideIn(now, name), name + " plays now on", "now: \u2013",
+          function (side) { now = setSide(now, name, side); update(); }));
+        li.appendChild(controls);
+      }
+      var x = text("button", "\u00d7");
+      x.type = "button";
+      x.className = "balance-remove";
+      x.setAttribute("aria-label", "Remove " + name);
+      x.addEventListener("click", function () {
+        wanted.splice(k, 1);
+        if (i >= 0) forget(name);
+        update();
+      });
+      li.appendChild(x);
+      list.appendChild(li);
+    });
+    el("balance-lobby-tools").hidden = wanted.length === 0;
+  }
+
+  // The together and apart rules, each with a remove button.
+  function drawRules() {
+    var list = el("balance-rules");
+    list.textContent = "";
+    var item = function (words, remove) {
+      var li = text("li", words);
+      var x = text("button", "\u00d7");
+      x.type = "button";
+      x.setAttribute("aria-label", "Remove the rule: " + words);
+      x.addEventListener("click", function () { remove(); update(); });
+      li.appendChild(x);
+      list.appendChild(li);
+    };
+    together.forEach(function (g, k) {
+      item(g.join(", ") + " play together", function () { together.splice(k, 1); });
+    });
+    apart.forEach(function (g, k) {
+      item(g[0] + " and " + g[1] + " play apart", function () { apart.splice(k, 1); });
+    });
+  }
+
+  function addPlayers(names) {
     names.forEach(function (n) { if (plain(n) && wanted.indexOf(n) < 0) wanted.push(n); });
     update();
   }
@@ -747,7 +1231,7 @@
         var li = document.createElement("li");
         var b = text("button", "+ " + name);
         b.type = "button";
-        b.addEventListener("click", function () { add([name]); search.value = ""; hits.textContent = ""; search.focus(); });
+        b.addEventListener("click", function () { addPlayers([name]); search.value = ""; hits.textContent = ""; search.focus(); });
         li.appendChild(b);
         hits.appendChild(li);
       })(players[i].name);
@@ -760,14 +1244,39 @@
     el("balance-paste").value = "";
     search.value = "";
     hits.textContent = "";
-    add(pasted);
+    addPlayers(pasted);
   });
-  el("balance-clear").addEventListener("click", function () { wanted = []; update(); });
+  el("balance-clear").addEventListener("click", function () {
+    wanted = []; locks = []; together = []; apart = []; now = []; picked = {};
+    update();
+  });
+  var pickedNames = function () { return Object.keys(picked).filter(function (n) { return picked[n]; }); };
+  var ruleNote = el("balance-rule-note");
+  el("balance-together").addEventListener("click", function () {
+    var names = pickedNames();
+    if (names.length < 2) { ruleNote.textContent = "Tick two or more players first."; return; }
+    ruleNote.textContent = "";
+    together.push(names);
+    picked = {};
+    update();
+  });
+  el("balance-apart").addEventListener("click", function () {
+    var names = pickedNames();
+    if (names.length !== 2) { ruleNote.textContent = "Tick exactly two players to keep apart."; return; }
+    ruleNote.textContent = "";
+    apart.push(names);
+    picked = {};
+    update();
+  });
+  var swapBox = el("balance-max-swaps");
+  el("balance-now-clear").addEventListener("click", function () { now = []; update(); });
+  swapBox.addEventListener("change", function () { maxSwaps = Number(swapBox.value); update(); });
   var clanBox = el("balance-clans"), avoidBox = el("balance-avoid");
   clanBox.value = clans;
   avoidBox.checked = avoidLast;
   clanBox.addEventListener("change", function () { clans = clanBox.value; update(); });
   avoidBox.addEventListener("change", function () { avoidLast = avoidBox.checked; update(); });
-  wanted = readUrl();
+  readUrl();
+  swapBox.value = String(maxSwaps);
   update();
 })();

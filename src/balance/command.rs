@@ -107,6 +107,12 @@ fn load(args: &BalanceArgs) -> Result<(BalanceData, BalanceConfig)> {
     Ok((data, plan.config.balance))
 }
 
+/// Whether to avoid the last match's teams: `--no-avoid-last` wins over the config, which
+/// `--avoid-last` can only turn on (clap keeps the last of the two flags given).
+fn avoid_last(args: &BalanceArgs, settings: &BalanceConfig) -> bool {
+    !args.no_avoid_last && (args.avoid_last || settings.avoid_last)
+}
+
 /// Runs the command; returns what to print.
 pub fn run(args: &BalanceArgs) -> Result<String> {
     let (data, settings) = load(args)?;
@@ -187,7 +193,8 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
         clans: clan_groups(&data, &lobby),
         unit: settings.clan_penalty / 100.0,
     };
-    let last = (args.avoid_last || settings.avoid_last)
+    let avoid_last = avoid_last(args, &settings);
+    let last = avoid_last
         .then(|| LastTeams::find(&data.recent, &lobby.ids))
         .flatten();
     let options = Options {
@@ -383,7 +390,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
                     team(&a.last.blue),
                     a.why
                 );
-            } else if args.avoid_last || settings.avoid_last {
+            } else if avoid_last {
                 let _ = writeln!(
                     out,
                     "last match's teams: no recent team match had two or more of these players on each side"

@@ -356,6 +356,9 @@ pub struct MatchPage {
     pub fairest_red_win: Option<String>,
     /// Red's expected team score minus blue's before the match (signed, one decimal).
     pub expected_margin: Option<String>,
+    /// `balance.html?players=...&from=...` with this team match's players (not hidden) and their
+    /// sides, names URI-encoded; None for other matches.
+    pub balance_url: Option<String>,
     pub sides: Vec<Side>,
     pub kill_lines: u32,
     /// Empty unless the site has its own `match.html` (see `kills_html`).

@@ -169,6 +169,41 @@ impl Renderer<'_> {
         }
     }
 
+    /// `balance.html` with the players of team match `i` who ended it on red or blue and are not
+    /// hidden (by the names `data/balance.js` knows them by), and `from=` their sides, so the
+    /// balancer shows the fewest swaps from the teams as they played; None for other matches.
+    pub(in crate::render) fn balance_url(&self, i: usize) -> Option<String> {
+        let m = &self.input.matches[i];
+        if !m.gametype.team_based {
+            return None;
+        }
+        let (mut names, mut sides) = (Vec::new(), Vec::new());
+        for l in &self.input.stats.matches[i].lines {
+            let side = match l.team {
+                Some(Team::Red) => "red",
+                Some(Team::Blue) => "blue",
+                _ => continue,
+            };
+            let id = l.player as usize;
+            if self.input.hidden[id] {
+                continue;
+            }
+            let name = uri_component(&self.input.roster.players[id].key);
+            if names.contains(&name) {
+                continue;
+            }
+            sides.push(format!("{name}:{side}"));
+            names.push(name);
+        }
+        (names.len() >= 2).then(|| {
+            format!(
+                "balance.html?players={}&from={}",
+                names.join(","),
+                sides.join(",")
+            )
+        })
+    }
+
     /// The page of match `i`; `kill_rows` also fills [`MatchPage::kills`] (for a site's own
     /// `match.html`; [`MatchPage::kills_html`] is always filled).
     pub(in crate::render) fn match_page(&self, i: usize, kill_rows: bool) -> MatchPage {
@@ -325,6 +360,7 @@ impl Renderer<'_> {
                 .fairest_red_win(i)
                 .map(|p| format!("{:.0}%", p * 100.0)),
             expected_margin: self.expected_margin(i).map(|m| format!("{m:+.1}")),
+            balance_url: self.balance_url(i),
             sides,
             kill_lines: ms.kill_lines,
             kills,
@@ -332,4 +368,18 @@ impl Renderer<'_> {
             timeline_svg: self.timeline(i),
         }
     }
+}
+
+/// `text` as JavaScript's `encodeURIComponent` writes it (UTF-8, every byte but
+/// `A-Z a-z 0-9 - _ . ! ~ * ' ( )` as `%XX`), so `balance.html` reads it back unchanged.
+fn uri_component(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
