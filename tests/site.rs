@@ -1819,3 +1819,127 @@ fn no_page_of_a_crowd_site_loads_more_than_a_megabyte() {
             .count();
     assert_eq!(listed, 2500, "servers listed on the server list pages");
 }
+
+/// `%XX` sequences of a URL query value back to text (as `decodeURIComponent`).
+fn uri_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// Issue 15: a team match page links `balance.html` with that match's players (hidden ones and
+/// spectators left out; hostile names URI-encoded, the attribute escaped) and `from=` their
+/// sides, by the names `data/balance.js` knows them by.
+#[test]
+fn team_match_page_links_its_players_to_the_balancer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let names = [
+        ("Red,One;+&#=%\u{fc} \u{540d}", 1),
+        ("^1Blue\"<b>x'&amp;", 2),
+        ("Hidden Guy", 1),
+        ("Plain", 2),
+        ("Watcher", 3),
+        ("Third", 1),
+    ];
+    let mut log = String::from(
+        "  0:00 InitGame: \\g_gametype\\3\\mapname\\q3dm6\\sv_hostname\\test\\g_timestamp\\2026-01-02 03:04:05\n",
+    );
+    for (i, (n, t)) in names.iter().enumerate() {
+        log.push_str(&format!("  0:00 ClientUserinfoChanged: {i} n\\{n}\\t\\{t}\n"));
+    }
+    for k in 0..12 {
+        let (a, b) = [(0, 1), (1, 2), (3, 5), (2, 3)][k % 4];
+        log.push_str(&format!(
+            "  0:{:02} Kill: {a} {b} 10: x killed y by MOD_RAILGUN\n",
+            k + 1
+        ));
+    }
+    log.push_str("  0:30 Exit: Timelimit hit.\n  0:31 ShutdownGame:\n");
+    std::fs::write(logs.join("tdm.log"), log).unwrap();
+    std::fs::write(
+        tmp.path().join("site.toml"),
+        "[moderation]\nhide = [\"Hidden Guy\"]\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("site");
+    let o = build_site(&out, std::slice::from_ref(&logs), tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let matches = json(&out.join("data/matches.json"));
+    let m = &matches.as_array().unwrap()[0];
+    assert!(m["predicted_red_win"].is_number(), "{m}");
+    let page = std::fs::read_to_string(out.join(m["url"].as_str().unwrap())).unwrap();
+    let at = page
+        .find("class=\"balance-link\" href=\"")
+        .expect("a balance link on the team match page");
+    let rest = &page[at + "class=\"balance-link\" href=\"".len()..];
+    let href = &rest[..rest.find('"').unwrap()];
+    assert!(
+        !href.contains(['<', '>', '"', ' ']),
+        "the link is encoded: {href}"
+    );
+    // The attribute as the browser reads it (Tera escapes & and ').
+    let href = href
+        .replace("&#x27;", "'")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    let query = href.strip_prefix("../balance.html?").expect(&href);
+    let (players, from) = query.split_once("&from=").expect(query);
+    let players: Vec<String> = players
+        .strip_prefix("players=")
+        .unwrap()
+        .split(',')
+        .map(uri_decode)
+        .collect();
+    let mut from: Vec<(String, String)> = from
+        .split(',')
+        .map(|item| {
+            let (name, side) = item.rsplit_once(':').unwrap();
+            (uri_decode(name), side.to_string())
+        })
+        .collect();
+    let mut expected = vec![
+        ("Red,One;+&#=%\u{fc} \u{540d}".to_string(), "red".to_string()),
+        ("Blue\"<b>x'&amp;".to_string(), "blue".to_string()),
+        ("Plain".to_string(), "blue".to_string()),
+        ("Third".to_string(), "red".to_string()),
+    ];
+    let mut listed = players.clone();
+    listed.sort();
+    let mut want: Vec<String> = expected.iter().map(|(n, _)| n.clone()).collect();
+    want.sort();
+    assert_eq!(listed, want, "players of the match, no hidden one, no spectator");
+    from.sort();
+    expected.sort();
+    assert_eq!(from, expected);
+    // Every name is one data/balance.js knows (so the page resolves it to that player).
+    let script = std::fs::read_to_string(out.join("data/balance.js")).unwrap();
+    let json_text = script
+        .trim()
+        .strip_prefix("window.FRAGSTATS_BALANCE = ")
+        .and_then(|t| t.strip_suffix(';'))
+        .unwrap();
+    let data: serde_json::Value = serde_json::from_str(json_text).unwrap();
+    for name in &players {
+        assert!(
+            data["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p["name"] == name.as_str()),
+            "{name:?} in data/balance.js"
+        );
+    }
+    assert!(!page.contains("Hidden Guy"), "a hidden player is not named");
+}
