@@ -871,6 +871,475 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     }
 }
 
+/// A lobby with hard rules and the teams as they are, written both ways: as `fragstats balance`
+/// flags and as `balance.html`'s query.
+#[derive(Default, Clone)]
+struct Case {
+    names: Vec<String>,
+    lock: Vec<(String, &'static str)>,
+    together: Vec<Vec<String>>,
+    apart: Vec<[String; 2]>,
+    from: Vec<(String, &'static str)>,
+    max_swaps: Option<usize>,
+}
+
+impl Case {
+    fn of(names: &[String]) -> Case {
+        Case {
+            names: names.to_vec(),
+            ..Case::default()
+        }
+    }
+
+    fn flags(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, side) in &self.lock {
+            out.extend(["--lock".to_string(), format!("{name}={side}")]);
+        }
+        for group in &self.together {
+            out.extend(["--together".to_string(), group.join(",")]);
+        }
+        for [a, b] in &self.apart {
+            out.extend(["--apart".to_string(), format!("{a},{b}")]);
+        }
+        if !self.from.is_empty() {
+            let side = |s: &str| -> Vec<&str> {
+                self.from
+                    .iter()
+                    .filter(|(_, x)| *x == s)
+                    .map(|(n, _)| n.as_str())
+                    .collect()
+            };
+            out.extend([
+                "--from".to_string(),
+                format!(
+                    "red: {}; blue: {}",
+                    side("red").join(", "),
+                    side("blue").join(", ")
+                ),
+            ]);
+        }
+        if let Some(n) = self.max_swaps {
+            out.extend(["--max-swaps".to_string(), n.to_string()]);
+        }
+        out
+    }
+
+    fn query(&self) -> String {
+        let enc = |list: &[String]| list.iter().map(|n| uri_component(n)).collect::<Vec<_>>();
+        let sides = |list: &[(String, &str)]| {
+            list.iter()
+                .map(|(n, s)| format!("{}:{s}", uri_component(n)))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let mut q = format!("?players={}", enc(&self.names).join(","));
+        if !self.lock.is_empty() {
+            q += &format!("&lock={}", sides(&self.lock));
+        }
+        if !self.together.is_empty() {
+            let groups: Vec<String> = self.together.iter().map(|g| enc(g).join("+")).collect();
+            q += &format!("&together={}", groups.join(";"));
+        }
+        if !self.apart.is_empty() {
+            let groups: Vec<String> = self.apart.iter().map(|g| enc(g).join("+")).collect();
+            q += &format!("&apart={}", groups.join(";"));
+        }
+        if !self.from.is_empty() {
+            q += &format!("&from={}", sides(&self.from));
+        }
+        if let Some(n) = self.max_swaps {
+            q += &format!("&swaps={n}");
+        }
+        q
+    }
+}
+
+/// Issue 15: `balance.html`'s hard rules (lock, together, apart), its conflicts, its swap mode
+/// (`from=`), hostile names in its URL and `avoid=0` give exactly what `fragstats balance` gives
+/// for the same input (`--lock`, `--together`, `--apart`, `--from`, `--max-swaps`,
+/// `--no-avoid-last`), on the bot logs, through every search (every split, meeting in the middle
+/// with rules across its cut, the local search); the rules are made by clicking too.
+#[test]
+fn balance_page_rules_and_swaps_agree_with_the_cli() {
+    let (Some(_), Some(chromedriver)) = (
+        which(&["chromium", "chromium-browser", "google-chrome"]),
+        which(&["chromedriver"]),
+    ) else {
+        eprintln!("skipped: chromium or chromedriver is not installed");
+        return;
+    };
+    let openarena = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/openarena"
+    ));
+    if !openarena.is_dir() {
+        eprintln!("skipped: {} is missing", openarena.display());
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    // avoid_last on in the config: the page's default and the CLI's; `avoid=0` and
+    // `--no-avoid-last` turn it off.
+    std::fs::write(
+        tmp.path().join("site.toml"),
+        "title = \"Rules test\"\n[balance]\navoid_last = true\n",
+    )
+    .unwrap();
+    let fragstats = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_fragstats"));
+        c.current_dir(tmp.path());
+        c
+    };
+    let o = fragstats()
+        .args(["build", "--out", out.to_str().unwrap()])
+        .arg(openarena)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let script = std::fs::read_to_string(out.join("data/balance.js")).unwrap();
+    let json_text = script
+        .trim()
+        .strip_prefix("window.FRAGSTATS_BALANCE = ")
+        .and_then(|t| t.strip_suffix(';'))
+        .unwrap();
+    let data: Value = serde_json::from_str(json_text).unwrap();
+    let known: Vec<String> = data["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(known.len() >= 16, "too few players: {known:?}");
+    let with_fresh = |size: usize| -> Vec<String> {
+        let mut names = known.clone();
+        names.extend((0..size).map(|i| format!("Qzvxw{i}jkq")));
+        names.truncate(size);
+        names
+    };
+
+    let driver = Driver::start(&chromedriver);
+    driver.size(1280, 844);
+    let url = |case: &Case, extra: &str| {
+        format!(
+            "file://{}{}{extra}",
+            out.join("balance.html").display(),
+            case.query()
+        )
+    };
+    let read = "var pick = function (box) {\
+        var side = function (s) { return Array.prototype.map.call(box.querySelectorAll('.balance-' + s + ' li'),\
+          function (li) { return li.textContent; }); };\
+        return { red: side('red'), blue: side('blue'), p_red_wins: parseFloat(box.getAttribute('data-p')) }; };\
+      var swaps = document.getElementById('balance-swaps'), current = document.getElementById('balance-current');\
+      var conflict = document.querySelector('.balance-conflict');\
+      return { state: document.getElementById('balance-result').getAttribute('data-state'),\
+        error: document.getElementById('balance-error').textContent,\
+        conflict: conflict ? conflict.getAttribute('data-conflict') : null,\
+        splits: Array.prototype.map.call(document.querySelectorAll('#balance-result > .balance-split'), pick),\
+        current: current ? pick(current) : null,\
+        swaps: swaps ? Array.prototype.map.call(swaps.querySelectorAll('.balance-swap-list li'), function (li) {\
+          return { to_blue: li.getAttribute('data-to-blue'), to_red: li.getAttribute('data-to-red'),\
+            p_red_wins: parseFloat(li.getAttribute('data-p')) }; }) : null,\
+        no_swap: !!document.querySelector('.balance-no-swap'),\
+        warnings: Array.prototype.map.call(document.querySelectorAll('.balance-warning'), function (li) { return li.textContent; }),\
+        last: (function () { var li = document.querySelector('.balance-avoided, .balance-kept'); return li ? li.textContent : null; })(),\
+        injected: document.querySelectorAll('main img').length };";
+    // The CLI's JSON (or its one-line error) for a case, with more flags.
+    let cli = |case: &Case, more: &[&str]| -> Result<Value, String> {
+        let o = fragstats()
+            .args(["balance", "--out", out.to_str().unwrap(), "--json"])
+            .args(more)
+            .args(case.flags())
+            .args(&case.names)
+            .output()
+            .unwrap();
+        if o.status.success() {
+            Ok(serde_json::from_slice(&o.stdout).unwrap())
+        } else {
+            let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
+            Err(err.strip_prefix("error: ").unwrap_or(&err).to_string())
+        }
+    };
+    let same_split = |what: &str, page: &Value, cli: &Value| {
+        let (pr, pb, pp) = split_of(page);
+        let (cr, cb, cp) = split_of(cli);
+        assert_eq!((&pr, &pb), (&cr, &cb), "{what}: page {pp}, cli {cp}");
+        assert!((pp - cp).abs() < 1e-9, "{what}: page {pp}, cli {cp}");
+    };
+    // The page shows what the CLI gives; returns the CLI's answer.
+    let check = |case: &Case, more: &[&str], extra: &str| -> Result<Value, String> {
+        let what = format!("{} {more:?}", case.query());
+        let answer = cli(case, more);
+        driver.open(&url(case, extra));
+        let shown = driver.js(read, json!([]));
+        assert_eq!(shown["injected"], 0, "a name became markup: {what}");
+        assert_eq!(shown["error"], "", "{what}: {shown}");
+        match &answer {
+            Err(e) => {
+                assert_eq!(
+                    shown["state"], "conflict",
+                    "{what}: cli {e:?}, page {shown}"
+                );
+                assert_eq!(shown["conflict"], e.as_str(), "{what}");
+            }
+            Ok(cli) => {
+                assert_eq!(shown["state"], "ready", "{what}: {shown}");
+                let splits = shown["splits"].as_array().unwrap();
+                let mut expected = vec![cli.clone()];
+                expected.extend(cli["alternatives"].as_array().unwrap().iter().cloned());
+                expected.push(cli["abba"].clone());
+                expected.push(cli["random"].clone());
+                assert_eq!(splits.len(), expected.len(), "{what}: {shown}");
+                for (p, c) in splits.iter().zip(&expected) {
+                    same_split(&what, p, c);
+                }
+                let warnings: Vec<String> = cli["warnings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|w| format!("Warning: {}", w.as_str().unwrap()))
+                    .collect();
+                assert_eq!(shown["warnings"], json!(warnings), "{what}");
+                match &cli["last_match"] {
+                    Value::Null => assert_eq!(shown["last"], Value::Null, "{what}"),
+                    last => {
+                        let why = last["why"].as_str().unwrap();
+                        let text = shown["last"].as_str().unwrap_or_default();
+                        assert!(text.contains(why), "{what}: page {text:?}, cli {why:?}");
+                    }
+                }
+                if let Some(swaps) = cli["swaps"].as_array() {
+                    same_split(&what, &shown["current"], &cli["current"]);
+                    let listed = shown["swaps"].as_array().unwrap();
+                    assert_eq!(listed.len(), swaps.len(), "{what}: {shown}");
+                    for (p, c) in listed.iter().zip(swaps) {
+                        assert_eq!(
+                            (&p["to_blue"], &p["to_red"]),
+                            (&c["to_blue"], &c["to_red"]),
+                            "{what}"
+                        );
+                        let (pp, cp) = (
+                            p["p_red_wins"].as_f64().unwrap(),
+                            c["p_red_wins"].as_f64().unwrap(),
+                        );
+                        assert!((pp - cp).abs() < 1e-9, "{what}: page {pp}, cli {cp}");
+                    }
+                    assert_eq!(shown["no_swap"], swaps.is_empty(), "{what}");
+                } else {
+                    assert_eq!(shown["swaps"], Value::Null, "{what}");
+                }
+            }
+        }
+        // The lobby, the rules and the options live in the URL: the page's own address gives
+        // the same answer.
+        let here = driver.js("return location.href;", json!([]));
+        driver.open(here.as_str().unwrap());
+        let again = driver.js(read, json!([]));
+        for key in [
+            "state", "conflict", "splits", "current", "swaps", "warnings",
+        ] {
+            assert_eq!(
+                again[key], shown[key],
+                "{what}: {key} after a reload of {here}"
+            );
+        }
+        let errors = driver.errors();
+        assert!(errors.is_empty(), "{what}: {errors:?}");
+        answer
+    };
+    let k = |i: usize| known[i].clone();
+    let mut lobbies = vec![known[..10].to_vec(), known[..16].to_vec(), known.clone()];
+    lobbies.push(with_fresh(30));
+    lobbies.push(with_fresh(44));
+    let mut kept = 0;
+    for names in &lobbies {
+        let n = names.len();
+        let last = |j: usize| names[n - 1 - j].clone();
+        let mut cases = Vec::new();
+        let mut c = Case::of(names);
+        c.lock = vec![(k(0), "red"), (k(1), "red")];
+        cases.push(c);
+        let mut c = Case::of(names);
+        c.together = vec![vec![k(2), k(3), k(4)]];
+        c.apart = vec![[k(0), k(5)]];
+        cases.push(c);
+        let mut c = Case::of(names);
+        c.lock = vec![(k(0), "blue")];
+        c.together = vec![vec![k(0), k(6)], vec![k(7), k(8)]];
+        c.apart = vec![[k(1), k(2)]];
+        cases.push(c);
+        // Rules across the cut of the meet-in-the-middle search (low half: the first n/2).
+        let mut c = Case::of(names);
+        c.together = vec![vec![k(3), last(1)], vec![k(4), last(3)]];
+        c.apart = vec![[k(1), last(2)]];
+        c.lock = vec![(last(0), "red"), (k(2), "blue")];
+        cases.push(c);
+        for case in &cases {
+            check(case, &[], "").unwrap();
+            kept += 1;
+        }
+    }
+    // Conflicts, named in the CLI's words.
+    let l10 = known[..10].to_vec();
+    let mut conflicts = Vec::new();
+    let mut c = Case::of(&l10);
+    c.lock = vec![(k(0), "red"), (k(1), "blue")];
+    c.together = vec![vec![k(0), k(1)]];
+    conflicts.push(c);
+    let mut c = Case::of(&l10);
+    c.together = vec![vec![k(0), k(1)]];
+    c.apart = vec![[k(1), k(0)]];
+    conflicts.push(c);
+    let mut c = Case::of(&l10);
+    c.lock = vec![(k(3), "red"), (k(3), "blue")];
+    conflicts.push(c);
+    let mut c = Case::of(&l10);
+    c.together = vec![known[..6].to_vec()];
+    conflicts.push(c);
+    let mut c = Case::of(&l10);
+    c.lock = vec![(k(0), "blue"), (k(1), "blue")];
+    c.apart = vec![[k(0), k(1)]];
+    conflicts.push(c);
+    let mut c = Case::of(&l10);
+    c.lock = (0..4).map(|i| (k(i), "red")).collect();
+    c.together = vec![vec![k(3), k(4), k(5)]];
+    conflicts.push(c);
+    for case in &conflicts {
+        let err = check(case, &[], "").expect_err("a conflict");
+        assert!(err.contains("must play") || err.contains("locked"), "{err}");
+    }
+    // Hostile names (each a newcomer) in every part of the URL.
+    let evil = "Zz,;+&#=%\u{fc} \u{540d}:red".to_string();
+    let evil2 = "Qq;+&#=% \u{e9}:x".to_string();
+    let img = "<img src=x onerror=alert(1)>".to_string();
+    let mut names = known[..6].to_vec();
+    names.extend([evil.clone(), evil2.clone(), img.clone()]);
+    let mut c = Case::of(&names);
+    c.lock = vec![(evil.clone(), "blue")];
+    c.together = vec![vec![evil2.clone(), k(0)]];
+    c.apart = vec![[k(1), img.clone()]];
+    check(&c, &[], "").unwrap();
+    // The guard on a hard together group: named, never broken.
+    let guard: Vec<String> = ["=XiX=Witch", "=XiX=Grunt", "Ayumi", "Beret"]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let mut c = Case::of(&guard);
+    c.together = vec![guard[..2].to_vec()];
+    let answer = check(&c, &[], "").unwrap();
+    let warning = answer["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with("keeping =XiX=Witch, =XiX=Grunt together makes one side a sure winner"),
+        "{answer}"
+    );
+    // avoid_last is on in the config; --no-avoid-last and avoid=0 turn it off.
+    let plain = Case::of(&known[..12]);
+    let on = check(&plain, &[], "").unwrap();
+    assert!(!on["last_match"].is_null(), "{on}");
+    let off = check(&plain, &["--no-avoid-last"], "&avoid=0").unwrap();
+    assert!(off["last_match"].is_null(), "{off}");
+
+    // Swap mode: the teams as they are, the fewest swaps, each with the cumulative p.
+    let l8 = known[..8].to_vec();
+    let mut swap_cases = Vec::new();
+    for (names, max) in [
+        (l8.clone(), None),
+        (l8.clone(), Some(3)),
+        (known[..16].to_vec(), Some(1)),
+    ] {
+        let mut c = Case::of(&names);
+        let half = names.len() / 2;
+        // The strongest players on one side (data/balance.js lists them by skill? not needed:
+        // any line-up will do), in the order the page writes `from=`.
+        c.from = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), if i < half { "red" } else { "blue" }))
+            .collect();
+        c.max_swaps = max;
+        swap_cases.push(c);
+    }
+    let mut c = swap_cases[0].clone();
+    c.lock = vec![(k(0), "red")];
+    c.together = vec![vec![k(5), k(6)]];
+    swap_cases.push(c);
+    let mut moved = 0;
+    for case in &swap_cases {
+        let answer = check(case, &[], "").unwrap();
+        moved += answer["swaps"].as_array().unwrap().len();
+    }
+    assert!(moved >= 2, "no case proposed a swap");
+    // Teams already the fairest: no swap.
+    let best = cli(&Case::of(&l8), &[]).unwrap();
+    let mut c = Case::of(&l8);
+    for side in ["red", "blue"] {
+        for n in best[side].as_array().unwrap() {
+            c.from.push((n.as_str().unwrap().to_string(), side));
+        }
+    }
+    let answer = check(&c, &[], "").unwrap();
+    assert_eq!(answer["swaps"], json!([]), "{answer}");
+    eprintln!(
+        "{kept} rule cases, {} conflicts, {} swap cases agree",
+        conflicts.len(),
+        swap_cases.len() + 1
+    );
+
+    // The rules made by clicking: tick two players, keep them together, lock a third.
+    driver.open(&url(&Case::of(&l8), ""));
+    for i in [0, 1] {
+        let xpath = format!(
+            "(//ul[@id='balance-lobby']//input[@type='checkbox'])[{}]",
+            i + 1
+        );
+        driver.click(&driver.find(&xpath));
+    }
+    driver.click(&driver.find("//button[@id='balance-together']"));
+    driver.js(
+        "var s = document.querySelectorAll('#balance-lobby select')[4];\
+         s.value = 'blue'; s.dispatchEvent(new Event('change'));",
+        json!([]),
+    );
+    let mut c = Case::of(&l8);
+    c.together = vec![vec![k(0), k(1)]];
+    c.lock = vec![(k(2), "blue")];
+    let search = driver.js("return location.search;", json!([]));
+    assert_eq!(
+        search.as_str().unwrap(),
+        c.query(),
+        "the page wrote the rules into its URL"
+    );
+    let rules = driver.js(
+        "return Array.prototype.map.call(document.querySelectorAll('#balance-rules li'), function (li) { return li.firstChild.textContent; });",
+        json!([]),
+    );
+    assert_eq!(rules, json!([format!("{}, {} play together", k(0), k(1))]));
+    check(&c, &[], "").unwrap();
+
+    // Desktop and phone: the page with rules and swaps fits.
+    let shots = std::env::var_os("FRAGSTATS_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tmp.path().join("shots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut c = swap_cases[3].clone();
+    c.names.push(evil.clone());
+    c.from.push((evil, "blue"));
+    c.apart = vec![[k(1), k(2)]];
+    driver.open(&url(&c, ""));
+    for width in [1280, 390] {
+        driver.size(width, 844);
+        let wide = driver.js("return document.documentElement.scrollWidth;", json!([]));
+        assert!(
+            wide.as_u64().unwrap() <= width as u64,
+            "balance.html with rules is {wide} px wide at {width}"
+        );
+        let png = driver.screenshot(width);
+        assert!(png.starts_with(b"\x89PNG") && png.len() > 5000);
+        std::fs::write(shots.join(format!("balance-rules-{width}.png")), png).unwrap();
+    }
+}
+
 /// Issue 18: on a crowd of thousands of names the search box loads `data/search.js` and one
 /// shard, finds a player by their full name, lists a fragment of every name ("pl" of every
 /// `Player<k>`) from a capped shard, and asks for a second letter. Its player pages (over

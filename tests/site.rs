@@ -1857,7 +1857,9 @@ fn team_match_page_links_its_players_to_the_balancer() {
         "  0:00 InitGame: \\g_gametype\\3\\mapname\\q3dm6\\sv_hostname\\test\\g_timestamp\\2026-01-02 03:04:05\n",
     );
     for (i, (n, t)) in names.iter().enumerate() {
-        log.push_str(&format!("  0:00 ClientUserinfoChanged: {i} n\\{n}\\t\\{t}\n"));
+        log.push_str(&format!(
+            "  0:00 ClientUserinfoChanged: {i} n\\{n}\\t\\{t}\n"
+        ));
     }
     for k in 0..12 {
         let (a, b) = [(0, 1), (1, 2), (3, 5), (2, 3)][k % 4];
@@ -1910,7 +1912,10 @@ fn team_match_page_links_its_players_to_the_balancer() {
         })
         .collect();
     let mut expected = vec![
-        ("Red,One;+&#=%\u{fc} \u{540d}".to_string(), "red".to_string()),
+        (
+            "Red,One;+&#=%\u{fc} \u{540d}".to_string(),
+            "red".to_string(),
+        ),
         ("Blue\"<b>x'&amp;".to_string(), "blue".to_string()),
         ("Plain".to_string(), "blue".to_string()),
         ("Third".to_string(), "red".to_string()),
@@ -1919,7 +1924,10 @@ fn team_match_page_links_its_players_to_the_balancer() {
     listed.sort();
     let mut want: Vec<String> = expected.iter().map(|(n, _)| n.clone()).collect();
     want.sort();
-    assert_eq!(listed, want, "players of the match, no hidden one, no spectator");
+    assert_eq!(
+        listed, want,
+        "players of the match, no hidden one, no spectator"
+    );
     from.sort();
     expected.sort();
     assert_eq!(from, expected);
