@@ -1,8 +1,12 @@
 // balance.html: the team balancer in the browser. A port of src/balance (names resolved as
-// `fragstats balance` resolves them, the exhaustive search up to 24 players with the same
-// tie-breaking, the meet-in-the-middle search up to 40 (src/balance/exact.rs, same order of
-// operations, so the same sums and ties), the same local search beyond), reading data/balance.js. The lobby lives in the
-// URL (?players=A,B,C, each name URI-encoded) so a link shares it. Names are always set as text.
+// `fragstats balance` resolves them; the hard rules and their conflicts, in the same words; the
+// exhaustive search up to 24 players with the same tie-breaking; the meet-in-the-middle search up
+// to 40 (src/balance/exact.rs, same order of operations, so the same sums and ties, and the same
+// cut of the rules); the same local search beyond; the soft rules and guards of soft.rs; the swap
+// mode), reading data/balance.js. The lobby, the rules and the options live in the URL, each name
+// URI-encoded: ?players=A,B,C&lock=A:red&together=A+B;C+D&apart=A+C&from=A:red,B:blue&swaps=2
+// (as --lock, --together, --apart, --from, --max-swaps), so a link shares them. Names are always
+// set as text.
 (function () {
   "use strict";
   var EXACT_UP_TO = 24, MEET_UP_TO = 40, MAX_PLAYERS = 256, TIE = 1e-9, AVOID_KEEP = 32;
@@ -959,15 +963,16 @@
     return box;
   }
 
-  // A select of "", red, blue.
-  function sideSelect(value, label, none, change) {
+  // A select of "", red, blue, each option shown as `words` says.
+  function sideSelect(value, label, words, change) {
     var select = document.createElement("select");
-    [["", none], ["red", "red"], ["blue", "blue"]].forEach(function (o) {
+    [["", words[0]], ["red", words[1]], ["blue", words[2]]].forEach(function (o) {
       var option = text("option", o[1]);
       option.value = o[0];
       select.appendChild(option);
     });
     select.value = value || "";
+    select.className = value ? "balance-set team-" + value : "";
     select.setAttribute("aria-label", label);
     select.addEventListener("change", function () { change(select.value || null); });
     return select;
@@ -1171,9 +1176,9 @@
       if (i >= 0) {
         var controls = document.createElement("span");
         controls.className = "balance-controls";
-        controls.appendChild(sideSelect(sideIn(locks, name), "Lock " + name + " to a side", "any side",
+        controls.appendChild(sideSelect(sideIn(locks, name), "Lock " + name + " to a side", ["any side", "lock red", "lock blue"],
           function (side) { locks = setSide(locks, name, side); update(); }));
-        controls.appendChild(sideSelect(sideIn(now, name), name + " plays now on", "now: \u2013",
+        controls.appendChild(sideSelect(sideIn(now, name), name + " plays now on", ["now: \u2013", "now red", "now blue"],
           function (side) { now = setSide(now, name, side); update(); }));
         li.appendChild(controls);
       }

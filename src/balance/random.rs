@@ -1,8 +1,8 @@
 //! The random split shown beside the proposal (issue 15: "what a random split gives"):
 //! reproducible, seeded from the lobby's names unless a seed is given, with team sizes differing
 //! by at most one, keeping the hard rules when a few draws find such a split. `static/balance.js`
-//! ports [`seed_of`], [`Mulberry32`] and the first draw of [`random_split`] (the page has no
-//! rules), so page and command line show the same random teams.
+//! ports [`seed_of`], [`Mulberry32`] and [`random_split`], so page and command line show the same
+//! random teams.
 
 use super::{Candidate, Rules, Side, Split, groups, p_red};
 use crate::evaluate::team::TeamParams;
