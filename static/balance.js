@@ -900,6 +900,19 @@
     apart = groupsParam("apart", 2);
     var s = param("swaps", "[0-9]{1,2}");
     maxSwaps = s === null ? 2 : Math.max(1, Math.min(Number(s), MAX_SWAPS));
+    // A player a rule names but `players=` does not (a link written by hand) joins the lobby
+    // list, in the order the command adds such names (after the others), so it can be removed.
+    var nameOf = function (q) {
+      var r = resolve(q);
+      return r.known !== undefined ? players[r.known].name : r.fresh;
+    };
+    var present = wanted.map(nameOf);
+    var more = now.concat(locks).map(function (l) { return l[0]; });
+    together.concat(apart).forEach(function (g) { more = more.concat(g); });
+    more.forEach(function (name) {
+      var resolved = nameOf(name);
+      if (resolved !== undefined && present.indexOf(resolved) < 0) { wanted.push(name); present.push(resolved); }
+    });
   }
   // ?clans=together|spread|off (as --clans) and ?avoid=1|0 (as --avoid-last / --no-avoid-last);
   // by default the site's [balance] settings.

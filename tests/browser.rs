@@ -1151,6 +1151,7 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
     let k = |i: usize| known[i].clone();
     let mut lobbies = vec![known[..10].to_vec(), known[..16].to_vec(), known.clone()];
     lobbies.push(with_fresh(30));
+    lobbies.push(with_fresh(40));
     lobbies.push(with_fresh(44));
     let mut kept = 0;
     for names in &lobbies {
@@ -1180,6 +1181,20 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
             kept += 1;
         }
     }
+    // A link written by hand whose rules name players `players=` does not: the command adds
+    // them to the lobby (after the names), and so does the page, which lists them.
+    let mut c = Case::of(&known[..7]);
+    c.lock = vec![(k(9), "blue")];
+    c.together = vec![vec![k(0), k(8)]];
+    check(&c, &[], "").unwrap();
+    let listed = driver.js(
+        "return document.querySelectorAll('#balance-lobby > li').length;",
+        json!([]),
+    );
+    assert_eq!(
+        listed, 9,
+        "the players the rules name are in the lobby list"
+    );
     // Conflicts, named in the CLI's words.
     let l10 = known[..10].to_vec();
     let mut conflicts = Vec::new();

@@ -1951,3 +1951,45 @@ fn team_match_page_links_its_players_to_the_balancer() {
     }
     assert!(!page.contains("Hidden Guy"), "a hidden player is not named");
 }
+
+/// Issue 15: `--no-avoid-last` turns off what `[balance] avoid_last = true` turns on; the last of
+/// `--avoid-last` and `--no-avoid-last` wins.
+#[test]
+fn balance_no_avoid_last_overrides_the_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("site.toml");
+    let logs = shared().join("openarena");
+    std::fs::write(
+        &config,
+        format!(
+            "logs = [{:?}]\n[balance]\navoid_last = true\n",
+            logs.to_string_lossy()
+        ),
+    )
+    .unwrap();
+    let cfg = config.to_str().unwrap();
+    let o = fragstats(&["build", "--config", cfg], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names = ["Tony", "Ayumi", "Beret", "Gargoyle", "Grism", "Merman"];
+    let last_match = |flags: &[&str]| -> serde_json::Value {
+        let mut args = vec!["balance", "--config", cfg, "--json"];
+        args.extend(flags);
+        args.extend(names);
+        let o = fragstats(&args, tmp.path());
+        assert!(o.status.success(), "{flags:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["last_match"].clone()
+    };
+    assert!(last_match(&[]).is_object(), "the config turns it on");
+    assert!(last_match(&["--no-avoid-last"]).is_null());
+    assert!(last_match(&["--avoid-last", "--no-avoid-last"]).is_null());
+    assert!(last_match(&["--no-avoid-last", "--avoid-last"]).is_object());
+    let mut args = vec!["balance", "--config", cfg, "--no-avoid-last"];
+    args.extend(names);
+    let o = fragstats(&args, tmp.path());
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("last match's teams"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
