@@ -1301,6 +1301,48 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
         swap_cases.len() + 1
     );
 
+    // "The players of match X": a team match page's link opens the page on the swaps from the
+    // teams as they played, as `--from` gives them.
+    let mut linked = 0;
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(out.join("matches"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    pages.sort();
+    for page in pages {
+        let html = std::fs::read_to_string(&page).unwrap();
+        let Some(at) = html.find("class=\"balance-link\" href=\"../balance.html?players=") else {
+            continue;
+        };
+        let rest = &html[at + "class=\"balance-link\" href=\"../balance.html?players=".len()..];
+        let query = rest[..rest.find('"').unwrap()].replace("&amp;", "&");
+        let (names, from) = query.split_once("&from=").unwrap();
+        let decode = |t: &str| -> String {
+            let v = driver.js("return decodeURIComponent(arguments[0]);", json!([t]));
+            v.as_str().unwrap().to_string()
+        };
+        let mut c = Case::of(&names.split(',').map(decode).collect::<Vec<_>>());
+        c.from = from
+            .split(',')
+            .map(|item| {
+                let (n, side) = item.rsplit_once(':').unwrap();
+                (decode(n), if side == "red" { "red" } else { "blue" })
+            })
+            .collect();
+        assert_eq!(
+            c.query(),
+            format!("?players={query}"),
+            "the link is the page's own URL form"
+        );
+        let answer = check(&c, &[], "").unwrap();
+        assert!(answer["swaps"].is_array(), "{answer}");
+        linked += 1;
+        if linked == 3 {
+            break;
+        }
+    }
+    assert_eq!(linked, 3, "team match pages link their players");
+
     // The rules made by clicking: tick two players, keep them together, lock a third.
     driver.open(&url(&Case::of(&l8), ""));
     for i in [0, 1] {
