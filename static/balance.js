@@ -1032,8 +1032,13 @@
     // In the command's order: the teams as they are (red, then blue), the names, the locks, the
     // together groups, the apart pairs.
     var nowRed = [], nowBlue = [];
-    now.forEach(function (l) { if (l[1] === "red") nowRed.push(add(l[0])); });
-    now.forEach(function (l) { if (l[1] === "blue") nowBlue.push(add(l[0])); });
+    // (A name that does not resolve is reported below; one player named twice counts once.)
+    var place = function (list, name) {
+      var i = add(name);
+      if (i >= 0 && nowRed.indexOf(i) < 0 && nowBlue.indexOf(i) < 0) list.push(i);
+    };
+    now.forEach(function (l) { if (l[1] === "red") place(nowRed, l[0]); });
+    now.forEach(function (l) { if (l[1] === "blue") place(nowBlue, l[0]); });
     var shown = wanted.map(add);
     var rules = { lock: [], together: [], apart: [], soft: null };
     locks.forEach(function (l) { var i = add(l[0]); if (i >= 0) rules.lock.push([i, l[1]]); });
@@ -1130,7 +1135,7 @@
     var box = document.createElement("section");
     box.id = "balance-swaps";
     var missing = lobby.filter(function (_, i) { return red.indexOf(i) < 0 && blue.indexOf(i) < 0; });
-    if (missing.length || !red.length || !blue.length || red.indexOf(-1) >= 0 || blue.indexOf(-1) >= 0) {
+    if (missing.length || !red.length || !blue.length) {
       box.appendChild(text("p", missing.length
         ? "To see the fewest swaps, say who plays on which side now (\u201cNow\u201d): " +
           missing.map(function (c) { return c.name; }).join(", ") + " have no side yet."
