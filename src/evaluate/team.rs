@@ -716,6 +716,10 @@ pub struct Bin {
     pub predicted: f64,
     /// Share of the bin's results red won.
     pub observed: f64,
+    /// The standard error `observed` would have around `predicted` if the predictions were
+    /// calibrated (independent results): √(Σ p(1 − p)) / matches. A gap within about two of
+    /// these is what chance alone gives.
+    pub se: f64,
 }
 
 /// Predictions against outcomes in [`BINS`] bins, and the expected calibration error (the
@@ -747,6 +751,9 @@ impl Reliability {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     sums: [(u64, f64, f64); BINS],
+    /// Per bin: the sum of the squared predictions (for [`Bin::se`]).
+    #[serde(default)]
+    squares: [f64; BINS],
 }
 
 impl Calibration {
@@ -761,6 +768,7 @@ impl Calibration {
         s.0 += 1;
         s.1 += p;
         s.2 += f64::from(u8::from(red_won));
+        self.squares[bin] += p * p;
     }
 
     /// The diagram and its expected calibration error.
@@ -770,7 +778,7 @@ impl Calibration {
             matches: total,
             ..Reliability::default()
         };
-        for (i, &(n, p, w)) in self.sums.iter().enumerate() {
+        for (i, (&(n, p, w), &squares)) in self.sums.iter().zip(&self.squares).enumerate() {
             if n == 0 {
                 continue;
             }
@@ -780,6 +788,7 @@ impl Calibration {
                 matches: n,
                 predicted: p / n as f64,
                 observed: w / n as f64,
+                se: (p - squares).max(0.0).sqrt() / n as f64,
             };
             out.ece += n as f64 / total as f64 * (bin.predicted - bin.observed).abs();
             out.bins.push(bin);
@@ -1337,6 +1346,10 @@ mod tests {
         );
         assert!((r.bins[1].predicted - 0.135).abs() < 1e-12);
         assert_eq!(r.bins[1].observed, 0.5);
+        // √(0.15·0.85 + 0.12·0.88) / 2; a bin of certain predictions has none.
+        let se = (0.15f64 * 0.85 + 0.12 * 0.88).sqrt() / 2.0;
+        assert!((r.bins[1].se - se).abs() < 1e-12, "{}", r.bins[1].se);
+        assert_eq!(r.bins[2].se, 0.0);
         // ECE = (1·0.05 + 2·|0.135 − 0.5| + 1·0) / 4.
         assert!(
             (r.ece - (0.05 + 2.0 * 0.365) / 4.0).abs() < 1e-12,
