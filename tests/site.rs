@@ -1253,7 +1253,12 @@ fn player_page_shows_the_headline_rating_first() {
         // Each curve card holds its drawing: the keyed view's stand-ins never reach a page.
         let svgs = page.matches("<svg").count();
         assert!(svgs >= 1, "{}", p["plain_name"]);
-        assert_eq!(svgs, page.matches("chart-card").count(), "{}", p["plain_name"]);
+        assert_eq!(
+            svgs,
+            page.matches("chart-card").count(),
+            "{}",
+            p["plain_name"]
+        );
         assert!(!page.contains("curve:"), "{}", p["plain_name"]);
         for pct in page.split("<b>").filter_map(|s| s.split("%</b>").next()) {
             if let Ok(v) = pct.parse::<f64>() {
