@@ -24,7 +24,7 @@ use crate::rating::dynamic::{DynamicRatings, Ladder};
 use crate::stats::Stats;
 
 /// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
-const CHECKPOINT_FORMAT: u64 = 8;
+const CHECKPOINT_FORMAT: u64 = 9;
 
 /// How the folds started.
 #[derive(Debug, Clone, PartialEq, Eq)]
