@@ -273,11 +273,11 @@ impl WholeHistory {
             let (opponents, fresh) = (self.met[p as usize].len(), self.fresh[p as usize] as usize);
             opponents <= ALWAYS_REFIT_UP_TO || fresh * REFIT_SHARE >= opponents
         });
+        // The fits are independent: each sees its own steps in the same order as a sweep of
+        // one fit after another would take them, but the opponents are read once for all.
         for _ in 0..3 {
-            for fit in 0..self.priors.len() {
-                for &p in &touched {
-                    self.step(fit, p as usize);
-                }
+            for &p in &touched {
+                self.step_every_fit(p as usize);
             }
         }
         for &p in &touched {
@@ -346,6 +346,41 @@ impl WholeHistory {
         self.theta[fit][i] += step;
         self.curvature[fit][i] = hess;
         step.abs()
+    }
+
+    /// [`WholeHistory::step`] on player `i` in every fit, in one pass over their opponents
+    /// (each fit's sums are taken in the same order, so the steps are exactly those of `step`).
+    fn step_every_fit(&mut self, i: usize) {
+        const MOST: usize = 8;
+        let fits = self.priors.len();
+        if fits > MOST {
+            for fit in 0..fits {
+                self.step(fit, i);
+            }
+            return;
+        }
+        let (mut own, mut grad, mut hess) = ([0.0; MOST], [0.0; MOST], [0.0; MOST]);
+        for fit in 0..fits {
+            let prior = self.priors[fit] * self.now;
+            own[fit] = self.theta[fit][i];
+            grad[fit] = -prior * own[fit];
+            hess[fit] = prior;
+        }
+        for &(j, won, lost) in &self.met[i] {
+            for fit in 0..fits {
+                let p = sigmoid(own[fit] - self.theta[fit][j as usize]);
+                grad[fit] += won - (won + lost) * p;
+                hess[fit] += (won + lost) * p * (1.0 - p);
+            }
+        }
+        for fit in 0..fits {
+            // Without a prior, a player who only won has no finite optimum: keep steps bounded.
+            if hess[fit] <= 1e-300 {
+                continue;
+            }
+            self.theta[fit][i] += (grad[fit] / hess[fit]).clamp(-1.0, 1.0);
+            self.curvature[fit][i] = hess[fit];
+        }
     }
 
     /// Solves every fit to its maximum a posteriori over all players, to [`TOLERANCE`] (for the
