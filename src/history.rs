@@ -26,7 +26,7 @@ use crate::rating::static_rank::StaticRanking;
 use crate::stats::Stats;
 
 /// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
-const CHECKPOINT_FORMAT: u64 = 8;
+const CHECKPOINT_FORMAT: u64 = 9;
 
 /// How the folds started.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -67,7 +67,17 @@
       close.slice(0, 5).map(function (c) { return players[c[1]].name; }).join(", ") + "?" };
   }
 
-  // The team model (TeamParams::p_red with weights 1 and no map).
+  // As team::strength: a player's saturating team strength (bound 0 or absent: θ itself).
+  // Only + × ÷ √, which IEEE 754 rounds exactly, so it gives the CLI's bits.
+  function strength(theta) {
+    var bound = params.bound || 0;
+    if (!(bound > 0) || !isFinite(theta)) return theta;
+    var x = theta / bound;
+    if (Math.abs(x) > 1e100) return x > 0 ? bound : -bound;
+    return theta / Math.sqrt(1 + x * x);
+  }
+
+  // The team model (TeamParams::p_red with weights 1 and no map), on the lobby's strengths.
   function scale() { return Math.max(params.coef[0], 0); }
   function pRed(lobby, red, blue) {
     function side(ids) {
@@ -647,7 +657,7 @@
       }
       if (lobby.some(function (c) { return c.name === name; })) return;
       if (r.fresh !== undefined) unknown.push(name);
-      lobby.push({ name: name, mean: skill.mean, variance: skill.variance,
+      lobby.push({ name: name, mean: strength(skill.mean), variance: skill.variance,
         id: r.known !== undefined ? r.known : null });
     });
     // As command::clan_groups: clans with two or more present, by name.

@@ -596,7 +596,7 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     // Clans play no part by default; a high clan penalty makes the party guard fire below.
     std::fs::write(
         tmp.path().join("site.toml"),
-        "title = \"Balance test\"\n[balance]\nclan_penalty = 30.0\n",
+        "title = \"Balance test\"\n[balance]\nclan_penalty = 45.0\n",
     )
     .unwrap();
     let fragstats = || {
@@ -617,7 +617,7 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         script.contains(",\"margin\":"),
         "no margin in data/balance.js"
     );
-    let script = script.replacen(",\"margin\":0.0}", ",\"margin\":12.5}", 1);
+    let script = script.replacen(",\"margin\":0.0,", ",\"margin\":12.5,", 1);
     std::fs::write(out.join("data/balance.js"), &script).unwrap();
     let json = script
         .trim()
@@ -626,6 +626,8 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         .unwrap();
     let data: Value = serde_json::from_str(json).unwrap();
     assert!(data["params"]["margin"].as_f64().unwrap() > 0.0);
+    // The page computes the saturating team strength itself, from the same bound.
+    assert!(data["params"]["bound"].as_f64().unwrap() > 0.0);
     let known: Vec<String> = data["players"]
         .as_array()
         .unwrap()
@@ -767,6 +769,18 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         big.extend(fresh(size.saturating_sub(known.len() + 1)));
         big.truncate(size);
         clan_lobbies.push(big);
+    }
+    // The players of the build's three most recent recorded team matches: a lobby of one
+    // match's players is the likeliest to find its fairest split repeating a recent match.
+    let recent = data["recent"].as_array().unwrap();
+    for lineup in recent.iter().rev().take(3) {
+        let ids = lineup.as_array().unwrap().iter().flat_map(|side| {
+            side.as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i.as_u64().unwrap() as usize)
+        });
+        clan_lobbies.push(ids.map(|i| known[i].clone()).collect());
     }
     let mut avoided = 0;
     for names in &clan_lobbies {

@@ -1051,6 +1051,9 @@ fn headline_rating_and_provisional_players() {
                 b["from"].as_f64().unwrap() <= p && p <= b["to"].as_f64().unwrap(),
                 "{b}"
             );
+            // A calibrated bin's standard error: at most √(p̄(1 − p̄)/n) (Σ p(1 − p) ≤ n·p̄(1 − p̄)).
+            let (se, n) = (b["se"].as_f64().unwrap(), b["matches"].as_f64().unwrap());
+            assert!(se >= 0.0 && se <= (p * (1.0 - p) / n).sqrt() + 1e-12, "{b}");
             b["matches"].as_f64().unwrap() * (p - o).abs()
         })
         .sum();
@@ -1068,6 +1071,10 @@ fn headline_rating_and_provisional_players() {
         ece * 100.0
     );
     assert!(page.contains(&stated), "{stated}");
+    assert!(
+        page.contains("chance alone (±2 SE)"),
+        "the bins' chance column"
+    );
     // The expected margin's errors, against the naive predictions, in the JSON and the page.
     let margin = &team["team_margin"];
     assert!(margin["matches"].as_u64().unwrap() > 0, "{margin}");

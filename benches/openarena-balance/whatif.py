@@ -3,7 +3,8 @@
 
 Usage: python3 whatif.py [REPREDICT_JSON] [DESIGN_JSON] [FACTOR...]
 Recomputes P(red wins) of every played split from site/data/balance.js exactly as src/evaluate/team.rs does
-(p = sigma((s*dm + b0) / sqrt(1 + pi/8*s^2*V)), dm = red's mean skill - blue's, V the variance of dm, equal time
+(p = sigma((s*dm + b0) / sqrt(1 + pi/8*s^2*V)), dm = red's mean team strength - blue's (each theta through
+theta / sqrt(1 + (theta/B)^2), B the data's `bound`; 0 before 2026-11-24: theta itself), V the variance of dm, equal time
 weights so the size term is 0), checks it against the binary's p_new in REPREDICT_JSON (repredict.py's output),
 then multiplies the scale s by each FACTOR and prints log-loss, Brier and the recalibration slope b.
 The same with a prototype team strength, "pairwise": the frag edge is logit(mean over every red-blue pair of
@@ -26,8 +27,18 @@ skill = {strip(p['name']): (p['skill'], p['variance']) for p in bal['players']}
 L = {l['lobby']: l for l in design['lobbies']}
 
 
+BOUND = bal['params'].get('bound', 0.0)
+
+
+def strength(theta):
+    """As team::strength: the saturating team strength theta / sqrt(1 + (theta/B)^2) (B 0: theta itself)."""
+    if BOUND <= 0: return theta
+    x = theta / BOUND
+    return theta / math.sqrt(1 + x * x)
+
+
 def logit_red(red, blue, s, mode='mean'):
-    side = lambda t: (st.mean(skill[n][0] for n in t), sum(skill[n][1] for n in t) / len(t) ** 2)
+    side = lambda t: (st.mean(strength(skill[n][0]) for n in t), sum(skill[n][1] for n in t) / len(t) ** 2)
     (mr, vr), (mb, vb) = side(red), side(blue)
     k = 1 / math.sqrt(1 + math.pi / 8 * s * s * (vr + vb))
     if mode == 'mean':

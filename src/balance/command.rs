@@ -27,8 +27,12 @@ impl Lobby {
     /// Index of the player `query` means, adding them if not present yet.
     fn add(&mut self, data: &BalanceData, query: &str) -> Result<usize> {
         let (name, skill, id) = match data.resolve(&self.index, query).map_err(|e| anyhow!(e))? {
-            Resolved::Known(i) => (data.players[i].name.clone(), data.skill(i), Some(i as u32)),
-            Resolved::New(name) => (name, data.params.newcomer, None),
+            Resolved::Known(i) => (
+                data.players[i].name.clone(),
+                data.params.strength(data.skill(i)),
+                Some(i as u32),
+            ),
+            Resolved::New(name) => (name, data.params.strength(data.params.newcomer), None),
         };
         if let Some(at) = self.candidates.iter().position(|c| c.name == name) {
             return Ok(at);
@@ -516,13 +520,15 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
                 settings.avoid_last_within
             );
         }
-        for cand in c {
+        for (cand, id) in c.iter().zip(&lobby.ids) {
+            let theta = id.map_or(data.params.newcomer, |i| data.skill(i as usize));
             let _ = writeln!(
                 out,
-                "player {}: skill {:.3} ± {:.3}",
+                "player {}: skill {:.3} ± {:.3}, team strength {:.3}",
                 cand.name,
-                cand.skill.mean,
-                cand.skill.variance.sqrt()
+                theta.mean,
+                theta.variance.sqrt(),
+                cand.skill.mean
             );
         }
     }

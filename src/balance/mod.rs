@@ -41,6 +41,8 @@ const TIE: f64 = 1e-9;
 pub struct Candidate {
     /// Name shown and written out (the identity's plain name, or the name given for a newcomer).
     pub name: String,
+    /// The player's team strength, [`TeamParams::strength`] of their skill (what the search
+    /// adds up; its variance is the skill's).
     pub skill: Skill,
 }
 

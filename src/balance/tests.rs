@@ -9,17 +9,20 @@ fn params() -> TeamParams {
             variance: 0.5,
         },
         margin: 0.0,
+        bound: crate::evaluate::team::STRENGTH_BOUND,
     }
 }
 
+/// A random lobby, each player's skill θ through the saturating team strength (so many
+/// strengths crowd near its bounds, as hopeless players and stars do).
 fn lobby(rng: &mut Lcg, n: usize) -> Vec<Candidate> {
     (0..n)
         .map(|i| Candidate {
             name: format!("P{i}"),
-            skill: Skill {
-                mean: rng.normal(),
+            skill: params().strength(Skill {
+                mean: rng.normal() * 1.5,
                 variance: rng.next() * 0.3,
-            },
+            }),
         })
         .collect()
 }

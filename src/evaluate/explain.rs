@@ -318,21 +318,38 @@ pub fn calibration_markdown(e: &Evaluation) -> (String, String) {
     let mut tables = String::new();
     let _ = writeln!(
         tables,
-        "| predicted P(red wins) | results | mean prediction | red won | gap |"
+        "| predicted P(red wins) | results | mean prediction | red won | gap | chance alone (±2 SE) |"
     );
-    let _ = writeln!(tables, "|---|---:|---:|---:|---:|");
+    let _ = writeln!(tables, "|---|---:|---:|---:|---:|---:|");
     for b in &r.bins {
         let _ = writeln!(
             tables,
-            "| {:.0}–{:.0}% | {} | {:.1}% | {:.1}% | {:+.1} |",
+            "| {:.0}–{:.0}% | {} | {:.1}% | {:.1}% | {:+.1} | ±{:.1} |",
             b.from * 100.0,
             b.to * 100.0,
             b.matches,
             b.predicted * 100.0,
             b.observed * 100.0,
-            (b.observed - b.predicted) * 100.0
+            (b.observed - b.predicted) * 100.0,
+            2.0 * b.se * 100.0
         );
     }
+    let _ = writeln!(
+        tables,
+        "\nThe last column is how far a bin's share would stray by chance alone (two standard \
+         errors) if the predictions were exactly calibrated: a gap within it says nothing \
+         against the model.{}",
+        match r
+            .bins
+            .iter()
+            .filter(|b| (b.observed - b.predicted).abs() > 2.0 * b.se)
+            .count()
+        {
+            0 => " No bin strays farther.".to_string(),
+            1 => " One bin strays farther.".to_string(),
+            k => format!(" {k} bins stray farther."),
+        }
+    );
     let _ = writeln!(tables);
     let _ = writeln!(
         tables,
