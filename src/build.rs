@@ -14,7 +14,7 @@ use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 use crate::model::moderation::Moderation;
-use crate::progress::Timer;
+use crate::progress::{Timer, timed};
 use crate::rating::Ratings;
 use crate::read::{LogsRead, Previous, ReadCounts, read_logs_incremental};
 use crate::render::{PageCache, PageSink, SiteInput, render_site};
@@ -314,27 +314,34 @@ pub fn render(
     let groups = crate::rating::ladders::groups(matches);
     let (folds, rated) = rayon::join(
         || history::fold(matches, &roster, &clans, &config.rating, resume),
-        || crate::rating::ladders::rate(groups, matches, &roster, config, &aliases),
+        || {
+            timed("per game type ladders", || {
+                crate::rating::ladders::rate(groups, matches, &roster, config, &aliases)
+            })
+        },
     );
     let Folds {
         stats,
+        static_,
         dynamic,
         evaluation,
         continuation,
         replayed,
     } = folds;
-    let ratings = Ratings::compute(dynamic, evaluation, &stats, &config.rating);
+    let ratings = Ratings::compute(dynamic, evaluation, static_, &config.rating);
     let standing =
         crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden);
-    let ladders = crate::rating::ladders::ladders(
-        config,
-        matches,
-        &roster,
-        &stats,
-        &ratings.headline,
-        &hidden,
-        rated,
-    );
+    let ladders = timed("ladder tables", || {
+        crate::rating::ladders::ladders(
+            config,
+            matches,
+            &roster,
+            &stats,
+            &ratings.headline,
+            &hidden,
+            rated,
+        )
+    });
     let checkpoint =
         continuation.checkpoint(&stats, matches.len(), &roster, &clans, &config.rating);
     timer.lap("counts and ratings");

@@ -20,7 +20,9 @@ use crate::evaluate::{Evaluation, Evaluator, ReplayCheckpoint};
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
+use crate::progress::timed;
 use crate::rating::dynamic::{DynamicRatings, Ladder};
+use crate::rating::static_rank::StaticRanking;
 use crate::stats::Stats;
 
 /// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
@@ -67,6 +69,8 @@ pub struct Checkpoint<'a> {
 /// Everything the folds produce.
 pub struct Folds {
     pub stats: Stats,
+    /// The static ranking of `stats` ([`crate::rating::static_ranking`]).
+    pub static_: StaticRanking,
     pub dynamic: DynamicRatings,
     pub evaluation: Evaluation,
     /// The rest of the checkpoint, to be saved with the counts.
@@ -153,14 +157,26 @@ pub fn fold(
         from,
         chain: chained,
     } = start;
-    let ((), ((), (evaluation, replay))) = rayon::join(
-        || stats.advance(matches, roster),
+    // The static ranking needs only the counts: it runs beside the replays.
+    let (static_, ((), (evaluation, replay))) = rayon::join(
+        || {
+            timed("counts", || stats.advance(matches, roster));
+            timed("static ranking", || {
+                crate::rating::static_ranking(&stats, cfg)
+            })
+        },
         || {
             rayon::join(
-                || ladder.advance(matches, roster, clans, &cfg.dynamic),
                 || {
-                    evaluator.advance(matches, roster, from);
-                    evaluator.finish(roster)
+                    timed("Becker's ladder", || {
+                        ladder.advance(matches, roster, clans, &cfg.dynamic)
+                    })
+                },
+                || {
+                    timed("evaluation", || {
+                        evaluator.advance(matches, roster, from);
+                        evaluator.finish(roster)
+                    })
                 },
             )
         },
@@ -174,6 +190,7 @@ pub fn fold(
     Folds {
         dynamic: ladder.ratings(&cfg.dynamic),
         stats,
+        static_,
         evaluation,
         continuation: Continuation {
             ladder,

@@ -1228,7 +1228,8 @@ fn clan_page_shows_the_members_mean_headline_rating_first() {
 }
 
 /// The player page leads with the headline rating and its rank (none while provisional), then
-/// names Becker's ladder with its own rank; a static share never leaves 0-100%.
+/// names Becker's ladder with its own rank; a static share never leaves 0-100%; each rating
+/// curve's card holds its drawing.
 #[test]
 fn player_page_shows_the_headline_rating_first() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1256,6 +1257,16 @@ fn player_page_shows_the_headline_rating_first() {
         let ranked = page[at..becker].contains("(#");
         assert_eq!(ranked, !provisional, "{}", p["plain_name"]);
         seen[usize::from(provisional)] = true;
+        // Each curve card holds its drawing: the keyed view's stand-ins never reach a page.
+        let svgs = page.matches("<svg").count();
+        assert!(svgs >= 1, "{}", p["plain_name"]);
+        assert_eq!(
+            svgs,
+            page.matches("chart-card").count(),
+            "{}",
+            p["plain_name"]
+        );
+        assert!(!page.contains("curve:"), "{}", p["plain_name"]);
         for pct in page.split("<b>").filter_map(|s| s.split("%</b>").next()) {
             if let Ok(v) = pct.parse::<f64>() {
                 assert!((0.0..=100.0).contains(&v), "{v}% on {}", p["plain_name"]);

@@ -11,6 +11,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
+use crate::progress::timed;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -299,9 +300,13 @@ impl Evaluator {
     ) {
         let batch = self.batch(matches, roster);
         let (headline, others) = self.runs.split_first_mut().expect("the headline runs");
-        let losses = replay(headline, &batch, None);
+        let losses = timed(&format!("replay {}", headline.rater.id()), || {
+            replay(headline, &batch, None)
+        });
         others.par_iter_mut().for_each(|run| {
-            replay(run, &batch, Some(&losses));
+            timed(&format!("replay {}", run.rater.id()), || {
+                replay(run, &batch, Some(&losses))
+            });
         });
     }
 
@@ -432,7 +437,9 @@ impl Evaluator {
             .par_iter_mut()
             .enumerate()
             .map(|(i, run)| {
-                let ratings = run.rater.ratings();
+                let ratings = timed(&format!("final ratings {}", run.rater.id()), || {
+                    run.rater.ratings()
+                });
                 (report(run, &ratings, &answer, boundary, i == 0), ratings)
             })
             .collect();

@@ -102,11 +102,12 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     let Folds {
         stats,
         dynamic,
+        static_,
         evaluation,
         replayed,
         ..
     } = history::fold(matches, &roster, &clans, &rating, resume);
-    let ratings = Ratings::compute(dynamic, evaluation, &stats, &rating);
+    let ratings = Ratings::compute(dynamic, evaluation, static_, &rating);
     timer.lap("counts and ratings");
     let bots = crate::model::moderation::bots(matches, &roster);
     let hidden = moderation.hidden(&roster, &bots);

@@ -517,7 +517,7 @@ mod tests {
         let cfg = crate::config::Config::default();
         let clans = Clans::assign(&roster, &cfg.clans, cfg.detect_clans);
         let folds = crate::history::fold(&matches, &roster, &clans, &cfg.rating, None);
-        let ratings = Ratings::compute(folds.dynamic, folds.evaluation, &folds.stats, &cfg.rating);
+        let ratings = Ratings::compute(folds.dynamic, folds.evaluation, folds.static_, &cfg.rating);
         let gone = roster
             .players
             .iter()

@@ -190,7 +190,7 @@ fn headline_curve_has_a_point_per_match_played_and_ends_at_the_published_value()
         let mut cfg = RatingConfig::default();
         cfg.headline.system = system;
         let folds = fold(&matches, &roster, &clans, &cfg, None);
-        let ratings = Ratings::compute(folds.dynamic, folds.evaluation, &folds.stats, &cfg);
+        let ratings = Ratings::compute(folds.dynamic, folds.evaluation, folds.static_, &cfg);
         let headline = &ratings.headline;
         if system == HeadlineSystem::Becker {
             assert!(headline.curve.iter().all(Vec::is_empty));

@@ -197,7 +197,9 @@ pub fn ladders(
             } else {
                 &values
             };
-            let mut tally: BTreeMap<u32, Tally> = BTreeMap::new();
+            // Dense by identity (every number here is the roster's): the frag loop below runs
+            // over every event of the group, so a look-up must cost an index, not a tree search.
+            let mut tally: Vec<Tally> = vec![Tally::default(); roster.players.len()];
             let mut newest: Option<NaiveDate> = None;
             for &mi in &group.matches {
                 let (m, ms) = (&matches[mi as usize], &stats.matches[mi as usize]);
@@ -205,7 +207,7 @@ pub fn ladders(
                 let day = m.start.map(|t| t.date());
                 newest = newest.max(day);
                 for l in &ms.lines {
-                    let t = tally.entry(l.player).or_default();
+                    let t = &mut tally[l.player as usize];
                     t.matches += 1;
                     t.frags += l.frags;
                     t.last_seen = t.last_seen.max(day);
@@ -221,16 +223,18 @@ pub fn ladders(
                         continue;
                     };
                     if k != v {
-                        tally.entry(k).or_default().incidents += 1;
-                        tally.entry(v).or_default().incidents += 1;
+                        tally[k as usize].incidents += 1;
+                        tally[v as usize].incidents += 1;
                     }
                 }
                 results(m, ms, |p, o: Ordering| {
-                    add_result(&mut tally.entry(p).or_default().record, o);
+                    add_result(&mut tally[p as usize].record, o);
                 });
             }
             let mut entries: Vec<Entry> = tally
                 .into_iter()
+                .enumerate()
+                .map(|(p, t)| (p as u32, t))
                 .filter(|(p, t)| t.matches > 0 && !hidden.get(*p as usize).copied().unwrap_or(true))
                 .map(|(player, t)| Entry {
                     player,

@@ -79,25 +79,30 @@ impl Headline {
     }
 }
 
+/// The static least-squares ranking of the counts' frag matrix (what [`Ratings::compute`] is
+/// given; [`crate::history::fold`] computes it beside the replays).
+pub fn static_ranking(stats: &Stats, cfg: &RatingConfig) -> StaticRanking {
+    let players = stats.players.len();
+    let matrix = FragMatrix::from_counts(
+        players,
+        stats
+            .players
+            .iter()
+            .enumerate()
+            .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
+    );
+    static_rank::rank(&matrix, &cfg.static_)
+}
+
 impl Ratings {
-    /// Every rating from the replays ([`crate::history::fold`]) and the counts (for the static ranking's
-    /// frag matrix).
+    /// Every rating from the replays ([`crate::history::fold`]) and the static ranking of the
+    /// counts ([`static_ranking`]).
     pub fn compute(
         dynamic: DynamicRatings,
         evaluation: Evaluation,
-        stats: &Stats,
+        static_: StaticRanking,
         cfg: &RatingConfig,
     ) -> Ratings {
-        let players = stats.players.len();
-        let matrix = FragMatrix::from_counts(
-            players,
-            stats
-                .players
-                .iter()
-                .enumerate()
-                .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
-        );
-        let static_ = static_rank::rank(&matrix, &cfg.static_);
         let headline = Headline::new(evaluation, &static_.incidents, &dynamic.players, cfg);
         Ratings {
             dynamic,

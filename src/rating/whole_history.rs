@@ -72,6 +72,11 @@ pub struct WholeHistory {
     /// so not saved; rebuilt on first use after a restore.
     #[serde(skip)]
     index: PairIndex,
+    /// Per fit, the last [`WholeHistory::predict`]: the θ difference and σ of it. The frag that
+    /// follows a prediction reuses σ when its difference is the same to the bit (so the result
+    /// is exactly the one computed afresh, at half the `exp` calls of a scored replay).
+    #[serde(skip)]
+    predicted: std::cell::RefCell<Vec<(f64, f64)>>,
 }
 
 /// Position of each (player, opponent) record in [`WholeHistory::met`].
@@ -178,6 +183,7 @@ impl WholeHistory {
                 built: true,
                 at: Default::default(),
             },
+            predicted: Default::default(),
         }
     }
 
@@ -203,10 +209,17 @@ impl WholeHistory {
     /// Probability that `killer` frags `victim`, averaged over the fits.
     pub fn predict(&self, killer: u32, victim: u32) -> f64 {
         let (k, v) = (killer as usize, victim as usize);
+        let mut predicted = self.predicted.borrow_mut();
+        predicted.clear();
         self.weights
             .iter()
             .zip(&self.theta)
-            .map(|(w, t)| w * sigmoid(t[k] - t[v]))
+            .map(|(w, t)| {
+                let d = t[k] - t[v];
+                let p = sigmoid(d);
+                predicted.push((d, p));
+                w * p
+            })
             .sum()
     }
 
@@ -220,9 +233,14 @@ impl WholeHistory {
         self.touched.extend([killer, victim]);
         self.fresh[k] = self.fresh[k].saturating_add(1);
         self.fresh[v] = self.fresh[v].saturating_add(1);
+        let predicted = self.predicted.get_mut();
         for fit in 0..self.priors.len() {
             let theta = &mut self.theta[fit];
-            let p = sigmoid(theta[k] - theta[v]);
+            let d = theta[k] - theta[v];
+            let p = match predicted.get(fit) {
+                Some(&(same, p)) if same.to_bits() == d.to_bits() => p,
+                _ => sigmoid(d),
+            };
             self.weights[fit] *= p.max(1e-300);
             // Between refits, a quick Newton step on the new frag alone: the rest of each
             // player's gradient is about zero at the last fit, and the curvature is the one of
@@ -237,6 +255,7 @@ impl WholeHistory {
             theta[k] += step_k;
             theta[v] -= step_v;
         }
+        predicted.clear();
         let total: f64 = self.weights.iter().sum();
         for w in &mut self.weights {
             // Never exactly 0: a fit far behind can still catch up if it starts predicting better.
@@ -254,11 +273,11 @@ impl WholeHistory {
             let (opponents, fresh) = (self.met[p as usize].len(), self.fresh[p as usize] as usize);
             opponents <= ALWAYS_REFIT_UP_TO || fresh * REFIT_SHARE >= opponents
         });
+        // The fits are independent: each sees its own steps in the same order as a sweep of
+        // one fit after another would take them, but the opponents are read once for all.
         for _ in 0..3 {
-            for fit in 0..self.priors.len() {
-                for &p in &touched {
-                    self.step(fit, p as usize);
-                }
+            for &p in &touched {
+                self.step_every_fit(p as usize);
             }
         }
         for &p in &touched {
@@ -327,6 +346,41 @@ impl WholeHistory {
         self.theta[fit][i] += step;
         self.curvature[fit][i] = hess;
         step.abs()
+    }
+
+    /// [`WholeHistory::step`] on player `i` in every fit, in one pass over their opponents
+    /// (each fit's sums are taken in the same order, so the steps are exactly those of `step`).
+    fn step_every_fit(&mut self, i: usize) {
+        const MOST: usize = 8;
+        let fits = self.priors.len();
+        if fits > MOST {
+            for fit in 0..fits {
+                self.step(fit, i);
+            }
+            return;
+        }
+        let (mut own, mut grad, mut hess) = ([0.0; MOST], [0.0; MOST], [0.0; MOST]);
+        for fit in 0..fits {
+            let prior = self.priors[fit] * self.now;
+            own[fit] = self.theta[fit][i];
+            grad[fit] = -prior * own[fit];
+            hess[fit] = prior;
+        }
+        for &(j, won, lost) in &self.met[i] {
+            for fit in 0..fits {
+                let p = sigmoid(own[fit] - self.theta[fit][j as usize]);
+                grad[fit] += won - (won + lost) * p;
+                hess[fit] += (won + lost) * p * (1.0 - p);
+            }
+        }
+        for fit in 0..fits {
+            // Without a prior, a player who only won has no finite optimum: keep steps bounded.
+            if hess[fit] <= 1e-300 {
+                continue;
+            }
+            self.theta[fit][i] += (grad[fit] / hess[fit]).clamp(-1.0, 1.0);
+            self.curvature[fit][i] = hess[fit];
+        }
     }
 
     /// Solves every fit to its maximum a posteriori over all players, to [`TOLERANCE`] (for the

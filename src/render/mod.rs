@@ -9,6 +9,7 @@ pub mod data;
 mod evaluation;
 pub mod feed;
 mod helpers;
+mod lazy_curves;
 pub mod markdown;
 mod match_list;
 mod paged_list;
@@ -372,13 +373,14 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     ));
     timer.lap("index and lists");
     let player_urls = |i: usize| links.players[i].clone();
-    files.extend(render_pages(
+    files.extend(render_completed_pages(
         &templates,
         &page,
         input.roster.players.len(),
         "player.html",
         &player_urls,
         &|i| Keyed("p", r.player_page(i)),
+        &|i, Keyed(name, page)| Keyed(name, r.draw_player_curves(i, page)),
         input.cache,
         input.sink,
     )?);
@@ -485,6 +487,34 @@ fn render_pages<'a, V: Serialize>(
     cache: &PageCache,
     sink: Option<&PageSink>,
 ) -> Result<Vec<OutputFile>> {
+    render_completed_pages(
+        templates,
+        common,
+        count,
+        template,
+        url,
+        view,
+        &|_, v| v,
+        cache,
+        sink,
+    )
+}
+
+/// [`render_pages`] from keyed views that `complete` turns into the views rendered: the keyed
+/// view may hold a stand-in for a costly part that is a function of what the stand-in holds
+/// (see [`lazy_curves`]), so the part is made only for pages that are rendered.
+#[allow(clippy::too_many_arguments)]
+fn render_completed_pages<'a, V: Serialize>(
+    templates: &Templates,
+    common: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
+    count: usize,
+    template: &str,
+    url: &(dyn Fn(usize) -> String + Sync),
+    view: &(dyn Fn(usize) -> V + Sync),
+    complete: &(dyn Fn(usize, V) -> V + Sync),
+    cache: &PageCache,
+    sink: Option<&PageSink>,
+) -> Result<Vec<OutputFile>> {
     (0..count)
         .into_par_iter()
         .filter_map(|i| {
@@ -500,7 +530,7 @@ fn render_pages<'a, V: Serialize>(
             {
                 return Some(Ok(kept(url, key)));
             }
-            let body = templates.render(template, &common, &view);
+            let body = templates.render(template, &common, &complete(i, view));
             Some(body.and_then(|body| {
                 let mut file = html(&url, body);
                 file.key = key;

@@ -183,13 +183,25 @@ impl<'a> Renderer<'a> {
     /// A rating curve from (match index, rating) points, thinned to about [`CURVE_POINTS`]
     /// (the last point is always kept); "" when there are none.
     pub(super) fn curve_of(&self, history: &[(u32, f64)], what: &str, title: &str) -> String {
+        self.draw_curve(self.curve_points(history), what, title)
+    }
+
+    /// The (x, rating) points a curve of `history` draws: thinned to about [`CURVE_POINTS`],
+    /// the last one always kept.
+    pub(super) fn curve_points(&self, history: &[(u32, f64)]) -> Vec<(f64, f64)> {
         let step = history.len().div_ceil(CURVE_POINTS).max(1);
-        let points: Vec<(f64, f64)> = history
+        history
             .iter()
             .enumerate()
             .filter(|(n, _)| (n + 1) % step == 0 || n + 1 == history.len())
             .map(|(_, (mi, g))| (self.x_of(*mi), *g))
-            .collect();
+            .collect()
+    }
+
+    /// The SVG of a curve through `points` (from [`Self::curve_points`]); "" when there are
+    /// none. A function of its arguments and [`Renderer::dated`] alone (see
+    /// [`super::lazy_curves`]).
+    pub(super) fn draw_curve(&self, points: Vec<(f64, f64)>, what: &str, title: &str) -> String {
         if points.is_empty() {
             return String::new();
         }

@@ -189,6 +189,8 @@ impl Renderer<'_> {
         } else {
             Vec::new()
         };
+        // Stubs: the SVGs are drawn only if the page is rendered (`draw_player_curves`).
+        let [becker_curve, headline_curve] = self.player_curves(i);
         let mut page = PlayerPage {
             name_html: name_html(&identity.name),
             plain: identity.key.clone(),
@@ -239,18 +241,8 @@ impl Renderer<'_> {
             opponents_total,
             match_rows,
             seasons: self.player_seasons(i),
-            curve_svg: self.curve(i, &identity.key),
-            headline_curve_svg: headline
-                .curve
-                .get(i)
-                .map(|points| {
-                    self.curve_of(
-                        points,
-                        &identity.key,
-                        &format!("Headline rating of {} after each match", identity.key),
-                    )
-                })
-                .unwrap_or_default(),
+            curve_svg: self.curve_stub(&becker_curve),
+            headline_curve_svg: self.curve_stub(&headline_curve),
             headline_refitted: self.headline_refitted(),
         };
         self.shard_ranks(i, &mut page);
