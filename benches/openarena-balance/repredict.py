@@ -23,6 +23,12 @@ def predict(red, blue):
     return j['p_red_wins'], j.get('expected_margin')
 
 
+def corr(a, b):
+    """Pearson correlation as text; "n/a" when either side is constant (e.g. no margin slope learnt: every
+    expected_margin 0)."""
+    return "n/a" if len(set(a)) < 2 or len(set(b)) < 2 else f"{st.correlation(a, b):.3f}"
+
+
 def outcome(x): return 1.0 if x['margin'] > 0 else 0.0 if x['margin'] < 0 else .5
 
 
@@ -138,7 +144,7 @@ def main():
         c = sum(a * b for a, b in zip(m, xs)) / sum(x * x for x in xs)
         maec = st.mean(abs(a - c * x) for a, x in zip(m, xs))
         print(f"  {name:9s} n {len(gs):3d} MAE {mae:6.2f}  MAE of 0 (even) {mae0:6.2f}  mean|expected| {st.mean(abs(e) for e in em):5.2f}"
-              f"  corr {st.correlation(m, em):.3f}  best slope c on 2p-1 {c:7.1f} (MAE {maec:6.2f})")
+              f"  corr {corr(m, em)}  best slope c on 2p-1 {c:7.1f} (MAE {maec:6.2f})")
     print(f"  (the site's learnt slope: expected_margin / (2p - 1) = "
           f"{st.mean(g['expected_margin'] / (2 * g['p_new'] - 1) for g in games if abs(2 * g['p_new'] - 1) > 1e-9):.3f})")
 
