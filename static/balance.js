@@ -813,6 +813,21 @@
   // players never move; together and apart must hold after. Returned in the order to make
   // them (the fairest next first), each with the cumulative P(red wins).
   var MIN_GAIN = 0.01;
+  // As SWAP_EXCHANGES, choose and swap_limit in src/balance/mod.rs.
+  var SWAP_EXCHANGES = 100000;
+  function choose(n, k) {
+    var c = 1;
+    for (var j = 0; j < k; j++) c = c * (n - j) / (j + 1);
+    return c;
+  }
+  function swapLimit(reds, blues, maxSwaps) {
+    var most = Math.min(maxSwaps, reds, blues), tried = 0;
+    for (var k = 1; k <= most; k++) {
+      tried += Math.round(choose(reds, k)) * Math.round(choose(blues, k));
+      if (k > 1 && tried > SWAP_EXCHANGES) return k - 1;
+    }
+    return most;
+  }
   function swaps(lobby, rules, red, blue, maxSwaps) {
     var n = lobby.length, group = groupsOf(n, rules.together), soft = rules.soft;
     var movable = function (i) { return !rules.lock.some(function (l) { return l[0] === i; }); };
@@ -827,7 +842,7 @@
       return cost(pRed(lobby, r, b)) + penalty;
     };
     var best = [objectiveOf(red, blue), []];
-    for (var k = 1; k <= Math.min(maxSwaps, reds.length, blues.length); k++) {
+    for (var k = 1; k <= swapLimit(reds.length, blues.length, maxSwaps); k++) {
       var bestK = null, outs = kSubsets(reds.length, k), backs = kSubsets(blues.length, k);
       outs.forEach(function (out) {
         backs.forEach(function (back) {
@@ -1155,6 +1170,15 @@
     }
     var current = { red: red, blue: blue, p: pRed(lobby, red, blue) };
     var list = swaps(lobby, rules, red, blue, maxSwaps);
+    // As command.rs: say so when fewer swaps were searched than asked.
+    var movableCount = function (side) {
+      return side.filter(function (i) { return !rules.lock.some(function (l) { return l[0] === i; }); }).length;
+    };
+    var asked = Math.min(maxSwaps, movableCount(red), movableCount(blue));
+    var limit = swapLimit(movableCount(red), movableCount(blue), maxSwaps);
+    if (limit < asked) {
+      warnings.push("searched up to " + limit + " swaps, not " + asked + ": more would try over " + SWAP_EXCHANGES + " exchanges");
+    }
     var start = Math.abs(current.p - 0.5);
     for (var k = 0; k + 1 < list.length; k++) {
       if (Math.abs(list[k].p - 0.5) > start) {
@@ -1168,7 +1192,7 @@
     box.appendChild(block);
     box.appendChild(text("h3", "Fewest swaps (at most " + maxSwaps + ")"));
     if (!list.length) {
-      box.appendChild(text("p", "No swap gains " + MIN_GAIN * 100 + " points or more: keep the teams.", "balance-no-swap"));
+      box.appendChild(text("p", "No swap brings P(red wins) " + MIN_GAIN * 100 + " point or more closer to 50%: keep the teams.", "balance-no-swap"));
     }
     var ol = document.createElement("ol");
     ol.className = "balance-swap-list";

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::data::{BalanceData, NameIndex, Resolved};
 use super::random::{random_split, seed_of};
 use super::soft::{ClanGroup, LastTeams, Options, Soft, propose};
-use super::{Candidate, Rules, Side, Split, p_red, swaps};
+use super::{Candidate, Rules, SWAP_EXCHANGES, Side, Split, p_red, swap_limit, swaps};
 use crate::build::{BuildRequest, Plan};
 use crate::cli::{BalanceArgs, BalanceFormat, ClansArg};
 use crate::config::{BalanceConfig, ClanMode};
@@ -230,6 +230,19 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
     // fair than they are (the p after each swap is cumulative).
     let mut warnings = outcome.warnings.clone();
     if let Some((list, current)) = &swap_list {
+        let movable = |side: &[usize]| {
+            side.iter()
+                .filter(|i| !rules.lock.iter().any(|(l, _)| l == *i))
+                .count()
+        };
+        let (reds, blues) = (movable(&current.red), movable(&current.blue));
+        let asked = args.max_swaps.min(reds).min(blues);
+        let limit = swap_limit(reds, blues, args.max_swaps);
+        if limit < asked {
+            warnings.push(format!(
+                "searched up to {limit} swaps, not {asked}: more would try over {SWAP_EXCHANGES} exchanges"
+            ));
+        }
         let start = (current.p_red - 0.5).abs();
         if let Some(k) = list
             .iter()
@@ -323,7 +336,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
                 if list.is_empty() {
                     let _ = writeln!(
                         out,
-                        "no swap gains {} points or more: keep the teams",
+                        "no swap brings P(red wins) {} point or more closer to 50%: keep the teams",
                         super::MIN_GAIN * 100.0
                     );
                 }

@@ -537,10 +537,36 @@ pub struct Swap {
 /// Swaps smaller than this gain (in |p − 50%|) are not proposed.
 pub const MIN_GAIN: f64 = 0.01;
 
+/// Most exchanges [`swaps`] tries in all (every choice of k movable reds against every choice
+/// of k movable blues, summed over k): a lobby of 40 with every player movable gets up to 2
+/// swaps searched (36,500 exchanges), one of 20 up to 4.
+pub const SWAP_EXCHANGES: f64 = 100_000.0;
+
+/// `n` choose `k`, as a float (exact far beyond the counts compared with [`SWAP_EXCHANGES`]).
+fn choose(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |c, j| c * (n - j) as f64 / (j + 1) as f64)
+}
+
+/// The most swaps [`swaps`] searches with `reds` and `blues` movable players when `max_swaps`
+/// are allowed: as many as keep the exchanges tried within [`SWAP_EXCHANGES`], and always 1
+/// (reds × blues exchanges) when one is allowed, so the search stays quick however many are
+/// asked for.
+pub fn swap_limit(reds: usize, blues: usize, max_swaps: usize) -> usize {
+    let most = max_swaps.min(reds).min(blues);
+    let mut tried = 0.0;
+    for k in 1..=most {
+        tried += choose(reds, k).round() * choose(blues, k).round();
+        if k > 1 && tried > SWAP_EXCHANGES {
+            return k - 1;
+        }
+    }
+    most
+}
+
 /// From the teams as they are, the fewest swaps (at most `max_swaps`) that bring P(red wins)
 /// closest to 50%: every set of up to `max_swaps` exchanges is tried; fewer swaps win unless more
 /// gain at least [`MIN_GAIN`] more. Locked players never move; together and apart rules must hold
-/// after the swaps.
+/// after the swaps. No more than [`swap_limit`] swaps are searched.
 pub fn swaps(
     lobby: &[Candidate],
     params: &TeamParams,
@@ -565,7 +591,7 @@ pub fn swaps(
     let now = objective(red, blue);
     let mut best: (f64, Vec<(usize, usize)>) = (now, Vec::new());
     // Exchanges as chosen subsets of equal size k from each side.
-    for k in 1..=max_swaps.min(reds.len()).min(blues.len()) {
+    for k in 1..=swap_limit(reds.len(), blues.len(), max_swaps) {
         let mut best_k: Option<(f64, Vec<(usize, usize)>)> = None;
         for out in subsets(reds.len(), k) {
             for back in subsets(blues.len(), k) {

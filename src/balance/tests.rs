@@ -837,3 +837,24 @@ fn swaps_report_the_cumulative_p() {
         }
     }
 }
+
+/// The swap search is bounded: a big lobby with a high `max_swaps` searches only as many swaps
+/// as keep the exchanges within `SWAP_EXCHANGES` (without the bound, 20 against 20 with up to
+/// 10 swaps would try about 3·10¹¹ exchanges and never finish), and small lobbies keep every
+/// swap they ask for.
+#[test]
+fn swap_search_is_bounded() {
+    assert_eq!(swap_limit(20, 20, 10), 2);
+    assert_eq!(swap_limit(10, 10, 10), 4);
+    assert_eq!(swap_limit(4, 4, 10), 4);
+    assert_eq!(swap_limit(3, 5, 2), 2);
+    assert_eq!(swap_limit(200, 200, 3), 1);
+    assert_eq!(swap_limit(5, 5, 0), 0);
+    assert_eq!(choose(20, 3), 1140.0);
+    let mut rng = Lcg(7);
+    let lobby = lobby(&mut rng, 40);
+    let red: Vec<usize> = (0..20).collect();
+    let blue: Vec<usize> = (20..40).collect();
+    let list = swaps(&lobby, &params(), &Rules::default(), &red, &blue, 10);
+    assert!(list.len() <= 2, "{} swaps", list.len());
+}
