@@ -6,10 +6,13 @@
 //! equal key still means an equal page; a page that is rendered gets the real SVGs first
 //! ([`Renderer::draw_player_curves`]).
 //!
-//! The headline curve is drawn at the precision the page shows the headline (whole points):
+//! A refitted headline's curve (the whole-history fit, Bradley-Terry: Elo-like scales of
+//! hundreds of points) is drawn at the precision the page shows the headline (whole points):
 //! its last point is the refitted value, which moves a little for every player each time the
 //! whole history is refitted; unrounded, every page would have to be drawn (and many
-//! rewritten for a pixel) on each append.
+//! rewritten for a pixel) on each append. Other headlines (K/D, win rate, TrueSkill's scale
+//! of 25) are drawn as they are: whole points would flatten them, and they change only for
+//! the players of the new matches.
 
 use std::sync::OnceLock;
 
@@ -24,7 +27,8 @@ pub(super) struct CurveInput {
 }
 
 /// The hash of the code a curve's SVG depends on beyond its input: the chart and curve code
-/// and the locked dependency versions (plotters). Part of each stub, so a fragstats that draws
+/// (with `colour.rs`, whose escaping the chart uses) and the locked dependency versions
+/// (plotters). Part of each stub, so a fragstats that draws
 /// differently never keeps a page an older one drew.
 fn code() -> u64 {
     static CODE: OnceLock<u64> = OnceLock::new();
@@ -32,6 +36,7 @@ fn code() -> u64 {
         let mut h = crate::hash::Hasher::new();
         h.str(env!("CARGO_PKG_VERSION"));
         h.str(include_str!("charts.rs"));
+        h.str(include_str!("colour.rs"));
         h.str(include_str!("renderer.rs"));
         h.str(include_str!("lazy_curves.rs"));
         h.str(include_str!("../../Cargo.lock"));
@@ -41,9 +46,11 @@ fn code() -> u64 {
 
 impl Renderer<'_> {
     /// The two curves of player `i`'s page: Becker's rating, and the headline rating (no
-    /// points when the headline is Becker's ladder), rounded to whole points.
+    /// points when the headline is Becker's ladder), rounded to whole points when the headline
+    /// is refitted (see the module doc).
     pub(super) fn player_curves(&self, i: usize) -> [CurveInput; 2] {
         let what = &self.input.roster.players[i].key;
+        let round = self.headline_refitted();
         let becker = CurveInput {
             points: self.curve_points(&self.input.ratings.dynamic.history[i]),
             what: what.clone(),
@@ -59,7 +66,7 @@ impl Renderer<'_> {
                 .map(|h| self.curve_points(h))
                 .unwrap_or_default()
                 .into_iter()
-                .map(|(x, y)| (x, y.round()))
+                .map(|(x, y)| (x, if round { y.round() } else { y }))
                 .collect(),
             what: what.clone(),
             title: format!("Headline rating of {what} after each match"),
