@@ -338,16 +338,20 @@ pub fn calibration_markdown(e: &Evaluation) -> (String, String) {
         tables,
         "\nThe last column is how far a bin's share would stray by chance alone (two standard \
          errors) if the predictions were exactly calibrated: a gap within it says nothing \
-         against the model.{}",
+         against the model. The normal approximation behind it needs enough results, so \
+         only bins of {CALIBRATION_MIN_RESULTS} or more are counted:{}",
         match r
             .bins
             .iter()
-            .filter(|b| (b.observed - b.predicted).abs() > 2.0 * b.se)
+            .filter(|b| {
+                b.matches >= CALIBRATION_MIN_RESULTS
+                    && (b.observed - b.predicted).abs() > 2.0 * b.se
+            })
             .count()
         {
-            0 => " No bin strays farther.".to_string(),
-            1 => " One bin strays farther.".to_string(),
-            k => format!(" {k} bins stray farther."),
+            0 => " none strays farther.".to_string(),
+            1 => " one strays farther.".to_string(),
+            k => format!(" {k} stray farther."),
         }
     );
     let _ = writeln!(tables);
