@@ -52,12 +52,17 @@ pub struct Timer {
 
 /// Processor time of the process so far, in seconds (all threads; 0 where unavailable).
 fn cpu_seconds() -> f64 {
+    clock_seconds(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// The time of clock `clock` (a `clock_gettime` clock id), in seconds (0 where unavailable).
+fn clock_seconds(clock: libc::clockid_t) -> f64 {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime only writes one timespec into the valid pointer it is given.
-    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } != 0 {
+    if unsafe { libc::clock_gettime(clock, &mut t) } != 0 {
         return 0.0;
     }
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
@@ -100,15 +105,7 @@ impl Timer {
 
 /// Processor time of the calling thread so far, in seconds (0 where unavailable).
 fn thread_cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes one timespec into the valid pointer it is given.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
-        return 0.0;
-    }
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    clock_seconds(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
 /// Runs `task` and, when `FRAGSTATS_TIMINGS` is set, prints its wall time and the processor
