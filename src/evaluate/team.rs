@@ -476,6 +476,12 @@ impl TeamModel {
         Skill { mean, variance }
     }
 
+    /// Player `i`'s team strength: their skill through [`strength`], with the bound every
+    /// [`TeamParams`] this model hands out carries ([`STRENGTH_BOUND`]).
+    fn strength(&self, i: u32) -> Skill {
+        strength(self.skill(i), STRENGTH_BOUND)
+    }
+
     /// The frag-count scale g of `game` (see the module doc).
     fn frag_scale(&self, game: &str) -> f64 {
         let (n, sum) = match self.games.get(game) {
@@ -544,7 +550,7 @@ impl TeamModel {
             game.members
                 .iter()
                 .filter(move |m| m.red == red)
-                .map(|m: &TeamMember| (strength(self.skill(m.player), STRENGTH_BOUND), m.weight))
+                .map(|m: &TeamMember| (self.strength(m.player), m.weight))
         };
         Features::of(side(true), side(false), self.side_logit(game))
     }
@@ -648,7 +654,7 @@ impl FragRater for TeamModel {
             .iter()
             .map(|&p| Candidate {
                 name: String::new(),
-                skill: strength(self.skill(p), STRENGTH_BOUND),
+                skill: self.strength(p),
             })
             .collect();
         let params = self.params_of(game);
