@@ -574,42 +574,48 @@ fn split_of(value: &Value) -> (Vec<String>, Vec<String>, f64) {
     )
 }
 
-#[test]
-fn balance_page_proposes_the_teams_the_cli_does() {
+/// The bot logs' site for the balance page tests, built with `config` (site.toml) into
+/// `<tmp>/site`: the temporary folder, the site and chromedriver; None (the test is skipped)
+/// when Chromium, chromedriver or `../shared/data/openarena` is missing.
+fn balance_site(config: &str) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
     let (Some(_), Some(chromedriver)) = (
         which(&["chromium", "chromium-browser", "google-chrome"]),
         which(&["chromedriver"]),
     ) else {
         eprintln!("skipped: chromium or chromedriver is not installed");
-        return;
+        return None;
     };
-    let openarena = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/openarena"
-    ));
+    let openarena = common::shared().join("openarena");
     if !openarena.is_dir() {
         eprintln!("skipped: {} is missing", openarena.display());
-        return;
+        return None;
     }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
+    std::fs::write(tmp.path().join("site.toml"), config).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_fragstats"))
+        .current_dir(tmp.path())
+        .args(["build", "--out", out.to_str().unwrap()])
+        .arg(&openarena)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some((tmp, out, chromedriver))
+}
+
+#[test]
+fn balance_page_proposes_the_teams_the_cli_does() {
     // Clans play no part by default; a high clan penalty makes the party guard fire below.
-    std::fs::write(
-        tmp.path().join("site.toml"),
-        "title = \"Balance test\"\n[balance]\nclan_penalty = 45.0\n",
-    )
-    .unwrap();
+    let Some((tmp, out, chromedriver)) =
+        balance_site("title = \"Balance test\"\n[balance]\nclan_penalty = 45.0\n")
+    else {
+        return;
+    };
     let fragstats = || {
         let mut c = Command::new(env!("CARGO_BIN_EXE_fragstats"));
         c.current_dir(tmp.path());
         c
     };
-    let o = fragstats()
-        .args(["build", "--out", out.to_str().unwrap()])
-        .arg(openarena)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The bot logs' few team scores teach no margin (a slope of 0); give the shared data file a
     // margin slope so that the page's expected margin is compared with the CLI's for real.
     let script = std::fs::read_to_string(out.join("data/balance.js")).unwrap();
@@ -619,12 +625,7 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     );
     let script = script.replacen(",\"margin\":0.0,", ",\"margin\":12.5,", 1);
     std::fs::write(out.join("data/balance.js"), &script).unwrap();
-    let json = script
-        .trim()
-        .strip_prefix("window.FRAGSTATS_BALANCE = ")
-        .and_then(|t| t.strip_suffix(';'))
-        .unwrap();
-    let data: Value = serde_json::from_str(json).unwrap();
+    let data = common::balance_data(&script);
     assert!(data["params"]["margin"].as_f64().unwrap() > 0.0);
     // The page computes the saturating team strength itself, from the same bound.
     assert!(data["params"]["bound"].as_f64().unwrap() > 0.0);
@@ -976,48 +977,19 @@ impl Case {
 /// with rules across its cut, the local search); the rules are made by clicking too.
 #[test]
 fn balance_page_rules_and_swaps_agree_with_the_cli() {
-    let (Some(_), Some(chromedriver)) = (
-        which(&["chromium", "chromium-browser", "google-chrome"]),
-        which(&["chromedriver"]),
-    ) else {
-        eprintln!("skipped: chromium or chromedriver is not installed");
-        return;
-    };
-    let openarena = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/openarena"
-    ));
-    if !openarena.is_dir() {
-        eprintln!("skipped: {} is missing", openarena.display());
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("site");
     // avoid_last on in the config: the page's default and the CLI's; `avoid=0` and
     // `--no-avoid-last` turn it off.
-    std::fs::write(
-        tmp.path().join("site.toml"),
-        "title = \"Rules test\"\n[balance]\navoid_last = true\n",
-    )
-    .unwrap();
+    let Some((tmp, out, chromedriver)) =
+        balance_site("title = \"Rules test\"\n[balance]\navoid_last = true\n")
+    else {
+        return;
+    };
     let fragstats = || {
         let mut c = Command::new(env!("CARGO_BIN_EXE_fragstats"));
         c.current_dir(tmp.path());
         c
     };
-    let o = fragstats()
-        .args(["build", "--out", out.to_str().unwrap()])
-        .arg(openarena)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let script = std::fs::read_to_string(out.join("data/balance.js")).unwrap();
-    let json_text = script
-        .trim()
-        .strip_prefix("window.FRAGSTATS_BALANCE = ")
-        .and_then(|t| t.strip_suffix(';'))
-        .unwrap();
-    let data: Value = serde_json::from_str(json_text).unwrap();
+    let data = common::balance_data(&std::fs::read_to_string(out.join("data/balance.js")).unwrap());
     let known: Vec<String> = data["players"]
         .as_array()
         .unwrap()

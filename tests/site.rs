@@ -1950,13 +1950,7 @@ fn team_match_page_links_its_players_to_the_balancer() {
     expected.sort();
     assert_eq!(from, expected);
     // Every name is one data/balance.js knows (so the page resolves it to that player).
-    let script = std::fs::read_to_string(out.join("data/balance.js")).unwrap();
-    let json_text = script
-        .trim()
-        .strip_prefix("window.FRAGSTATS_BALANCE = ")
-        .and_then(|t| t.strip_suffix(';'))
-        .unwrap();
-    let data: serde_json::Value = serde_json::from_str(json_text).unwrap();
+    let data = common::balance_data(&std::fs::read_to_string(out.join("data/balance.js")).unwrap());
     for name in &players {
         assert!(
             data["players"]

@@ -56,6 +56,16 @@ pub fn json_array(out: &Path, file: &str) -> Vec<serde_json::Value> {
     v.as_array().unwrap().clone()
 }
 
+/// The JSON object of a `data/balance.js` script (`window.FRAGSTATS_BALANCE = {...};`).
+pub fn balance_data(script: &str) -> serde_json::Value {
+    let json = script
+        .trim()
+        .strip_prefix(fragstats::balance::data::PREFIX)
+        .and_then(|t| t.strip_suffix(';'))
+        .expect("data/balance.js is one assignment");
+    serde_json::from_str(json).unwrap()
+}
+
 /// Every file under `dir` (or `dir` itself when it is a file), sorted by path.
 pub fn walk(dir: &Path) -> Vec<PathBuf> {
     if dir.is_file() {
