@@ -147,6 +147,40 @@ impl std::fmt::Display for Convergence {
     }
 }
 
+/// One player's Newton step in one fit: the gradient and curvature of their log posterior,
+/// the prior's part plus one term per opponent.
+#[derive(Debug, Clone, Copy, Default)]
+struct Newton {
+    grad: f64,
+    hess: f64,
+}
+
+impl Newton {
+    /// The prior's part (precision `prior`) at θ = `theta`.
+    fn prior(prior: f64, theta: f64) -> Newton {
+        Newton {
+            grad: -prior * theta,
+            hess: prior,
+        }
+    }
+
+    /// Adds the frags `won` and `lost` against one opponent, `p` the chance to win each.
+    fn add(&mut self, won: f64, lost: f64, p: f64) {
+        self.grad += won - (won + lost) * p;
+        self.hess += (won + lost) * p * (1.0 - p);
+    }
+
+    /// The step, bounded to ±1; None without curvature (without a prior, a player who only
+    /// won has no finite optimum: keep steps bounded).
+    fn step(self) -> Option<f64> {
+        if self.hess <= 1e-300 {
+            None
+        } else {
+            Some((self.grad / self.hess).clamp(-1.0, 1.0))
+        }
+    }
+}
+
 fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -330,21 +364,15 @@ impl WholeHistory {
     /// size of the step.
     fn step(&mut self, fit: usize, i: usize) -> f64 {
         let theta = &self.theta[fit];
-        let prior = self.priors[fit] * self.now;
-        let mut grad = -prior * theta[i];
-        let mut hess = prior;
+        let mut newton = Newton::prior(self.priors[fit] * self.now, theta[i]);
         for &(j, won, lost) in &self.met[i] {
-            let p = sigmoid(theta[i] - theta[j as usize]);
-            grad += won - (won + lost) * p;
-            hess += (won + lost) * p * (1.0 - p);
+            newton.add(won, lost, sigmoid(theta[i] - theta[j as usize]));
         }
-        // Without a prior, a player who only won has no finite optimum: keep steps bounded.
-        if hess <= 1e-300 {
+        let Some(step) = newton.step() else {
             return 0.0;
-        }
-        let step = (grad / hess).clamp(-1.0, 1.0);
+        };
         self.theta[fit][i] += step;
-        self.curvature[fit][i] = hess;
+        self.curvature[fit][i] = newton.hess;
         step.abs()
     }
 
@@ -359,27 +387,22 @@ impl WholeHistory {
             }
             return;
         }
-        let (mut own, mut grad, mut hess) = ([0.0; MOST], [0.0; MOST], [0.0; MOST]);
+        let mut own = [0.0; MOST];
+        let mut newton = [Newton::default(); MOST];
         for fit in 0..fits {
-            let prior = self.priors[fit] * self.now;
             own[fit] = self.theta[fit][i];
-            grad[fit] = -prior * own[fit];
-            hess[fit] = prior;
+            newton[fit] = Newton::prior(self.priors[fit] * self.now, own[fit]);
         }
         for &(j, won, lost) in &self.met[i] {
             for fit in 0..fits {
-                let p = sigmoid(own[fit] - self.theta[fit][j as usize]);
-                grad[fit] += won - (won + lost) * p;
-                hess[fit] += (won + lost) * p * (1.0 - p);
+                newton[fit].add(won, lost, sigmoid(own[fit] - self.theta[fit][j as usize]));
             }
         }
-        for fit in 0..fits {
-            // Without a prior, a player who only won has no finite optimum: keep steps bounded.
-            if hess[fit] <= 1e-300 {
-                continue;
+        for (fit, n) in newton.iter().enumerate().take(fits) {
+            if let Some(step) = n.step() {
+                self.theta[fit][i] += step;
+                self.curvature[fit][i] = n.hess;
             }
-            self.theta[fit][i] += (grad[fit] / hess[fit]).clamp(-1.0, 1.0);
-            self.curvature[fit][i] = hess[fit];
         }
     }
 
