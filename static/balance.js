@@ -322,23 +322,29 @@
   // As random::random_split: the players sorted by name, locked ones placed on their side, the
   // others shuffled and dealt to fill red up to its size (for an odd lobby, a draw says which
   // side is bigger); drawn again, up to DRAWS times, until the together and apart rules hold.
+  // The side player k is locked to ("red", "blue"), or null (as Rules::locked).
+  function lockOf(rules, k) {
+    for (var l = 0; l < rules.lock.length; l++) if (rules.lock[l][0] === k) return rules.lock[l][1];
+    return null;
+  }
+  // Whether every together group is on one side and every apart pair split, onRed(k) saying
+  // whether player k is red (group: groupsOf's representatives).
+  function keepsGroups(rules, group, onRed) {
+    for (var k = 0; k < group.length; k++) if (onRed(k) !== onRed(group[k])) return false;
+    return rules.apart.every(function (p) { return onRed(p[0]) !== onRed(p[1]); });
+  }
+
   var DRAWS = 1000;
   function randomSplit(lobby, rules, seed) {
     var n = lobby.length, next = mulberry32(seed), i;
     var order = lobby.map(function (_, k) { return k; });
     order.sort(function (a, b) { return byName(lobby[a].name, lobby[b].name) || a - b; });
-    var sideOf = function (k) {
-      for (var l = 0; l < rules.lock.length; l++) if (rules.lock[l][0] === k) return rules.lock[l][1];
-      return null;
-    };
+    var sideOf = function (k) { return lockOf(rules, k); };
     var lockedRed = order.filter(function (k) { return sideOf(k) === "red"; });
     var lockedBlue = order.filter(function (k) { return sideOf(k) === "blue"; }).length;
     var free = order.filter(function (k) { return sideOf(k) === null; });
     var group = groupsOf(n, rules.together);
-    var keeps = function (red) {
-      for (var k = 0; k < n; k++) if (red[k] !== red[group[k]]) return false;
-      return rules.apart.every(function (p) { return red[p[0]] !== red[p[1]]; });
-    };
+    var keeps = function (red) { return keepsGroups(rules, group, function (k) { return red[k]; }); };
     var first = null;
     for (var draw = 0; draw < DRAWS; draw++) {
       var redSize = Math.floor(n / 2);
@@ -629,8 +635,7 @@
     var group = groupsOf(n, rules.together), i;
     function allows(red) {
       for (var k = 0; k < rules.lock.length; k++) if (red[rules.lock[k][0]] !== (rules.lock[k][1] === "red")) return false;
-      for (k = 0; k < n; k++) if (red[k] !== red[group[k]]) return false;
-      return rules.apart.every(function (p) { return red[p[0]] !== red[p[1]]; });
+      return keepsGroups(rules, group, function (j) { return red[j]; });
     }
     function evalSet(red) {
       var r = [], b = [];
@@ -830,13 +835,9 @@
   }
   function swaps(lobby, rules, red, blue, maxSwaps) {
     var n = lobby.length, group = groupsOf(n, rules.together), soft = rules.soft;
-    var movable = function (i) { return !rules.lock.some(function (l) { return l[0] === i; }); };
+    var movable = function (i) { return lockOf(rules, i) === null; };
     var reds = red.filter(movable), blues = blue.filter(movable);
-    var valid = function (r) {
-      var onRed = function (i) { return r.indexOf(i) >= 0; };
-      for (var i = 0; i < n; i++) if (onRed(i) !== onRed(group[i])) return false;
-      return rules.apart.every(function (p) { return onRed(p[0]) !== onRed(p[1]); });
-    };
+    var valid = function (r) { return keepsGroups(rules, group, function (i) { return r.indexOf(i) >= 0; }); };
     var objectiveOf = function (r, b) {
       var penalty = softActive(soft) ? soft.unit * outOfPlace(soft, function (i) { return r.indexOf(i) >= 0; }) : 0;
       return cost(pRed(lobby, r, b)) + penalty;
@@ -1172,7 +1173,7 @@
     var list = swaps(lobby, rules, red, blue, maxSwaps);
     // As command.rs: say so when fewer swaps were searched than asked.
     var movableCount = function (side) {
-      return side.filter(function (i) { return !rules.lock.some(function (l) { return l[0] === i; }); }).length;
+      return side.filter(function (i) { return lockOf(rules, i) === null; }).length;
     };
     var asked = Math.min(maxSwaps, movableCount(red), movableCount(blue));
     var limit = swapLimit(movableCount(red), movableCount(blue), maxSwaps);

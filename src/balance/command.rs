@@ -230,11 +230,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
     // fair than they are (the p after each swap is cumulative).
     let mut warnings = outcome.warnings.clone();
     if let Some((list, current)) = &swap_list {
-        let movable = |side: &[usize]| {
-            side.iter()
-                .filter(|i| !rules.lock.iter().any(|(l, _)| l == *i))
-                .count()
-        };
+        let movable = |side: &[usize]| side.iter().filter(|&&i| !rules.locked(i)).count();
         let (reds, blues) = (movable(&current.red), movable(&current.blue));
         let asked = args.max_swaps.min(reds).min(blues);
         let limit = swap_limit(reds, blues, args.max_swaps);

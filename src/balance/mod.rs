@@ -63,6 +63,13 @@ pub struct Rules {
     pub soft: Soft,
 }
 
+impl Rules {
+    /// Whether player `i` is locked to a side (and so never moves).
+    pub fn locked(&self, i: usize) -> bool {
+        self.lock.iter().any(|&(l, _)| l == i)
+    }
+}
+
 /// Teams as indices into the lobby, with P(red wins).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Split {
@@ -577,7 +584,7 @@ pub fn swaps(
 ) -> Vec<Swap> {
     let n = lobby.len();
     let group = groups(n, &rules.together);
-    let movable = |i: &usize| !rules.lock.iter().any(|(l, _)| l == i);
+    let movable = |i: &usize| !rules.locked(*i);
     let reds: Vec<usize> = red.iter().copied().filter(movable).collect();
     let blues: Vec<usize> = blue.iter().copied().filter(movable).collect();
     let valid = |r: &[usize]| {
