@@ -1,6 +1,7 @@
-//! Rating curves drawn only for the player pages that are rendered. Drawing a curve (an SVG
-//! through plotters) is most of the cost of a player page's view, and on an append almost
-//! every page's key is unchanged. So the view a page is keyed by holds, in place of each SVG,
+//! Rating curves drawn only for the player pages that are rendered. Drawing the curves (SVGs
+//! through plotters) took about 21% of the processor time of the crowd append of
+//! `benches/build_speed.sh` when every page's view drew them, and on an append almost every
+//! page's key is unchanged. So the view a page is keyed by holds, in place of each SVG,
 //! a stub: the hash of everything the drawing is a function of (the points, the labels, the
 //! x axis kind, and the source of the code that draws). Equal stubs draw equal SVGs, so an
 //! equal key still means an equal page; a page that is rendered gets the real SVGs first
