@@ -115,7 +115,14 @@ impl Templates {
         let mut tera = Tera::default();
         // Autoescape also drops control characters: log text carries escape sequences and bells.
         tera.set_escape_fn(super::colour::escape);
-        tera.add_raw_templates(sources.iter().map(|(n, t)| (n.as_str(), t.as_str())))
+        // Only a site's own template can extend `builtin/<name>`: without one, Tera is not
+        // given those copies, which would double the parsing. The fingerprint above still
+        // hashes every source.
+        let own = !overridden.is_empty();
+        let parsed = sources
+            .iter()
+            .filter(|(name, _)| own || !name.starts_with("builtin/"));
+        tera.add_raw_templates(parsed.map(|(n, t)| (n.as_str(), t.as_str())))
             .map_err(|e| anyhow::anyhow!("{}", tera_error_chain(&e)))?;
         Ok(Templates {
             tera,
