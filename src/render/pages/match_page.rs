@@ -45,7 +45,6 @@ impl Renderer<'_> {
     /// [`MatchPage::kills`] wrote them: one `<tr>` per frag, suicide and team kill, each followed
     /// by a newline and the loop's indentation. Every text is escaped (names come as HTML).
     pub(in crate::render) fn kills_html(&self, i: usize) -> String {
-        use std::fmt::Write;
         let m = &self.input.matches[i];
         let ids = &self.input.roster.match_players[i];
         let weapons: Vec<String> = m
@@ -74,15 +73,20 @@ impl Renderer<'_> {
             let weapon = weapons
                 .get(usize::from(e.detail))
                 .map_or("", String::as_str);
-            // Writing into a String cannot fail.
-            let _ = write!(
-                out,
-                "<tr class=\"{kind}\"><td class=\"num\" data-sort=\"{}\">{}</td><td>{}</td>\
-                 <td>{victim}</td><td>{weapon}</td></tr>\n    ",
-                e.time,
-                clock(e.time),
-                name(e.actor),
-            );
+            // Pushed piece by piece, without `write!`'s formatting: a page has hundreds of rows.
+            out.push_str("<tr class=\"");
+            out.push_str(kind);
+            out.push_str("\"><td class=\"num\" data-sort=\"");
+            push_number(&mut out, e.time);
+            out.push_str("\">");
+            push_clock(&mut out, e.time);
+            out.push_str("</td><td>");
+            out.push_str(name(e.actor));
+            out.push_str("</td><td>");
+            out.push_str(victim);
+            out.push_str("</td><td>");
+            out.push_str(weapon);
+            out.push_str("</td></tr>\n    ");
         }
         out
     }
