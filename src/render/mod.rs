@@ -408,7 +408,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         input.cache,
         input.sink,
     )?);
-    let kill_rows = templates.overridden("match.html");
+    let own_template = templates.overridden("match.html");
     let match_pages: Vec<OutputFile> = (0..input.matches.len())
         .into_par_iter()
         .map(|i| {
@@ -418,7 +418,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
             if input.cache.keys.get(&url) == Some(&key) {
                 return Ok(kept(url, key));
             }
-            let view = r.match_page(i, kill_rows);
+            let view = r.match_page(i, own_template);
             let body = templates.render("match.html", &common, &Keyed("m", view))?;
             let mut file = html(&url, body);
             file.key = Some(key);

@@ -308,7 +308,10 @@ pub struct Side {
     pub team: String,
     /// Heading, empty for free-for-all.
     pub label: String,
+    /// Empty unless the site has its own `match.html` (see `rows_html`).
     pub lines: Vec<ScoreLine>,
+    /// The rows of `lines` as HTML (`<tr>` elements), as the built-in template shows them.
+    pub rows_html: String,
 }
 
 /// One kill in a match's kill list.
