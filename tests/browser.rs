@@ -626,15 +626,10 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     let script = script.replacen(",\"margin\":0.0,", ",\"margin\":12.5,", 1);
     std::fs::write(out.join("data/balance.js"), &script).unwrap();
     let data = common::balance_data(&script);
-    assert!(data["params"]["margin"].as_f64().unwrap() > 0.0);
+    assert!(data.params.margin > 0.0);
     // The page computes the saturating team strength itself, from the same bound.
-    assert!(data["params"]["bound"].as_f64().unwrap() > 0.0);
-    let known: Vec<String> = data["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap().to_string())
-        .collect();
+    assert!(data.params.bound > 0.0);
+    let known: Vec<String> = data.players.iter().map(|p| p.name.clone()).collect();
     assert!(known.len() >= 12, "too few players: {known:?}");
     let fresh = |k: usize| -> Vec<String> {
         let mut names = vec!["<img src=x onerror=alert(1)>".to_string()];
@@ -756,12 +751,9 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     // Clans (the bot logs have three: =XiX=, [OA], {TDK}) together and spread, and the last
     // match avoided, on lobbies searched every way (every split, meeting in the middle with
     // and without tied newcomers, the local search).
-    let in_clans: Vec<String> = data["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["clan"].is_string())
-        .map(|p| p["name"].as_str().unwrap().to_string())
+    let in_clans: Vec<String> = (data.players.iter())
+        .filter(|p| p.clan.is_some())
+        .map(|p| p.name.clone())
         .collect();
     assert!(in_clans.len() >= 6, "{in_clans:?}");
     let mut clan_lobbies = vec![known[..10.min(known.len())].to_vec(), known.clone()];
@@ -773,14 +765,8 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     }
     // The players of the build's three most recent recorded team matches: a lobby of one
     // match's players is the likeliest to find its fairest split repeating a recent match.
-    let recent = data["recent"].as_array().unwrap();
-    for lineup in recent.iter().rev().take(3) {
-        let ids = lineup.as_array().unwrap().iter().flat_map(|side| {
-            side.as_array()
-                .unwrap()
-                .iter()
-                .map(|i| i.as_u64().unwrap() as usize)
-        });
+    for lineup in data.recent.iter().rev().take(3) {
+        let ids = lineup.iter().flatten().map(|&i| i as usize);
         clan_lobbies.push(ids.map(|i| known[i].clone()).collect());
     }
     let mut avoided = 0;
@@ -990,12 +976,7 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
         c
     };
     let data = common::balance_data(&std::fs::read_to_string(out.join("data/balance.js")).unwrap());
-    let known: Vec<String> = data["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap().to_string())
-        .collect();
+    let known: Vec<String> = data.players.iter().map(|p| p.name.clone()).collect();
     assert!(known.len() >= 16, "too few players: {known:?}");
     let with_fresh = |size: usize| -> Vec<String> {
         let mut names = known.clone();
