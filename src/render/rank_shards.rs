@@ -1,13 +1,12 @@
 //! Rank shards: on a site of many players (a public-server crowd), one new match moves the
 //! headline rank and the Becker rank of nearly every player (the whole-history refit reorders
-//! near ties; a newcomer pushes everyone below down a place), and so the ranks on the match's
-//! game type ladder and in its season, and the count of that season's ranked players. Were
-//! those numbers in each player page, every page would change and be written again on each
-//! append. Above
-//! [`SHARD_ABOVE`] players (`[ladder] rank_shards_above`) the pages leave them out and load
-//! them from `data/ranks/NN.js`, one small script per shard of about [`SHARD_SIZE`] players
-//! (a `<script>` tag, so it works from `file://` where `fetch` of local files is refused);
-//! without JavaScript the page links to the ranking instead.
+//! near ties; a newcomer pushes everyone below down a place), and so do the ranks on the
+//! match's game type ladder and in its season, and the count of that season's ranked players.
+//! Were those numbers in each player page, every page would change and be written again on each
+//! append. Above [`SHARD_ABOVE`] players (`[ladder] rank_shards_above`) the pages leave them out
+//! and load them from `data/ranks/NN.js`, one small script per shard of about [`SHARD_SIZE`]
+//! players (a `<script>` tag, so it works from `file://` where `fetch` of local files is
+//! refused); without JavaScript the page links to the ranking, the ladder or the season instead.
 
 use std::collections::BTreeMap;
 
