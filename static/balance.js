@@ -12,11 +12,23 @@
   var EXACT_UP_TO = 24, MEET_UP_TO = 40, MAX_PLAYERS = 256, TIE = 1e-9, AVOID_KEEP = 32;
   var data = window.FRAGSTATS_BALANCE;
   var el = function (id) { return document.getElementById(id); };
-  if (!data || !data.params || !data.players) {
+  if (!data || !data.params || !data.names) {
     el("balance-error").textContent = "data/balance.js is missing: build the site again.";
     return;
   }
-  var params = data.params, players = data.players, recent = data.recent || [];
+  if (data.format !== 2) {
+    el("balance-error").textContent = "data/balance.js is from another fragstats version: build the site again.";
+    return;
+  }
+  // The file is columnar (src/balance/data.rs, Columns): one object per player again, with the
+  // CLI's numbers (skills in millionths, read as n / 1e6 as Rust does).
+  var players = data.names.map(function (name, i) {
+    return { name: name, names: [], skill: data.skills[i] / 1e6,
+      variance: data.variance_values[data.variances[i]], clan: null };
+  });
+  (data.aliases || []).forEach(function (a) { players[a[0]].names = a[1]; });
+  (data.clan_of || []).forEach(function (c) { players[c[0]].clan = data.clans[c[1]]; });
+  var params = data.params, recent = data.recent || [];
   var settings = data.settings || { clans: "off", clan_penalty: 2, party_guard: 0.75,
     avoid_last: false, avoid_last_within: 3 };
 

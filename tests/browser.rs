@@ -626,15 +626,10 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     let script = script.replacen(",\"margin\":0.0,", ",\"margin\":12.5,", 1);
     std::fs::write(out.join("data/balance.js"), &script).unwrap();
     let data = common::balance_data(&script);
-    assert!(data["params"]["margin"].as_f64().unwrap() > 0.0);
+    assert!(data.params.margin > 0.0);
     // The page computes the saturating team strength itself, from the same bound.
-    assert!(data["params"]["bound"].as_f64().unwrap() > 0.0);
-    let known: Vec<String> = data["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap().to_string())
-        .collect();
+    assert!(data.params.bound > 0.0);
+    let known: Vec<String> = data.players.iter().map(|p| p.name.clone()).collect();
     assert!(known.len() >= 12, "too few players: {known:?}");
     let fresh = |k: usize| -> Vec<String> {
         let mut names = vec!["<img src=x onerror=alert(1)>".to_string()];
@@ -756,12 +751,9 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     // Clans (the bot logs have three: =XiX=, [OA], {TDK}) together and spread, and the last
     // match avoided, on lobbies searched every way (every split, meeting in the middle with
     // and without tied newcomers, the local search).
-    let in_clans: Vec<String> = data["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["clan"].is_string())
-        .map(|p| p["name"].as_str().unwrap().to_string())
+    let in_clans: Vec<String> = (data.players.iter())
+        .filter(|p| p.clan.is_some())
+        .map(|p| p.name.clone())
         .collect();
     assert!(in_clans.len() >= 6, "{in_clans:?}");
     let mut clan_lobbies = vec![known[..10.min(known.len())].to_vec(), known.clone()];
@@ -773,14 +765,8 @@ fn balance_page_proposes_the_teams_the_cli_does() {
     }
     // The players of the build's three most recent recorded team matches: a lobby of one
     // match's players is the likeliest to find its fairest split repeating a recent match.
-    let recent = data["recent"].as_array().unwrap();
-    for lineup in recent.iter().rev().take(3) {
-        let ids = lineup.as_array().unwrap().iter().flat_map(|side| {
-            side.as_array()
-                .unwrap()
-                .iter()
-                .map(|i| i.as_u64().unwrap() as usize)
-        });
+    for lineup in data.recent.iter().rev().take(3) {
+        let ids = lineup.iter().flatten().map(|&i| i as usize);
         clan_lobbies.push(ids.map(|i| known[i].clone()).collect());
     }
     let mut avoided = 0;
@@ -990,12 +976,7 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
         c
     };
     let data = common::balance_data(&std::fs::read_to_string(out.join("data/balance.js")).unwrap());
-    let known: Vec<String> = data["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap().to_string())
-        .collect();
+    let known: Vec<String> = data.players.iter().map(|p| p.name.clone()).collect();
     assert!(known.len() >= 16, "too few players: {known:?}");
     let with_fresh = |size: usize| -> Vec<String> {
         let mut names = known.clone();
@@ -1559,5 +1540,133 @@ fn check_shard_ranks(driver: &Driver, out: &Path, players: &[Value]) {
             assert_eq!(rank("headline"), None, "{url}: {shown:?}");
         }
     }
+    assert!(driver.errors().is_empty(), "{:?}", driver.errors());
+}
+
+/// Issue 18: on a crowd over `rank_shards_above` with two game type ladders and monthly
+/// seasons, a player page's ranks on each ladder and in each season (with the season's count
+/// of ranked players) load from `data/ranks/` and are those of `data/ladders.json` and
+/// `data/seasons.json`, at desktop and phone width.
+#[test]
+fn crowd_ladder_and_season_ranks_load_from_shards_in_chromium() {
+    let (Some(_), Some(chromedriver)) = (
+        which(&["chromium", "chromium-browser", "google-chrome"]),
+        which(&["chromedriver"]),
+    ) else {
+        eprintln!("skipped: chromium or chromedriver is not installed");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("crowd.log");
+    let text = common::crowd::crowd_log(400, 5_000, 20, 7);
+    std::fs::write(&log, common::crowd::with_ladders_and_dates(&text, 7)).unwrap();
+    let out = common::build_in(
+        tmp.path(),
+        "crowd",
+        &[log],
+        "[ladder]\nrank_shards_above = 500\n[seasons]\nevery = \"month\"\n",
+    );
+    let players = common::json_array(&out, "data/players.json");
+    assert!(players.len() > 500, "only {} players", players.len());
+    let ladders = common::json_array(&out, "data/ladders.json");
+    let seasons = common::json_array(&out, "data/seasons.json");
+    assert_eq!(ladders.len(), 2, "free for all and duel");
+    assert!(seasons.len() >= 3, "{} seasons", seasons.len());
+    // The text the page should show for `key` on a ladder or in a season (None: not on it).
+    let on = |list: &[Value], name: &str, key: &str| -> Option<(Value, usize)> {
+        let board = list.iter().find(|l| l["name"] == name)?;
+        let all = board["players"].as_array().unwrap();
+        let ranked = all.iter().filter(|p| !p["rank"].is_null()).count();
+        let p = all.iter().find(|p| p["plain_name"] == key)?;
+        Some((p["rank"].clone(), ranked))
+    };
+    // The regular on every ladder and in every season, a player unranked on a ladder, and a
+    // player provisional in a season.
+    let mut keys = vec!["Player0".to_string()];
+    let unranked = ladders.iter().find_map(|l| {
+        let p = l["players"]
+            .as_array()?
+            .iter()
+            .find(|p| p["rank"].is_null())?;
+        Some(p["plain_name"].as_str()?.to_string())
+    });
+    keys.extend(unranked);
+    let provisional = seasons.iter().find_map(|s| {
+        let p = s["players"]
+            .as_array()?
+            .iter()
+            .find(|p| p["rank"].is_null())?;
+        Some(p["plain_name"].as_str()?.to_string())
+    });
+    keys.extend(provisional);
+    assert_eq!(keys.len(), 3, "{keys:?}");
+
+    let driver = Driver::start(&chromedriver);
+    let shots = std::env::var_os("FRAGSTATS_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tmp.path().join("shots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    let (mut ladder_ranks, mut season_ranks) = (0, 0);
+    for key in &keys {
+        let p = players
+            .iter()
+            .find(|p| p["plain_name"] == key.as_str())
+            .unwrap();
+        let url = p["url"].as_str().unwrap();
+        let html = std::fs::read_to_string(out.join(url)).unwrap();
+        assert!(
+            html.contains("data-rank=\"ladder\""),
+            "{url}: no ladder rank to load"
+        );
+        assert!(
+            html.contains("data-rank=\"season\""),
+            "{url}: no season rank to load"
+        );
+        for width in [1280, 390] {
+            driver.size(width, 844);
+            driver.open(&format!("file://{}", out.join(url).display()));
+            // [kind, the ladder's or season's name, the text shown]
+            let shown = driver.js(
+                "return Array.prototype.map.call(\
+                   document.querySelectorAll('[data-rank=ladder], [data-rank=season]'),\
+                   function (e) {\
+                     var name = e.dataset.rank == 'ladder' ? e.previousElementSibling\
+                       : e.closest('tr').querySelector('a');\
+                     return [e.dataset.rank, name.textContent, e.textContent];\
+                   });",
+                json!([]),
+            );
+            let shown: Vec<[String; 3]> = serde_json::from_value(shown).unwrap();
+            for [kind, name, text] in &shown {
+                let list = if kind == "ladder" { &ladders } else { &seasons };
+                let (rank, ranked) =
+                    on(list, name, key).unwrap_or_else(|| panic!("{url}: {name} {shown:?}"));
+                let expected = match (kind.as_str(), rank.as_u64()) {
+                    ("ladder", Some(r)) => format!("#{r}"),
+                    ("ladder", None) => "unranked".into(),
+                    (_, Some(r)) => format!("{r} of {ranked}"),
+                    (_, None) => "provisional".into(),
+                };
+                assert_eq!(text, &expected, "{url} at {width} px: {kind} {name}");
+                *if kind == "ladder" {
+                    &mut ladder_ranks
+                } else {
+                    &mut season_ranks
+                } += 1;
+            }
+            let wide = driver.js("return document.documentElement.scrollWidth;", json!([]));
+            assert!(
+                wide.as_u64().unwrap() <= width as u64,
+                "{url} is {wide} px wide at {width}"
+            );
+            let png = driver.screenshot(width);
+            assert!(png.starts_with(b"\x89PNG") && png.len() > 5000);
+            std::fs::write(shots.join(format!("{key}-{width}.png")), png).unwrap();
+        }
+    }
+    assert!(
+        ladder_ranks >= 8 && season_ranks >= 8,
+        "{ladder_ranks} {season_ranks}"
+    );
     assert!(driver.errors().is_empty(), "{:?}", driver.errors());
 }

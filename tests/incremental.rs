@@ -279,9 +279,31 @@ fn player_page_times(site: &Site) -> BTreeMap<String, std::time::SystemTime> {
 #[test]
 fn a_crowd_growing_one_match_at_a_time_gives_the_full_build_bytes() {
     let glicko = "[rating.headline]\nsystem = \"glicko2\"\n";
-    let site = Site::with_config(&format!("{glicko}[ladder]\nrank_shards_above = 100\n"));
-    let twin = Site::with_config(glicko);
-    let log = common::crowd::crowd_log(300, 3_000, 20, 18);
+    grow_a_crowd(glicko, &common::crowd::crowd_log(300, 3_000, 20, 18));
+}
+
+/// As above, with two game type ladders (free for all and duel) and monthly seasons: the pages'
+/// ranks on each ladder and in each season (and the season's count of ranked players) come
+/// from the shards too, so they do not make one match rewrite the pages either.
+#[test]
+fn a_crowd_with_ladders_and_seasons_keeps_those_ranks_in_shards() {
+    let config = "[rating.headline]\nsystem = \"glicko2\"\n[seasons]\nevery = \"month\"\n";
+    let log =
+        common::crowd::with_ladders_and_dates(&common::crowd::crowd_log(300, 3_000, 20, 18), 7);
+    let page = grow_a_crowd(config, &log);
+    // A regular's page: places on both ladders and in three seasons, all from the shard.
+    assert!(page.contains("data-rank=\"ladder\" data-k=\"1\""), "{page}");
+    assert!(page.contains("data-rank=\"season\" data-k=\"2\""), "{page}");
+    assert!(!page.contains(">of "), "a season's count in the page");
+}
+
+/// Builds the first games of `log` with `config` over `rank_shards_above`, then appends its
+/// last three games one at a time, checking each step against a full build, and that it
+/// rewrites far fewer player pages than a twin site without shards. Returns the last page of
+/// `Player0`.
+fn grow_a_crowd(config: &str, log: &str) -> String {
+    let site = Site::with_config(&format!("{config}[ladder]\nrank_shards_above = 100\n"));
+    let twin = Site::with_config(config);
     // Where each game starts, so the log can be uploaded a game at a time.
     let starts: Vec<usize> = log
         .match_indices("InitGame:")
@@ -352,6 +374,7 @@ fn a_crowd_growing_one_match_at_a_time_gives_the_full_build_bytes() {
             twin_rewritten.len()
         );
     }
+    std::fs::read_to_string(site.dir.path().join("public/players/player0.html")).unwrap()
 }
 
 #[test]

@@ -1963,11 +1963,7 @@ fn team_match_page_links_its_players_to_the_balancer() {
     let data = common::balance_data(&std::fs::read_to_string(out.join("data/balance.js")).unwrap());
     for name in &players {
         assert!(
-            data["players"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|p| p["name"] == name.as_str()),
+            data.players.iter().any(|p| p.name == *name),
             "{name:?} in data/balance.js"
         );
     }

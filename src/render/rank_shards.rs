@@ -1,11 +1,12 @@
 //! Rank shards: on a site of many players (a public-server crowd), one new match moves the
 //! headline rank and the Becker rank of nearly every player (the whole-history refit reorders
-//! near ties; a newcomer pushes everyone below down a place). Were those two numbers in each
-//! player page, every page would change and be written again on each append. Above
-//! [`SHARD_ABOVE`] players (`[ladder] rank_shards_above`) the pages leave them out and load
-//! them from `data/ranks/NN.js`, one small script per shard of about [`SHARD_SIZE`] players
-//! (a `<script>` tag, so it works from `file://` where `fetch` of local files is refused);
-//! without JavaScript the page links to the ranking instead.
+//! near ties; a newcomer pushes everyone below down a place), and so do the ranks on the
+//! match's game type ladder and in its season, and the count of that season's ranked players.
+//! Were those numbers in each player page, every page would change and be written again on each
+//! append. Above [`SHARD_ABOVE`] players (`[ladder] rank_shards_above`) the pages leave them out
+//! and load them from `data/ranks/NN.js`, one small script per shard of about [`SHARD_SIZE`]
+//! players (a `<script>` tag, so it works from `file://` where `fetch` of local files is
+//! refused); without JavaScript the page links to the ranking, the ladder or the season instead.
 
 use std::collections::BTreeMap;
 
@@ -53,8 +54,8 @@ fn page_id(url: &str) -> &str {
 }
 
 impl Renderer<'_> {
-    /// With shards: takes player `i`'s two ranks out of `page` and names the shard that holds
-    /// them.
+    /// With shards: takes player `i`'s ranks (headline, Becker, on each ladder, in each season
+    /// with its count of ranked players) out of `page` and names the shard that holds them.
     pub(super) fn shard_ranks(&self, i: usize, page: &mut PlayerPage) {
         if self.rank_shards == 0 {
             return;
@@ -63,16 +64,37 @@ impl Renderer<'_> {
         page.ranked = page.rank.is_some();
         page.rank = None;
         page.becker_rank = 0;
+        for place in &mut page.ladders {
+            place.rank = None;
+        }
+        for season in &mut page.seasons {
+            season.rank = None;
+            season.ranked = 0;
+        }
         page.rank_shard = Some(shard_path(shard_of(id, self.rank_shards)));
         page.rank_id = id.to_string();
     }
 }
 
+/// A player's ranks in a shard: `[headline rank or null, Becker rank]`, followed, when the page
+/// lists ladders or seasons, by `[rank or null, ...]` in the page's order of ladders and
+/// `[[rank or null, ranked players], ...]` in its order of seasons.
+#[derive(Clone, serde::Serialize)]
+#[serde(untagged)]
+enum Ranks {
+    Headline(Option<usize>, usize),
+    All(
+        Option<usize>,
+        usize,
+        Vec<Option<u32>>,
+        Vec<(Option<usize>, usize)>,
+    ),
+}
+
 /// The shard scripts (none when the ranks are in the pages): each calls
-/// `fragstatsRanks({"id": [headline rank or null, Becker rank], ...})`.
+/// `fragstatsRanks({"id": ranks, ...})` (see [`Ranks`]).
 pub(super) fn files(r: &Renderer) -> Result<Vec<OutputFile>> {
-    let mut shards: Vec<BTreeMap<&str, (Option<usize>, usize)>> =
-        vec![BTreeMap::new(); r.rank_shards];
+    let mut shards: Vec<BTreeMap<&str, Ranks>> = vec![BTreeMap::new(); r.rank_shards];
     for (i, url) in r.links.players.iter().enumerate() {
         if url.is_empty() || r.rank_shards == 0 {
             continue;
@@ -80,7 +102,16 @@ pub(super) fn files(r: &Renderer) -> Result<Vec<OutputFile>> {
         let id = page_id(url);
         // As on the page without shards (`Renderer::player_page`).
         let ranked = !r.input.ratings.headline.provisional[i] && r.input.standing.active[i];
-        let ranks = (ranked.then_some(r.rank[i]), r.becker_rank[i]);
+        let (headline, becker) = (ranked.then_some(r.rank[i]), r.becker_rank[i]);
+        let ladders: Vec<Option<u32>> = r.ladder_places(i).iter().map(|l| l.rank).collect();
+        let seasons: Vec<(Option<usize>, usize)> = (r.player_seasons(i).iter())
+            .map(|s| (s.rank, s.ranked))
+            .collect();
+        let ranks = if ladders.is_empty() && seasons.is_empty() {
+            Ranks::Headline(headline, becker)
+        } else {
+            Ranks::All(headline, becker, ladders, seasons)
+        };
         shards[shard_of(id, r.rank_shards)].insert(id, ranks);
     }
     shards

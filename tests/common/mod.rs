@@ -56,14 +56,9 @@ pub fn json_array(out: &Path, file: &str) -> Vec<serde_json::Value> {
     v.as_array().unwrap().clone()
 }
 
-/// The JSON object of a `data/balance.js` script (`window.FRAGSTATS_BALANCE = {...};`).
-pub fn balance_data(script: &str) -> serde_json::Value {
-    let json = script
-        .trim()
-        .strip_prefix(fragstats::balance::data::PREFIX)
-        .and_then(|t| t.strip_suffix(';'))
-        .expect("data/balance.js is one assignment");
-    serde_json::from_str(json).unwrap()
+/// What a `data/balance.js` script holds, read as `fragstats balance` reads it.
+pub fn balance_data(script: &str) -> fragstats::balance::data::BalanceData {
+    fragstats::balance::data::BalanceData::from_script(script).expect("data/balance.js reads back")
 }
 
 /// Every file under `dir` (or `dir` itself when it is a file), sorted by path.

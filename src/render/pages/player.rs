@@ -165,30 +165,6 @@ impl Renderer<'_> {
         let provisional = headline.provisional[i];
         let (clan, clan_url) = self.clan_of(i);
         let [wins, draws, losses] = self.input.standing.record[i];
-        let ladders = self.input.ladders;
-        let several = ladders
-            .iter()
-            .filter(|l| l.group.kind == crate::rating::ladders::LadderKind::GameType)
-            .count()
-            > 1;
-        let places = if several {
-            ladders
-                .iter()
-                .zip(super::ladders::anchors(ladders))
-                .filter_map(|(l, anchor)| {
-                    let e = &l.entries[*l.position.get(&id)? as usize];
-                    Some(LadderPlace {
-                        name: l.group.name.clone(),
-                        url: format!("ladders.html#{anchor}"),
-                        rank: e.rank,
-                        rating: format!("{:.0}", e.rating),
-                        matches: e.matches,
-                    })
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
         // Stubs: the SVGs are drawn only if the page is rendered (`draw_player_curves`).
         let [becker_curve, headline_curve] = self.player_curves(i);
         let mut page = PlayerPage {
@@ -231,7 +207,7 @@ impl Renderer<'_> {
             draws,
             losses,
             results: wins + draws + losses,
-            ladders: places,
+            ladders: self.ladder_places(i),
             victim: top(&s.victims),
             nemesis: top(&s.killers),
             weapons,
@@ -247,5 +223,34 @@ impl Renderer<'_> {
         };
         self.shard_ranks(i, &mut page);
         page
+    }
+
+    /// Player `i`'s place on each game type and game ladder they are on, when there are
+    /// several game types (none otherwise).
+    pub(in crate::render) fn ladder_places(&self, i: usize) -> Vec<LadderPlace> {
+        let id = i as u32;
+        let ladders = self.input.ladders;
+        let several = ladders
+            .iter()
+            .filter(|l| l.group.kind == crate::rating::ladders::LadderKind::GameType)
+            .count()
+            > 1;
+        if !several {
+            return Vec::new();
+        }
+        ladders
+            .iter()
+            .zip(super::ladders::anchors(ladders))
+            .filter_map(|(l, anchor)| {
+                let e = &l.entries[*l.position.get(&id)? as usize];
+                Some(LadderPlace {
+                    name: l.group.name.clone(),
+                    url: format!("ladders.html#{anchor}"),
+                    rank: e.rank,
+                    rating: format!("{:.0}", e.rating),
+                    matches: e.matches,
+                })
+            })
+            .collect()
     }
 }
