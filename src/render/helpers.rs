@@ -19,6 +19,35 @@ pub(super) fn nav_item(label: &str, url: &str) -> NavItem {
     }
 }
 
+/// The navigation links of a page at `current` (`root` from the site root), exactly as the
+/// built-in `base.html`'s loop over `nav` wrote them: each on every page, so made in Rust, not
+/// by Tera's loop. Texts are escaped as the template escaped them; the current page is marked
+/// by comparing the escaped URLs, as the template's `==` did.
+pub(super) fn nav_html(nav: &[NavItem], root: &str, current: &str) -> String {
+    let mut out = String::with_capacity(nav.len() * 64);
+    let current = super::colour::escape(current);
+    for item in nav {
+        let label = super::colour::escape(&item.label);
+        if item.external {
+            out.push_str("<a href=\"");
+            out.push_str(&super::colour::escape(&item.url));
+            out.push_str("\">");
+        } else {
+            out.push_str("<a href=\"");
+            out.push_str(root);
+            out.push_str(&item.url);
+            out.push('"');
+            if super::colour::escape(&item.url) == current {
+                out.push_str(" aria-current=\"page\"");
+            }
+            out.push('>');
+        }
+        out.push_str(&label);
+        out.push_str("</a>");
+    }
+    out
+}
+
 /// CSS overriding the theme colours from `[colors]` (validated as hex colours when loaded).
 pub(super) fn colors_css(c: &crate::config::Colors) -> String {
     fn valid(v: &Option<String>) -> Option<&str> {

@@ -195,6 +195,44 @@ mod tests {
         out
     }
 
+    /// `nav_html` writes what the built-in `base.html`'s old loop over `nav` wrote, byte for
+    /// byte: markup and control characters in labels and URLs, external links, the current page
+    /// marked, at the root and one folder down.
+    #[test]
+    fn nav_html_equals_the_template_loop_over_nav() {
+        use super::super::helpers::{nav_html, nav_item};
+        use super::super::views::NavItem;
+        const LOOP: &str = "{% for item in nav %}{% if item.external %}<a href=\"{{ item.url }}\">{{ item.label }}</a>{% else %}<a href=\"{{ root | safe }}{{ item.url | safe }}\"{% if item.url == current %} aria-current=\"page\"{% endif %}>{{ item.label }}</a>{% endif %}{% endfor %}";
+        let mut tera = Tera::default();
+        tera.set_escape_fn(super::super::colour::escape);
+        tera.add_raw_template("nav.html", LOOP).unwrap();
+        let nav = vec![
+            nav_item("Overview", "index.html"),
+            nav_item("Rules & <things> \u{7}", "pages/rules.html"),
+            nav_item("Odd \"quote's\"", "pages/a&b.html"),
+            NavItem {
+                label: "Forum <b>".into(),
+                url: "https://forum.example/?a=1&b=<2>\"".into(),
+                external: true,
+            },
+        ];
+        for root in ["", "../"] {
+            for current in [
+                "index.html",
+                "pages/rules.html",
+                "pages/a&b.html",
+                "matches/x.html",
+            ] {
+                let mut ctx = tera::Context::new();
+                ctx.insert("nav", &nav);
+                ctx.insert("root", root);
+                ctx.insert("current", current);
+                let looped = tera.render("nav.html", &ctx).unwrap();
+                assert_eq!(nav_html(&nav, root, current), looped, "{root}{current}");
+            }
+        }
+    }
+
     /// A site built outside the repository has only what the binary holds: every file of the
     /// theme in the source tree must be embedded, byte for byte.
     #[test]
