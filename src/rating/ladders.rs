@@ -405,4 +405,74 @@ mod tests {
             .collect();
         assert_eq!(games, [("openarena", matches.len() - 1), ("urt", 1)]);
     }
+
+    /// The ladders of `matches` on the default configuration, going on from `saved`.
+    fn ladders_of(matches: &[Match], saved: Tallies) -> (Roster, Vec<Ladder>, Tallies) {
+        let config = Config::default();
+        let aliases = Aliases::default();
+        let roster = Roster::build(matches, &aliases);
+        let clans = crate::model::clans::Clans::assign(&roster, &[], false);
+        let folds = crate::history::fold(matches, &roster, &clans, &config.rating, None);
+        let ratings = super::super::Ratings::compute(
+            folds.dynamic,
+            folds.evaluation,
+            folds.static_,
+            &config.rating,
+        );
+        let rated = rate(groups(matches), matches, &roster, &config, &aliases);
+        let hidden = vec![false; roster.players.len()];
+        let (ladders, tallies) = ladders(
+            &config,
+            matches,
+            &roster,
+            &folds.stats,
+            &ratings.headline,
+            &hidden,
+            rated,
+            saved,
+        );
+        (roster, ladders, tallies)
+    }
+
+    /// Tallies saved after the first matches (with fewer players, numbered differently), read
+    /// back and renumbered, go on to the same ladders and tallies as one tally of everything;
+    /// tallies left unrenumbered do not.
+    #[test]
+    fn resumed_tallies_equal_one_tally() {
+        let (matches, _) = crate::testdata::history("openarena");
+        let (_, whole, all) = ladders_of(&matches, Tallies::default());
+        let roster = Roster::build(&matches, &Aliases::default());
+        // The largest cut after which players join who move some earlier one's number.
+        let number = |r: &Roster| -> Vec<u32> {
+            r.players
+                .iter()
+                .map(|p| roster.players.iter().position(|q| q.key == p.key).unwrap() as u32)
+                .collect()
+        };
+        let cut = (1..matches.len())
+            .rev()
+            .find(|&cut| {
+                let before = Roster::build(&matches[..cut], &Aliases::default());
+                number(&before)
+                    .iter()
+                    .enumerate()
+                    .any(|(i, &n)| n != i as u32)
+            })
+            .expect("some later player is numbered before an earlier one");
+        let (before, _, saved) = ladders_of(&matches[..cut], Tallies::default());
+        let bytes = postcard::to_allocvec(&saved).unwrap();
+        let saved: Tallies = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(saved.matches(), cut as u64);
+        let to = number(&before);
+        let mut moved = saved.clone();
+        moved.renumber(&to).unwrap();
+        let (_, resumed, again) = ladders_of(&matches, moved);
+        assert_eq!(again, all);
+        assert_eq!(resumed.len(), whole.len());
+        for (a, b) in resumed.iter().zip(&whole) {
+            assert_eq!(a.entries, b.entries, "ladder {}", a.group.key);
+        }
+        let (_, _, wrong) = ladders_of(&matches, saved);
+        assert_ne!(wrong, all);
+    }
 }
