@@ -327,11 +327,12 @@ pub fn render(
         evaluation,
         continuation,
         replayed,
+        tallies,
     } = folds;
     let ratings = Ratings::compute(dynamic, evaluation, static_, &config.rating);
     let standing =
         crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden);
-    let ladders = timed("ladder tables", || {
+    let (ladders, tallies) = timed("ladder tables", || {
         crate::rating::ladders::ladders(
             config,
             matches,
@@ -340,10 +341,17 @@ pub fn render(
             &ratings.headline,
             &hidden,
             rated,
+            tallies,
         )
     });
-    let checkpoint =
-        continuation.checkpoint(&stats, matches.len(), &roster, &clans, &config.rating);
+    let checkpoint = continuation.checkpoint(
+        &stats,
+        matches.len(),
+        &roster,
+        &clans,
+        &config.rating,
+        tallies,
+    );
     timer.lap("counts and ratings");
     // Nothing is computed for a site without seasons.
     let seasons =

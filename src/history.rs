@@ -22,11 +22,12 @@ use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::progress::timed;
 use crate::rating::dynamic::{DynamicRatings, Ladder};
+use crate::rating::ladders::Tallies;
 use crate::rating::static_rank::StaticRanking;
 use crate::stats::Stats;
 
 /// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
-const CHECKPOINT_FORMAT: u64 = 9;
+const CHECKPOINT_FORMAT: u64 = 10;
 
 /// How the folds started.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +65,8 @@ pub struct Checkpoint<'a> {
     stats: Cow<'a, Stats>,
     ladder: Ladder,
     evaluation: ReplayCheckpoint,
+    /// The per game type (and per game) ladders' tallies over the same matches.
+    tallies: Tallies,
 }
 
 /// Everything the folds produce.
@@ -76,6 +79,9 @@ pub struct Folds {
     /// The rest of the checkpoint, to be saved with the counts.
     pub continuation: Continuation,
     pub replayed: Replayed,
+    /// The resumed checkpoint's ladder tallies, renumbered (empty without one), for
+    /// [`crate::rating::ladders::ladders`] to go on with.
+    pub tallies: Tallies,
 }
 
 /// Becker's ladder and the evaluation replay where the folds stopped, and the chained hash of
@@ -91,6 +97,7 @@ struct Start {
     stats: Stats,
     ladder: Ladder,
     evaluator: Evaluator,
+    tallies: Tallies,
     /// Matches already folded, and their chained hash.
     from: usize,
     chain: u64,
@@ -137,6 +144,7 @@ pub fn fold(
         stats: Stats::default(),
         ladder: Ladder::new(roster.players.len(), clans.clans.len(), &cfg.dynamic),
         evaluator: Evaluator::new(cfg, cfg.evaluation),
+        tallies: Tallies::default(),
         from: 0,
         chain: 0,
     };
@@ -154,6 +162,7 @@ pub fn fold(
         mut stats,
         mut ladder,
         mut evaluator,
+        tallies,
         from,
         chain: chained,
     } = start;
@@ -198,12 +207,13 @@ pub fn fold(
             chain,
         },
         replayed,
+        tallies,
     }
 }
 
 impl Continuation {
-    /// The checkpoint after all `matches` of this build, with its `stats` (borrowed), `roster`
-    /// and `clans`.
+    /// The checkpoint after all `matches` of this build, with its `stats` (borrowed), `roster`,
+    /// `clans` and ladder `tallies` (over the same matches, or empty).
     pub fn checkpoint<'a>(
         self,
         stats: &'a Stats,
@@ -211,6 +221,7 @@ impl Continuation {
         roster: &Roster,
         clans: &Clans,
         cfg: &RatingConfig,
+        tallies: Tallies,
     ) -> Checkpoint<'a> {
         Checkpoint {
             fingerprint: fingerprint(cfg),
@@ -229,6 +240,7 @@ impl Continuation {
             stats: Cow::Borrowed(stats),
             ladder: self.ladder,
             evaluation: self.evaluation,
+            tallies,
         }
     }
 }
@@ -267,6 +279,12 @@ impl Checkpoint<'_> {
         }
         let mut stats = self.stats.into_owned();
         stats.renumber(&players, roster.players.len());
+        // Tallies over other matches than the folds (a build that kept none) are not used.
+        let mut tallies = self.tallies;
+        if tallies.matches() != self.matches {
+            tallies = Tallies::default();
+        }
+        tallies.renumber(&players)?;
         let mut ladder = self.ladder;
         ladder.renumber(
             &players,
@@ -279,6 +297,7 @@ impl Checkpoint<'_> {
             stats,
             ladder,
             evaluator,
+            tallies,
             from: seen,
             chain: self.chain,
         })

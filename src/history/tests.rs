@@ -25,10 +25,14 @@ fn checkpoint_after(
     let roster = Roster::build(matches, &Aliases::default());
     let clans = assign(&roster);
     let folds = fold(matches, &roster, &clans, cfg, None);
-    let checkpoint =
-        folds
-            .continuation
-            .checkpoint(&folds.stats, matches.len(), &roster, &clans, cfg);
+    let checkpoint = folds.continuation.checkpoint(
+        &folds.stats,
+        matches.len(),
+        &roster,
+        &clans,
+        cfg,
+        Tallies::default(),
+    );
     let bytes = crate::state::encode_checkpoint(&checkpoint).unwrap();
     crate::state::decode_checkpoint(&bytes).expect("a checkpoint reads back")
 }

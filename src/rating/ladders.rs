@@ -24,7 +24,7 @@ use super::Headline;
 use super::standing::{add_result, results};
 
 /// What a ladder groups the matches by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LadderKind {
     /// By game type code (`ffa`, `duel`, `ctf`, ...).
@@ -167,8 +167,9 @@ pub struct Ladder {
     pub position: std::collections::HashMap<u32, u32>,
 }
 
-/// Per identity, what a group's matches say of them.
-#[derive(Default, Clone)]
+/// Per identity, what a group's matches say of them. Sums and a latest day: the same whatever
+/// the order the matches are added in, so a saved tally goes on with new matches.
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Tally {
     matches: u32,
     frags: u32,
@@ -177,8 +178,51 @@ struct Tally {
     last_seen: Option<NaiveDate>,
 }
 
+/// The tallies of every ladder's group over the first `matches` of a site, kept in the
+/// checkpoint of the counts (see [`crate::history`]): the next build adds only its new matches
+/// to them instead of going over every frag of the history again.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Tallies {
+    matches: u64,
+    groups: Vec<SavedTally>,
+}
+
+/// One group's tallies, sparse: most identities of a crowd never play most kinds of game.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct SavedTally {
+    kind: LadderKind,
+    key: String,
+    /// The day of the group's newest dated match.
+    newest: Option<NaiveDate>,
+    /// (identity, tally) of each identity with a match in the group, by identity.
+    players: Vec<(u32, Tally)>,
+}
+
+impl Tallies {
+    /// Number of matches (the first ones of the site) tallied.
+    pub fn matches(&self) -> u64 {
+        self.matches
+    }
+
+    /// Moves the identities to their numbers in a larger roster (`to[old]`, as
+    /// [`Stats::renumber`]); an identity without a number is an error.
+    pub fn renumber(&mut self, to: &[u32]) -> Result<(), String> {
+        for g in &mut self.groups {
+            for (p, _) in &mut g.players {
+                *p = *to
+                    .get(*p as usize)
+                    .ok_or("a saved ladder tally names an unknown player")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The ladders of the `rated` groups (a group without values: the site's `headline`), with
-/// the counts of `stats`; `hidden` identities are left out.
+/// the counts of `stats`; `hidden` identities are left out. `saved` tallies (over the first
+/// `saved.matches()` of `matches`, in this roster's numbering) are gone on with; a group they
+/// lack is tallied from its first match. Also returns the tallies over all `matches`.
+#[allow(clippy::too_many_arguments)]
 pub fn ladders(
     config: &Config,
     matches: &[Match],
@@ -187,21 +231,50 @@ pub fn ladders(
     headline: &Headline,
     hidden: &[bool],
     rated: Vec<Rated>,
-) -> Vec<Ladder> {
+    saved: Tallies,
+) -> (Vec<Ladder>, Tallies) {
     let threshold = u64::from(config.rating.headline.provisional_incidents);
-    rated
+    let from = saved.matches;
+    let mut saved: std::collections::HashMap<(LadderKind, String), SavedTally> = saved
+        .groups
+        .into_iter()
+        .map(|g| ((g.kind, g.key.clone()), g))
+        .collect();
+    let work: Vec<(Rated, Option<SavedTally>)> = rated
+        .into_iter()
+        .map(|r| {
+            let s = saved.remove(&(r.group.kind, r.group.key.clone()));
+            (r, s)
+        })
+        .collect();
+    let (ladders, groups): (Vec<Ladder>, Vec<SavedTally>) = work
         .into_par_iter()
-        .map(|Rated { group, values }| {
+        .map(|(Rated { group, values }, saved)| {
             let value = if values.is_empty() {
                 &headline.value
             } else {
                 &values
             };
             // Dense by identity (every number here is the roster's): the frag loop below runs
-            // over every event of the group, so a look-up must cost an index, not a tree search.
+            // over every event of the group's new matches, so a look-up must cost an index,
+            // not a tree search.
             let mut tally: Vec<Tally> = vec![Tally::default(); roster.players.len()];
             let mut newest: Option<NaiveDate> = None;
+            // Matches before `first` are in the saved tally.
+            let mut first = 0;
+            if let Some(s) = saved {
+                for (p, t) in s.players {
+                    if let Some(slot) = tally.get_mut(p as usize) {
+                        *slot = t;
+                    }
+                }
+                newest = s.newest;
+                first = from;
+            }
             for &mi in &group.matches {
+                if u64::from(mi) < first {
+                    continue;
+                }
                 let (m, ms) = (&matches[mi as usize], &stats.matches[mi as usize]);
                 let ids = &roster.match_players[mi as usize];
                 let day = m.start.map(|t| t.date());
@@ -231,12 +304,22 @@ pub fn ladders(
                     add_result(&mut tally[p as usize].record, o);
                 });
             }
-            let mut entries: Vec<Entry> = tally
-                .into_iter()
-                .enumerate()
-                .map(|(p, t)| (p as u32, t))
-                .filter(|(p, t)| t.matches > 0 && !hidden.get(*p as usize).copied().unwrap_or(true))
-                .map(|(player, t)| Entry {
+            let kept = SavedTally {
+                kind: group.kind,
+                key: group.key.clone(),
+                newest,
+                players: tally
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.matches > 0)
+                    .map(|(p, t)| (p as u32, t.clone()))
+                    .collect(),
+            };
+            let mut entries: Vec<Entry> = kept
+                .players
+                .iter()
+                .filter(|(p, _)| !hidden.get(*p as usize).copied().unwrap_or(true))
+                .map(|&(player, ref t)| Entry {
                     player,
                     rating: value.get(player as usize).copied().unwrap_or(0.0),
                     provisional: t.incidents < threshold,
@@ -274,13 +357,19 @@ pub fn ladders(
                 .enumerate()
                 .map(|(n, e)| (e.player, n as u32))
                 .collect();
-            Ladder {
+            let ladder = Ladder {
                 group,
                 entries,
                 position,
-            }
+            };
+            (ladder, kept)
         })
-        .collect()
+        .unzip();
+    let tallies = Tallies {
+        matches: matches.len() as u64,
+        groups,
+    };
+    (ladders, tallies)
 }
 
 #[cfg(test)]
@@ -315,5 +404,75 @@ mod tests {
             .map(|g| (g.key.as_str(), g.matches.len()))
             .collect();
         assert_eq!(games, [("openarena", matches.len() - 1), ("urt", 1)]);
+    }
+
+    /// The ladders of `matches` on the default configuration, going on from `saved`.
+    fn ladders_of(matches: &[Match], saved: Tallies) -> (Roster, Vec<Ladder>, Tallies) {
+        let config = Config::default();
+        let aliases = Aliases::default();
+        let roster = Roster::build(matches, &aliases);
+        let clans = crate::model::clans::Clans::assign(&roster, &[], false);
+        let folds = crate::history::fold(matches, &roster, &clans, &config.rating, None);
+        let ratings = super::super::Ratings::compute(
+            folds.dynamic,
+            folds.evaluation,
+            folds.static_,
+            &config.rating,
+        );
+        let rated = rate(groups(matches), matches, &roster, &config, &aliases);
+        let hidden = vec![false; roster.players.len()];
+        let (ladders, tallies) = ladders(
+            &config,
+            matches,
+            &roster,
+            &folds.stats,
+            &ratings.headline,
+            &hidden,
+            rated,
+            saved,
+        );
+        (roster, ladders, tallies)
+    }
+
+    /// Tallies saved after the first matches (with fewer players, numbered differently), read
+    /// back and renumbered, go on to the same ladders and tallies as one tally of everything;
+    /// tallies left unrenumbered do not.
+    #[test]
+    fn resumed_tallies_equal_one_tally() {
+        let (matches, _) = crate::testdata::history("openarena");
+        let (_, whole, all) = ladders_of(&matches, Tallies::default());
+        let roster = Roster::build(&matches, &Aliases::default());
+        // The largest cut after which players join who move some earlier one's number.
+        let number = |r: &Roster| -> Vec<u32> {
+            r.players
+                .iter()
+                .map(|p| roster.players.iter().position(|q| q.key == p.key).unwrap() as u32)
+                .collect()
+        };
+        let cut = (1..matches.len())
+            .rev()
+            .find(|&cut| {
+                let before = Roster::build(&matches[..cut], &Aliases::default());
+                number(&before)
+                    .iter()
+                    .enumerate()
+                    .any(|(i, &n)| n != i as u32)
+            })
+            .expect("some later player is numbered before an earlier one");
+        let (before, _, saved) = ladders_of(&matches[..cut], Tallies::default());
+        let bytes = postcard::to_allocvec(&saved).unwrap();
+        let saved: Tallies = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(saved.matches(), cut as u64);
+        let to = number(&before);
+        let mut moved = saved.clone();
+        moved.renumber(&to).unwrap();
+        let (_, resumed, again) = ladders_of(&matches, moved);
+        assert_eq!(again, all);
+        assert_eq!(resumed.len(), whole.len());
+        for (a, b) in resumed.iter().zip(&whole) {
+            assert_eq!(a.entries, b.entries, "ladder {}", a.group.key);
+        }
+        let (_, _, wrong) = ladders_of(&matches, saved);
+        assert_ne!(wrong, all);
     }
 }
