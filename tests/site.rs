@@ -2011,3 +2011,48 @@ fn balance_no_avoid_last_overrides_the_config() {
         String::from_utf8_lossy(&o.stdout)
     );
 }
+
+/// Issue 18 review: a site's own `player.html` written before the ladder and season ranks moved
+/// to rank shards prints `l.rank` and `s.rank` as they are; above `rank_shards_above` it must
+/// show the same ranks as below it, not every player unranked.
+#[test]
+fn own_player_template_keeps_ladder_and_season_ranks_with_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = [
+        shared().join("openarena/ffa/games-1.log"),
+        shared().join("openarena/tdm"),
+    ];
+    const OWN: &str = "{% extends \"base.html\" %}{% block content %}\
+        {% for l in p.ladders %}<i>{{ l.name }}:{{ l.rank }}</i>{% endfor %}\
+        {% for s in p.seasons %}<s>{{ s.name }}:{{ s.rank }}/{{ s.ranked }}</s>{% endfor %}\
+        {% endblock content %}";
+    let ranks = |name: &str, shards: usize| {
+        std::fs::create_dir_all(tmp.path().join(name).join("templates")).unwrap();
+        std::fs::write(tmp.path().join(name).join("templates/player.html"), OWN).unwrap();
+        let config =
+            format!("[ladder]\nrank_shards_above = {shards}\n[seasons]\nevery = \"month\"\n");
+        let out = common::build_in(tmp.path(), name, &logs, &config);
+        let mut found = Vec::new();
+        for page in walk(&out.join("players")) {
+            let html = std::fs::read_to_string(&page).unwrap();
+            let marks: Vec<&str> = ["<i>", "<s>"]
+                .iter()
+                .flat_map(|tag| html.split(tag).skip(1))
+                .filter_map(|m| m.split('<').next())
+                .collect();
+            found.push(format!(
+                "{}: {}",
+                page.file_name().unwrap().to_string_lossy(),
+                marks.join(" ")
+            ));
+        }
+        found
+    };
+    let pages = ranks("pages", 1_000_000);
+    let shards = ranks("shards", 1);
+    assert!(
+        pages.iter().any(|p| p.contains(":1 ") || p.ends_with(":1")),
+        "some player is first on a ladder: {pages:?}"
+    );
+    assert_eq!(shards, pages);
+}

@@ -219,7 +219,8 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         current: current.to_string(),
         nav_html: nav_html(&nav, root, current),
     };
-    let r = Renderer::new(input, &links);
+    let mut r = Renderer::new(input, &links);
+    r.own_player_template = templates.overridden("player.html");
 
     timer.lap("templates and links");
     let mut files = Vec::new();

@@ -64,12 +64,17 @@ impl Renderer<'_> {
         page.ranked = page.rank.is_some();
         page.rank = None;
         page.becker_rank = 0;
-        for place in &mut page.ladders {
-            place.rank = None;
-        }
-        for season in &mut page.seasons {
-            season.rank = None;
-            season.ranked = 0;
+        // A site's own `player.html` may predate these ranks' move to shards and print them
+        // as they are (it would show every player unranked): keep them, at the cost of more
+        // pages written again on an append.
+        if !self.own_player_template {
+            for place in &mut page.ladders {
+                place.rank = None;
+            }
+            for season in &mut page.seasons {
+                season.rank = None;
+                season.ranked = 0;
+            }
         }
         page.rank_shard = Some(shard_path(shard_of(id, self.rank_shards)));
         page.rank_id = id.to_string();

@@ -38,6 +38,9 @@ pub(super) struct Renderer<'a> {
     /// Number of rank shards player pages load their ranks from (0: ranks are in the pages);
     /// see [`super::rank_shards`].
     pub(super) rank_shards: usize,
+    /// The site has its own `player.html`: with shards, the ladder and season ranks stay in the
+    /// pages too, since a template written before they moved to shards prints them directly.
+    pub(super) own_player_template: bool,
 }
 
 impl<'a> Renderer<'a> {
@@ -64,6 +67,7 @@ impl<'a> Renderer<'a> {
         }
         Renderer {
             rank_shards: super::rank_shards::shard_count(input),
+            own_player_template: false,
             input,
             links,
             ladder,

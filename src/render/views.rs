@@ -198,7 +198,8 @@ pub struct PlayerPage {
     pub rating: String,
     pub becker_rank: usize,
     /// On a site of many players ([`super::rank_shards`]): `rank` and `becker_rank` are left
-    /// out of the page (0 / None) and loaded from this shard script (path from the site root);
+    /// out of the page (0 / None), and so are the ladder and season ranks unless the site has
+    /// its own `player.html`, and loaded from this shard script (path from the site root);
     /// absent otherwise, so smaller sites' pages are as before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank_shard: Option<String>,
