@@ -12,11 +12,11 @@
   var EXACT_UP_TO = 24, MEET_UP_TO = 40, MAX_PLAYERS = 256, TIE = 1e-9, AVOID_KEEP = 32;
   var data = window.FRAGSTATS_BALANCE;
   var el = function (id) { return document.getElementById(id); };
-  if (!data || !data.params || !data.names) {
+  if (!data || !data.params) {
     el("balance-error").textContent = "data/balance.js is missing: build the site again.";
     return;
   }
-  if (data.format !== 2) {
+  if (data.format !== 2 || !data.names) {
     el("balance-error").textContent = "data/balance.js is from another fragstats version: build the site again.";
     return;
   }

@@ -18,6 +18,18 @@ mod common;
 /// The W3C key of an element reference.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
+/// chromedriver's path when Chromium and chromedriver are both installed; None (saying the test
+/// is skipped) otherwise.
+fn chromedriver() -> Option<PathBuf> {
+    let browser = which(&["chromium", "chromium-browser", "google-chrome"]);
+    let driver = which(&["chromedriver"]);
+    if browser.is_none() || driver.is_none() {
+        eprintln!("skipped: chromium or chromedriver is not installed");
+    }
+    browser.and(driver)
+}
+
+/// The first of `names` found on the PATH.
 fn which(names: &[&str]) -> Option<PathBuf> {
     names.iter().find_map(|name| {
         let out = Command::new("which").arg(name).output().ok()?;
@@ -382,11 +394,7 @@ fn first_file(dir: &Path) -> Option<String> {
 
 #[test]
 fn pages_sort_search_and_fit_a_phone_in_chromium() {
-    let (Some(_), Some(chromedriver)) = (
-        which(&["chromium", "chromium-browser", "google-chrome"]),
-        which(&["chromedriver"]),
-    ) else {
-        eprintln!("skipped: chromium or chromedriver is not installed");
+    let Some(chromedriver) = chromedriver() else {
         return;
     };
     let started = Instant::now();
@@ -578,13 +586,7 @@ fn split_of(value: &Value) -> (Vec<String>, Vec<String>, f64) {
 /// `<tmp>/site`: the temporary folder, the site and chromedriver; None (the test is skipped)
 /// when Chromium, chromedriver or `../shared/data/openarena` is missing.
 fn balance_site(config: &str) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
-    let (Some(_), Some(chromedriver)) = (
-        which(&["chromium", "chromium-browser", "google-chrome"]),
-        which(&["chromedriver"]),
-    ) else {
-        eprintln!("skipped: chromium or chromedriver is not installed");
-        return None;
-    };
+    let chromedriver = chromedriver()?;
     let openarena = common::shared().join("openarena");
     if !openarena.is_dir() {
         eprintln!("skipped: {} is missing", openarena.display());
@@ -1387,11 +1389,7 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
 /// from `data/ranks/`.
 #[test]
 fn crowd_search_loads_one_small_shard_in_chromium() {
-    let (Some(_), Some(chromedriver)) = (
-        which(&["chromium", "chromium-browser", "google-chrome"]),
-        which(&["chromedriver"]),
-    ) else {
-        eprintln!("skipped: chromium or chromedriver is not installed");
+    let Some(chromedriver) = chromedriver() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -1549,11 +1547,7 @@ fn check_shard_ranks(driver: &Driver, out: &Path, players: &[Value]) {
 /// `data/seasons.json`, at desktop and phone width.
 #[test]
 fn crowd_ladder_and_season_ranks_load_from_shards_in_chromium() {
-    let (Some(_), Some(chromedriver)) = (
-        which(&["chromium", "chromium-browser", "google-chrome"]),
-        which(&["chromedriver"]),
-    ) else {
-        eprintln!("skipped: chromium or chromedriver is not installed");
+    let Some(chromedriver) = chromedriver() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

@@ -110,18 +110,17 @@ impl Columns {
             .enumerate()
             .map(|(k, &(bits, _))| (bits, k as u32))
             .collect();
+        // Clan names in order of first use, each found through a map (a site may have many).
         let mut clans: Vec<String> = Vec::new();
+        let mut clan_slot: std::collections::HashMap<&str, u32> = Default::default();
         let mut clan_of = Vec::new();
         for (i, p) in data.players.iter().enumerate() {
             if let Some(clan) = &p.clan {
-                let c = match clans.iter().position(|c| c == clan) {
-                    Some(c) => c,
-                    None => {
-                        clans.push(clan.clone());
-                        clans.len() - 1
-                    }
-                };
-                clan_of.push([i as u32, c as u32]);
+                let c = *clan_slot.entry(clan.as_str()).or_insert_with(|| {
+                    clans.push(clan.clone());
+                    (clans.len() - 1) as u32
+                });
+                clan_of.push([i as u32, c]);
             }
         }
         Columns {
