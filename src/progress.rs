@@ -108,6 +108,38 @@ fn thread_cpu_seconds() -> f64 {
     clock_seconds(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
+/// The wall and thread processor time of a task run in pieces (on any threads), printed once
+/// as [`timed`] prints a task run whole.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PieceTimes {
+    wall: f64,
+    cpu: f64,
+}
+
+impl PieceTimes {
+    /// Runs `task`, one piece, adding its times when `FRAGSTATS_TIMINGS` is set.
+    pub fn time<T>(&mut self, task: impl FnOnce() -> T) -> T {
+        if std::env::var_os("FRAGSTATS_TIMINGS").is_none() {
+            return task();
+        }
+        let (start, cpu) = (std::time::Instant::now(), thread_cpu_seconds());
+        let out = task();
+        self.wall += start.elapsed().as_secs_f64();
+        self.cpu += thread_cpu_seconds() - cpu;
+        out
+    }
+
+    /// Prints the pieces' total as `timing:     what ...` when `FRAGSTATS_TIMINGS` is set.
+    pub fn report(&self, what: &str) {
+        if std::env::var_os("FRAGSTATS_TIMINGS").is_some() {
+            eprintln!(
+                "timing:     {what} {:.2} s (thread cpu {:.2} s)",
+                self.wall, self.cpu
+            );
+        }
+    }
+}
+
 /// Runs `task` and, when `FRAGSTATS_TIMINGS` is set, prints its wall time and the processor
 /// time of the thread that ran it as `timing:     what ...` (for one part of a step that runs
 /// beside others, e.g. each rating system's replay; work it hands to other threads is not in

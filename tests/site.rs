@@ -1676,13 +1676,14 @@ fn balance_swaps_report_the_models_p_and_clan_keys() {
     assert!(stderr(&o).contains("balance.party_guard"), "{}", stderr(&o));
 }
 
-/// The built-in `match.html` prints the kill list from `kills_html`, made in Rust for speed; a
-/// site's own template still gets the `kills` rows. Both must give the same page, byte for byte:
-/// a site whose `match.html` is the built-in one with the old Tera loop over `kills` is
+/// The built-in `match.html` prints the kill list from `kills_html` and each scoreboard side
+/// from `rows_html`, made in Rust for speed; a site's own template still gets the `kills` rows
+/// and each side's `lines`. Both must give the same page, byte for byte: a site whose
+/// `match.html` is the built-in one with the old Tera loops over `kills` and `side.lines` is
 /// compared with the built-in theme on real logs of every format (weapons, suicides, team kills,
 /// names with colour codes and markup).
 #[test]
-fn kill_list_html_equals_the_template_loop_over_kills() {
+fn kill_and_score_rows_html_equal_the_template_loops() {
     let tmp = tempfile::tempdir().unwrap();
     let d = shared();
     let logs = [d.join("openarena"), d.join("public")];
@@ -1700,6 +1701,15 @@ fn kill_list_html_equals_the_template_loop_over_kills() {
     let looped = template.replace(
         fast,
         "{% for k in m.kills %}<tr class=\"{{ k.kind }}\"><td class=\"num\" data-sort=\"{{ k.seconds }}\">{{ k.time }}</td><td>{{ k.killer | safe }}</td><td>{{ k.victim | safe }}</td><td>{{ k.weapon }}</td></tr>\n    {% endfor %}",
+    );
+    let rows = "{{ side.rows_html | safe }}";
+    assert!(
+        looped.contains(rows),
+        "the built-in match.html prints rows_html"
+    );
+    let looped = looped.replace(
+        rows,
+        "{% for l in side.lines %}<tr><td class=\"num\">{{ l.place }}</td><td>{% if l.url %}<a href=\"{{ root | safe }}{{ l.url | safe }}\">{{ l.name_html | safe }}</a>{% else %}{{ l.name_html | safe }}{% endif %}</td><td class=\"num\">{{ l.score }}</td><td class=\"num\">{{ l.frags }}</td><td class=\"num\">{{ l.deaths }}</td><td class=\"num\">{{ l.suicides }}</td><td class=\"num\">{{ l.team_kills }}</td><td class=\"num\">{{ l.captures }}</td><td class=\"num\">{{ l.best_spree }}</td><td class=\"num {{ l.change_class }}\">{{ l.change }}</td></tr>\n  {% endfor %}",
     );
     std::fs::write(own.join("templates/match.html"), looped).unwrap();
     let own = common::build_in(tmp.path(), "own", &logs, "");

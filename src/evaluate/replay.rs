@@ -11,7 +11,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
-use crate::progress::timed;
+use crate::progress::{PieceTimes, timed};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -279,7 +279,7 @@ impl Evaluator {
         let part = matches[from..]
             .iter()
             .zip(roster.match_players[from..].iter().map(Vec::as_slice));
-        self.replay(part, roster);
+        self.replay(part, roster, PIPELINE_PARTS);
     }
 
     /// Replays `matches`, some of a history in rating order, each with its players' identity
@@ -290,24 +290,44 @@ impl Evaluator {
         matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
         roster: &Roster,
     ) {
-        self.replay(matches, roster);
+        self.replay(matches, roster, PIPELINE_PARTS);
     }
 
+    /// Replays `matches` through every system, the batch cut into `parts` (see
+    /// [`PIPELINE_PARTS`]; the result does not depend on it).
     fn replay<'m>(
         &mut self,
         matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
         roster: &Roster,
+        parts: usize,
     ) {
         let batch = self.batch(matches, roster);
+        let parts = batch.parts(parts);
         let (headline, others) = self.runs.split_first_mut().expect("the headline runs");
-        let losses = timed(&format!("replay {}", headline.rater.id()), || {
-            replay(headline, &batch, None)
-        });
-        others.par_iter_mut().for_each(|run| {
-            timed(&format!("replay {}", run.rater.id()), || {
-                replay(run, &batch, Some(&losses))
-            });
-        });
+        let mut head_time = PieceTimes::default();
+        let mut other_times = vec![PieceTimes::default(); others.len()];
+        // The other systems compare each frag with the headline's loss on it, so they replay
+        // part k - 1 while the headline replays part k: one system's outcomes still go through
+        // it in order, and the headline's replay no longer leaves a core idle before the rest.
+        let mut previous: Option<(&Part, Vec<f32>)> = None;
+        for part in &parts {
+            let (losses, ()) = rayon::join(
+                || head_time.time(|| replay(headline, &batch, part, None)),
+                || {
+                    if let Some((done, reference)) = &previous {
+                        replay_others(others, &mut other_times, &batch, done, reference);
+                    }
+                },
+            );
+            previous = Some((part, losses));
+        }
+        if let Some((done, reference)) = &previous {
+            replay_others(others, &mut other_times, &batch, done, reference);
+        }
+        head_time.report(&format!("replay {}", headline.rater.id()));
+        for (run, time) in others.iter().zip(&other_times) {
+            time.report(&format!("replay {}", run.rater.id()));
+        }
     }
 
     /// Collects the outcomes of `matches` and updates the shared book.
@@ -568,23 +588,80 @@ fn report(
     }
 }
 
-/// Replays `batch` through one system, scoring every frag and team-result prediction before it
-/// is learnt and comparing it frag by frag with `headline_losses` when given. Returns the
-/// system's log-loss on every frag of the batch when no reference is given (the headline's).
-fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<f32> {
+/// How many parts a batch is replayed in (see [`Evaluator::replay`]): the headline's replay of
+/// the first part and the others' of the last run beside nothing else of the evaluation.
+const PIPELINE_PARTS: usize = 16;
+
+/// A run of whole matches of a batch: its outcomes, and the frags of the batch before it and
+/// in it.
+struct Part {
+    outcomes: std::ops::Range<usize>,
+    first_frag: usize,
+    frags: usize,
+}
+
+impl Batch {
+    /// The batch cut into about `count` parts of whole matches (one part at least).
+    fn parts(&self, count: usize) -> Vec<Part> {
+        let size = self.outcomes.len().div_ceil(count.max(1)).max(1);
+        let mut parts = Vec::with_capacity(count);
+        let (mut start, mut first_frag, mut frags) = (0, 0, 0);
+        for (i, o) in self.outcomes.iter().enumerate() {
+            if i - start >= size && matches!(o, Outcome::StartMatch { .. }) {
+                parts.push(Part {
+                    outcomes: start..i,
+                    first_frag,
+                    frags: frags - first_frag,
+                });
+                (start, first_frag) = (i, frags);
+            }
+            frags += usize::from(matches!(o, Outcome::Frag { .. }));
+        }
+        if start < self.outcomes.len() || parts.is_empty() {
+            parts.push(Part {
+                outcomes: start..self.outcomes.len(),
+                first_frag,
+                frags: frags - first_frag,
+            });
+        }
+        parts
+    }
+}
+
+/// Replays `part` through every run but the headline, in parallel, against the headline's
+/// `reference` losses on its frags; `times` gathers each run's time.
+fn replay_others(
+    runs: &mut [Run],
+    times: &mut [PieceTimes],
+    batch: &Batch,
+    part: &Part,
+    reference: &[f32],
+) {
+    runs.par_iter_mut()
+        .zip(times.par_iter_mut())
+        .for_each(|(run, time)| {
+            time.time(|| replay(run, batch, part, Some(reference)));
+        });
+}
+
+/// Replays `part` of `batch` through one system, scoring every frag and team-result prediction
+/// before it is learnt and comparing it frag by frag with `headline_losses` (the headline's on
+/// the part's frags) when given. Returns the system's log-loss on every frag of the part when no
+/// reference is given (the headline's).
+fn replay(run: &mut Run, batch: &Batch, part: &Part, headline_losses: Option<&[f32]>) -> Vec<f32> {
     let Run { rater, scores } = run;
     let records = rater.id() == TEAM_MODEL_ID;
     let mut losses = Vec::with_capacity(if headline_losses.is_some() {
         0
     } else {
-        batch.frags
+        part.frags
     });
-    let mut frag = 0usize;
+    let mut frag = part.first_frag;
     let mut current = MatchScore::default();
     // The match's team results: the next one to score and its prediction, made at its start.
     let mut next_game = 0usize;
     let mut team_prediction: Option<f64> = None;
-    for o in &batch.outcomes {
+    for o in &batch.outcomes[part.outcomes.clone()] {
         match *o {
             Outcome::StartMatch { index } => {
                 rater.grow(batch.players[index as usize]);
@@ -630,7 +707,7 @@ fn replay(run: &mut Run, batch: &Batch, headline_losses: Option<&[f32]>) -> Vec<
                 current.sums.add(p);
                 match headline_losses {
                     Some(reference) => {
-                        let d = loss(p) - f64::from(reference[frag]);
+                        let d = loss(p) - f64::from(reference[frag - part.first_frag]);
                         scores.paired.add(d);
                         current.paired.add(d);
                     }
@@ -756,6 +833,44 @@ mod tests {
                 "cut after {cut}"
             );
         }
+    }
+
+    /// The batch replayed in one part or pipelined in many gives the same evaluation, to the
+    /// bit; the parts are whole matches and cover the batch.
+    #[test]
+    fn pipelined_replay_equals_one_part() {
+        let (matches, roster) = history("openarena");
+        let cfg = RatingConfig::default();
+        let run = |parts: usize| {
+            let mut e = Evaluator::new(&cfg, true);
+            let all = matches
+                .iter()
+                .zip(roster.match_players.iter().map(Vec::as_slice));
+            e.replay(all, &roster, parts);
+            serde_json::to_string(&e.finish(&roster).0).unwrap()
+        };
+        let one = run(1);
+        for parts in [2, 7, PIPELINE_PARTS, matches.len() * 3] {
+            assert!(run(parts) == one, "{parts} parts");
+        }
+        let mut e = Evaluator::new(&cfg, true);
+        let all = matches
+            .iter()
+            .zip(roster.match_players.iter().map(Vec::as_slice));
+        let batch = e.batch(all, &roster);
+        let parts = batch.parts(PIPELINE_PARTS);
+        assert!(parts.len() > 1 && parts.len() <= PIPELINE_PARTS + 1);
+        let (mut end, mut frags) = (0, 0);
+        for p in &parts {
+            assert_eq!((p.outcomes.start, p.first_frag), (end, frags));
+            assert!(matches!(
+                batch.outcomes[p.outcomes.start],
+                Outcome::StartMatch { .. }
+            ));
+            end = p.outcomes.end;
+            frags += p.frags;
+        }
+        assert_eq!((end, frags), (batch.outcomes.len(), batch.frags));
     }
 
     /// A checkpoint is refused when it holds other systems than the evaluation runs.

@@ -19,6 +19,35 @@ pub(super) fn nav_item(label: &str, url: &str) -> NavItem {
     }
 }
 
+/// The navigation links of a page at `current` (`root` from the site root), exactly as the
+/// built-in `base.html`'s loop over `nav` wrote them: each on every page, so made in Rust, not
+/// by Tera's loop. Texts are escaped as the template escaped them; the current page is marked
+/// by comparing the escaped URLs, as the template's `==` did.
+pub(super) fn nav_html(nav: &[NavItem], root: &str, current: &str) -> String {
+    let mut out = String::with_capacity(nav.len() * 64);
+    let current = super::colour::escape(current);
+    for item in nav {
+        let label = super::colour::escape(&item.label);
+        if item.external {
+            out.push_str("<a href=\"");
+            out.push_str(&super::colour::escape(&item.url));
+            out.push_str("\">");
+        } else {
+            out.push_str("<a href=\"");
+            out.push_str(root);
+            out.push_str(&item.url);
+            out.push('"');
+            if super::colour::escape(&item.url) == current {
+                out.push_str(" aria-current=\"page\"");
+            }
+            out.push('>');
+        }
+        out.push_str(&label);
+        out.push_str("</a>");
+    }
+    out
+}
+
 /// CSS overriding the theme colours from `[colors]` (validated as hex colours when loaded).
 pub(super) fn colors_css(c: &crate::config::Colors) -> String {
     fn valid(v: &Option<String>) -> Option<&str> {
@@ -120,12 +149,45 @@ pub(super) fn becker_ladder(input: &SiteInput) -> Vec<usize> {
 
 /// `m:ss` or `h:mm:ss`.
 pub fn clock(seconds: u32) -> String {
+    let mut out = String::with_capacity(8);
+    push_clock(&mut out, seconds);
+    out
+}
+
+/// [`clock`] written onto `out` (a match page writes one per kill: no allocation, no
+/// formatting machinery).
+pub(super) fn push_clock(out: &mut String, seconds: u32) {
     let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
     if h > 0 {
-        format!("{h}:{m:02}:{s:02}")
+        push_number(out, h);
+        out.push(':');
+        push_two_digits(out, m);
     } else {
-        format!("{m}:{s:02}")
+        push_number(out, m);
     }
+    out.push(':');
+    push_two_digits(out, s);
+}
+
+/// `n` in decimal onto `out`, as `{n}` writes it.
+pub(super) fn push_number(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[start..].iter().map(|&d| char::from(d)));
+}
+
+/// `n` (under 100) as two digits onto `out`, as `{n:02}` writes it.
+fn push_two_digits(out: &mut String, n: u32) {
+    out.push(char::from(b'0' + (n / 10 % 10) as u8));
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// Weapon display name over all games (player and map totals): `MOD_ROCKET_SPLASH` -> `Rocket
@@ -167,5 +229,32 @@ pub(super) fn percent(part: u32, whole: u32) -> u32 {
         0
     } else {
         ((f64::from(part) * 100.0 / f64::from(whole)).round()) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hand-written digits are what `format!` writes, hours or not, at every boundary.
+    #[test]
+    fn clock_and_numbers_as_format_writes_them() {
+        for n in [
+            0, 1, 9, 10, 59, 60, 61, 599, 600, 3599, 3600, 3661, 35999, 36000, 86399,
+        ] {
+            let (h, m, s) = (n / 3600, n / 60 % 60, n % 60);
+            let expected = if h > 0 {
+                format!("{h}:{m:02}:{s:02}")
+            } else {
+                format!("{m}:{s:02}")
+            };
+            assert_eq!(clock(n), expected);
+        }
+        for n in [0, 7, 10, 99, 100, 4_294_967_295] {
+            let mut out = String::from("x");
+            push_number(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
+        assert_eq!(clock(u32::MAX), "1193046:28:15");
     }
 }

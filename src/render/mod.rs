@@ -36,7 +36,7 @@ use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::rating::Ratings;
 use crate::stats::Stats;
-use helpers::{becker_ladder, colors_css, nav_item, static_files, updated_line};
+use helpers::{becker_ladder, colors_css, nav_html, nav_item, static_files, updated_line};
 pub use helpers::{clock, weapon_label};
 use pages::index::IndexPage;
 use paths::unique_slugs;
@@ -217,6 +217,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav: &nav,
         root,
         current: current.to_string(),
+        nav_html: nav_html(&nav, root, current),
     };
     let r = Renderer::new(input, &links);
 
@@ -408,7 +409,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         input.cache,
         input.sink,
     )?);
-    let kill_rows = templates.overridden("match.html");
+    let own_template = templates.overridden("match.html");
     let match_pages: Vec<OutputFile> = (0..input.matches.len())
         .into_par_iter()
         .map(|i| {
@@ -418,7 +419,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
             if input.cache.keys.get(&url) == Some(&key) {
                 return Ok(kept(url, key));
             }
-            let view = r.match_page(i, kill_rows);
+            let view = r.match_page(i, own_template);
             let body = templates.render("match.html", &common, &Keyed("m", view))?;
             let mut file = html(&url, body);
             file.key = Some(key);

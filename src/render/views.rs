@@ -39,6 +39,7 @@ impl<'a> Common<'a> {
             nav: &[],
             root,
             current: current.to_string(),
+            nav_html: String::new(),
         }
     }
 }
@@ -62,6 +63,9 @@ pub struct Common<'a> {
     pub root: &'static str,
     /// URL of the page itself, relative to the site root.
     pub current: String,
+    /// The links of `nav` as HTML, as the built-in `base.html` shows them on this page (a
+    /// site's own `base.html` may loop over `nav` instead).
+    pub nav_html: String,
 }
 
 /// A row in a player table.
@@ -308,7 +312,10 @@ pub struct Side {
     pub team: String,
     /// Heading, empty for free-for-all.
     pub label: String,
+    /// Empty unless the site has its own `match.html` (see `rows_html`).
     pub lines: Vec<ScoreLine>,
+    /// The rows of `lines` as HTML (`<tr>` elements), as the built-in template shows them.
+    pub rows_html: String,
 }
 
 /// One kill in a match's kill list.

@@ -45,7 +45,6 @@ impl Renderer<'_> {
     /// [`MatchPage::kills`] wrote them: one `<tr>` per frag, suicide and team kill, each followed
     /// by a newline and the loop's indentation. Every text is escaped (names come as HTML).
     pub(in crate::render) fn kills_html(&self, i: usize) -> String {
-        use std::fmt::Write;
         let m = &self.input.matches[i];
         let ids = &self.input.roster.match_players[i];
         let weapons: Vec<String> = m
@@ -74,15 +73,20 @@ impl Renderer<'_> {
             let weapon = weapons
                 .get(usize::from(e.detail))
                 .map_or("", String::as_str);
-            // Writing into a String cannot fail.
-            let _ = write!(
-                out,
-                "<tr class=\"{kind}\"><td class=\"num\" data-sort=\"{}\">{}</td><td>{}</td>\
-                 <td>{victim}</td><td>{weapon}</td></tr>\n    ",
-                e.time,
-                clock(e.time),
-                name(e.actor),
-            );
+            // Pushed piece by piece, without `write!`'s formatting: a page has hundreds of rows.
+            out.push_str("<tr class=\"");
+            out.push_str(kind);
+            out.push_str("\"><td class=\"num\" data-sort=\"");
+            push_number(&mut out, e.time);
+            out.push_str("\">");
+            push_clock(&mut out, e.time);
+            out.push_str("</td><td>");
+            out.push_str(name(e.actor));
+            out.push_str("</td><td>");
+            out.push_str(victim);
+            out.push_str("</td><td>");
+            out.push_str(weapon);
+            out.push_str("</td></tr>\n    ");
         }
         out
     }
@@ -204,9 +208,10 @@ impl Renderer<'_> {
         })
     }
 
-    /// The page of match `i`; `kill_rows` also fills [`MatchPage::kills`] (for a site's own
-    /// `match.html`; [`MatchPage::kills_html`] is always filled).
-    pub(in crate::render) fn match_page(&self, i: usize, kill_rows: bool) -> MatchPage {
+    /// The page of match `i`; `own_template` (a site's own `match.html`) also fills
+    /// [`MatchPage::kills`] and each side's [`Side::lines`] (the HTML of their rows, which the
+    /// built-in template prints, is always filled).
+    pub(in crate::render) fn match_page(&self, i: usize, own_template: bool) -> MatchPage {
         let m = &self.input.matches[i];
         let ms: &MatchStats = &self.input.stats.matches[i];
         let ids = &self.input.roster.match_players[i];
@@ -241,32 +246,28 @@ impl Renderer<'_> {
                         .enumerate()
                         .map(|(n, l)| line_view(n + 1, l))
                         .collect();
-                    (!lines.is_empty()).then(|| Side {
-                        team: t.label().to_string(),
-                        label: match t {
-                            Team::Red => "Red team".into(),
-                            Team::Blue => "Blue team".into(),
-                            _ => "Without a team at the end".into(),
-                        },
-                        lines,
+                    (!lines.is_empty()).then(|| {
+                        let label = match t {
+                            Team::Red => "Red team",
+                            Team::Blue => "Blue team",
+                            _ => "Without a team at the end",
+                        };
+                        side(t.label(), label, lines, own_template)
                     })
                 })
                 .collect()
         } else {
-            vec![Side {
-                team: "free".into(),
-                label: String::new(),
-                lines: ms
-                    .lines
-                    .iter()
-                    .enumerate()
-                    .map(|(n, l)| line_view(n + 1, l))
-                    .collect(),
-            }]
+            let lines = ms
+                .lines
+                .iter()
+                .enumerate()
+                .map(|(n, l)| line_view(n + 1, l))
+                .collect();
+            vec![side("free", "", lines, own_template)]
         };
         // The built-in template prints `kills_html`; the rows are made only for a site's own
         // template, which may loop over them (Tera's loop costs most of a match page's time).
-        let kills = if !kill_rows {
+        let kills = if !own_template {
             Vec::new()
         } else {
             m.events
@@ -368,6 +369,58 @@ impl Renderer<'_> {
             timeline_svg: self.timeline(i),
         }
     }
+}
+
+/// A side of a match scoreboard: its rows as HTML, and as [`ScoreLine`]s for a site's own
+/// template (`keep_lines`).
+fn side(team: &str, label: &str, lines: Vec<ScoreLine>, keep_lines: bool) -> Side {
+    Side {
+        team: team.to_string(),
+        label: label.to_string(),
+        rows_html: score_rows_html(&lines),
+        lines: if keep_lines { lines } else { Vec::new() },
+    }
+}
+
+/// The rows of a scoreboard side, exactly as the built-in template's loop over [`Side::lines`]
+/// wrote them: one `<tr>` per player, each followed by a newline and the loop's indentation.
+/// Names come as HTML; the other texts are escaped as the template escaped them. Links lead
+/// up one folder: match pages are all in `matches/` ([`crate::render::Links`]).
+fn score_rows_html(lines: &[ScoreLine]) -> String {
+    let mut out = String::with_capacity(lines.len() * 400);
+    for l in lines {
+        out.push_str("<tr><td class=\"num\">");
+        out.push_str(&l.place.to_string());
+        out.push_str("</td><td>");
+        if l.url.is_empty() {
+            out.push_str(&l.name_html);
+        } else {
+            out.push_str("<a href=\"../");
+            out.push_str(&l.url);
+            out.push_str("\">");
+            out.push_str(&l.name_html);
+            out.push_str("</a>");
+        }
+        out.push_str("</td><td class=\"num\">");
+        out.push_str(&escape(&l.score));
+        for n in [
+            l.frags,
+            l.deaths,
+            l.suicides,
+            l.team_kills,
+            l.captures,
+            l.best_spree,
+        ] {
+            out.push_str("</td><td class=\"num\">");
+            push_number(&mut out, n);
+        }
+        out.push_str("</td><td class=\"num ");
+        out.push_str(&escape(l.change_class));
+        out.push_str("\">");
+        out.push_str(&escape(&l.change));
+        out.push_str("</td></tr>\n  ");
+    }
+    out
 }
 
 /// `text` as JavaScript's `encodeURIComponent` writes it (UTF-8, every byte but
