@@ -3,7 +3,7 @@
 //! whose log gives an account or client id ([`super::MatchPlayer::uid`]) is that id, keyed by
 //! the first name it used. Assigns every identity a dense number.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use super::Match;
 use super::names::plain_name;
@@ -72,35 +72,59 @@ impl Roster {
     /// used wins as the display name).
     pub fn build(matches: &[Match], aliases: &Aliases) -> Roster {
         let keys = Keys::assign(matches, aliases);
-        let mut latest: BTreeMap<&str, &str> = BTreeMap::new();
-        let mut seen: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for m in matches {
-            for p in &m.players {
-                let key = keys.of(p, aliases);
-                latest.insert(key, &p.name);
-                seen.entry(key).or_default().insert(&p.name);
-            }
-        }
-        let index: HashMap<&str, u32> = latest
-            .keys()
-            .enumerate()
-            .map(|(i, k)| (*k, i as u32))
-            .collect();
-        let match_players = matches
+        // One hash lookup per match player gives its identity's slot (in order of first
+        // appearance); the slots are renumbered in byte order of their keys at the end.
+        let mut slot_of: HashMap<&str, u32> = HashMap::new();
+        // Per slot: the key, the latest name, and the names seen (with repeats, until the end).
+        let mut slots: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+        let match_slots: Vec<Vec<u32>> = matches
             .iter()
             .map(|m| {
                 m.players
                     .iter()
-                    .map(|p| index[keys.of(p, aliases)])
+                    .map(|p| {
+                        let key = keys.of(p, aliases);
+                        let slot = *slot_of.entry(key).or_insert_with(|| {
+                            slots.push((key, "", Vec::new()));
+                            (slots.len() - 1) as u32
+                        });
+                        let (_, latest, seen) = &mut slots[slot as usize];
+                        *latest = &p.name;
+                        if seen.last() != Some(&p.name.as_str()) {
+                            seen.push(&p.name);
+                        }
+                        slot
+                    })
                     .collect()
             })
             .collect();
-        let mut players: Vec<Identity> = latest
+        drop(slot_of);
+        let mut order: Vec<u32> = (0..slots.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| slots[a as usize].0.cmp(slots[b as usize].0));
+        let mut number = vec![0u32; slots.len()];
+        for (n, &slot) in order.iter().enumerate() {
+            number[slot as usize] = n as u32;
+        }
+        let match_players = match_slots
+            .into_iter()
+            .map(|mut ids| {
+                for id in &mut ids {
+                    *id = number[*id as usize];
+                }
+                ids
+            })
+            .collect();
+        let mut players: Vec<Identity> = order
             .iter()
-            .map(|(key, name)| Identity {
-                key: key.to_string(),
-                name: name.to_string(),
-                names_seen: seen[key].iter().map(|s| s.to_string()).collect(),
+            .map(|&slot| {
+                let (key, name, seen) = &mut slots[slot as usize];
+                seen.sort_unstable();
+                seen.dedup();
+                Identity {
+                    key: key.to_string(),
+                    name: name.to_string(),
+                    names_seen: seen.iter().map(|s| s.to_string()).collect(),
+                }
             })
             .collect();
         tell_apart(&mut players);

@@ -61,14 +61,19 @@ pub struct PlayerStats {
     /// Indices (into the ordered match list) of the matches the player took part in.
     pub matches: Vec<u32>,
     /// Frags by weapon name.
+    #[serde(deserialize_with = "sorted_map")]
     pub weapons: BTreeMap<String, u32>,
     /// Matches played per map.
+    #[serde(deserialize_with = "sorted_map")]
     pub maps: BTreeMap<String, u32>,
     /// Frags made against each opponent (identity number -> count).
+    #[serde(deserialize_with = "sorted_map")]
     pub victims: BTreeMap<u32, u32>,
     /// Frags suffered from each opponent.
+    #[serde(deserialize_with = "sorted_map")]
     pub killers: BTreeMap<u32, u32>,
     /// Awards received by name.
+    #[serde(deserialize_with = "sorted_map")]
     pub awards: BTreeMap<String, u32>,
 }
 
@@ -81,6 +86,39 @@ impl PlayerStats {
             f64::from(self.kills) / f64::from(self.deaths)
         }
     }
+}
+
+/// Reads a map whose keys come in order, as a saved [`BTreeMap`] holds them, in one pass: its
+/// entries are gathered, then the tree is built from them in bulk (not one insert at a time
+/// from the root). Keys out of order or repeated are still taken as `BTreeMap`'s own reader
+/// takes them (the last value of a key wins).
+fn sorted_map<'de, D, K, V>(deserializer: D) -> Result<BTreeMap<K, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    K: Ord + Deserialize<'de>,
+    V: Deserialize<'de>,
+{
+    struct Entries<K, V>(std::marker::PhantomData<(K, V)>);
+    impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> serde::de::Visitor<'de>
+        for Entries<K, V>
+    {
+        type Value = BTreeMap<K, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            // The hint comes from the input: bounded, as serde's own readers bound it.
+            let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+            while let Some(entry) = map.next_entry()? {
+                entries.push(entry);
+            }
+            Ok(entries.into_iter().collect())
+        }
+    }
+    deserializer.deserialize_map(Entries(std::marker::PhantomData))
 }
 
 /// Totals of one map.
@@ -359,6 +397,29 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchSta
 mod tests {
     use super::*;
     use crate::model::identity::Aliases;
+
+    #[test]
+    fn saved_player_maps_read_back_as_btreemap_reads_them() {
+        let mut p = PlayerStats::default();
+        p.victims.extend([(3, 1), (7, 2), (900, 4)]);
+        p.weapons
+            .extend([("MG".to_string(), 2), ("RL".to_string(), 5)]);
+        let bytes = postcard::to_allocvec(&p).unwrap();
+        assert_eq!(postcard::from_bytes::<PlayerStats>(&bytes).unwrap(), p);
+        // Out of order and repeated keys: sorted, the last value of a key wins.
+        #[derive(Deserialize)]
+        struct Only {
+            #[serde(deserialize_with = "sorted_map")]
+            m: BTreeMap<String, u32>,
+        }
+        let only: Only = serde_json::from_str(r#"{"m":{"b":1,"a":2,"b":3}}"#).unwrap();
+        let plain: BTreeMap<String, u32> = serde_json::from_str(r#"{"b":1,"a":2,"b":3}"#).unwrap();
+        assert_eq!(only.m, plain);
+        assert_eq!(
+            only.m.into_iter().collect::<Vec<_>>(),
+            [("a".into(), 2), ("b".into(), 3)]
+        );
+    }
     use crate::model::{Event, NO_PLAYER, Team};
 
     /// Headshots, assists and round objectives (Half-Life events) are counted per player.
