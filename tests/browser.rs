@@ -568,6 +568,43 @@ fn uri_component(text: &str) -> String {
         .collect()
 }
 
+/// The page's split and the CLI's have the same sides (as sets) and the same p (within 1e-9).
+fn same_split(what: &str, page: &Value, cli: &Value) {
+    let (pr, pb, pp) = split_of(page);
+    let (cr, cb, cp) = split_of(cli);
+    assert_eq!((&pr, &pb), (&cr, &cb), "{what}: page {pp}, cli {cp}");
+    assert!((pp - cp).abs() < 1e-9, "{what}: page {pp}, cli {cp}");
+}
+
+/// The splits the page lists, in its order, from the CLI's JSON: the proposal, its
+/// alternatives, ABBA and the random split (from the same seed, a hash of the names).
+fn cli_splits(cli: &Value) -> Vec<Value> {
+    let mut expected = vec![cli.clone()];
+    expected.extend(cli["alternatives"].as_array().unwrap().iter().cloned());
+    expected.push(cli["abba"].clone());
+    expected.push(cli["random"].clone());
+    expected
+}
+
+/// The page shows the CLI's warnings and its last-match decision.
+fn same_notes(what: &str, shown: &Value, cli: &Value) {
+    let warnings: Vec<String> = cli["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| format!("Warning: {}", w.as_str().unwrap()))
+        .collect();
+    assert_eq!(shown["warnings"], json!(warnings), "{what}");
+    match &cli["last_match"] {
+        Value::Null => assert_eq!(shown["last"], Value::Null, "{what}"),
+        last => {
+            let why = last["why"].as_str().unwrap();
+            let text = shown["last"].as_str().unwrap_or_default();
+            assert!(text.contains(why), "{what}: page {text:?}, cli {why:?}");
+        }
+    }
+}
+
 /// The names of a split, as sets with p.
 fn split_of(value: &Value) -> (Vec<String>, Vec<String>, f64) {
     let side = |key: &str| {
@@ -700,22 +737,12 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         assert_eq!(shown["state"], "ready", "{names:?} {flags:?}: {shown}");
         assert_eq!(shown["error"], "", "{names:?}");
         assert_eq!(shown["injected"], 0, "a name became markup");
+        let what = format!("{names:?} {flags:?}");
         let splits = shown["splits"].as_array().unwrap();
-        let mut expected = vec![cli.clone()];
-        expected.extend(cli["alternatives"].as_array().unwrap().iter().cloned());
-        expected.push(cli["abba"].clone());
-        // The random split, from the same seed (a hash of the names).
-        expected.push(cli["random"].clone());
-        assert_eq!(splits.len(), expected.len(), "{names:?} {flags:?}: {shown}");
+        let expected = cli_splits(&cli);
+        assert_eq!(splits.len(), expected.len(), "{what}: {shown}");
         for (page_split, cli_split) in splits.iter().zip(&expected) {
-            let (pr, pb, pp) = split_of(page_split);
-            let (cr, cb, cp) = split_of(cli_split);
-            assert_eq!(
-                (&pr, &pb),
-                (&cr, &cb),
-                "{names:?} {flags:?}: page {pp}, cli {cp}"
-            );
-            assert!((pp - cp).abs() < 1e-9, "{names:?}: page {pp}, cli {cp}");
+            same_split(&what, page_split, cli_split);
         }
         // The expected margin of the proposed teams, as the CLI computes it.
         let (page_margin, cli_margin) = (&splits[0]["margin"], &cli["expected_margin"]);
@@ -723,21 +750,7 @@ fn balance_page_proposes_the_teams_the_cli_does() {
             (page_margin.as_f64().unwrap() - cli_margin.as_f64().unwrap()).abs() < 1e-9,
             "{names:?}: page {page_margin}, cli {cli_margin}"
         );
-        let warnings: Vec<String> = cli["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|w| format!("Warning: {}", w.as_str().unwrap()))
-            .collect();
-        assert_eq!(shown["warnings"], json!(warnings), "{names:?} {flags:?}");
-        match &cli["last_match"] {
-            Value::Null => assert_eq!(shown["last"], Value::Null, "{names:?} {flags:?}"),
-            last => {
-                let why = last["why"].as_str().unwrap();
-                let text = shown["last"].as_str().unwrap_or_default();
-                assert!(text.contains(why), "{names:?}: page {text:?}, cli {why:?}");
-            }
-        }
+        same_notes(&what, &shown, &cli);
         // The lobby and the options are in the URL: reloading the page's own address gives
         // the same teams.
         let here = driver.js("return location.href;", json!([]));
@@ -1030,12 +1043,6 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
             Err(err.strip_prefix("error: ").unwrap_or(&err).to_string())
         }
     };
-    let same_split = |what: &str, page: &Value, cli: &Value| {
-        let (pr, pb, pp) = split_of(page);
-        let (cr, cb, cp) = split_of(cli);
-        assert_eq!((&pr, &pb), (&cr, &cb), "{what}: page {pp}, cli {cp}");
-        assert!((pp - cp).abs() < 1e-9, "{what}: page {pp}, cli {cp}");
-    };
     // The page shows what the CLI gives; returns the CLI's answer.
     let check = |case: &Case, more: &[&str], extra: &str| -> Result<Value, String> {
         let what = format!("{} {more:?}", case.query());
@@ -1071,29 +1078,12 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
             Ok(cli) => {
                 assert_eq!(shown["state"], "ready", "{what}: {shown}");
                 let splits = shown["splits"].as_array().unwrap();
-                let mut expected = vec![cli.clone()];
-                expected.extend(cli["alternatives"].as_array().unwrap().iter().cloned());
-                expected.push(cli["abba"].clone());
-                expected.push(cli["random"].clone());
+                let expected = cli_splits(cli);
                 assert_eq!(splits.len(), expected.len(), "{what}: {shown}");
                 for (p, c) in splits.iter().zip(&expected) {
                     same_split(&what, p, c);
                 }
-                let warnings: Vec<String> = cli["warnings"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|w| format!("Warning: {}", w.as_str().unwrap()))
-                    .collect();
-                assert_eq!(shown["warnings"], json!(warnings), "{what}");
-                match &cli["last_match"] {
-                    Value::Null => assert_eq!(shown["last"], Value::Null, "{what}"),
-                    last => {
-                        let why = last["why"].as_str().unwrap();
-                        let text = shown["last"].as_str().unwrap_or_default();
-                        assert!(text.contains(why), "{what}: page {text:?}, cli {why:?}");
-                    }
-                }
+                same_notes(&what, &shown, cli);
                 if let Some(swaps) = cli["swaps"].as_array() {
                     same_split(&what, &shown["current"], &cli["current"]);
                     let listed = shown["swaps"].as_array().unwrap();
