@@ -861,6 +861,18 @@ mod tests {
         (*seed >> 11) as f64 / (1u64 << 53) as f64
     }
 
+    /// Random coefficients (the skill coefficient up to `scale`; size, red side and side term
+    /// within ±0.5) and a map's side feature within ±1.
+    fn random_terms(seed: &mut u64, scale: f64) -> ([f64; 4], f64) {
+        let coef = [
+            lcg(seed) * scale,
+            lcg(seed) - 0.5,
+            lcg(seed) - 0.5,
+            lcg(seed) - 0.5,
+        ];
+        (coef, lcg(seed) * 2.0 - 1.0)
+    }
+
     fn lineup(seed: &mut u64, n: usize) -> Vec<(Skill, f64)> {
         (0..n)
             .map(|_| (s(lcg(seed) * 4.0 - 2.0, lcg(seed)), 0.2 + lcg(seed) * 0.8))
@@ -906,13 +918,8 @@ mod tests {
         let mut seed = 11;
         for round in 0..500 {
             let mut params = params();
-            params.coef = [
-                lcg(&mut seed) * 4.0,
-                lcg(&mut seed) - 0.5,
-                lcg(&mut seed) - 0.5,
-                lcg(&mut seed) - 0.5,
-            ];
-            let map = lcg(&mut seed) * 2.0 - 1.0;
+            let map;
+            (params.coef, map) = random_terms(&mut seed, 4.0);
             let (red, blue) = (
                 lineup(&mut seed, 1 + round % 5),
                 lineup(&mut seed, 1 + round % 4),
@@ -1023,13 +1030,8 @@ mod tests {
         for round in 0..1000 {
             let mut params = params();
             params.bound = STRENGTH_BOUND;
-            params.coef = [
-                lcg(&mut seed) * 6.0,
-                lcg(&mut seed) - 0.5,
-                lcg(&mut seed) - 0.5,
-                lcg(&mut seed) - 0.5,
-            ];
-            let map = lcg(&mut seed) * 2.0 - 1.0;
+            let map;
+            (params.coef, map) = random_terms(&mut seed, 6.0);
             let (red, blue) = (
                 wide(&mut seed, 1 + round % 6),
                 wide(&mut seed, 1 + (round / 6) % 5),
