@@ -36,7 +36,7 @@ use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::rating::Ratings;
 use crate::stats::Stats;
-use helpers::{becker_ladder, colors_css, nav_html, nav_item, static_files, updated_line};
+use helpers::{becker_ladder, colors_css, nav_item, static_files, updated_line};
 pub use helpers::{clock, weapon_label};
 use pages::index::IndexPage;
 use paths::unique_slugs;
@@ -217,7 +217,6 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         nav: &nav,
         root,
         current: current.to_string(),
-        nav_html: nav_html(&nav, root, current),
     };
     let mut r = Renderer::new(input, &links);
     r.own_player_template = templates.overridden("player.html");

@@ -9,6 +9,8 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use tera::Tera;
 
+use super::views::Common;
+
 /// Built-in templates: (name, source).
 pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../templates/base.html")),
@@ -143,14 +145,15 @@ impl Templates {
 
     /// Renders template `name` with the fields of `common` and of `view` (both serialisable
     /// structs) at the top level of the context.
-    pub fn render(
-        &self,
-        name: &str,
-        common: &impl Serialize,
-        view: &impl Serialize,
-    ) -> Result<String> {
+    pub fn render(&self, name: &str, common: &Common, view: &impl Serialize) -> Result<String> {
         let mut ctx = tera::Context::from_serialize(common)
             .with_context(|| format!("cannot prepare data for template {name}"))?;
+        // The navigation as the built-in `base.html` prints it: made here, from `common`, only
+        // for a page that is rendered (a page's key hashes `common`, which this derives from).
+        ctx.insert(
+            "nav_html",
+            &super::helpers::nav_html(common.nav, common.root, &common.current),
+        );
         ctx.extend(
             tera::Context::from_serialize(view)
                 .with_context(|| format!("cannot prepare data for template {name}"))?,
@@ -210,6 +213,7 @@ mod tests {
             nav_item("Overview", "index.html"),
             nav_item("Rules & <things> \u{7}", "pages/rules.html"),
             nav_item("Odd \"quote's\"", "pages/a&b.html"),
+            nav_item("Bell", "pages/a\u{7}b.html"),
             NavItem {
                 label: "Forum <b>".into(),
                 url: "https://forum.example/?a=1&b=<2>\"".into(),
@@ -221,6 +225,7 @@ mod tests {
                 "index.html",
                 "pages/rules.html",
                 "pages/a&b.html",
+                "pages/ab.html",
                 "matches/x.html",
             ] {
                 let mut ctx = tera::Context::new();

@@ -39,7 +39,6 @@ impl<'a> Common<'a> {
             nav: &[],
             root,
             current: current.to_string(),
-            nav_html: String::new(),
         }
     }
 }
@@ -63,9 +62,6 @@ pub struct Common<'a> {
     pub root: &'static str,
     /// URL of the page itself, relative to the site root.
     pub current: String,
-    /// The links of `nav` as HTML, as the built-in `base.html` shows them on this page (a
-    /// site's own `base.html` may loop over `nav` instead).
-    pub nav_html: String,
 }
 
 /// A row in a player table.
