@@ -828,7 +828,12 @@ mod tests {
         std::fs::remove_file(out.join("c.html")).unwrap();
         let written = build(&site);
         for f in &site {
-            assert_eq!(std::fs::read(out.join(&f.path)).unwrap(), f.bytes, "{}", f.path);
+            assert_eq!(
+                std::fs::read(out.join(&f.path)).unwrap(),
+                f.bytes,
+                "{}",
+                f.path
+            );
         }
         // The deleted page comes back as the spare staging folder's link to its file.
         assert_eq!(written, 2, "the edited pages are written again");

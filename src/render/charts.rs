@@ -102,7 +102,11 @@ const TICK: i32 = 5;
 
 impl Plot {
     fn of(chart: &LineChart, (x0, x1, y0, y1): (f64, f64, f64, f64)) -> Plot {
-        let top = if chart.series.len() > 1 { TOP + 20 } else { TOP };
+        let top = if chart.series.len() > 1 {
+            TOP + 20
+        } else {
+            TOP
+        };
         Plot {
             x: (x0, x1),
             y: (y0, y1),
