@@ -146,6 +146,12 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let timer = Timer::new();
     // Hard-links the current site into a staging folder while the new one is computed.
     let staging = crate::output::Staging::prepare_in(&out, Some(&state_dir));
+    // The checkpoint (about 100 MB on a public server's site) is decoded while the state is
+    // loaded and the logs are read: it needs neither.
+    let checkpoint = (!req.full).then(|| {
+        let dir = state_dir.clone();
+        std::thread::spawn(move || state::load_checkpoint(&dir))
+    });
     let mut warnings = Vec::new();
     let mut previous = load_previous(&state_dir, req.full, &mut warnings)?;
     timer.lap("load state");
@@ -170,11 +176,11 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
             .collect(),
     };
     timer.lap("page cache");
-    let resume = if req.full {
-        None
-    } else {
-        state::load_checkpoint(&state_dir)
-    };
+    let resume = checkpoint.and_then(|decoding| {
+        decoding
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
     timer.lap("load checkpoint");
     let stage = |file| staging.stage(file);
     // The changed logs' state files are written and flushed to disk while the site renders;
