@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::diagnostics::Diagnostics;
@@ -169,10 +168,15 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     } = read_logs_incremental(&roots, previous)?;
     timer.lap("read logs");
     // Pages the previous build made that are still in the output, with what they were made from.
+    let present = if previous_pages.is_empty() {
+        Default::default()
+    } else {
+        crate::output::files_in(&out)
+    };
     let cache = PageCache {
         keys: previous_pages
-            .into_par_iter()
-            .filter(|(path, _)| out.join(path).is_file())
+            .into_iter()
+            .filter(|(path, _)| present.contains(Path::new(path)))
             .collect(),
     };
     timer.lap("page cache");
