@@ -227,6 +227,15 @@ impl Sums {
         };
     }
 
+    /// [`Sums::add`] of a prediction already scored: the same sums to the bit (x − ln p and
+    /// x + (−ln p) are the same IEEE operation).
+    fn add_scored(&mut self, s: &Scored) {
+        self.n += 1;
+        self.log_loss += s.loss;
+        self.brier += s.brier;
+        self.correct += s.correct;
+    }
+
     fn merge(&mut self, other: &Sums) {
         self.n += other.n;
         self.log_loss += other.log_loss;
@@ -317,9 +326,32 @@ impl PairedSums {
     }
 }
 
-/// The log-loss of a prediction `p` of what happened (clamped as in the scores).
-fn loss(p: f64) -> f64 {
-    -p.clamp(1e-12, 1.0 - 1e-12).ln()
+/// One frag prediction's terms of [`Sums`], computed once for the several sums it goes into
+/// (one logarithm instead of one per sum).
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    /// Log-loss of the prediction (clamped as in [`Sums::add`]).
+    loss: f64,
+    brier: f64,
+    correct: f64,
+}
+
+impl Scored {
+    /// The terms [`Sums::add`] adds for `p`, in the same operations.
+    fn of(p: f64) -> Scored {
+        let p = p.clamp(1e-12, 1.0 - 1e-12);
+        Scored {
+            loss: -p.ln(),
+            brier: (1.0 - p) * (1.0 - p),
+            correct: if p > 0.5 {
+                1.0
+            } else if p == 0.5 {
+                0.5
+            } else {
+                0.0
+            },
+        }
+    }
 }
 
 /// Share of the frags, at the end, that count as held-out future.

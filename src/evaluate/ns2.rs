@@ -3,7 +3,7 @@
 //! and F the logit of red's smoothed win rate on the map so far. It learns nothing from frags;
 //! it predicts a frag as σ(s_killer − s_victim).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::systems::{FragRater, TeamGame};
 
@@ -20,7 +20,7 @@ pub struct Ns2 {
     offset: Vec<f64>,
     adagrad: Vec<f64>,
     /// Map -> (red wins, games).
-    maps: HashMap<String, (f64, f64)>,
+    maps: BTreeMap<String, (f64, f64)>,
 }
 
 fn sigmoid(x: f64) -> f64 {
@@ -34,7 +34,7 @@ impl Ns2 {
             skill: vec![0.0; players],
             offset: vec![0.0; players],
             adagrad: vec![0.0; players],
-            maps: HashMap::new(),
+            maps: BTreeMap::new(),
         }
     }
 

@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use super::systems::{self, FragRater, MatchStart, TeamGame};
 use super::team::{Calibration, TEAM_MODEL_ID};
 use super::{
-    Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, SkillKey, Sums,
-    SystemReport, TeamSnapshot, loss, team_games, team_lineup,
+    Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, Scored, SkillKey,
+    Sums, SystemReport, TeamSnapshot, team_games, team_lineup,
 };
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
@@ -223,21 +223,58 @@ fn system_ids(cfg: &RatingConfig, all_systems: bool) -> Vec<&'static str> {
 pub struct Evaluator {
     book: Book,
     runs: Vec<Run>,
+    /// The team model (second run) reads the headline's whole-history fit instead of learning
+    /// its own copy of it ([`replay_sharing`]): when the headline is that fit.
+    share: bool,
+}
+
+/// Whether the team model (`runs[1]`) can read the headline's fit: the headline is the
+/// whole-history fit, the same one (same priors and decay) the team model learns. If so, tells
+/// the team model to stop learning its own copy.
+fn share_fit(runs: &mut [Run]) -> bool {
+    let [headline, team, ..] = runs else {
+        return false;
+    };
+    let same = match (headline.rater.whole_history(), team.rater.whole_history()) {
+        (Some(a), Some(b)) => a.same_model(b),
+        _ => false,
+    };
+    if same {
+        team.rater.borrow_fit(true);
+    }
+    same
 }
 
 impl Evaluator {
     /// A replay from the start.
     pub fn new(cfg: &RatingConfig, all_systems: bool) -> Evaluator {
+        let mut runs: Vec<Run> = system_ids(cfg, all_systems)
+            .into_iter()
+            .map(|id| Run {
+                rater: systems::by_id(id, cfg).expect("every listed system exists"),
+                scores: Scores::default(),
+            })
+            .collect();
+        let share = share_fit(&mut runs);
         Evaluator {
             book: Book::default(),
-            runs: system_ids(cfg, all_systems)
-                .into_iter()
-                .map(|id| Run {
-                    rater: systems::by_id(id, cfg).expect("every listed system exists"),
-                    scores: Scores::default(),
-                })
-                .collect(),
+            runs,
+            share,
         }
+    }
+
+    /// Like [`Evaluator::new`], the team model always learning its own copy of the fit (to test
+    /// that sharing the headline's gives the same numbers).
+    #[cfg(test)]
+    fn unshared(cfg: &RatingConfig, all_systems: bool) -> Evaluator {
+        let mut e = Evaluator::new(cfg, all_systems);
+        if e.share {
+            let own = e.runs[0].rater.whole_history().expect("shared").clone();
+            *e.runs[1].rater.whole_history().expect("shared") = own;
+            e.runs[1].rater.borrow_fit(false);
+            e.share = false;
+        }
+        e
     }
 
     /// Resumes `checkpoint`, which the caller has checked was made under this configuration
@@ -271,7 +308,15 @@ impl Evaluator {
                 scores: saved.scores,
             });
         }
-        Ok((Evaluator { book, runs: live }, seen))
+        let share = share_fit(&mut live);
+        Ok((
+            Evaluator {
+                book,
+                runs: live,
+                share,
+            },
+            seen,
+        ))
     }
 
     /// Replays matches `from..` of `matches` (in rating order; `roster` numbers their players).
@@ -304,6 +349,10 @@ impl Evaluator {
         let batch = self.batch(matches, roster);
         let parts = batch.parts(parts);
         let (headline, others) = self.runs.split_first_mut().expect("the headline runs");
+        let (mut team, others) = match others.split_first_mut() {
+            Some((team, rest)) if self.share => (Some(team), rest),
+            _ => (None, others),
+        };
         let mut head_time = PieceTimes::default();
         let mut other_times = vec![PieceTimes::default(); others.len()];
         // The other systems compare each frag with the headline's loss on it, so they replay
@@ -312,7 +361,12 @@ impl Evaluator {
         let mut previous: Option<(&Part, Vec<f32>)> = None;
         for part in &parts {
             let (losses, ()) = rayon::join(
-                || head_time.time(|| replay(headline, &batch, part, None)),
+                || {
+                    head_time.time(|| match team.as_deref_mut() {
+                        Some(team) => replay_sharing(headline, team, &batch, part),
+                        None => replay(headline, &batch, part, None),
+                    })
+                },
                 || {
                     if let Some((done, reference)) = &previous {
                         replay_others(others, &mut other_times, &batch, done, reference);
@@ -324,7 +378,14 @@ impl Evaluator {
         if let Some((done, reference)) = &previous {
             replay_others(others, &mut other_times, &batch, done, reference);
         }
-        head_time.report(&format!("replay {}", headline.rater.id()));
+        match &team {
+            Some(team) => head_time.report(&format!(
+                "replay {} with {}",
+                headline.rater.id(),
+                team.rater.id()
+            )),
+            None => head_time.report(&format!("replay {}", headline.rater.id())),
+        }
         for (run, time) in others.iter().zip(&other_times) {
             time.report(&format!("replay {}", run.rater.id()));
         }
@@ -437,7 +498,17 @@ impl Evaluator {
     /// Stops the replay: the checkpoint to resume from next time, and every system's report
     /// with its final ratings (the headline's in `roster` order).
     pub fn finish(self, roster: &Roster) -> (Evaluation, ReplayCheckpoint) {
-        let Evaluator { book, mut runs } = self;
+        let Evaluator {
+            book,
+            mut runs,
+            share,
+        } = self;
+        if share {
+            // The team model's own copy of the fit would be the headline's to the bit.
+            let fit = runs[0].rater.whole_history().expect("shared").clone();
+            *runs[1].rater.whole_history().expect("shared") = fit;
+            runs[1].rater.borrow_fit(false);
+        }
         let boundary = super::held_out_from(book.frags as usize) as u64;
         for run in &mut runs {
             run.scores.prune(boundary);
@@ -649,108 +720,249 @@ fn replay_others(
 /// the part's frags) when given. Returns the system's log-loss on every frag of the part when no
 /// reference is given (the headline's).
 fn replay(run: &mut Run, batch: &Batch, part: &Part, headline_losses: Option<&[f32]>) -> Vec<f32> {
-    let Run { rater, scores } = run;
-    let records = rater.id() == TEAM_MODEL_ID;
-    let mut losses = Vec::with_capacity(if headline_losses.is_some() {
-        0
-    } else {
-        part.frags
-    });
-    let mut frag = part.first_frag;
-    let mut current = MatchScore::default();
-    // The match's team results: the next one to score and its prediction, made at its start.
-    let mut next_game = 0usize;
-    let mut team_prediction: Option<f64> = None;
+    let mode = match headline_losses {
+        Some(reference) => Against::Losses(reference),
+        None => Against::Own,
+    };
+    let mut cursor = Cursor::new(run, part, mode);
+    for o in &batch.outcomes[part.outcomes.clone()] {
+        match *o {
+            Outcome::StartMatch { index } => cursor.start_match(run, batch, index),
+            Outcome::RoundEnd { index, round } => cursor.round_end(run, batch, index, round),
+            Outcome::Frag { killer, victim } => {
+                let p = run.rater.predict(killer, victim);
+                cursor.score_frag(run, p);
+                run.rater.frag(killer, victim);
+            }
+            Outcome::Penalty { player } => run.rater.penalty(player),
+            Outcome::EndMatch { index } => {
+                cursor.team_results(run, batch, index);
+                cursor.end_match(run, batch, index);
+            }
+        }
+    }
+    cursor.losses
+}
+
+/// Replays `part` of `batch` through the headline whole-history fit and the team model together,
+/// outcome by outcome, the team model learning nothing into its own copy of the fit
+/// ([`FragRater::borrow_fit`]) but reading the headline's wherever it reads its own: before each
+/// frag (its prediction is the headline's, the same function of the same state), at a match's
+/// start and rounds, and at its end before and after the headline's refit, exactly where its own
+/// copy would stand then. Returns the headline's losses, as [`replay`] does.
+fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch, part: &Part) -> Vec<f32> {
+    // The team model reads the headline's fit lent to it for a moment (swapped in and out).
+    fn lent(headline: &mut Run, team: &mut Run, read: impl FnOnce(&mut Run)) {
+        let own = headline
+            .rater
+            .whole_history()
+            .expect("the headline is a whole-history fit");
+        let copy = team
+            .rater
+            .whole_history()
+            .expect("the team model has a fit");
+        std::mem::swap(own, copy);
+        read(team);
+        let own = headline
+            .rater
+            .whole_history()
+            .expect("the headline is a whole-history fit");
+        let copy = team
+            .rater
+            .whole_history()
+            .expect("the team model has a fit");
+        std::mem::swap(own, copy);
+    }
+    let mut lead = Cursor::new(headline, part, Against::Own);
+    let mut follow = Cursor::new(team, part, Against::Same);
     for o in &batch.outcomes[part.outcomes.clone()] {
         match *o {
             Outcome::StartMatch { index } => {
-                rater.grow(batch.players[index as usize]);
-                rater.start_match(batch.starts[index as usize]);
-                let i = index as usize;
-                let games = &batch.team_games[i];
-                next_game = 0;
-                team_prediction = games.first().map(|g| rater.predict_team(g));
-                if let Some(g) = games.first() {
-                    rater.team_start(g);
-                }
-                if records {
-                    let lineup = games.first().or(batch.lineups[i].as_ref());
-                    let p = team_prediction.or_else(|| lineup.map(|g| rater.predict_team(g)));
-                    let number = batch.first + u64::from(index);
-                    if let Some(p) = p {
-                        scores.predictions.push((number, p));
-                    }
-                    if let Some(margin) = lineup.and_then(|g| rater.expected_margin(g)) {
-                        scores.margins.push((number, margin));
-                    }
-                    if let Some(f) = lineup.and_then(|g| rater.fairest_team(g)) {
-                        scores.fairest.push((number, f));
-                    }
-                }
-                current = MatchScore {
-                    first_frag: batch.frags_before + frag as u64,
-                    ..MatchScore::default()
-                };
+                lead.start_match(headline, batch, index);
+                lent(headline, team, |team| {
+                    follow.start_match(team, batch, index)
+                });
             }
             Outcome::RoundEnd { index, round } => {
-                score_team_results(
-                    rater.as_mut(),
-                    scores,
-                    &batch.team_games[index as usize],
-                    round as usize + 1,
-                    (&mut next_game, &mut team_prediction),
-                );
+                lead.round_end(headline, batch, index, round);
+                lent(headline, team, |team| {
+                    follow.round_end(team, batch, index, round)
+                });
             }
             Outcome::Frag { killer, victim } => {
-                let p = rater.predict(killer, victim);
-                scores.all.add(p);
-                current.sums.add(p);
-                match headline_losses {
-                    Some(reference) => {
-                        let d = loss(p) - f64::from(reference[frag - part.first_frag]);
-                        scores.paired.add(d);
-                        current.paired.add(d);
-                    }
-                    None => losses.push(loss(p) as f32),
-                }
-                frag += 1;
-                rater.frag(killer, victim);
+                let p = headline.rater.predict(killer, victim);
+                follow.score_frag(team, p);
+                lead.score_frag(headline, p);
+                headline.rater.frag(killer, victim);
+                team.rater.frag(killer, victim);
             }
-            Outcome::Penalty { player } => rater.penalty(player),
+            Outcome::Penalty { player } => {
+                headline.rater.penalty(player);
+                team.rater.penalty(player);
+            }
             Outcome::EndMatch { index } => {
-                let code = &batch.gametypes[index as usize];
-                match scores.by_type.get_mut(code) {
-                    Some(sums) => sums.merge(&current.sums),
-                    None => {
-                        scores.by_type.insert(code.clone(), current.sums.clone());
+                // The team model's results are scored before the headline refits at its end.
+                lent(headline, team, |team| {
+                    follow.team_results(team, batch, index)
+                });
+                lead.team_results(headline, batch, index);
+                lead.end_match(headline, batch, index);
+                lent(headline, team, |team| follow.end_match(team, batch, index));
+            }
+        }
+    }
+    lead.losses
+}
+
+/// What a system's frag predictions are compared with.
+#[derive(Clone, Copy)]
+enum Against<'a> {
+    /// Nothing: it is the headline (its losses are kept for the others, its curves drawn).
+    Own,
+    /// The headline's losses on the part's frags.
+    Losses(&'a [f32]),
+    /// The headline's, which are its own (the team model sharing the headline's fit).
+    Same,
+}
+
+/// Where one system's replay of a part stands.
+struct Cursor<'a> {
+    against: Against<'a>,
+    /// The team model: its predictions, margins and fairest splits are recorded.
+    records: bool,
+    losses: Vec<f32>,
+    /// Frags of the batch before the next one, and before the part.
+    frag: usize,
+    first_frag: usize,
+    current: MatchScore,
+    /// The match's team results: the next one to score and its prediction, made at its start.
+    next_game: usize,
+    team_prediction: Option<f64>,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(run: &Run, part: &Part, against: Against<'a>) -> Cursor<'a> {
+        Cursor {
+            against,
+            records: run.rater.id() == TEAM_MODEL_ID,
+            losses: Vec::with_capacity(match against {
+                Against::Own => part.frags,
+                _ => 0,
+            }),
+            frag: part.first_frag,
+            first_frag: part.first_frag,
+            current: MatchScore::default(),
+            next_game: 0,
+            team_prediction: None,
+        }
+    }
+
+    fn start_match(&mut self, run: &mut Run, batch: &Batch, index: u32) {
+        let Run { rater, scores } = run;
+        rater.grow(batch.players[index as usize]);
+        rater.start_match(batch.starts[index as usize]);
+        let i = index as usize;
+        let games = &batch.team_games[i];
+        self.next_game = 0;
+        self.team_prediction = games.first().map(|g| rater.predict_team(g));
+        if let Some(g) = games.first() {
+            rater.team_start(g);
+        }
+        if self.records {
+            let lineup = games.first().or(batch.lineups[i].as_ref());
+            let p = self
+                .team_prediction
+                .or_else(|| lineup.map(|g| rater.predict_team(g)));
+            let number = batch.first + u64::from(index);
+            if let Some(p) = p {
+                scores.predictions.push((number, p));
+            }
+            if let Some(margin) = lineup.and_then(|g| rater.expected_margin(g)) {
+                scores.margins.push((number, margin));
+            }
+            if let Some(f) = lineup.and_then(|g| rater.fairest_team(g)) {
+                scores.fairest.push((number, f));
+            }
+        }
+        self.current = MatchScore {
+            first_frag: batch.frags_before + self.frag as u64,
+            ..MatchScore::default()
+        };
+    }
+
+    fn round_end(&mut self, run: &mut Run, batch: &Batch, index: u32, round: u32) {
+        score_team_results(
+            run.rater.as_mut(),
+            &mut run.scores,
+            &batch.team_games[index as usize],
+            round as usize + 1,
+            (&mut self.next_game, &mut self.team_prediction),
+        );
+    }
+
+    /// Scores the system's prediction `p` of the next frag (before it is learnt).
+    fn score_frag(&mut self, run: &mut Run, p: f64) {
+        let scores = &mut run.scores;
+        let scored = Scored::of(p);
+        scores.all.add_scored(&scored);
+        self.current.sums.add_scored(&scored);
+        let reference = match self.against {
+            Against::Own => {
+                self.losses.push(scored.loss as f32);
+                None
+            }
+            Against::Losses(reference) => Some(f64::from(reference[self.frag - self.first_frag])),
+            Against::Same => Some(f64::from(scored.loss as f32)),
+        };
+        if let Some(reference) = reference {
+            let d = scored.loss - reference;
+            scores.paired.add(d);
+            self.current.paired.add(d);
+        }
+        self.frag += 1;
+    }
+
+    /// The match's game type scores, and its team results not yet scored.
+    fn team_results(&mut self, run: &mut Run, batch: &Batch, index: u32) {
+        let Run { rater, scores } = run;
+        let code = &batch.gametypes[index as usize];
+        match scores.by_type.get_mut(code) {
+            Some(sums) => sums.merge(&self.current.sums),
+            None => {
+                scores
+                    .by_type
+                    .insert(code.clone(), self.current.sums.clone());
+            }
+        }
+        let games = &batch.team_games[index as usize];
+        score_team_results(
+            rater.as_mut(),
+            scores,
+            games,
+            games.len(),
+            (&mut self.next_game, &mut self.team_prediction),
+        );
+    }
+
+    /// The match ends: the system learns it, its scores are kept and (the headline) its players'
+    /// curves drawn.
+    fn end_match(&mut self, run: &mut Run, batch: &Batch, index: u32) {
+        let Run { rater, scores } = run;
+        rater.end_match();
+        scores.recent.push(std::mem::take(&mut self.current));
+        if matches!(self.against, Against::Own) {
+            let number = (batch.first + u64::from(index)) as u32;
+            for &p in &batch.members[index as usize] {
+                if let Some(r) = rater.online(p) {
+                    let p = p as usize;
+                    if scores.curves.len() <= p {
+                        scores.curves.resize_with(p + 1, Vec::new);
                     }
-                }
-                let games = &batch.team_games[index as usize];
-                score_team_results(
-                    rater.as_mut(),
-                    scores,
-                    games,
-                    games.len(),
-                    (&mut next_game, &mut team_prediction),
-                );
-                rater.end_match();
-                scores.recent.push(std::mem::take(&mut current));
-                if headline_losses.is_none() {
-                    let number = (batch.first + u64::from(index)) as u32;
-                    for &p in &batch.members[index as usize] {
-                        if let Some(r) = rater.online(p) {
-                            let p = p as usize;
-                            if scores.curves.len() <= p {
-                                scores.curves.resize_with(p + 1, Vec::new);
-                            }
-                            scores.curves[p].push((number, r));
-                        }
-                    }
+                    scores.curves[p].push((number, r));
                 }
             }
         }
     }
-    losses
 }
 
 /// Scores the team results of a match from `*next` up to (not including) `until`, each against
@@ -871,6 +1083,44 @@ mod tests {
             frags += p.frags;
         }
         assert_eq!((end, frags), (batch.outcomes.len(), batch.frags));
+    }
+
+    /// The team model reading the headline's fit gives exactly the numbers of its own copy:
+    /// the same evaluation (every score, prediction, curve and final skill) and the same
+    /// checkpoint (every system's learnt state), on logs with team matches, rounds (Counter-
+    /// Strike, TF2) and newcomers, with and without the other systems, and resumed mid-history.
+    #[test]
+    fn team_model_on_the_headline_fit_equals_its_own_copy() {
+        let cfg = RatingConfig::default();
+        for set in ["openarena", "public/hl-cs16", "public/hl-tf2"] {
+            let (matches, roster) = history(set);
+            let cut = matches.len() / 2;
+            for all in [true, false] {
+                let run = |mut e: Evaluator| {
+                    e.advance(&matches[..cut], &roster, 0);
+                    let (_, checkpoint) = e.finish(&roster);
+                    let halfway = postcard::to_allocvec(&checkpoint).unwrap();
+                    let (mut e, from) = Evaluator::resume(checkpoint, &cfg, all).unwrap();
+                    assert!(e.share, "{set}: a resumed replay shares the fit");
+                    e.advance(&matches, &roster, from);
+                    let (evaluation, checkpoint) = e.finish(&roster);
+                    let end = postcard::to_allocvec(&checkpoint).unwrap();
+                    (halfway, format!("{evaluation:?}"), end)
+                };
+                let shared = Evaluator::new(&cfg, all);
+                assert!(shared.share);
+                let own = Evaluator::unshared(&cfg, all);
+                assert!(!own.share);
+                let (a, b) = (run(shared), run(own));
+                assert!(a.0 == b.0, "{set}, all systems {all}: halfway checkpoint");
+                assert!(a.1 == b.1, "{set}, all systems {all}: evaluation");
+                assert!(a.2 == b.2, "{set}, all systems {all}: final checkpoint");
+            }
+        }
+        // Another headline: the team model learns its own fit.
+        let mut other = cfg.clone();
+        other.headline.system = serde_json::from_value("glicko2".into()).unwrap();
+        assert!(!Evaluator::new(&other, true).share);
     }
 
     /// A checkpoint is refused when it holds other systems than the evaluation runs.

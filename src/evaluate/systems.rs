@@ -137,6 +137,16 @@ pub trait FragRater: Send {
     }
     /// Makes room for identities up to `players` (new ones start unrated).
     fn grow(&mut self, players: usize);
+    /// The whole-history fit the system predicts frags with, if it is one (the evaluator lends
+    /// the headline's to the team model, [`FragRater::borrow_fit`]).
+    fn whole_history(&mut self) -> Option<&mut WholeHistory> {
+        None
+    }
+    /// With `true`, the system stops learning frags and match ends into its own
+    /// [`FragRater::whole_history`]: the evaluator lends it another fit that learns the same
+    /// (swapped into its place wherever it is read) and hands it the final copy; `false`
+    /// learns its own again.
+    fn borrow_fit(&mut self, _borrowed: bool) {}
     /// The learnt state, for a checkpoint. The configuration is not in it: a checkpoint is only
     /// restored under the same configuration.
     fn save(&self) -> Vec<u8>;
@@ -490,6 +500,9 @@ impl FragRater for WholeHistoryRater {
     }
     fn grow(&mut self, players: usize) {
         self.fit.grow(players);
+    }
+    fn whole_history(&mut self) -> Option<&mut WholeHistory> {
+        (!self.single).then_some(&mut self.fit)
     }
     saved_fields!(fit);
 }

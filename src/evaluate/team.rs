@@ -421,6 +421,9 @@ pub struct MarginScore {
 /// The team model as an evaluated system.
 pub struct TeamModel {
     fit: WholeHistory,
+    /// The fit is lent by the evaluator (the headline's, [`FragRater::borrow_fit`]): frags and
+    /// match ends are not learnt into it here.
+    borrowed: bool,
     /// Frags made plus suffered per player so far.
     incidents: Vec<u64>,
     /// Players with frags in the current match.
@@ -446,6 +449,7 @@ impl TeamModel {
     pub fn new(players: usize, decay: f64) -> TeamModel {
         TeamModel {
             fit: WholeHistory::new(players, decay),
+            borrowed: false,
             incidents: vec![0; players],
             current: Vec::new(),
             newcomers: (0.0, 0.0),
@@ -576,7 +580,9 @@ impl FragRater for TeamModel {
         self.fit.predict(killer, victim)
     }
     fn frag(&mut self, killer: u32, victim: u32) {
-        self.fit.frag(killer, victim);
+        if !self.borrowed {
+            self.fit.frag(killer, victim);
+        }
         self.frags_since_start += 1;
         for p in [killer, victim] {
             if self.incidents[p as usize] == 0 {
@@ -586,7 +592,9 @@ impl FragRater for TeamModel {
         }
     }
     fn end_match(&mut self) {
-        self.fit.end_match();
+        if !self.borrowed {
+            self.fit.end_match();
+        }
         // The match's newcomers: their θ after their first match enters the newcomer prior.
         let mut current = std::mem::take(&mut self.current);
         current.sort_unstable();
@@ -703,6 +711,16 @@ impl FragRater for TeamModel {
     }
     fn team_snapshot(&mut self) -> Option<(Vec<Skill>, TeamParams)> {
         Some(self.snapshot())
+    }
+    fn whole_history(&mut self) -> Option<&mut WholeHistory> {
+        Some(&mut self.fit)
+    }
+    fn borrow_fit(&mut self, borrowed: bool) {
+        if borrowed && !self.borrowed {
+            // Its own copy is no longer read: keep an empty fit of the same model in its place.
+            self.fit = self.fit.emptied();
+        }
+        self.borrowed = borrowed;
     }
     saved_fields!(fit, incidents, newcomers, posterior, games, margin_sums);
 }

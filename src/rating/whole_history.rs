@@ -221,6 +221,23 @@ impl WholeHistory {
         }
     }
 
+    /// Whether `other` is the same model: the same priors and decay, so that the same frags and
+    /// match ends make it learn the same state to the bit.
+    pub fn same_model(&self, other: &WholeHistory) -> bool {
+        self.decay.to_bits() == other.decay.to_bits()
+            && self.priors.len() == other.priors.len()
+            && self
+                .priors
+                .iter()
+                .zip(&other.priors)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+
+    /// The same model with nothing learnt and no player.
+    pub fn emptied(&self) -> WholeHistory {
+        WholeHistory::with_priors(0, self.decay, &self.priors)
+    }
+
     /// Makes room for identities up to `players`. A newcomer's curvature is the prior's as it
     /// weighs now (the prior grows with the lazy decay like the frags do).
     pub fn grow(&mut self, players: usize) {
