@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::diagnostics::Diagnostics;
@@ -146,6 +145,12 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let timer = Timer::new();
     // Hard-links the current site into a staging folder while the new one is computed.
     let staging = crate::output::Staging::prepare_in(&out, Some(&state_dir));
+    // The checkpoint (about 100 MB on a public server's site) is decoded while the state is
+    // loaded and the logs are read: it needs neither.
+    let checkpoint = (!req.full).then(|| {
+        let dir = state_dir.clone();
+        std::thread::spawn(move || state::load_checkpoint(&dir))
+    });
     let mut warnings = Vec::new();
     let mut previous = load_previous(&state_dir, req.full, &mut warnings)?;
     timer.lap("load state");
@@ -163,18 +168,23 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     } = read_logs_incremental(&roots, previous)?;
     timer.lap("read logs");
     // Pages the previous build made that are still in the output, with what they were made from.
+    let present = if previous_pages.is_empty() {
+        Default::default()
+    } else {
+        crate::output::files_in(&out)
+    };
     let cache = PageCache {
         keys: previous_pages
-            .into_par_iter()
-            .filter(|(path, _)| out.join(path).is_file())
+            .into_iter()
+            .filter(|(path, _)| present.contains(Path::new(path)))
             .collect(),
     };
     timer.lap("page cache");
-    let resume = if req.full {
-        None
-    } else {
-        state::load_checkpoint(&state_dir)
-    };
+    let resume = checkpoint.and_then(|decoding| {
+        decoding
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
     timer.lap("load checkpoint");
     let stage = |file| staging.stage(file);
     // The changed logs' state files are written and flushed to disk while the site renders;

@@ -395,6 +395,39 @@ fn unchanged_pages_keep_their_time_and_state_survives_damage() {
     );
     assert_eq!(std::fs::metadata(&ranking).unwrap().modified().unwrap(), t0);
 
+    // Pages the admin deleted from the site are made again, though nothing they are made from
+    // changed.
+    let public = site.dir.path().join("public");
+    let player = std::fs::read_dir(public.join("players"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "html"))
+        .unwrap();
+    let deleted = [player, public.join("maps.html")];
+    let bytes: Vec<Vec<u8>> = deleted.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    // With the spare staging folder kept between builds, then without it (as after a build
+    // that was killed, or an output on another filesystem than the state).
+    let spare = site.dir.path().join(".fragstats/public.next");
+    assert!(spare.is_dir());
+    for without_spare in [false, true] {
+        std::fs::remove_file(&deleted[0]).unwrap();
+        std::fs::remove_file(&deleted[1]).unwrap();
+        if without_spare {
+            std::fs::remove_dir_all(&spare).unwrap();
+        }
+        let again = site.build();
+        let err = String::from_utf8_lossy(&again.stderr);
+        assert!(again.status.success(), "{err}");
+        for (path, was) in deleted.iter().zip(&bytes) {
+            let now = std::fs::read(path);
+            assert!(
+                now.as_ref().ok() == Some(was),
+                "{} {without_spare}",
+                path.display()
+            );
+        }
+    }
+
     // A damaged state file: a warning and a full read, never a wrong site.
     std::fs::write(site.dir.path().join(".fragstats/state.bin"), b"\x01garbage").unwrap();
     let mut f = std::fs::OpenOptions::new()

@@ -81,6 +81,46 @@ fn resumed_folds_equal_one_fold() {
     );
 }
 
+/// The checkpoint file is written without flushing it to disk (it is a cache): what a crash
+/// can leave of it (a zeroed or cut tail, a zero-length file) is refused by its checksum, never
+/// read as a checkpoint.
+#[test]
+fn a_checkpoint_torn_by_a_crash_is_refused() {
+    let (matches, roster) = history("openarena/tdm");
+    let cfg = RatingConfig::default();
+    let folds = fold(&matches, &roster, &clans_of(&roster), &cfg, None);
+    let checkpoint = folds.continuation.checkpoint(
+        &folds.stats,
+        matches.len(),
+        &roster,
+        &clans_of(&roster),
+        &cfg,
+        Tallies::default(),
+    );
+    let bytes = crate::state::encode_checkpoint(&checkpoint).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    crate::state::save_checkpoint(dir.path(), &bytes).unwrap();
+    assert!(crate::state::load_checkpoint(dir.path()).is_some());
+    let len = bytes.len();
+    let mut torn = vec![
+        bytes[..len / 2].to_vec(),
+        bytes[..len - 1].to_vec(),
+        Vec::new(),
+    ];
+    for from in [len / 2, len - 8] {
+        let mut zeroed = bytes.clone();
+        zeroed[from..].fill(0);
+        torn.push(zeroed);
+    }
+    for (k, damaged) in torn.iter().enumerate() {
+        crate::state::save_checkpoint(dir.path(), damaged).unwrap();
+        assert!(
+            crate::state::load_checkpoint(dir.path()).is_none(),
+            "torn checkpoint {k} read"
+        );
+    }
+}
+
 /// A checkpoint is refused, and everything folded from the first match, when what it saw
 /// changed: the order of the matches, an alias rule, the rating configuration, a clan, or when
 /// the build has fewer matches.
