@@ -104,9 +104,13 @@ impl LogFormat for Quake3 {
                     false
                 }
                 Line::Text(bytes) => {
-                    let text = decode_lossy(bytes);
-                    parser.line(&text, number, report, emit);
-                    shutdown_game.find(text.as_bytes()).is_some()
+                    if !parser.item(bytes) {
+                        let text = decode_lossy(bytes);
+                        parser.line(&text, number, report, emit);
+                    }
+                    // The same as searching the decoded text: a lossy decode keeps every ASCII
+                    // byte and puts only non-ASCII characters in place of bad bytes.
+                    shutdown_game.find(bytes).is_some()
                 }
             };
             // After a complete ShutdownGame line nothing is open: a safe place to resume.
@@ -152,8 +156,15 @@ fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
 /// the minutes are 1 to 7 digits up to the first colon, the seconds exactly 2 digits, then a
 /// space or the end of the line.
 pub(crate) fn split_stamp(line: &str) -> Option<(u32, &str)> {
-    let t = line.trim_start_matches(' ');
-    let bytes = t.as_bytes();
+    let (time, at) = stamp(line.as_bytes())?;
+    // The stamp is ASCII: byte `at` starts a character.
+    Some((time, &line[at..]))
+}
+
+/// [`split_stamp`] on bytes: the seconds and where the rest begins.
+fn stamp(line: &[u8]) -> Option<(u32, usize)> {
+    let spaces = line.iter().take_while(|b| **b == b' ').count();
+    let bytes = &line[spaces..];
     let colon = memchr::memchr(b':', bytes)?;
     let min = &bytes[..colon];
     if min.is_empty() || min.len() > 7 || !min.iter().all(u8::is_ascii_digit) {
@@ -163,16 +174,14 @@ pub(crate) fn split_stamp(line: &str) -> Option<(u32, &str)> {
         Some(&[a, b]) if a.is_ascii_digit() && b.is_ascii_digit() => (a - b'0', b - b'0'),
         _ => return None,
     };
-    // Both seconds digits are ASCII: byte `colon + 3` starts a character.
-    let rest = &t[colon + 3..];
-    let rest = match rest.strip_prefix(' ') {
-        Some(r) => r,
-        None if rest.is_empty() => rest,
-        None => return None,
+    let rest = match bytes.get(colon + 3) {
+        Some(b' ') => colon + 4,
+        None => colon + 3,
+        Some(_) => return None,
     };
     // At most 7 digits: no overflow, even times 60.
     let minutes = min.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
-    Some((minutes * 60 + u32::from(tens * 10 + ones), rest))
+    Some((minutes * 60 + u32::from(tens * 10 + ones), spaces + rest))
 }
 
 /// Iterates `key\value` pairs of a Quake info string (leading `\` optional).
@@ -507,6 +516,20 @@ impl Parser<'_> {
             report,
             state: Vec::new(),
         }
+    }
+
+    /// The commonest line, `  0:05 Item: 6 item_armor_combat`, in ASCII (whose text is its
+    /// bytes, so no decoding is needed): hashed into the open match and otherwise ignored, as
+    /// [`Self::line`] does. False, with nothing done, for any other line.
+    fn item(&mut self, bytes: &[u8]) -> bool {
+        let is_item = stamp(bytes).is_some_and(|(_, at)| bytes[at..].starts_with(b"Item:"));
+        if !is_item || !bytes.is_ascii() {
+            return false;
+        }
+        if let Some(b) = self.current.as_mut() {
+            b.hash_line(bytes, "Item");
+        }
+        true
     }
 
     fn line(

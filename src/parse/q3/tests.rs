@@ -651,3 +651,31 @@ fn lines_that_are_not_utf8_are_decoded_as_a_lossy_decode_would() {
         assert_eq!(decode_lossy(bytes), String::from_utf8_lossy(bytes));
     }
 }
+
+#[test]
+fn item_lines_read_without_decoding_hash_as_decoded_ones() {
+    // The same match with its Item lines in ASCII (the fast path) and, in a copy, one Item line
+    // with a byte that is not UTF-8 and one `Item` without a colon (both read as text): the
+    // fingerprints differ only through those lines, and the events are the same.
+    let log = |item: &[u8]| {
+        let mut bytes = b"  0:00 InitGame: \\mapname\\q3dm6\\g_gametype\\0\n\
+  0:00 ClientUserinfoChanged: 0 n\\A\\t\\0\n\
+  0:00 ClientUserinfoChanged: 1 n\\B\\t\\0\n"
+            .to_vec();
+        bytes.extend_from_slice(item);
+        bytes.extend_from_slice(
+            b"  0:02 Kill: 0 1 10: A killed B by MOD_RAILGUN\n  0:03 ShutdownGame:\n",
+        );
+        parse_bytes(&bytes)
+    };
+    let (ascii, report) = log(b"  0:01 Item: 0 weapon_railgun\n");
+    let (same, _) = log(b"  0:01 Item: 0 weapon_railgun\n");
+    let (other, other_report) = log(b"  0:01 Item: 0 weapon_\xffrailgun\n  0:01 Item\n");
+    assert_eq!(ascii[0].content, same[0].content);
+    assert_ne!(ascii[0].content, other[0].content);
+    assert_eq!(kinds(&ascii[0]), kinds(&other[0]));
+    assert_eq!(report.skipped_lines, other_report.skipped_lines);
+    // The hash is that of the decoded text: the bad byte hashes as U+FFFD.
+    let (decoded, _) = log("  0:01 Item: 0 weapon_\u{FFFD}railgun\n  0:01 Item\n".as_bytes());
+    assert_eq!(other[0].content, decoded[0].content);
+}
