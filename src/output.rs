@@ -12,6 +12,9 @@ use rayon::prelude::*;
 
 use crate::render::OutputFile;
 
+mod stamps;
+use stamps::{Stamps, Verdict};
+
 /// Marker file that says "this folder is a fragstats site, safe to replace".
 pub const MARKER: &str = ".fragstats-site";
 
@@ -40,6 +43,8 @@ pub struct Staging {
     mirroring: Mutex<Option<JoinHandle<Mirror>>>,
     /// The staging folder exists and holds what the mirroring linked.
     ready: OnceLock<Mirror>,
+    /// What the published files held (from the state folder, when there is one).
+    stamps: Option<Stamps>,
 }
 
 /// What the background mirroring linked into the staging folder: files and folders, relative
@@ -120,6 +125,7 @@ impl Staging {
             previous: out.is_dir().then(|| out.to_path_buf()),
             mirroring: Mutex::new(None),
             ready: OnceLock::new(),
+            stamps: state_dir.map(Stamps::load),
         };
         // A folder left at this path by a killed build whose process id was the same.
         if staging.path.join(MARKER).is_file() {
@@ -186,6 +192,7 @@ impl Staging {
             &rel,
             self.previous.as_deref(),
             mirrored.files.contains(&rel),
+            self.stamps.as_ref(),
         )?;
         Ok(OutputFile {
             bytes: Vec::new(),
@@ -214,7 +221,14 @@ impl Staging {
             .parent
             .join(format!(".{}.old-{}", self.name, std::process::id()));
         let timer = crate::progress::Timer::new();
-        let written = match write_all(&self.path, files, self.previous.as_deref(), &mirrored) {
+        let stamps = self.stamps.take();
+        let written = match write_all(
+            &self.path,
+            files,
+            self.previous.as_deref(),
+            &mirrored,
+            stamps.as_ref(),
+        ) {
             Ok(written) => written,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&self.path);
@@ -226,6 +240,7 @@ impl Staging {
             timer.lap("  stage the site");
             if exchange(&staging, &out).is_ok() {
                 timer.lap("  swap it in");
+                save_stamps(stamps, files);
                 // `staging` now holds the old site: it becomes the next build's staging folder
                 // once the files this build wrote are linked into it, else it is removed.
                 let (old, spare) = (staging.clone(), self.spare());
@@ -245,6 +260,7 @@ impl Staging {
         }
         std::fs::rename(&staging, &out)
             .with_context(|| format!("cannot move the new site into {}", out.display()))?;
+        save_stamps(stamps, files);
         if old.exists() {
             std::fs::remove_dir_all(&old)
                 .with_context(|| format!("cannot remove the old site {}", old.display()))?;
@@ -503,6 +519,7 @@ fn write_all(
     files: &[OutputFile],
     previous: Option<&Path>,
     mirrored: &Mirror,
+    stamps: Option<&Stamps>,
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(staging)
         .with_context(|| format!("cannot create {}", staging.display()))?;
@@ -530,7 +547,14 @@ fn write_all(
         .zip(&targets)
         .map(|(f, rel)| match f.staged {
             Some(written) => Ok(written),
-            None => stage_file(staging, f, rel, previous, mirrored.files.contains(rel)),
+            None => stage_file(
+                staging,
+                f,
+                rel,
+                previous,
+                mirrored.files.contains(rel),
+                stamps,
+            ),
         })
         .collect::<Result<_>>()?;
     // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
@@ -553,16 +577,40 @@ fn write_all(
 /// to be kept or already holds the same bytes, else the new bytes. `mirrored`: the staging
 /// folder already holds a hard link to the previous file. Whatever is at the path is replaced,
 /// never written through: it may be a link to a published file. True when written anew.
+/// With `stamps`, a mirrored file unchanged since stamped is compared by its stamp, unread;
+/// every file staged from bytes is stamped.
 fn stage_file(
     staging: &Path,
     f: &OutputFile,
     rel: &Path,
     previous: Option<&Path>,
     mirrored: bool,
+    stamps: Option<&Stamps>,
 ) -> Result<bool> {
     let path = staging.join(rel);
-    if mirrored && (f.reuse || same_bytes(&path, &f.bytes)) {
+    if mirrored && f.reuse {
         return Ok(false);
+    }
+    let hash = stamps.map(|_| stamps::hash(&f.bytes));
+    if mirrored {
+        let meta = std::fs::symlink_metadata(&path).ok();
+        let verdict = match (stamps, hash, &meta) {
+            (Some(stamps), Some(hash), Some(meta)) => stamps.check(rel, meta, hash),
+            _ => Verdict::Unknown,
+        };
+        let same = match verdict {
+            Verdict::Same => true,
+            Verdict::Different => false,
+            Verdict::Unknown => meta.is_some_and(|m| same_file_bytes(&path, &m, &f.bytes)),
+        };
+        if same {
+            if verdict == Verdict::Unknown
+                && let (Some(stamps), Some(hash)) = (stamps, hash)
+            {
+                stamps.stamp(rel, &path, hash);
+            }
+            return Ok(false);
+        }
     }
     match std::fs::remove_file(&path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -585,10 +633,27 @@ fn stage_file(
         && same_bytes(&old, &f.bytes)
         && std::fs::hard_link(&old, &path).is_ok()
     {
+        if let (Some(stamps), Some(hash)) = (stamps, hash) {
+            stamps.stamp(rel, &path, hash);
+        }
         return Ok(false);
     }
     std::fs::write(&path, &f.bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    if let (Some(stamps), Some(hash)) = (stamps, hash) {
+        stamps.stamp(rel, &path, hash);
+    }
     Ok(true)
+}
+
+/// Saves the stamps of the site just published, made of `files`.
+fn save_stamps(stamps: Option<Stamps>, files: &[OutputFile]) {
+    if let Some(stamps) = stamps {
+        let paths: Vec<PathBuf> = files
+            .iter()
+            .filter_map(|f| safe_relative(&f.path).ok())
+            .collect();
+        stamps.save(&paths);
+    }
 }
 
 /// Removes a folder tree, its subfolders in parallel.
@@ -604,7 +669,13 @@ fn remove_tree(dir: &Path) -> std::io::Result<()> {
 
 /// The file at `path` exists and holds exactly `bytes`.
 fn same_bytes(path: &Path, bytes: &[u8]) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+    std::fs::symlink_metadata(path).is_ok_and(|m| same_file_bytes(path, &m, bytes))
+}
+
+/// The file at `path`, of metadata `meta`, holds exactly `bytes`.
+fn same_file_bytes(path: &Path, meta: &std::fs::Metadata, bytes: &[u8]) -> bool {
+    meta.is_file()
+        && meta.len() == bytes.len() as u64
         && std::fs::read(path).is_ok_and(|old| old == bytes)
 }
 
@@ -717,6 +788,79 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["kept-link", "public"]);
+    }
+
+    /// Builds with a state folder compare pages with their stamps (`outputs.bin`), not by reading
+    /// the published files: a page the admin edited (same size or not) or deleted is still
+    /// written again, an unchanged one kept (same inode and time), a changed one replaced. A
+    /// file altered while its size, time and inode stay those stamped is not read (its stamp
+    /// vouches for it): the stamp is what is compared.
+    #[test]
+    fn stamps_stand_in_for_reading_the_published_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, state) = (dir.path().join("public"), dir.path().join("state"));
+        std::fs::create_dir_all(&state).unwrap();
+        let build = |files: &[OutputFile]| {
+            let published = Staging::prepare_in(&out, Some(&state))
+                .publish(files)
+                .unwrap();
+            let written = published.written;
+            published.finish().unwrap();
+            written
+        };
+        let site = [
+            page("a.html", b"alpha"),
+            page("b.html", b"bravo"),
+            page("c.html", b"charlie"),
+            page("players/d.html", b"delta"),
+        ];
+        assert_eq!(build(&site), 4);
+        assert!(state.join("outputs.bin").is_file());
+        let modified = |p: &str| std::fs::metadata(out.join(p)).unwrap().modified().unwrap();
+        let before = modified("players/d.html");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(build(&site), 0, "nothing changed");
+        assert_eq!(modified("players/d.html"), before, "kept, not rewritten");
+
+        // The admin edits one page in place (same size), another to a new size, deletes one.
+        std::fs::write(out.join("a.html"), b"ALPHA").unwrap();
+        std::fs::write(out.join("b.html"), b"bravo!!").unwrap();
+        std::fs::remove_file(out.join("c.html")).unwrap();
+        let written = build(&site);
+        for f in &site {
+            assert_eq!(
+                std::fs::read(out.join(&f.path)).unwrap(),
+                f.bytes,
+                "{}",
+                f.path
+            );
+        }
+        // The deleted page comes back as the spare staging folder's link to its file.
+        assert_eq!(written, 2, "the edited pages are written again");
+        let changed = [
+            page("a.html", b"alpha"),
+            page("b.html", b"BRAVO"),
+            page("c.html", b"charlie"),
+            page("players/d.html", b"delta"),
+        ];
+        assert_eq!(build(&changed), 1);
+        assert_eq!(std::fs::read(out.join("b.html")).unwrap(), b"BRAVO");
+
+        // Altered behind fragstats' back with its size and time put back: the stamp still
+        // says "alpha", so the page counts as unchanged, unread.
+        let a = out.join("a.html");
+        let time = modified("a.html");
+        let file = std::fs::OpenOptions::new().write(true).open(&a).unwrap();
+        std::io::Write::write_all(&mut &file, b"ALPHA").unwrap();
+        file.set_modified(time).unwrap();
+        drop(file);
+        assert_eq!(build(&changed), 0);
+        assert_eq!(std::fs::read(&a).unwrap(), b"ALPHA");
+
+        // Without stamps (a damaged file) every page is read back and compared again.
+        std::fs::write(state.join("outputs.bin"), b"\xff\xff damaged").unwrap();
+        assert_eq!(build(&changed), 1);
+        assert_eq!(std::fs::read(&a).unwrap(), b"alpha");
     }
 
     /// The old site becomes the next build's staging folder: after each build it holds the

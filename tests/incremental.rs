@@ -600,3 +600,46 @@ fn spare_folder_stays_out_of_the_web_root() {
     assert_eq!(in_root, ["stats"]);
     assert!(dir.path().join(".fragstats/stats.next").is_dir());
 }
+
+/// Issue 18: a page is kept only when nothing it shows changed. Alpha plays the first match
+/// only; the appended match, without Alpha, recolours Alpha's opponent's name (same player,
+/// `^1Bravo` then `^4Bravo`) and moves the ratings and ranks Alpha's page shows beside it.
+/// Alpha's page must be made again, as a full build makes it.
+#[test]
+fn a_page_changes_when_only_what_it_shows_of_others_changes() {
+    let site = Site::new();
+    let game = |names: &[&str], kills: &[(usize, usize)]| {
+        let mut log =
+            String::from("  0:00 InitGame: \\g_gametype\\0\\mapname\\q3dm17\\sv_hostname\\test\n");
+        for (i, n) in names.iter().enumerate() {
+            log.push_str(&format!("  0:00 ClientUserinfoChanged: {i} n\\{n}\\t\\0\n"));
+        }
+        for &(k, v) in kills {
+            log.push_str(&format!(
+                "  0:10 Kill: {k} {v} 10: {} killed {} by MOD_RAILGUN\n",
+                names[k], names[v]
+            ));
+        }
+        log.push_str("  0:30 Exit: Fraglimit hit.\n  0:30 ShutdownGame:\n");
+        log
+    };
+    let first = game(&["Alpha", "^1Bravo"], &[(0, 1), (1, 0), (0, 1)]);
+    std::fs::write(site.logs().join("games.log"), &first).unwrap();
+    site.check("Alpha meets Bravo");
+    let alpha_page = || {
+        tree(&site.dir.path().join("public"))
+            .into_iter()
+            .find(|(name, _)| name.starts_with("players/") && name.to_lowercase().contains("alpha"))
+            .map(|(_, bytes)| String::from_utf8(bytes).unwrap())
+            .expect("Alpha's page")
+    };
+    let before = alpha_page();
+    let second = game(
+        &["^4Bravo", "Charlie"],
+        &[(0, 1), (0, 1), (0, 1), (1, 0), (0, 1), (0, 1)],
+    );
+    std::fs::write(site.logs().join("games.log"), format!("{first}{second}")).unwrap();
+    site.check("Bravo, renamed, meets Charlie");
+    let after = alpha_page();
+    assert_ne!(before, after, "Alpha's page shows Bravo's new colour");
+}

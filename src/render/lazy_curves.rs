@@ -99,7 +99,11 @@ impl Renderer<'_> {
     }
 
     /// Replaces the curve stubs of player `i`'s keyed `page` by the SVGs, for rendering.
-    pub(super) fn draw_player_curves(&self, i: usize, mut page: PlayerPage) -> PlayerPage {
+    pub(super) fn draw_player_curves<'p>(
+        &self,
+        i: usize,
+        mut page: PlayerPage<'p>,
+    ) -> PlayerPage<'p> {
         let [becker, headline] = self.player_curves(i);
         page.curve_svg = self.draw(becker);
         page.headline_curve_svg = self.draw(headline);

@@ -516,6 +516,7 @@ fn render_completed_pages<'a, V: Serialize>(
     cache: &PageCache,
     sink: Option<&PageSink>,
 ) -> Result<Vec<OutputFile>> {
+    let shared = shared_key(templates, template, &common("../", ""));
     (0..count)
         .into_par_iter()
         .filter_map(|i| {
@@ -524,14 +525,14 @@ fn render_completed_pages<'a, V: Serialize>(
             if url.is_empty() {
                 return None;
             }
-            let (common, view) = (common("../", &url), view(i));
-            let key = view_key(templates, template, &common, &view);
+            let view = view(i);
+            let key = shared.and_then(|shared| view_key(shared, &url, &view));
             if let Some(key) = key
                 && cache.keys.get(&url) == Some(&key)
             {
                 return Some(Ok(kept(url, key)));
             }
-            let body = templates.render(template, &common, &complete(i, view));
+            let body = templates.render(template, &common("../", &url), &complete(i, view));
             Some(body.and_then(|body| {
                 let mut file = html(&url, body);
                 file.key = key;
@@ -541,24 +542,39 @@ fn render_completed_pages<'a, V: Serialize>(
         .collect()
 }
 
-/// The key of a page rendered by template `name` from `common` and `view`: the hash of every
-/// template's source and of the whole context, serialised as the template receives it. Equal
-/// keys mean equal pages (rendering is a function of exactly these). None when the context
-/// cannot be serialised (rendering then reports why).
-fn view_key(
-    templates: &Templates,
-    name: &str,
-    common: &Common,
-    view: &impl Serialize,
-) -> Option<u64> {
-    let mut h = crate::hash::Hasher::new();
+/// What every page of template `name` under one folder shares in its key: the hash of every
+/// template's source, of the name and of `common` made for the folder with an empty `current`
+/// (the page's own URL, the only field of [`Common`] that differs between the pages, goes into
+/// each page's [`view_key`]). Hashed once per template rather than once per page. None when
+/// `common` cannot be serialised (rendering then reports why).
+fn shared_key(templates: &Templates, name: &str, common: &Common) -> Option<u64> {
+    let mut h = crate::hash::WordHasher::new();
     h.u64(templates.fingerprint());
     h.str(name);
     serde_json::to_writer(&mut h, common).ok()?;
-    // Separates the two values (JSON never holds a raw NUL byte).
-    h.raw(&[0]);
-    serde_json::to_writer(&mut h, view).ok()?;
     Some(h.finish())
+}
+
+/// The key of the page at `url` rendered from `view` (with the [`Common`] that
+/// [`shared_key`]'s `shared` was made from, its `current` set to `url`): the hash of the shared
+/// part, the URL and the whole view, serialised as the template receives it. Equal keys mean
+/// equal pages (rendering is a function of exactly these). None when the view cannot be
+/// serialised (rendering then reports why).
+fn view_key(shared: u64, url: &str, view: &impl Serialize) -> Option<u64> {
+    thread_local! {
+        // The view's JSON, in a buffer reused by each page a thread keys: a serializer writes
+        // a few bytes at a time, which costs more through a hasher than into a vector.
+        static JSON: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    JSON.with_borrow_mut(|json| {
+        json.clear();
+        serde_json::to_writer(&mut *json, view).ok()?;
+        let mut h = crate::hash::WordHasher::new();
+        h.u64(shared);
+        h.str(url);
+        h.raw(json);
+        Some(h.finish())
+    })
 }
 
 /// `file` given to `sink`, if there is one.

@@ -56,7 +56,7 @@ fn page_id(url: &str) -> &str {
 impl Renderer<'_> {
     /// With shards: takes player `i`'s ranks (headline, Becker, on each ladder, in each season
     /// with its count of ranked players) out of `page` and names the shard that holds them.
-    pub(super) fn shard_ranks(&self, i: usize, page: &mut PlayerPage) {
+    pub(super) fn shard_ranks(&self, i: usize, page: &mut PlayerPage<'_>) {
         if self.rank_shards == 0 {
             return;
         }

@@ -60,7 +60,8 @@ pub struct Common<'a> {
     pub nav: &'a [NavItem],
     /// Prefix from the page to the site root: "" or "../".
     pub root: &'static str,
-    /// URL of the page itself, relative to the site root.
+    /// URL of the page itself, relative to the site root. The only field that differs between
+    /// the pages of one folder: page keys hash the rest once per template (`shared_key`).
     pub current: String,
 }
 
@@ -142,26 +143,29 @@ pub struct LabelCount {
     pub url: String,
 }
 
-/// One opponent in a head-to-head table.
+/// One opponent in a head-to-head table. Borrows the opponent's name and link from the
+/// renderer: a page lists up to [`HEAD_TO_HEAD_ROWS`] of them and is built for every player on
+/// each build (to key it), so copying them cost more than all the rest of the view.
 #[derive(Debug, Clone, Serialize)]
-pub struct Opponent {
-    pub name_html: String,
-    pub url: String,
+pub struct Opponent<'a> {
+    pub name_html: &'a str,
+    pub url: &'a str,
     pub made: u32,
     pub suffered: u32,
     pub share: u32,
 }
 
-/// One match in a player's match list.
+/// One match in a player's match list; the strings of the match are borrowed, as in
+/// [`Opponent`].
 #[derive(Debug, Clone, Serialize)]
-pub struct PlayerMatchRow {
-    pub url: String,
+pub struct PlayerMatchRow<'a> {
+    pub url: &'a str,
     pub when: String,
     /// As [`MatchRow::when_sort`].
     pub when_sort: String,
-    pub map: String,
-    pub map_url: String,
-    pub gametype: String,
+    pub map: &'a str,
+    pub map_url: &'a str,
+    pub gametype: &'a str,
     pub place: usize,
     pub frags: u32,
     pub deaths: u32,
@@ -174,7 +178,7 @@ pub struct PlayerMatchRow {
 
 /// A player page.
 #[derive(Debug, Clone, Serialize)]
-pub struct PlayerPage {
+pub struct PlayerPage<'a> {
     pub name_html: String,
     pub plain: String,
     /// The headline rating (no decimals), the name of its system, and the rank on its ladder
@@ -239,9 +243,9 @@ pub struct PlayerPage {
     pub awards: Vec<LabelCount>,
     /// The [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered), and how many
     /// opponents there are in all.
-    pub opponents: Vec<Opponent>,
+    pub opponents: Vec<Opponent<'a>>,
     pub opponents_total: usize,
-    pub match_rows: Vec<PlayerMatchRow>,
+    pub match_rows: Vec<PlayerMatchRow<'a>>,
     /// The player's placement in each season they played in, newest first.
     pub seasons: Vec<super::pages::season::PlayerSeasonRow>,
     /// Inline SVG of Becker's rating over time (built and escaped in Rust).

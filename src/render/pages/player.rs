@@ -45,7 +45,7 @@ impl Renderer<'_> {
         self.ladder.iter().map(|&i| self.player_row(i)).collect()
     }
 
-    pub(in crate::render) fn player_page(&self, i: usize) -> PlayerPage {
+    pub(in crate::render) fn player_page(&self, i: usize) -> PlayerPage<'_> {
         let id = i as u32;
         let identity = &self.input.roster.players[i];
         let s = &self.input.stats.players[i];
@@ -118,10 +118,10 @@ impl Renderer<'_> {
         let opponents = opponents
             .into_iter()
             .map(|(o, made, suffered)| {
-                let (name_html, url) = self.player_ref(o);
+                let o = o as usize;
                 Opponent {
-                    name_html,
-                    url,
+                    name_html: &self.names_html[o],
+                    url: &self.links.players[o],
                     made,
                     suffered,
                     share: percent(made, made + suffered),
@@ -144,12 +144,12 @@ impl Renderer<'_> {
                     rating: format!("{after:.1}"),
                     change: format!("{delta:+.1}"),
                     change_class: change_class(delta),
-                    url: self.links.matches[mi].clone(),
+                    url: &self.links.matches[mi],
                     when: self.when(mi),
                     when_sort: self.when_sort(mi),
-                    map: m.map.clone(),
-                    map_url: self.map_url(&m.map),
-                    gametype: m.gametype.name.clone(),
+                    map: &m.map,
+                    map_url: self.links.maps.get(&m.map).map_or("", String::as_str),
+                    gametype: &m.gametype.name,
                     place: place + 1,
                     frags: line.frags,
                     deaths: line.deaths,

@@ -1,0 +1,175 @@
+//! What each published file held when fragstats wrote or last checked it: a hash of its bytes,
+//! with its size, modification time and inode then. A build that renders a page again compares
+//! the page's hash with the stamp instead of reading the published file back, when the file's
+//! size, modification time and inode are still the stamp's (so a file the admin edited or
+//! replaced is read and compared as before; one deleted is written again). Kept in the state
+//! folder (`outputs.bin`) beside the state, apart from it: a missing, damaged or foreign file
+//! only means reading the published files back. Not a record of anything else.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+/// File name of the stamps inside the state folder.
+const FILE: &str = "outputs.bin";
+/// Bump when the layout or the hash changes: stamps of another format are not used.
+const FORMAT: u32 = 1;
+
+/// A file's bytes' hash and what its metadata was when they were known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Stamp {
+    hash: u64,
+    meta: Meta,
+}
+
+/// Size, modification time (seconds and nanoseconds) and inode of a file: an edit changes the
+/// time (and mostly the size), a replacement the inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Meta {
+    len: u64,
+    seconds: i64,
+    nanos: u32,
+    inode: u64,
+}
+
+impl Meta {
+    fn of(meta: &std::fs::Metadata) -> Option<Meta> {
+        if !meta.is_file() {
+            return None;
+        }
+        let since = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some(Meta {
+            len: meta.len(),
+            seconds: i64::try_from(since.as_secs()).ok()?,
+            nanos: since.subsec_nanos(),
+            inode: inode(meta),
+        })
+    }
+}
+
+#[cfg(unix)]
+fn inode(meta: &std::fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(meta)
+}
+
+#[cfg(not(unix))]
+fn inode(_: &std::fs::Metadata) -> u64 {
+    0
+}
+
+/// The hash of a file's bytes (XXH64: 64 bits, several GB/s, so far cheaper than reading the
+/// file back).
+pub(super) fn hash(bytes: &[u8]) -> u64 {
+    twox_hash::XxHash64::oneshot(0, bytes)
+}
+
+/// What `outputs.bin` holds.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    format: u32,
+    files: Vec<(String, Stamp)>,
+}
+
+/// The stamps of the published site and those this build makes, by path relative to the site.
+pub(super) struct Stamps {
+    file: PathBuf,
+    old: HashMap<PathBuf, Stamp>,
+    new: Mutex<HashMap<PathBuf, Stamp>>,
+}
+
+/// What the stamps say of the file at a path against new bytes.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// The file is unchanged since stamped and holds the bytes.
+    Same,
+    /// The file is unchanged since stamped and holds other bytes.
+    Different,
+    /// No stamp, or the file changed since: read it to know.
+    Unknown,
+}
+
+impl Stamps {
+    /// The stamps saved in `state_dir` (none when missing, unreadable or of another format).
+    pub(super) fn load(state_dir: &Path) -> Stamps {
+        let file = state_dir.join(FILE);
+        let old = std::fs::read(&file)
+            .ok()
+            .and_then(|bytes| postcard::from_bytes::<Stored>(&bytes).ok())
+            .filter(|s| s.format == FORMAT)
+            .map(|s| {
+                s.files
+                    .into_iter()
+                    .map(|(p, s)| (PathBuf::from(p), s))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Stamps {
+            file,
+            old,
+            new: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether the file at `path` (site-relative `rel`), whose metadata is `meta`, holds bytes
+    /// of hash `hash`, by its stamp; an unchanged file's stamp is kept for the next build.
+    pub(super) fn check(&self, rel: &Path, meta: &std::fs::Metadata, hash: u64) -> Verdict {
+        let Some(stamp) = self.old.get(rel) else {
+            return Verdict::Unknown;
+        };
+        if Meta::of(meta) != Some(stamp.meta) {
+            return Verdict::Unknown;
+        }
+        if stamp.hash == hash {
+            self.record(rel, *stamp);
+            Verdict::Same
+        } else {
+            Verdict::Different
+        }
+    }
+
+    /// Stamps the file at `path` (site-relative `rel`), now holding bytes of hash `hash`.
+    pub(super) fn stamp(&self, rel: &Path, path: &Path, hash: u64) {
+        if let Some(meta) = std::fs::symlink_metadata(path)
+            .ok()
+            .and_then(|m| Meta::of(&m))
+        {
+            self.record(rel, Stamp { hash, meta });
+        }
+    }
+
+    fn record(&self, rel: &Path, stamp: Stamp) {
+        if let Ok(mut new) = self.new.lock() {
+            new.insert(rel.to_path_buf(), stamp);
+        }
+    }
+
+    /// Saves the stamps of the site just published, made of `files` (site-relative): this
+    /// build's, else the previous one's (a file kept unread keeps its stamp, checked when used).
+    /// A failure is ignored: the next build reads the files back instead.
+    pub(super) fn save(self, files: &[PathBuf]) {
+        let new = self.new.into_inner().unwrap_or_default();
+        let stored = Stored {
+            format: FORMAT,
+            files: files
+                .iter()
+                .filter_map(|rel| {
+                    let stamp = new.get(rel).or_else(|| self.old.get(rel))?;
+                    Some((rel.to_str()?.to_string(), *stamp))
+                })
+                .collect(),
+        };
+        let Ok(bytes) = postcard::to_allocvec(&stored) else {
+            return;
+        };
+        let tmp = self.file.with_extension("bin.tmp");
+        if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, &self.file).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
