@@ -20,6 +20,9 @@ pub struct LineReader<'r> {
     input: &'r mut dyn BufRead,
     buf: Vec<u8>,
     limit: usize,
+    /// Bytes of the line last returned that are still in `input`'s buffer: a line that lies
+    /// whole in the buffer is lent from there (not copied) and consumed on the next call.
+    pending: usize,
     /// Number of the line last returned (1-based).
     pub number: u64,
     /// Bytes consumed so far (the end of the line last returned, line ending included).
@@ -40,6 +43,7 @@ impl<'r> LineReader<'r> {
             input,
             buf: Vec::with_capacity(256),
             limit,
+            pending: 0,
             number: 0,
             consumed: 0,
             complete: false,
@@ -56,10 +60,36 @@ impl<'r> LineReader<'r> {
     /// The next line with its 1-based number, or None at end of input. A last line without a
     /// newline is returned too.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, Line<'_>)>> {
+        self.input.consume(std::mem::take(&mut self.pending));
         self.buf.clear();
         let mut too_long = false;
         let mut any = false;
         self.complete = false;
+        // The usual case: the whole line, newline included, is in the input's buffer. It is
+        // returned from there; the copying loop below handles lines across buffer refills.
+        let newline = loop {
+            match self.input.fill_buf() {
+                Ok(c) => break memchr::memchr(b'\n', c),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if let Some(i) = newline
+            && i <= self.limit + 1
+        {
+            // The buffer holds the line still: this call does no I/O.
+            let chunk = self.input.fill_buf()?;
+            self.pending = i + 1;
+            self.consumed += self.pending as u64;
+            self.complete = true;
+            self.number += 1;
+            let chunk = &chunk[..i.min(chunk.len())];
+            let line = chunk.strip_suffix(b"\r").unwrap_or(chunk);
+            if line.len() > self.limit {
+                return Ok(Some((self.number, Line::TooLong)));
+            }
+            return Ok(Some((self.number, Line::Text(line))));
+        }
         loop {
             let chunk = match self.input.fill_buf() {
                 Ok(c) => c,
@@ -107,6 +137,14 @@ impl<'r> LineReader<'r> {
             return Ok(Some((self.number, Line::TooLong)));
         }
         Ok(Some((self.number, Line::Text(&self.buf[..end]))))
+    }
+}
+
+/// Gives back to the input the bytes of the last line lent from its buffer, so whoever reads the
+/// input after this reader goes on right after that line.
+impl Drop for LineReader<'_> {
+    fn drop(&mut self) {
+        self.input.consume(std::mem::take(&mut self.pending));
     }
 }
 
@@ -160,6 +198,75 @@ mod tests {
             got,
             vec![Some(b"short".to_vec()), None, Some(b"ok".to_vec())]
         );
+    }
+
+    /// Lines, numbers and offsets read through a buffer of `capacity` bytes.
+    fn read_all(
+        input: &[u8],
+        capacity: usize,
+        limit: usize,
+    ) -> Vec<(u64, Option<Vec<u8>>, u64, bool)> {
+        let mut cursor = io::BufReader::with_capacity(capacity, input);
+        let mut r = LineReader::with_limit(&mut cursor, limit);
+        let mut out = Vec::new();
+        while let Some((n, line)) = r.next_line().unwrap() {
+            let text = match line {
+                Line::Text(t) => Some(t.to_vec()),
+                Line::TooLong => None,
+            };
+            out.push((n, text, r.consumed, r.complete));
+        }
+        out
+    }
+
+    #[test]
+    fn lines_lent_from_the_buffer_equal_lines_copied_across_refills() {
+        // CRLF, a lone CR, lines just under, at and over the limit (with and without CR), empty
+        // lines, bytes that are not UTF-8, and a last line without a newline.
+        let input = b"a\r\nb\rc\n\n12345678\n123456789\n1234567\r\n12345678\r\n\xff\xfe\nlast";
+        let whole = read_all(input, 1 << 16, 8);
+        for capacity in 1..input.len() + 2 {
+            assert_eq!(
+                read_all(input, capacity, 8),
+                whole,
+                "buffer of {capacity} bytes"
+            );
+        }
+        let texts: Vec<_> = whole.iter().map(|(_, t, _, _)| t.clone()).collect();
+        let some = |t: &[u8]| Some(t.to_vec());
+        assert_eq!(
+            texts,
+            vec![
+                some(b"a"),
+                some(b"b\rc"),
+                some(b""),
+                some(b"12345678"),
+                None,
+                some(b"1234567"),
+                some(b"12345678"),
+                some(b"\xff\xfe"),
+                some(b"last"),
+            ]
+        );
+        assert_eq!(
+            whole.last().map(|l| (l.2, l.3)),
+            Some((input.len() as u64, false))
+        );
+    }
+
+    #[test]
+    fn a_dropped_reader_leaves_the_input_after_its_last_line() {
+        let mut cursor = io::BufReader::with_capacity(64, &b"one\ntwo\nthree\n"[..]);
+        {
+            let mut r = LineReader::new(&mut cursor);
+            assert!(matches!(
+                r.next_line().unwrap(),
+                Some((1, Line::Text(b"one")))
+            ));
+        }
+        let mut rest = String::new();
+        io::Read::read_to_string(&mut cursor, &mut rest).unwrap();
+        assert_eq!(rest, "two\nthree\n");
     }
 
     #[test]

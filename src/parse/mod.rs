@@ -118,7 +118,7 @@ pub fn new_match(source: &Source, line: u64, game: &str) -> Match {
 
 /// The weapon indexes of the match being built ([`crate::model::Event::detail`]).
 #[derive(Debug, Default)]
-pub struct WeaponIndex(std::collections::HashMap<String, u16>);
+pub struct WeaponIndex(std::collections::HashMap<String, u16, ahash::RandomState>);
 
 impl WeaponIndex {
     /// The index of weapon `name` in `weapons` (the match's list), added when new. A hostile

@@ -10,7 +10,7 @@
 //! `ClientUserinfoChanged` for a slot gives its name and team (kept across `InitGame`, cleared by
 //! `ClientDisconnect`). Kill lines are read by their slot numbers, never by splitting the names.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::io::BufRead;
 
 use chrono::NaiveDateTime;
@@ -21,6 +21,10 @@ use crate::diagnostics::FileReport;
 use crate::hash::Hasher;
 use crate::model::names::plain_name;
 use crate::model::{Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team};
+
+/// The parser's maps (slots, client ids, names), looked up several times per line: a fast hash,
+/// seeded per process so that names chosen to collide cannot slow the parser down.
+type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
 
 /// Slot number the game uses for the world as a killer (`ENTITYNUM_WORLD`); 1023 is `NONE`.
 const WORLD_SLOTS: [u32; 2] = [1022, 1023];
@@ -78,10 +82,10 @@ impl LogFormat for Quake3 {
         let mut reader = LineReader::new(input);
         let mut parser = Parser {
             source,
-            slots: HashMap::new(),
+            slots: HashMap::default(),
             current: None,
             emitted: 0,
-            ids: HashMap::new(),
+            ids: HashMap::default(),
             after_shutdown: false,
         };
         if let Some(c) = resume {
@@ -92,6 +96,7 @@ impl LogFormat for Quake3 {
             parser.after_shutdown = true;
         }
         let mut checkpoint = None;
+        let shutdown_game = memchr::memmem::Finder::new("ShutdownGame:");
         while let Some((number, line)) = reader.next_line()? {
             let shutdown = match line {
                 Line::TooLong => {
@@ -99,9 +104,13 @@ impl LogFormat for Quake3 {
                     false
                 }
                 Line::Text(bytes) => {
-                    let text = String::from_utf8_lossy(bytes);
-                    parser.line(&text, number, report, emit);
-                    text.contains("ShutdownGame:")
+                    if !parser.item(bytes) {
+                        let text = decode_lossy(bytes);
+                        parser.line(&text, number, report, emit);
+                    }
+                    // The same as searching the decoded text: a lossy decode keeps every ASCII
+                    // byte and puts only non-ASCII characters in place of bad bytes.
+                    shutdown_game.find(bytes).is_some()
                 }
             };
             // After a complete ShutdownGame line nothing is open: a safe place to resume.
@@ -134,27 +143,45 @@ impl LogFormat for Quake3 {
     }
 }
 
-/// Splits `  12:34 Kind: payload` into (seconds, `Kind: payload`). None when there is no stamp.
+/// A line's text: borrowed when it is UTF-8 (checking is much faster than a lossy decode), else
+/// decoded with U+FFFD for the bytes that are not.
+fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// Splits `  12:34 Kind: payload` into (seconds, `Kind: payload`). None when there is no stamp:
+/// the minutes are 1 to 7 digits up to the first colon, the seconds exactly 2 digits, then a
+/// space or the end of the line.
 pub(crate) fn split_stamp(line: &str) -> Option<(u32, &str)> {
-    let t = line.trim_start_matches(' ');
-    let colon = t.find(':')?;
-    let (min, rest) = (&t[..colon], &t[colon + 1..]);
-    if min.is_empty() || min.len() > 7 || !min.bytes().all(|b| b.is_ascii_digit()) {
+    let (time, at) = stamp(line.as_bytes())?;
+    // The stamp is ASCII: byte `at` starts a character.
+    Some((time, &line[at..]))
+}
+
+/// [`split_stamp`] on bytes: the seconds and where the rest begins.
+fn stamp(line: &[u8]) -> Option<(u32, usize)> {
+    let spaces = line.iter().take_while(|b| **b == b' ').count();
+    let bytes = &line[spaces..];
+    let colon = memchr::memchr(b':', bytes)?;
+    let min = &bytes[..colon];
+    if min.is_empty() || min.len() > 7 || !min.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let sec = rest.get(..2)?;
-    if !sec.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let rest = &rest[2..];
-    let rest = match rest.strip_prefix(' ') {
-        Some(r) => r,
-        None if rest.is_empty() => rest,
-        None => return None,
+    let (tens, ones) = match bytes.get(colon + 1..colon + 3) {
+        Some(&[a, b]) if a.is_ascii_digit() && b.is_ascii_digit() => (a - b'0', b - b'0'),
+        _ => return None,
     };
-    let minutes: u32 = min.parse().ok()?;
-    let seconds: u32 = sec.parse().ok()?;
-    Some((minutes.checked_mul(60)?.checked_add(seconds)?, rest))
+    let rest = match bytes.get(colon + 3) {
+        Some(b' ') => colon + 4,
+        None => colon + 3,
+        Some(_) => return None,
+    };
+    // At most 7 digits: no overflow, even times 60.
+    let minutes = min.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    Some((minutes * 60 + u32::from(tens * 10 + ones), spaces + rest))
 }
 
 /// Iterates `key\value` pairs of a Quake info string (leading `\` optional).
@@ -331,6 +358,9 @@ struct Builder {
     /// Per match player: on the server now (a `Leave` since their last team event clears it).
     present: Vec<bool>,
     weapons: super::WeaponIndex,
+    /// The match's events so far (moved into the match when it closes: pushing to a plain
+    /// vector skips the checks of [`crate::model::Events`]).
+    events: Vec<Event>,
 }
 
 impl Builder {
@@ -344,9 +374,10 @@ impl Builder {
             last_time: time,
             exit_time: None,
             shutdown: false,
-            by_plain: HashMap::new(),
+            by_plain: HashMap::default(),
             present: Vec::new(),
             weapons: Default::default(),
+            events: Vec::new(),
         }
     }
 
@@ -434,7 +465,7 @@ impl Builder {
             target,
             detail,
         };
-        self.m.events.push(event);
+        self.events.push(event);
     }
 
     /// The index of weapon `name` in the match's weapon list.
@@ -487,6 +518,20 @@ impl Parser<'_> {
         }
     }
 
+    /// The commonest line, `  0:05 Item: 6 item_armor_combat`, in ASCII (whose text is its
+    /// bytes, so no decoding is needed): hashed into the open match and otherwise ignored, as
+    /// [`Self::line`] does. False, with nothing done, for any other line.
+    fn item(&mut self, bytes: &[u8]) -> bool {
+        let is_item = stamp(bytes).is_some_and(|(_, at)| bytes[at..].starts_with(b"Item:"));
+        if !is_item || !bytes.is_ascii() {
+            return false;
+        }
+        if let Some(b) = self.current.as_mut() {
+            b.hash_line(bytes, "Item");
+        }
+        true
+    }
+
     fn line(
         &mut self,
         text: &str,
@@ -494,7 +539,8 @@ impl Parser<'_> {
         report: &mut FileReport,
         emit: &mut dyn FnMut(Match),
     ) {
-        if text.trim().is_empty() {
+        // All white space (only the start needs looking at: a line that is not has it there).
+        if text.trim_start().is_empty() {
             return;
         }
         let Some((time, rest)) = split_stamp(text) else {
@@ -504,7 +550,7 @@ impl Parser<'_> {
         if rest.starts_with("---") || rest.is_empty() {
             return;
         }
-        let (kind, payload) = match rest.find(':') {
+        let (kind, payload) = match memchr::memchr(b':', rest.as_bytes()) {
             Some(i) => (
                 &rest[..i],
                 rest[i + 1..].strip_prefix(' ').unwrap_or(&rest[i + 1..]),
@@ -546,13 +592,17 @@ impl Parser<'_> {
             self.client_id(kind, payload);
             return;
         }
-        if is_ignored(kind, rest) {
+        // The commonest line of all, ignored.
+        if kind == "Item" {
             return;
         }
-        if !is_handled(kind) {
-            report.skip_line("unknown line kind", number, text);
+        // No handled kind is ignored, whatever follows it.
+        let Some(handled) = handled(kind) else {
+            if !is_ignored(kind, rest) {
+                report.skip_line("unknown line kind", number, text);
+            }
             return;
-        }
+        };
         let b = match self.current.as_mut() {
             Some(b) => b,
             None if self.after_shutdown => {
@@ -574,30 +624,29 @@ impl Parser<'_> {
         if time >= b.start_time {
             b.last_time = b.last_time.max(time);
         }
-        let ok = match kind {
-            "Exit" => {
+        let ok = match handled {
+            Handled::Exit => {
                 b.m.exit_reason = Some(payload.trim().to_string());
                 b.exit_time = Some(time);
                 true
             }
-            "ClientUserinfoChanged" => {
+            Handled::UserinfoChanged => {
                 userinfo(b, &mut self.slots, &self.ids, payload, time, number, report)
             }
-            "ClientConnect" => true,
-            "ClientBegin" => client_begin(payload),
-            "ClientDisconnect" => {
+            Handled::Connect => true,
+            Handled::Begin => client_begin(payload),
+            Handled::Disconnect => {
                 if let Some([slot]) = ints::<1>(payload) {
                     self.ids.remove(&(slot as u32));
                 }
                 client_disconnect(b, &mut self.slots, payload, time, number)
             }
-            "Kill" => kill(b, &self.slots, payload, time, number, report),
-            "score" => score(b, &self.slots, payload, time, number, report),
-            "red" => team_scores(b, payload),
-            "CTF" => ctf(b, &self.slots, payload, time, number, report),
-            "Flag" => urt_flag(b, &self.slots, payload, time, number, report),
-            "Award" => award(b, &self.slots, payload, time, number, report),
-            _ => true,
+            Handled::Kill => kill(b, &self.slots, payload, time, number, report),
+            Handled::Score => score(b, &self.slots, payload, time, number, report),
+            Handled::Red => team_scores(b, payload),
+            Handled::Ctf => ctf(b, &self.slots, payload, time, number, report),
+            Handled::Flag => urt_flag(b, &self.slots, payload, time, number, report),
+            Handled::Award => award(b, &self.slots, payload, time, number, report),
         };
         if !ok {
             report.skip_line(&format!("{MALFORMED}: {kind}"), number, text);
@@ -667,6 +716,7 @@ impl Parser<'_> {
         };
         let end = b.exit_time.unwrap_or(b.last_time);
         b.m.duration_seconds = end.saturating_sub(b.start_time);
+        b.m.events = std::mem::take(&mut b.events).into();
         b.m.content = b.hash.finish();
         b.m.id = format!("{:016x}", b.id.unwrap_or(b.m.content));
         b.m.open = why.is_none() && !b.shutdown;
@@ -727,21 +777,38 @@ fn is_ignored(kind: &str, rest: &str) -> bool {
         || rest.starts_with("Pop!")
 }
 
-fn is_handled(kind: &str) -> bool {
-    matches!(
-        kind,
-        "Exit"
-            | "ClientUserinfoChanged"
-            | "ClientConnect"
-            | "ClientBegin"
-            | "ClientDisconnect"
-            | "Kill"
-            | "score"
-            | "red"
-            | "CTF"
-            | "Flag"
-            | "Award"
-    )
+/// The line kinds the parser reads.
+#[derive(Clone, Copy)]
+enum Handled {
+    Exit,
+    UserinfoChanged,
+    Connect,
+    Begin,
+    Disconnect,
+    Kill,
+    Score,
+    Red,
+    Ctf,
+    Flag,
+    Award,
+}
+
+/// Which handled kind `kind` is, if any (the commonest first).
+fn handled(kind: &str) -> Option<Handled> {
+    Some(match kind {
+        "Kill" => Handled::Kill,
+        "ClientUserinfoChanged" => Handled::UserinfoChanged,
+        "ClientConnect" => Handled::Connect,
+        "ClientBegin" => Handled::Begin,
+        "ClientDisconnect" => Handled::Disconnect,
+        "score" => Handled::Score,
+        "Exit" => Handled::Exit,
+        "red" => Handled::Red,
+        "CTF" => Handled::Ctf,
+        "Flag" => Handled::Flag,
+        "Award" => Handled::Award,
+        _ => return None,
+    })
 }
 
 /// `ClientUserinfoChanged: 2 n\Isgalamido\t\0\model\...`
@@ -888,9 +955,9 @@ fn kill(
     let Some([killer, victim, mod_number]) = ints::<3>(numbers) else {
         return false;
     };
-    let weapon = match text.rfind(" by ") {
-        Some(i) if !text[i + 4..].trim().is_empty() => text[i + 4..].trim().to_string(),
-        _ => format!("MOD#{mod_number}"),
+    let weapon: Cow<str> = match memchr::memmem::rfind(text.as_bytes(), b" by ") {
+        Some(i) if !text[i + 4..].trim().is_empty() => Cow::Borrowed(text[i + 4..].trim()),
+        _ => Cow::Owned(format!("MOD#{mod_number}")),
     };
     let world = WORLD_SLOTS.iter().any(|w| i64::from(*w) == killer);
     // Resolve both slots before creating anyone, so a skipped line adds no player.

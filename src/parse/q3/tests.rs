@@ -581,3 +581,101 @@ fn client_ids_are_hashed_per_slot_and_never_kept() {
     let (ms, _) = parse_bytes(&oa);
     assert!(ms.iter().flat_map(|m| &m.players).any(|p| p.uid.is_some()));
 }
+
+/// `split_stamp` as it was written on `str` (char searches and `parse`), before the byte-level
+/// version: the reference the fast one must agree with.
+fn split_stamp_reference(line: &str) -> Option<(u32, &str)> {
+    let t = line.trim_start_matches(' ');
+    let colon = t.find(':')?;
+    let (min, rest) = (&t[..colon], &t[colon + 1..]);
+    if min.is_empty() || min.len() > 7 || !min.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let sec = rest.get(..2)?;
+    if !sec.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let rest = &rest[2..];
+    let rest = match rest.strip_prefix(' ') {
+        Some(r) => r,
+        None if rest.is_empty() => rest,
+        None => return None,
+    };
+    let minutes: u32 = min.parse().ok()?;
+    let seconds: u32 = sec.parse().ok()?;
+    Some((minutes.checked_mul(60)?.checked_add(seconds)?, rest))
+}
+
+#[test]
+fn split_stamp_edge_cases_match_the_reference() {
+    for line in [
+        "  0:00 InitGame: x",
+        "9999999:59 Kill: 1 2 3: a killed b by X",
+        "12345678:00 Kill:",
+        ":00 Kill",
+        "1:0",
+        "1:00",
+        "1:00x",
+        "1:0é Kill",
+        "1:é0 Kill",
+        "é1:00 Kill",
+        "  12:34  Item: 2",
+        "",
+        "   ",
+        "1:99 ",
+    ] {
+        assert_eq!(split_stamp(line), split_stamp_reference(line), "{line:?}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// The byte-level `split_stamp` agrees with the reference on stamp-like text, multi-byte
+    /// characters included.
+    #[test]
+    fn split_stamp_matches_the_reference(line in "[ 0-9:é\\-a]{0,14}") {
+        proptest::prop_assert_eq!(split_stamp(&line), split_stamp_reference(&line));
+    }
+}
+
+#[test]
+fn lines_that_are_not_utf8_are_decoded_as_a_lossy_decode_would() {
+    for bytes in [
+        &b"plain"[..],
+        b"n\xabme",
+        b"\xff",
+        b"caf\xc3\xa9",
+        b"cut \xc3",
+    ] {
+        assert_eq!(decode_lossy(bytes), String::from_utf8_lossy(bytes));
+    }
+}
+
+#[test]
+fn item_lines_read_without_decoding_hash_as_decoded_ones() {
+    // The same match with its Item lines in ASCII (the fast path) and, in a copy, one Item line
+    // with a byte that is not UTF-8 and one `Item` without a colon (both read as text): the
+    // fingerprints differ only through those lines, and the events are the same.
+    let log = |item: &[u8]| {
+        let mut bytes = b"  0:00 InitGame: \\mapname\\q3dm6\\g_gametype\\0\n\
+  0:00 ClientUserinfoChanged: 0 n\\A\\t\\0\n\
+  0:00 ClientUserinfoChanged: 1 n\\B\\t\\0\n"
+            .to_vec();
+        bytes.extend_from_slice(item);
+        bytes.extend_from_slice(
+            b"  0:02 Kill: 0 1 10: A killed B by MOD_RAILGUN\n  0:03 ShutdownGame:\n",
+        );
+        parse_bytes(&bytes)
+    };
+    let (ascii, report) = log(b"  0:01 Item: 0 weapon_railgun\n");
+    let (same, _) = log(b"  0:01 Item: 0 weapon_railgun\n");
+    let (other, other_report) = log(b"  0:01 Item: 0 weapon_\xffrailgun\n  0:01 Item\n");
+    assert_eq!(ascii[0].content, same[0].content);
+    assert_ne!(ascii[0].content, other[0].content);
+    assert_eq!(kinds(&ascii[0]), kinds(&other[0]));
+    assert_eq!(report.skipped_lines, other_report.skipped_lines);
+    // The hash is that of the decoded text: the bad byte hashes as U+FFFD.
+    let (decoded, _) = log("  0:01 Item: 0 weapon_\u{FFFD}railgun\n  0:01 Item\n".as_bytes());
+    assert_eq!(other[0].content, decoded[0].content);
+}
