@@ -250,7 +250,9 @@ fn key_points(range: (f64, f64), max: usize) -> Vec<f64> {
         return Vec::new();
     }
     let range = (range.0.min(range.1), range.1.max(range.0));
-    if range.0.is_nan() || range.1.is_nan() {
+    // A range wider than the largest float (ends near ±f64::MAX) has no step: the search below
+    // would never end (plotters panicked or looped there too, so no drawing of its to match).
+    if !(range.1 - range.0).is_finite() {
         return Vec::new();
     }
     if (range.0 - range.1).abs() < f64::EPSILON {
@@ -775,6 +777,27 @@ mod tests {
             checked += usize::from(!ours.is_empty());
         }
         assert!(checked > 2000, "{checked} charts drawn");
+    }
+
+    /// Values so far apart that their distance is infinite draw a chart (without grid lines)
+    /// instead of looping for ever in the key point search.
+    #[test]
+    fn ranges_wider_than_a_float_end() {
+        for (a, b) in [(-1e308, 1e308), (-f64::MAX, f64::MAX), (0.0, f64::MAX)] {
+            let chart = LineChart {
+                title: "t",
+                x_label: "x",
+                y_label: "y",
+                series: vec![Series {
+                    label: "a".into(),
+                    points: vec![(a, a), (b, b)],
+                }],
+                x_format: &|x| format!("{x:.1}"),
+                dots: true,
+            };
+            let svg = line_chart(&chart);
+            assert!(svg.ends_with("</g></svg>"), "{a} to {b}: {svg}");
+        }
     }
 
     #[test]
