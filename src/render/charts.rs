@@ -51,24 +51,9 @@ pub struct LineChart<'a> {
 
 /// Renders a chart to an SVG string that scales to its container. An empty chart gives "".
 pub fn line_chart(chart: &LineChart) -> String {
-    let points = chart.series.iter().flat_map(|s| s.points.iter());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in points {
-        if x.is_finite() && y.is_finite() {
-            x0 = x0.min(x);
-            x1 = x1.max(x);
-            y0 = y0.min(y);
-            y1 = y1.max(y);
-        }
-    }
-    if x0 > x1 {
+    let Some((x0, x1, y0, y1)) = line_chart_ranges(chart) else {
         return String::new();
-    }
-    if x1 - x0 < 1e-9 {
-        x0 -= 1.0;
-        x1 += 1.0;
-    }
-    let (y0, y1) = nice_range(y0, y1);
+    };
     let plot = Plot::of(chart, (x0, x1, y0, y1));
     let points: usize = chart.series.iter().map(|s| s.points.len()).sum();
     let mut svg = String::with_capacity(2000 + points * if chart.dots { 110 } else { 9 });
@@ -83,6 +68,30 @@ pub fn line_chart(chart: &LineChart) -> String {
     plot.labels(chart, &mut svg);
     svg.push_str("</g></svg>");
     svg
+}
+
+/// The x and y ranges a line chart shows (x0, x1, y0, y1): its finite points' (x widened when
+/// flat, y rounded by [`nice_range`]); None when no point is finite.
+fn line_chart_ranges(chart: &LineChart) -> Option<(f64, f64, f64, f64)> {
+    let points = chart.series.iter().flat_map(|s| s.points.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in points {
+        if x.is_finite() && y.is_finite() {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+    }
+    if x0 > x1 {
+        return None;
+    }
+    if x1 - x0 < 1e-9 {
+        x0 -= 1.0;
+        x1 += 1.0;
+    }
+    let (y0, y1) = nice_range(y0, y1);
+    Some((x0, x1, y0, y1))
 }
 
 /// A line chart's plot area as plotters lays it out on the [`WIDTH`] x [`HEIGHT`] canvas: the
@@ -362,24 +371,9 @@ fn line_chart_titles(chart: &LineChart, (left, top): (i32, i32), labels: &mut St
 /// The line chart as plotters drew it (the reference [`line_chart`] is compared with).
 #[cfg(test)]
 fn line_chart_plotters(chart: &LineChart) -> String {
-    let points = chart.series.iter().flat_map(|s| s.points.iter());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in points {
-        if x.is_finite() && y.is_finite() {
-            x0 = x0.min(x);
-            x1 = x1.max(x);
-            y0 = y0.min(y);
-            y1 = y1.max(y);
-        }
-    }
-    if x0 > x1 {
+    let Some((x0, x1, y0, y1)) = line_chart_ranges(chart) else {
         return String::new();
-    }
-    if x1 - x0 < 1e-9 {
-        x0 -= 1.0;
-        x1 += 1.0;
-    }
-    let (y0, y1) = nice_range(y0, y1);
+    };
     let mut svg = String::new();
     let mut labels = String::new();
     {
