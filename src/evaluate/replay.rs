@@ -753,16 +753,11 @@ fn replay(run: &mut Run, batch: &Batch, part: &Part, headline_losses: Option<&[f
 fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch, part: &Part) -> Vec<f32> {
     // The team model reads the headline's fit lent to it for a moment (swapped in and out).
     fn lent(headline: &mut Run, team: &mut Run, read: impl FnOnce(&mut Run)) {
-        let own = headline
-            .rater
-            .whole_history()
-            .expect("the headline is a whole-history fit");
-        let copy = team
-            .rater
-            .whole_history()
-            .expect("the team model has a fit");
-        std::mem::swap(own, copy);
+        swap_fits(headline, team);
         read(team);
+        swap_fits(headline, team);
+    }
+    fn swap_fits(headline: &mut Run, team: &mut Run) {
         let own = headline
             .rater
             .whole_history()
