@@ -205,28 +205,7 @@ impl Plot {
 
     /// The tick labels, the axis names and (for more than one series) the legend.
     fn labels(&self, chart: &LineChart, labels: &mut String) {
-        let ((x0, x1), (y0, y1)) = (self.x, self.y);
-        for t in ticks(y0, y1, 5) {
-            let (px, py) = self.at((x0, t));
-            let _ = write!(
-                labels,
-                r#"<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>"#,
-                px - 6,
-                py,
-                escape(&short_number(t))
-            );
-        }
-        for t in ticks(x0, x1, 6) {
-            let (px, py) = self.at((t, y0));
-            let _ = write!(
-                labels,
-                r#"<text x="{px}" y="{}" text-anchor="middle">{}</text>"#,
-                py + 18,
-                escape(&(chart.x_format)(t))
-            );
-        }
-        let (left, top) = self.at((x0, y1));
-        line_chart_titles(chart, (left, top), labels);
+        line_chart_labels(chart, (self.x, self.y), |p| self.at(p), labels);
     }
 }
 
@@ -325,6 +304,36 @@ fn push_int(out: &mut String, n: i32) {
         out.push('-');
     }
     super::helpers::push_number(out, n.unsigned_abs());
+}
+
+/// A line chart's tick labels (five on y, six on x), then its titles, placed by `at` (data to
+/// pixel coordinates).
+fn line_chart_labels(
+    chart: &LineChart,
+    ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
+    at: impl Fn((f64, f64)) -> (i32, i32),
+    labels: &mut String,
+) {
+    for t in ticks(y0, y1, 5) {
+        let (px, py) = at((x0, t));
+        let _ = write!(
+            labels,
+            r#"<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>"#,
+            px - 6,
+            py,
+            escape(&short_number(t))
+        );
+    }
+    for t in ticks(x0, x1, 6) {
+        let (px, py) = at((t, y0));
+        let _ = write!(
+            labels,
+            r#"<text x="{px}" y="{}" text-anchor="middle">{}</text>"#,
+            py + 18,
+            escape(&(chart.x_format)(t))
+        );
+    }
+    line_chart_titles(chart, at((x0, y1)), labels);
 }
 
 /// The axis names and (for more than one series) the legend of a line chart whose plot area's
@@ -429,27 +438,12 @@ fn draw(
         }
     }
     // Tick labels, written as text for the browser to render.
-    for t in ticks(y0, y1, 5) {
-        let (px, py) = c.backend_coord(&(x0, t));
-        let _ = write!(
-            labels,
-            r#"<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>"#,
-            px - 6,
-            py,
-            escape(&short_number(t))
-        );
-    }
-    for t in ticks(x0, x1, 6) {
-        let (px, py) = c.backend_coord(&(t, y0));
-        let _ = write!(
-            labels,
-            r#"<text x="{px}" y="{}" text-anchor="middle">{}</text>"#,
-            py + 18,
-            escape(&(chart.x_format)(t))
-        );
-    }
-    let (left, top) = c.backend_coord(&(x0, y1));
-    line_chart_titles(chart, (left, top), labels);
+    line_chart_labels(
+        chart,
+        ((x0, x1), (y0, y1)),
+        |p| c.backend_coord(&p),
+        labels,
+    );
     Ok(())
 }
 
