@@ -8,8 +8,10 @@
 //! learnt state): a change meant to be only faster must leave the digest unchanged to the bit.
 //! With `FRAGSTATS_TIMINGS=1`, each replay's thread processor time is printed too.
 
+mod common;
+use common::cpu;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use fragstats::build::read_logs;
@@ -25,16 +27,7 @@ fn main() {
         .map(PathBuf::from)
         .collect();
     if paths.is_empty() {
-        let synthetic = root.join("target/bench-q3-1000-3.log");
-        if !synthetic.exists() {
-            let out = Command::new("python3")
-                .arg(root.join("../shared/bench/gen_q3log.py"))
-                .args(["1000", "3"])
-                .output()
-                .expect("run gen_q3log.py");
-            std::fs::write(&synthetic, out.stdout).expect("write synthetic log");
-        }
-        paths.push(synthetic);
+        paths.push(common::synthetic_1000(root));
     }
     let runs: usize = std::env::var("FOLD_RUNS")
         .ok()
@@ -67,15 +60,4 @@ fn main() {
             h.finish()
         );
     }
-}
-
-/// Processor time of this process so far, in seconds (all threads).
-fn cpu() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into the valid pointer it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }

@@ -9,8 +9,9 @@
 //! 3. Evaluation: every rating system replayed over the synthetic 1000-match log, predicting and
 //!    learning each frag and team result (issue target: under 2 s).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use fragstats::build::read_logs;
@@ -22,15 +23,7 @@ use fragstats::rating::static_rank::{FragMatrix, Pair, core, least_squares, rank
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let synthetic = root.join("target/bench-q3-1000-3.log");
-    if !synthetic.exists() {
-        let out = Command::new("python3")
-            .arg(root.join("../shared/bench/gen_q3log.py"))
-            .args(["1000", "3"])
-            .output()
-            .expect("run gen_q3log.py");
-        std::fs::write(&synthetic, out.stdout).expect("write synthetic log");
-    }
+    let synthetic = common::synthetic_1000(root);
     evaluation("synthetic 1000 matches", std::slice::from_ref(&synthetic));
     evaluation("real logs (../shared/data)", &[root.join("../shared/data")]);
     dynamic("synthetic 1000 matches", &[synthetic]);

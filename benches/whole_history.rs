@@ -8,8 +8,10 @@
 //! together. The time per frag staying flat across the sizes is the claim that the cost is
 //! linear in frags.
 
+mod common;
+use common::cpu;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use fragstats::build::read_logs;
@@ -38,28 +40,11 @@ fn main() {
 
 /// The crowd log of `games` games, generated on first use.
 fn crowd_log(root: &Path, games: u32) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("fragstats-crowd-{games}.log"));
-    if !path.exists() {
-        let out = Command::new("python3")
-            .arg(root.join("../shared/bench/gen_q3log.py"))
-            .args([games.to_string(), "5".into(), (games * 5).to_string()])
-            .output()
-            .expect("run gen_q3log.py");
-        std::fs::write(&path, out.stdout).expect("write the crowd log");
-    }
-    path
-}
-
-/// Processor time of this process so far, in seconds (all threads): the machine may be shared,
-/// and this is what the work costs whatever else runs.
-fn cpu() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into the valid pointer it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    common::generated_log(
+        root,
+        std::env::temp_dir().join(format!("fragstats-crowd-{games}.log")),
+        &[games.to_string(), "5".into(), (games * 5).to_string()],
+    )
 }
 
 fn run(log: &Path, games: u32, per_system: bool) {

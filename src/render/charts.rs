@@ -438,12 +438,7 @@ fn draw(
         }
     }
     // Tick labels, written as text for the browser to render.
-    line_chart_labels(
-        chart,
-        ((x0, x1), (y0, y1)),
-        |p| c.backend_coord(&p),
-        labels,
-    );
+    line_chart_labels(chart, ((x0, x1), (y0, y1)), |p| c.backend_coord(&p), labels);
     Ok(())
 }
 
