@@ -67,12 +67,12 @@ impl Default for Hasher {
 /// each build costs a fraction of the hashing. How the bytes are split between writes does not
 /// matter (it buffers them). Not for ids stored in the archive (those stay [`Hasher`]'s).
 #[derive(Clone)]
-pub struct WordHasher(twox_hash::XxHash64);
+pub struct StreamHasher(twox_hash::XxHash64);
 
-impl WordHasher {
+impl StreamHasher {
     /// An empty hash.
-    pub fn new() -> WordHasher {
-        WordHasher(twox_hash::XxHash64::with_seed(0))
+    pub fn new() -> StreamHasher {
+        StreamHasher(twox_hash::XxHash64::with_seed(0))
     }
 
     /// Adds bytes as they are (no length prefix); how they are split between calls does not
@@ -99,14 +99,14 @@ impl WordHasher {
     }
 }
 
-impl Default for WordHasher {
+impl Default for StreamHasher {
     fn default() -> Self {
-        WordHasher::new()
+        StreamHasher::new()
     }
 }
 
 /// Hashes what is written, as [`Hasher`]'s `Write` does.
-impl std::io::Write for WordHasher {
+impl std::io::Write for StreamHasher {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.raw(buf);
         Ok(buf.len())
@@ -134,16 +134,16 @@ mod tests {
     }
 
     #[test]
-    fn word_hash_ignores_how_bytes_are_split_and_sees_every_byte() {
+    fn stream_hash_ignores_how_bytes_are_split_and_sees_every_byte() {
         let text: Vec<u8> = (0..300u32).map(|b| (b * 37 % 251) as u8).collect();
         let whole = {
-            let mut h = WordHasher::new();
+            let mut h = StreamHasher::new();
             h.raw(&text);
             h.finish()
         };
         for cut in [0, 1, 7, 8, 9, 15, 16, 63, 99, 100, 130, 200, 299, 300] {
             for cut2 in [cut, (cut + 3).min(300), (cut + 129).min(300), 300] {
-                let mut h = WordHasher::new();
+                let mut h = StreamHasher::new();
                 h.raw(&text[..cut]);
                 h.raw(&text[cut..cut2]);
                 h.raw(&text[cut2..]);
@@ -155,20 +155,20 @@ mod tests {
         for at in 0..text.len() {
             let mut changed = text.clone();
             changed[at] ^= 0x80;
-            let mut h = WordHasher::new();
+            let mut h = StreamHasher::new();
             h.raw(&changed);
             assert!(seen.insert(h.finish()), "a change at byte {at} went unseen");
         }
         // Trailing zero bytes and fields running together.
         let hash = |parts: &[&[u8]]| {
-            let mut h = WordHasher::new();
+            let mut h = StreamHasher::new();
             parts.iter().for_each(|p| h.raw(p));
             h.finish()
         };
         assert_ne!(hash(&[b"a"]), hash(&[b"a\0"]));
         assert_ne!(hash(&[]), hash(&[b"\0"]));
         let fields = |a: &str, b: &str| {
-            let mut h = WordHasher::new();
+            let mut h = StreamHasher::new();
             h.str(a);
             h.str(b);
             h.finish()

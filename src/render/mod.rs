@@ -548,7 +548,7 @@ fn render_completed_pages<'a, V: Serialize>(
 /// each page's [`view_key`]). Hashed once per template rather than once per page. None when
 /// `common` cannot be serialised (rendering then reports why).
 fn shared_key(templates: &Templates, name: &str, common: &Common) -> Option<u64> {
-    let mut h = crate::hash::WordHasher::new();
+    let mut h = crate::hash::StreamHasher::new();
     h.u64(templates.fingerprint());
     h.str(name);
     serde_json::to_writer(&mut h, common).ok()?;
@@ -569,7 +569,7 @@ fn view_key(shared: u64, url: &str, view: &impl Serialize) -> Option<u64> {
     JSON.with_borrow_mut(|json| {
         json.clear();
         serde_json::to_writer(&mut *json, view).ok()?;
-        let mut h = crate::hash::WordHasher::new();
+        let mut h = crate::hash::StreamHasher::new();
         h.u64(shared);
         h.str(url);
         h.raw(json);
