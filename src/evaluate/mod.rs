@@ -10,6 +10,7 @@ pub mod ns2;
 pub mod replay;
 pub mod systems;
 pub mod team;
+pub mod trueskill;
 
 use std::collections::BTreeMap;
 
