@@ -334,7 +334,7 @@ fn pages<'a>(
     ));
     let top = |name: &'static str| page("", name);
     files.extend(player_list::pages(
-        &templates,
+        templates,
         &page,
         &player_rows,
         player_list::PAGE_SIZE,
@@ -348,7 +348,7 @@ fn pages<'a>(
         h.finish()
     };
     files.extend(match_list::pages(
-        &templates,
+        templates,
         &page,
         &match_rows,
         input.cache,
@@ -357,12 +357,12 @@ fn pages<'a>(
         input.sink,
     )?);
     files.push(top_page(
-        &templates,
+        templates,
         top("maps.html"),
         &Keyed("maps", &map_rows),
     )?);
     files.extend(paged_list::pages(
-        &templates,
+        templates,
         &page,
         "clans.html",
         "clan-list",
@@ -371,7 +371,7 @@ fn pages<'a>(
         paged_list::PAGE_SIZE,
     )?);
     files.extend(paged_list::pages(
-        &templates,
+        templates,
         &page,
         "servers.html",
         "server-list",
@@ -381,7 +381,7 @@ fn pages<'a>(
     )?);
     let server_pages = r.server_pages();
     files.extend(render_pages(
-        &templates,
+        templates,
         &page,
         server_pages.len(),
         "server.html",
@@ -390,15 +390,15 @@ fn pages<'a>(
         input.cache,
         input.sink,
     )?);
-    files.extend(pages::ladders::files(&r, &templates, top("ladders.html"))?);
+    files.extend(pages::ladders::files(r, templates, top("ladders.html"))?);
     if input.config.seasons.configured() {
         files.push(top_page(
-            &templates,
+            templates,
             top("seasons.html"),
             &Keyed("seasons", r.seasons_page()),
         )?);
         files.extend(render_pages(
-            &templates,
+            templates,
             &page,
             input.seasons.list.len(),
             "season.html",
@@ -410,7 +410,7 @@ fn pages<'a>(
     }
     // The team balancer: all in the browser, from data/balance.js; the report from the build.
     files.push(top_page(
-        &templates,
+        templates,
         top("balance.html"),
         &Keyed("balance", r.balance_report()),
     )?);
@@ -418,7 +418,7 @@ fn pages<'a>(
     timer.lap("index and lists");
     let player_urls = |i: usize| links.players[i].clone();
     files.extend(render_completed_pages(
-        &templates,
+        templates,
         &page,
         input.roster.players.len(),
         "player.html",
@@ -428,11 +428,11 @@ fn pages<'a>(
         input.cache,
         input.sink,
     )?);
-    files.extend(rank_shards::files(&r)?);
+    files.extend(rank_shards::files(r)?);
     timer.lap("player pages");
     let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
     files.extend(render_pages(
-        &templates,
+        templates,
         &page,
         input.stats.maps.len(),
         "map.html",
@@ -443,7 +443,7 @@ fn pages<'a>(
     )?);
     let clan_urls = |i: usize| links.clans[i].clone();
     files.extend(render_pages(
-        &templates,
+        templates,
         &page,
         input.clans.clans.len(),
         "clan.html",
@@ -493,7 +493,7 @@ fn pages<'a>(
     ) {
         files.push(html("feed.xml", xml));
     }
-    files.extend(data::data_files(input, &links)?);
+    files.extend(data::data_files(input, links)?);
     files.extend(static_files(input.site_dir)?);
     Ok(files)
 }
