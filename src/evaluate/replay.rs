@@ -589,9 +589,7 @@ impl Comparison {
     /// leaders' `checkpoint`: what [`Evaluator::finish`] returns for all of them.
     pub fn complete(self, evaluation: &mut Evaluation, checkpoint: &mut ReplayCheckpoint) {
         evaluation.systems.extend(self.reports);
-        evaluation
-            .systems
-            .sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
+        in_system_order(&mut evaluation.systems);
         checkpoint.runs.extend(self.saved);
     }
 
@@ -601,7 +599,7 @@ impl Comparison {
     pub fn of_all(&self, evaluation: &Evaluation) -> Evaluation {
         let mut systems = evaluation.systems.clone();
         systems.extend(self.reports.iter().cloned());
-        systems.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
+        in_system_order(&mut systems);
         Evaluation {
             headline: evaluation.headline.clone(),
             held_out_share: evaluation.held_out_share,
@@ -619,10 +617,17 @@ impl Comparison {
         }
     }
 
-    /// Adds the followers' saved states to the leaders' `checkpoint` (see [`Comparison::complete`]).
+    /// Adds the followers' saved states to the leaders' `checkpoint` (the half of
+    /// [`Comparison::complete`] the build needs once the pages have the [`Comparison::of_all`]).
     pub fn complete_checkpoint(self, checkpoint: &mut ReplayCheckpoint) {
         checkpoint.runs.extend(self.saved);
     }
+}
+
+/// Sorts reports in the order of [`systems::SYSTEM_IDS`] (stable: the order the runs had
+/// otherwise).
+fn in_system_order(reports: &mut [SystemReport]) {
+    reports.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
 }
 
 /// Finishes the leading runs (the headline, then the team model): the evaluation with their
@@ -705,7 +710,7 @@ fn finish_leaders(
         saved.push(rater);
     }
     let headline = reports[0].id.clone();
-    reports.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
+    in_system_order(&mut reports);
     let held_out_frags = runs[0].scores.held_out(boundary).0.n;
     let evaluation = Evaluation {
         headline,
