@@ -612,3 +612,57 @@ fn html(path: &str, body: String) -> OutputFile {
         staged: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Two<'a> {
+        a: &'a str,
+        b: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        c: Option<f64>,
+    }
+
+    /// A page key tells apart views that JSON would print differently: text moved between
+    /// fields, a field left out, a number's last bit; and it is the same for equal views.
+    #[test]
+    fn view_keys_tell_views_apart() {
+        let key = |a, b, c| view_key(1, "players/x.html", &Two { a, b, c }).unwrap();
+        let base = key("ab", "c", None);
+        assert_eq!(base, key("ab", "c", None));
+        assert_ne!(base, key("a", "bc", None));
+        assert_ne!(base, key("ab", "c", Some(0.0)));
+        assert_ne!(
+            key("ab", "c", Some(0.1)),
+            key("ab", "c", Some(0.1 + 1e-17 + 2e-17))
+        );
+        assert_ne!(
+            base,
+            view_key(
+                2,
+                "players/x.html",
+                &Two {
+                    a: "ab",
+                    b: "c",
+                    c: None
+                }
+            )
+            .unwrap()
+        );
+        assert_ne!(
+            base,
+            view_key(
+                1,
+                "players/y.html",
+                &Two {
+                    a: "ab",
+                    b: "c",
+                    c: None
+                }
+            )
+            .unwrap()
+        );
+    }
+}
