@@ -524,15 +524,57 @@ impl Evaluator {
                 .map(|(id, s)| (*id, *s))
                 .collect(),
         };
-        let results: Vec<(SystemReport, Vec<f64>)> = runs
-            .par_iter_mut()
-            .enumerate()
-            .map(|(i, run)| {
-                let ratings = timed(&format!("final ratings {}", run.rater.id()), || {
-                    run.rater.ratings()
-                });
-                (report(run, &ratings, &answer, boundary, i == 0), ratings)
-            })
+        let final_ratings = |i: usize, run: &mut Run| {
+            let ratings = timed(&format!("final ratings {}", run.rater.id()), || {
+                run.rater.ratings()
+            });
+            (report(run, &ratings, &answer, boundary, i == 0), ratings)
+        };
+        // Sharing, the team model's copy is the headline's fit before its final refit: it
+        // takes the refitted fit instead of refitting its copy (the same steps to the bit), and
+        // finds it converged. Systems that are one fit of it alone (Bradley-Terry) take theirs
+        // from it after ([`FragRater::converge_from`]); the others' final ratings run beside.
+        let mut results: Vec<Option<(SystemReport, Vec<f64>)>> = vec![None; runs.len()];
+        let lead = runs.len().min(2);
+        {
+            let (first, others) = runs.split_at_mut(lead);
+            let (first_results, other_results) = results.split_at_mut(lead);
+            rayon::join(
+                || match first {
+                    [headline, team] if share => {
+                        first_results[0] = Some(final_ratings(0, headline));
+                        swap_fits(headline, team);
+                        first_results[1] = Some(final_ratings(1, team));
+                    }
+                    _ => {
+                        for (i, (run, slot)) in first.iter_mut().zip(first_results).enumerate() {
+                            *slot = Some(final_ratings(i, run));
+                        }
+                    }
+                },
+                || {
+                    others
+                        .par_iter_mut()
+                        .zip(other_results.par_iter_mut())
+                        .enumerate()
+                        .filter(|(_, (run, _))| !run.rater.part_of_team_fit())
+                        .for_each(|(i, (run, slot))| *slot = Some(final_ratings(lead + i, run)));
+                },
+            );
+        }
+        if let [_, team, others @ ..] = &mut runs[..] {
+            for (i, run) in others.iter_mut().enumerate() {
+                if results[2 + i].is_none() {
+                    if let Some(whole) = team.rater.whole_history() {
+                        run.rater.converge_from(whole);
+                    }
+                    results[2 + i] = Some(final_ratings(2 + i, run));
+                }
+            }
+        }
+        let results: Vec<(SystemReport, Vec<f64>)> = results
+            .into_iter()
+            .map(|r| r.expect("every system's final ratings"))
             .collect();
         let mut team = TeamSnapshot::default();
         let mut predicted_red_win = vec![None; book.matches as usize];
@@ -757,17 +799,6 @@ fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch, part: &Part
         read(team);
         swap_fits(headline, team);
     }
-    fn swap_fits(headline: &mut Run, team: &mut Run) {
-        let own = headline
-            .rater
-            .whole_history()
-            .expect("the headline is a whole-history fit");
-        let copy = team
-            .rater
-            .whole_history()
-            .expect("the team model has a fit");
-        std::mem::swap(own, copy);
-    }
     let mut lead = Cursor::new(headline, part, Against::Own);
     let mut follow = Cursor::new(team, part, Against::Same);
     for o in &batch.outcomes[part.outcomes.clone()] {
@@ -807,6 +838,19 @@ fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch, part: &Part
         }
     }
     lead.losses
+}
+
+/// Swaps the whole-history fits of the headline and the team model.
+fn swap_fits(headline: &mut Run, team: &mut Run) {
+    let own = headline
+        .rater
+        .whole_history()
+        .expect("the headline is a whole-history fit");
+    let copy = team
+        .rater
+        .whole_history()
+        .expect("the team model has a fit");
+    std::mem::swap(own, copy);
 }
 
 /// What a system's frag predictions are compared with.

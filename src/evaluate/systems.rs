@@ -147,6 +147,17 @@ pub trait FragRater: Send {
     /// (swapped into its place wherever it is read) and hands it the final copy; `false`
     /// learns its own again.
     fn borrow_fit(&mut self, _borrowed: bool) {}
+    /// Before [`FragRater::ratings`]: takes the final state of its fit from `whole`, the final
+    /// fit of the team model, when its own would refit to the same bits
+    /// ([`WholeHistory::converge_from`]); returns whether it did.
+    fn converge_from(&mut self, _whole: &WholeHistory) -> bool {
+        false
+    }
+    /// Whether the system is meant to take its final fit from the team model's
+    /// ([`FragRater::converge_from`]), so its final ratings wait for that one.
+    fn part_of_team_fit(&self) -> bool {
+        false
+    }
     /// The learnt state, for a checkpoint. The configuration is not in it: a checkpoint is only
     /// restored under the same configuration.
     fn save(&self) -> Vec<u8>;
@@ -503,6 +514,13 @@ impl FragRater for WholeHistoryRater {
     }
     fn whole_history(&mut self) -> Option<&mut WholeHistory> {
         (!self.single).then_some(&mut self.fit)
+    }
+    fn converge_from(&mut self, whole: &WholeHistory) -> bool {
+        self.fit.converge_from(whole)
+    }
+    fn part_of_team_fit(&self) -> bool {
+        // One of the team model's priors (3) and its decay: fit 1 of it, learnt alone.
+        self.single
     }
     saved_fields!(fit);
 }
