@@ -26,6 +26,7 @@ use super::{
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match};
+use crate::rating::whole_history::SettledFits;
 pub use ahead::{Followers, Leaders};
 
 /// Median of the match lengths seen so far (NS2's `r`), kept as two heaps: the lower half
@@ -507,8 +508,9 @@ impl Evaluator {
             share,
         } = self;
         let followers = runs.split_off(LEADERS.min(runs.len()));
-        let comparison = finish_followers(followers, &answer_key(&book), boundary(&book));
-        let (mut evaluation, mut checkpoint) = finish_leaders(book, runs, share, roster);
+        let (answer, boundary) = (answer_key(&book), boundary(&book));
+        let (mut evaluation, mut checkpoint, fits) = finish_leaders(book, runs, share, roster);
+        let comparison = finish_followers(followers, &answer, boundary, fits.as_ref());
         comparison.complete(&mut evaluation, &mut checkpoint);
         (evaluation, checkpoint)
     }
@@ -537,12 +539,15 @@ fn answer_key(book: &Book) -> SkillKey {
 
 /// Each run's state saved for the next build (before the final ratings, which may refit: the
 /// next build's replay must not start from a refit), report and final ratings; the first run
-/// is the headline when `headline_first`.
+/// is the headline when `headline_first`. A run that is one fit of the team model's learnt
+/// alone takes its final state from `fits`, the team model's settled fits, when given
+/// ([`FragRater::converge_from`]).
 fn finish_runs(
     runs: &mut [Run],
     answer: &SkillKey,
     boundary: u64,
     headline_first: bool,
+    fits: Option<&SettledFits>,
 ) -> Vec<(Vec<u8>, SystemReport, Vec<f64>)> {
     for run in runs.iter_mut() {
         run.scores.prune(boundary);
@@ -551,13 +556,52 @@ fn finish_runs(
         .enumerate()
         .map(|(i, run)| {
             let saved = run.rater.save();
-            let ratings = timed(&format!("final ratings {}", run.rater.id()), || {
-                run.rater.ratings()
-            });
-            let report = report(run, &ratings, answer, boundary, headline_first && i == 0);
+            if let Some(fits) = fits {
+                run.rater.converge_from(fits);
+            }
+            let (report, ratings) = rate(run, answer, boundary, headline_first && i == 0);
             (saved, report, ratings)
         })
         .collect()
+}
+
+/// A run's final ratings and its report (see [`report`]).
+fn rate(
+    run: &mut Run,
+    answer: &SkillKey,
+    boundary: u64,
+    headline: bool,
+) -> (SystemReport, Vec<f64>) {
+    let ratings = timed(&format!("final ratings {}", run.rater.id()), || {
+        run.rater.ratings()
+    });
+    (report(run, &ratings, answer, boundary, headline), ratings)
+}
+
+/// [`finish_runs`] of the headline and the team model when the team model borrowed the
+/// headline's fit through the replay: the team model saves that fit as it is before the final
+/// refit, then takes the refitted fit instead of refitting a copy of its own (the same steps to
+/// the bit), which it finds settled.
+fn finish_shared(
+    headline: &mut Run,
+    team: &mut Run,
+    answer: &SkillKey,
+    boundary: u64,
+) -> Vec<(Vec<u8>, SystemReport, Vec<f64>)> {
+    headline.scores.prune(boundary);
+    team.scores.prune(boundary);
+    team.rater.borrow_fit(false);
+    swap_fits(headline, team);
+    let team_saved = team.rater.save();
+    swap_fits(headline, team);
+    let headline_saved = headline.rater.save();
+    let (headline_report, headline_ratings) = rate(headline, answer, boundary, true);
+    swap_fits(headline, team);
+    let (team_report, team_ratings) = rate(team, answer, boundary, false);
+    vec![
+        (headline_saved, headline_report, headline_ratings),
+        (team_saved, team_report, team_ratings),
+    ]
 }
 
 /// The systems that follow the leaders, finished: their reports and saved states.
@@ -566,9 +610,15 @@ pub struct Comparison {
     saved: Vec<SavedRun>,
 }
 
-/// Finishes the runs that follow the leaders (see [`finish_runs`]).
-fn finish_followers(mut runs: Vec<Run>, answer: &SkillKey, boundary: u64) -> Comparison {
-    let finished = finish_runs(&mut runs, answer, boundary, false);
+/// Finishes the runs that follow the leaders (see [`finish_runs`]), those that are one fit of
+/// the team model's taking their final state from its settled `fits` when given.
+fn finish_followers(
+    mut runs: Vec<Run>,
+    answer: &SkillKey,
+    boundary: u64,
+    fits: Option<&SettledFits>,
+) -> Comparison {
+    let finished = finish_runs(&mut runs, answer, boundary, false, fits);
     let mut comparison = Comparison {
         reports: Vec::with_capacity(runs.len()),
         saved: Vec::with_capacity(runs.len()),
@@ -632,21 +682,25 @@ fn in_system_order(reports: &mut [SystemReport]) {
 
 /// Finishes the leading runs (the headline, then the team model): the evaluation with their
 /// reports, the headline's final ratings and curves and the team model's predictions and
-/// skills (in `roster` order), and the checkpoint with the `book` and their states.
+/// skills (in `roster` order), the checkpoint with the `book` and their states, and, when the
+/// team model shares the headline's fit, that fit's settled final state (which the followers
+/// that are one of its fits take, [`finish_followers`]).
 fn finish_leaders(
     book: Book,
     mut runs: Vec<Run>,
     share: bool,
     roster: &Roster,
-) -> (Evaluation, ReplayCheckpoint) {
-    if share {
-        // The team model's own copy of the fit would be the headline's to the bit.
-        let fit = runs[0].rater.whole_history().expect("shared").clone();
-        *runs[1].rater.whole_history().expect("shared") = fit;
-        runs[1].rater.borrow_fit(false);
-    }
+) -> (Evaluation, ReplayCheckpoint, Option<SettledFits>) {
     let boundary = boundary(&book);
-    let finished = finish_runs(&mut runs, &answer_key(&book), boundary, true);
+    let answer = answer_key(&book);
+    let (finished, fits) = match &mut runs[..] {
+        [headline, team] if share => {
+            let finished = finish_shared(headline, team, &answer, boundary);
+            let fits = team.rater.whole_history().and_then(|fit| fit.settled());
+            (finished, fits)
+        }
+        _ => (finish_runs(&mut runs, &answer, boundary, true, None), None),
+    };
     let mut team = TeamSnapshot::default();
     let mut predicted_red_win = vec![None; book.matches as usize];
     let mut fairest_red_win = vec![None; book.matches as usize];
@@ -739,7 +793,7 @@ fn finish_leaders(
             .collect(),
         book,
     };
-    (evaluation, checkpoint)
+    (evaluation, checkpoint, fits)
 }
 
 /// The report of one system from its scores and final state.
@@ -871,17 +925,6 @@ fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch, part: &Part
         read(team);
         swap_fits(headline, team);
     }
-    fn swap_fits(headline: &mut Run, team: &mut Run) {
-        let own = headline
-            .rater
-            .whole_history()
-            .expect("the headline is a whole-history fit");
-        let copy = team
-            .rater
-            .whole_history()
-            .expect("the team model has a fit");
-        std::mem::swap(own, copy);
-    }
     let mut lead = Cursor::new(headline, part, Against::Own);
     let mut follow = Cursor::new(team, part, Against::Same);
     for o in &batch.outcomes[part.outcomes.clone()] {
@@ -921,6 +964,19 @@ fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch, part: &Part
         }
     }
     lead.losses
+}
+
+/// Swaps the whole-history fits of the headline and the team model.
+fn swap_fits(headline: &mut Run, team: &mut Run) {
+    let own = headline
+        .rater
+        .whole_history()
+        .expect("the headline is a whole-history fit");
+    let copy = team
+        .rater
+        .whole_history()
+        .expect("the team model has a fit");
+    std::mem::swap(own, copy);
 }
 
 /// What a system's frag predictions are compared with.

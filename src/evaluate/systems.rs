@@ -5,7 +5,7 @@
 
 use crate::config::{Glicko2Period, RatingConfig};
 use crate::rating::dynamic::expected;
-use crate::rating::whole_history::WholeHistory;
+use crate::rating::whole_history::{SettledFits, WholeHistory};
 
 use super::established::{Glicko2Rater, trueskill_rater, weng_lin_rater};
 use super::ns2::Ns2;
@@ -147,6 +147,12 @@ pub trait FragRater: Send {
     /// (swapped into its place wherever it is read) and hands it the final copy; `false`
     /// learns its own again.
     fn borrow_fit(&mut self, _borrowed: bool) {}
+    /// Before [`FragRater::ratings`]: takes the final state of its fit from `whole`, the team
+    /// model's settled final fit, when its own would refit to the same bits
+    /// ([`WholeHistory::converge_from`]); returns whether it did.
+    fn converge_from(&mut self, _whole: &SettledFits) -> bool {
+        false
+    }
     /// The learnt state, for a checkpoint. The configuration is not in it: a checkpoint is only
     /// restored under the same configuration.
     fn save(&self) -> Vec<u8>;
@@ -503,6 +509,9 @@ impl FragRater for WholeHistoryRater {
     }
     fn whole_history(&mut self) -> Option<&mut WholeHistory> {
         (!self.single).then_some(&mut self.fit)
+    }
+    fn converge_from(&mut self, whole: &SettledFits) -> bool {
+        self.fit.converge_from(whole)
     }
     saved_fields!(fit);
 }

@@ -7,7 +7,7 @@
 //! connected component), to be shown as less reliable.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use crate::config::StaticConfig;
 
@@ -51,22 +51,38 @@ impl FragMatrix {
     /// Builds the matrix for `n` players from (killer, victim, frags) counts; self-kills are
     /// ignored (suicides are not part of the fit).
     pub fn from_counts(n: usize, counts: impl IntoIterator<Item = (u32, u32, u32)>) -> FragMatrix {
-        let mut map: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
-        for (k, v, c) in counts {
-            if k == v || c == 0 {
-                continue;
-            }
-            if k < v {
-                map.entry((k, v)).or_default().0 += c;
-            } else {
-                map.entry((v, k)).or_default().1 += c;
-            }
-        }
-        let mut pairs: Vec<Pair> = map
+        // One entry per count under its pair's key, sorted and merged: the same sums as adding
+        // into a map (integer sums in any order), without hashing millions of keys.
+        let mut pairs: Vec<Pair> = counts
             .into_iter()
-            .map(|((i, j), (a_ij, a_ji))| Pair { i, j, a_ij, a_ji })
+            .filter(|&(k, v, c)| k != v && c != 0)
+            .map(|(k, v, c)| {
+                if k < v {
+                    Pair {
+                        i: k,
+                        j: v,
+                        a_ij: c,
+                        a_ji: 0,
+                    }
+                } else {
+                    Pair {
+                        i: v,
+                        j: k,
+                        a_ij: 0,
+                        a_ji: c,
+                    }
+                }
+            })
             .collect();
         pairs.sort_unstable_by_key(|p| (p.i, p.j));
+        pairs.dedup_by(|later, kept| {
+            let same = (later.i, later.j) == (kept.i, kept.j);
+            if same {
+                kept.a_ij += later.a_ij;
+                kept.a_ji += later.a_ji;
+            }
+            same
+        });
         FragMatrix { n, pairs }
     }
 
@@ -283,10 +299,16 @@ pub fn least_squares(matrix: &FragMatrix) -> Vec<Option<f64>> {
     }
     // Mean zero per connected component (CG from 0 keeps it up to rounding; make it exact).
     let component = graph.components();
-    let mut sum: HashMap<u32, (f64, usize)> = HashMap::new();
+    // Components are numbered from 0 in order of their first member.
+    let components = component
+        .iter()
+        .flatten()
+        .max()
+        .map_or(0, |&c| c as usize + 1);
+    let mut sum = vec![(0.0, 0usize); components];
     for i in 0..n {
         if let Some(c) = component[i] {
-            let e = sum.entry(c).or_default();
+            let e = &mut sum[c as usize];
             e.0 += x[i];
             e.1 += 1;
         }
@@ -294,7 +316,7 @@ pub fn least_squares(matrix: &FragMatrix) -> Vec<Option<f64>> {
     (0..n)
         .map(|i| {
             component[i].map(|c| {
-                let (s, count) = sum[&c];
+                let (s, count) = sum[c as usize];
                 x[i] - s / count as f64
             })
         })

@@ -77,6 +77,12 @@ pub struct WholeHistory {
     /// is exactly the one computed afresh, at half the `exp` calls of a scored replay).
     #[serde(skip)]
     predicted: std::cell::RefCell<Vec<(f64, f64)>>,
+    /// Per fit, what the last [`WholeHistory::converge`] reached, when every fit reached
+    /// [`TOLERANCE`] and nothing was learnt since (else empty): converging again would take no
+    /// step and find the same curvatures, so it is skipped (the evaluator's final ratings and
+    /// the team model's snapshot converge the same fit one after the other).
+    #[serde(skip)]
+    settled: Vec<Convergence>,
 }
 
 /// Position of each (player, opponent) record in [`WholeHistory::met`].
@@ -117,6 +123,17 @@ impl std::hash::Hasher for PairHasher {
         let h = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         self.0 = h ^ (h >> 29);
     }
+}
+
+/// The final state of a settled [`WholeHistory`]'s fits ([`WholeHistory::settled`]).
+#[derive(Debug, Clone)]
+pub struct SettledFits {
+    priors: Vec<f64>,
+    decay: f64,
+    now: f64,
+    theta: Vec<Vec<f64>>,
+    curvature: Vec<Vec<f64>>,
+    reached: Vec<Convergence>,
 }
 
 /// What [`WholeHistory::converge`] reached.
@@ -218,6 +235,7 @@ impl WholeHistory {
                 at: Default::default(),
             },
             predicted: Default::default(),
+            settled: Vec::new(),
         }
     }
 
@@ -241,6 +259,9 @@ impl WholeHistory {
     /// Makes room for identities up to `players`. A newcomer's curvature is the prior's as it
     /// weighs now (the prior grows with the lazy decay like the frags do).
     pub fn grow(&mut self, players: usize) {
+        if players > self.met.len() {
+            self.settled.clear();
+        }
         let now = self.now;
         self.met.resize(players, Vec::new());
         self.fresh.resize(players, 0);
@@ -277,6 +298,7 @@ impl WholeHistory {
     /// Learns one frag: weighs every fit by its prediction of it (Bayes' rule), adds it, and
     /// moves both players' θ by a quick Newton step so predictions stay current within the match.
     pub fn frag(&mut self, killer: u32, victim: u32) {
+        self.settled.clear();
         let (k, v) = (killer as usize, victim as usize);
         let now = self.now;
         self.pair(k, victim).1 += now;
@@ -317,6 +339,7 @@ impl WholeHistory {
     /// Ends a match: refits the players of the match (those due, see [`REFIT_SHARE`]), then ages
     /// every frag so far by one match.
     pub fn end_match(&mut self) {
+        self.settled.clear();
         let mut touched = std::mem::take(&mut self.touched);
         touched.sort_unstable();
         touched.dedup();
@@ -380,6 +403,7 @@ impl WholeHistory {
     /// One bounded Newton step on player `i`'s θ in fit `fit`, the others fixed. Returns the
     /// size of the step.
     fn step(&mut self, fit: usize, i: usize) -> f64 {
+        self.settled.clear();
         let theta = &self.theta[fit];
         let mut newton = Newton::prior(self.priors[fit] * self.now, theta[i]);
         for &(j, won, lost) in &self.met[i] {
@@ -429,6 +453,14 @@ impl WholeHistory {
     /// cost is a few passes over the met pairs, linear in them, whatever the number of players.
     pub fn converge(&mut self) -> Convergence {
         use rayon::prelude::*;
+        if !self.settled.is_empty() {
+            // Each fit would find its largest step at most TOLERANCE and stop at once.
+            return Convergence {
+                newton_steps: 0,
+                cg_iterations: 0,
+                ..combined(&self.settled)
+            };
+        }
         let graph = Graph::new(&self.met);
         let now = self.now;
         let results: Vec<Convergence> = self
@@ -438,18 +470,53 @@ impl WholeHistory {
             .zip(self.priors.par_iter())
             .map(|((theta, curvature), &prior)| graph.solve(prior * now, theta, curvature))
             .collect();
-        results.iter().fold(
-            Convergence {
-                largest_step: 0.0,
-                newton_steps: 0,
-                cg_iterations: 0,
-            },
-            |a, r| Convergence {
-                largest_step: a.largest_step.max(r.largest_step),
-                newton_steps: a.newton_steps + r.newton_steps,
-                cg_iterations: a.cg_iterations + r.cg_iterations,
-            },
-        )
+        let report = combined(&results);
+        if report.converged() {
+            self.settled = results;
+        }
+        report
+    }
+
+    /// The final state of every fit, once each has settled at [`TOLERANCE`] (else `None`): what
+    /// a model that is one of these fits learnt alone takes instead of converging itself
+    /// ([`WholeHistory::converge_from`]). A copy of θ and curvatures only, not of the frags.
+    pub fn settled(&self) -> Option<SettledFits> {
+        (!self.settled.is_empty()).then(|| SettledFits {
+            priors: self.priors.clone(),
+            decay: self.decay,
+            now: self.now,
+            theta: self.theta.clone(),
+            curvature: self.curvature.clone(),
+            reached: self.settled.clone(),
+        })
+    }
+
+    /// Takes its final state from `whole` instead of converging itself, when this model is one
+    /// fit of `whole`'s alone (one prior, `whole`'s fit `k`, the same decay) and both learnt the
+    /// same frags and match ends. Each fit learns apart from the others (only their weights
+    /// mix them), so this one's θ and curvatures were `whole`'s fit `k`'s to the bit, and its
+    /// own [`WholeHistory::converge`] would take the same steps. Returns whether it did.
+    pub fn converge_from(&mut self, whole: &SettledFits) -> bool {
+        let [prior] = self.priors[..] else {
+            return false;
+        };
+        let Some(k) = whole
+            .priors
+            .iter()
+            .position(|p| p.to_bits() == prior.to_bits())
+        else {
+            return false;
+        };
+        if whole.decay.to_bits() != self.decay.to_bits()
+            || whole.now.to_bits() != self.now.to_bits()
+            || whole.theta[k].len() != self.met.len()
+        {
+            return false;
+        }
+        self.theta[0].clone_from(&whole.theta[k]);
+        self.curvature[0].clone_from(&whole.curvature[k]);
+        self.settled = vec![whole.reached[k]];
+        true
     }
 
     /// θ per player averaged over the fits by their weights.
@@ -513,6 +580,22 @@ impl WholeHistory {
     pub fn fit_theta(&self, fit: usize) -> &[f64] {
         &self.theta[fit]
     }
+}
+
+/// The reports of several fits as one: the largest step of any, the steps of all.
+fn combined(reports: &[Convergence]) -> Convergence {
+    reports.iter().fold(
+        Convergence {
+            largest_step: 0.0,
+            newton_steps: 0,
+            cg_iterations: 0,
+        },
+        |a, r| Convergence {
+            largest_step: a.largest_step.max(r.largest_step),
+            newton_steps: a.newton_steps + r.newton_steps,
+            cg_iterations: a.cg_iterations + r.cg_iterations,
+        },
+    )
 }
 
 /// The met pairs as compressed sparse rows, for the final solve: row `i` is
@@ -867,6 +950,60 @@ mod tests {
         assert!(wh.met[0].len() > ALWAYS_REFIT_UP_TO, "{}", wh.met[0].len());
         assert!(wh.theta()[0] > 0.0);
         same_optimum(wh, "crowd");
+    }
+
+    /// θ and curvatures of every fit, to the bit.
+    fn bits(wh: &WholeHistory) -> Vec<u64> {
+        wh.theta
+            .iter()
+            .chain(&wh.curvature)
+            .flatten()
+            .map(|x| x.to_bits())
+            .collect()
+    }
+
+    /// Converging a settled fit again changes no bit (so [`WholeHistory::converge`] skips it),
+    /// and a fit learnt alone with one of the priors, which learns exactly what that fit of
+    /// the averaged model learns, takes its final state from it with the same bits as its own
+    /// refit: on the real OpenArena logs and on a crowd around a regular.
+    #[test]
+    fn a_settled_fit_and_a_fit_learnt_alone_converge_to_the_same_bits() {
+        let (frags, players) = real_frags("openarena");
+        for (decay, prior) in [(0.99, 3.0), (1.0, 30.0)] {
+            let mut whole = replay(decay, &frags, players);
+            let mut alone = WholeHistory::with_priors(players, decay, &[prior]);
+            for m in &frags {
+                for &(k, v) in m {
+                    alone.frag(k, v);
+                }
+                alone.end_match();
+            }
+            let k = PRIORS.iter().position(|&p| p == prior).unwrap();
+            assert_eq!(
+                alone.theta[0], whole.theta[k],
+                "decay {decay}: learnt alike"
+            );
+            assert!(whole.settled().is_none(), "not from an unconverged fit");
+            assert!(whole.converge().converged());
+            let fits = whole.settled().expect("settled once converged");
+            let mut again = whole.clone();
+            again.settled.clear();
+            let report = again.converge();
+            assert_eq!((report.newton_steps, report.cg_iterations), (0, 0));
+            assert_eq!(bits(&again), bits(&whole), "decay {decay}: converged again");
+            let mut own = alone.clone();
+            own.converge();
+            assert!(alone.converge_from(&fits));
+            assert_eq!(bits(&alone), bits(&own), "decay {decay}: prior {prior}");
+            let ratings = |wh: &WholeHistory| -> Vec<u64> {
+                wh.ratings().iter().map(|r| r.to_bits()).collect()
+            };
+            assert_eq!(ratings(&alone), ratings(&own));
+            // Another model (decay or priors) is not a part of it.
+            let other = WholeHistory::with_priors(players, 0.5, &[prior]);
+            assert!(!other.clone().converge_from(&fits));
+            assert!(!WholeHistory::new(players, decay).converge_from(&fits));
+        }
     }
 
     /// With no decay, after convergence each fit is the exact MAP: the gradient of the log

@@ -8,9 +8,8 @@
 //! Each system replays the same outcomes in the same order as in [`Evaluator::advance`], and
 //! the followers' finish is [`Evaluator::finish`]'s, so both give the same numbers to the bit.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+use std::sync::{Arc, OnceLock};
 
 use super::{
     Batch, Book, Comparison, Evaluator, LEADERS, PIPELINE_PARTS, Part, Run, SkillKey, answer_key,
@@ -20,6 +19,7 @@ use crate::evaluate::{Evaluation, ReplayCheckpoint};
 use crate::model::Match;
 use crate::model::identity::Roster;
 use crate::progress::PieceTimes;
+use crate::rating::whole_history::SettledFits;
 
 /// The outcomes every system replays, cut into parts.
 struct Shared {
@@ -36,8 +36,9 @@ pub struct Leaders {
     /// The headline's losses on each part's frags, for the followers (dropped once every part
     /// is sent, which tells them no more will come).
     losses: Option<Sender<Vec<f32>>>,
-    /// Set once the leaders are done, so that the followers stop catching up.
-    done: Arc<AtomicBool>,
+    /// Set once the leaders are done (so that the followers stop catching up), to the team
+    /// model's settled fits when it shares the headline's.
+    finished: Arc<OnceLock<Option<SettledFits>>>,
 }
 
 /// The other systems, following the leaders part by part.
@@ -50,7 +51,7 @@ pub struct Followers {
     next: usize,
     answer: SkillKey,
     boundary: u64,
-    done: Arc<AtomicBool>,
+    finished: Arc<OnceLock<Option<SettledFits>>>,
 }
 
 impl Evaluator {
@@ -72,7 +73,7 @@ impl Evaluator {
         let shared = Arc::new(Shared { batch, parts });
         let followers = self.runs.split_off(LEADERS.min(self.runs.len()));
         let (sender, receiver) = channel();
-        let done = Arc::new(AtomicBool::new(false));
+        let finished = Arc::new(OnceLock::new());
         // The book holds every frag of the history now: the held-out boundary and the bots'
         // answer key are final.
         let (answer, boundary) = (answer_key(&self.book), boundary(&self.book));
@@ -83,7 +84,7 @@ impl Evaluator {
                 share: self.share,
                 shared: Arc::clone(&shared),
                 losses: Some(sender),
-                done: Arc::clone(&done),
+                finished: Arc::clone(&finished),
             },
             Followers {
                 times: vec![PieceTimes::default(); followers.len()],
@@ -93,7 +94,7 @@ impl Evaluator {
                 next: 0,
                 answer,
                 boundary,
-                done,
+                finished,
             },
         )
     }
@@ -131,9 +132,11 @@ impl Leaders {
     /// model's predictions and skills) and the checkpoint of their states, which
     /// [`super::Comparison::complete`] completes with the followers'.
     pub fn finish(self, roster: &Roster) -> (Evaluation, ReplayCheckpoint) {
-        let finished = finish_leaders(self.book, self.runs, self.share, roster);
-        self.done.store(true, Ordering::Release);
-        finished
+        let (evaluation, checkpoint, fits) =
+            finish_leaders(self.book, self.runs, self.share, roster);
+        // Set once: only this consumes the leaders.
+        let _ = self.finished.set(fits);
+        (evaluation, checkpoint)
     }
 }
 
@@ -142,7 +145,7 @@ impl Followers {
     /// when none is ready, or once the leaders are finished (the rest is then
     /// [`Followers::finish`]'s, beside the pages).
     pub fn catch_up(&mut self) {
-        while !self.done.load(Ordering::Acquire) {
+        while self.finished.get().is_none() {
             match self.losses.try_recv() {
                 Ok(losses) => self.replay_part(&losses),
                 Err(TryRecvError::Empty | TryRecvError::Disconnected) => return,
@@ -163,7 +166,10 @@ impl Followers {
         for (run, time) in self.runs.iter().zip(&self.times) {
             time.report(&format!("replay {}", run.rater.id()));
         }
-        finish_followers(self.runs, &self.answer, self.boundary)
+        // Before the leaders finish (a caller that wants the comparison first), the followers
+        // that are one of the team model's fits refit their own: the same bits, more work.
+        let fits = self.finished.get().and_then(Option::as_ref);
+        finish_followers(self.runs, &self.answer, self.boundary, fits)
     }
 
     /// Replays the next part through every follower against the headline's `losses` on it.
