@@ -206,6 +206,10 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         (site, prepared)
     });
     let mut site = site?;
+    // Written (not flushed) while the site is published and the state saved: it is checked
+    // against the matches before use, so one newer than the state (a crash in between) is
+    // still right, and one that fits no state is refused.
+    let checkpoint = state::CheckpointSave::start(&state_dir, std::mem::take(&mut site.checkpoint));
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
     new_state.pages = files
@@ -233,9 +237,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     if let Err(e) = saved {
         warnings.push(format!("{e:#}: the next build will read every log again"));
     }
-    // A checkpoint older than the state (a crash in between) is still right: the next build
-    // checks which matches it covers.
-    if let Err(e) = state::save_checkpoint(&state_dir, &site.checkpoint) {
+    if let Err(e) = checkpoint.wait() {
         warnings.push(format!("{e:#}: the next build will rate every match again"));
     }
     published.finish()?;

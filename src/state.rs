@@ -634,6 +634,37 @@ pub fn save_checkpoint(dir: &Path, bytes: &[u8]) -> Result<()> {
     stage_file_with(dir, CHECKPOINT_FILE, bytes, false)?.commit()
 }
 
+/// [`save_checkpoint`] on a thread of its own, so that writing the file (and the system's
+/// freeing the old one on the rename) goes on beside the rest of a build. Dropped, it waits.
+pub struct CheckpointSave(Option<std::thread::JoinHandle<Result<()>>>);
+
+impl CheckpointSave {
+    /// Starts saving `bytes` as the checkpoint file in `dir`.
+    pub fn start(dir: &Path, bytes: Vec<u8>) -> CheckpointSave {
+        let dir = dir.to_path_buf();
+        CheckpointSave(Some(std::thread::spawn(move || {
+            save_checkpoint(&dir, &bytes)
+        })))
+    }
+
+    /// Waits until the file is saved.
+    pub fn wait(mut self) -> Result<()> {
+        match self.0.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(saved)) => saved,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for CheckpointSave {
+    fn drop(&mut self) {
+        if let Some(saving) = self.0.take() {
+            let _ = saving.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
