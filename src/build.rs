@@ -167,16 +167,22 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         archive,
     } = read_logs_incremental(&roots, previous)?;
     timer.lap("read logs");
-    // Pages the previous build made that are still in the output, with what they were made from.
+    // Pages the previous build made that are still in the output, with what they were made
+    // from: as the staging folder's mirroring listed them (done by now, beside loading the
+    // state), else by a walk of the output (100,000 files on a public server's site).
+    let walked;
     let present = if previous_pages.is_empty() {
-        Default::default()
+        None
+    } else if let Some(files) = staging.mirrored_files() {
+        Some(files)
     } else {
-        crate::output::files_in(&out)
+        walked = crate::output::files_in(&out);
+        Some(&walked)
     };
     let cache = PageCache {
         keys: previous_pages
             .into_iter()
-            .filter(|(path, _)| present.contains(Path::new(path)))
+            .filter(|(path, _)| present.is_some_and(|p| p.contains(Path::new(path))))
             .collect(),
     };
     timer.lap("page cache");
