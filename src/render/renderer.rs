@@ -41,6 +41,22 @@ pub(super) struct Renderer<'a> {
     /// The site has its own `player.html`: with shards, the ladder and season ranks stay in the
     /// pages too, since a template written before they moved to shards prints them directly.
     pub(super) own_player_template: bool,
+    /// Each match's labels, made once: every match row and match key shows them, and a
+    /// crowd's player pages show each match again for each of its players.
+    match_labels: Vec<MatchLabels<'a>>,
+    /// Each weapon's label (by raw name, from the maps' weapon counts), made once for the
+    /// weapon tables of every player page.
+    weapon_labels: std::collections::HashMap<&'a str, String>,
+}
+
+/// What pages show of a match wherever it is listed.
+struct MatchLabels<'a> {
+    /// See [`Renderer::when`].
+    when: String,
+    /// See [`Renderer::when_sort`].
+    when_sort: String,
+    /// The page of the match's map ("" when it has none).
+    map_url: &'a str,
 }
 
 impl<'a> Renderer<'a> {
@@ -65,7 +81,26 @@ impl<'a> Renderer<'a> {
         for (pos, &c) in clan_order.iter().enumerate() {
             clan_rank[c] = pos + 1;
         }
+        let match_labels = input
+            .matches
+            .par_iter()
+            .enumerate()
+            .map(|(i, m)| MatchLabels {
+                when: when_label(m, i),
+                when_sort: m
+                    .start
+                    .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+                    .unwrap_or_default(),
+                map_url: links.maps.get(&m.map).map_or("", String::as_str),
+            })
+            .collect();
+        let weapon_labels = (input.stats.maps.iter())
+            .flat_map(|m| m.weapons.keys())
+            .map(|w| (w.as_str(), weapon_label(w)))
+            .collect();
         Renderer {
+            match_labels,
+            weapon_labels,
             rank_shards: super::rank_shards::shard_count(input),
             own_player_template: false,
             input,
@@ -237,22 +272,27 @@ impl<'a> Renderer<'a> {
         })
     }
 
-    pub(super) fn when(&self, i: usize) -> String {
-        match self.input.matches[i].start {
-            Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
-            None => match self.input.matches[i].number {
-                0 => format!("Match {}", i + 1),
-                n => format!("Match {n}"),
-            },
-        }
+    /// When match `i` was played, to the minute, or "Match N" when undated.
+    pub(super) fn when(&self, i: usize) -> &str {
+        &self.match_labels[i].when
     }
 
     /// The start in a form that sorts (`data-sort`), to the second; empty when undated.
-    pub(super) fn when_sort(&self, i: usize) -> String {
-        self.input.matches[i]
-            .start
-            .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-            .unwrap_or_default()
+    pub(super) fn when_sort(&self, i: usize) -> &str {
+        &self.match_labels[i].when_sort
+    }
+
+    /// The page of match `i`'s map ("" when it has none).
+    pub(super) fn match_map_url(&self, i: usize) -> &'a str {
+        self.match_labels[i].map_url
+    }
+
+    /// A weapon's label ([`weapon_label`]).
+    pub(super) fn weapon(&self, raw: &str) -> String {
+        match self.weapon_labels.get(raw) {
+            Some(label) => label.clone(),
+            None => weapon_label(raw),
+        }
     }
 
     pub(super) fn map_url(&self, map: &str) -> String {
@@ -274,5 +314,16 @@ impl<'a> Renderer<'a> {
             ),
             None => (String::new(), String::new()),
         }
+    }
+}
+
+/// Match `m` (at `i` in site order) as lists label it: its start to the minute, else "Match N".
+fn when_label(m: &crate::model::Match, i: usize) -> String {
+    match m.start {
+        Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
+        None => match m.number {
+            0 => format!("Match {}", i + 1),
+            n => format!("Match {n}"),
+        },
     }
 }

@@ -160,9 +160,9 @@ pub struct Opponent<'a> {
 #[derive(Debug, Clone, Serialize)]
 pub struct PlayerMatchRow<'a> {
     pub url: &'a str,
-    pub when: String,
+    pub when: &'a str,
     /// As [`MatchRow::when_sort`].
-    pub when_sort: String,
+    pub when_sort: &'a str,
     pub map: &'a str,
     pub map_url: &'a str,
     pub gametype: &'a str,

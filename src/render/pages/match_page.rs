@@ -23,7 +23,7 @@ impl Renderer<'_> {
         h.u64(m.content);
         h.str(&m.source);
         h.u64(m.line);
-        h.str(&self.when(i));
+        h.str(self.when(i));
         h.str(&self.map_url(&m.map));
         h.str(&self.links.match_servers[i]);
         h.u64(self.predicted_red_win(i).map_or(u64::MAX, f64::to_bits));
@@ -160,8 +160,8 @@ impl Renderer<'_> {
         let ms = &self.input.stats.matches[i];
         MatchRow {
             url: self.links.matches[i].clone(),
-            when: self.when(i),
-            when_sort: self.when_sort(i),
+            when: self.when(i).to_string(),
+            when_sort: self.when_sort(i).to_string(),
             map: m.map.clone(),
             map_url: self.map_url(&m.map),
             gametype: m.gametype.name.clone(),
@@ -333,7 +333,7 @@ impl Renderer<'_> {
             gametype: m.gametype.name.clone(),
             game: crate::model::game_name(&m.game).to_string(),
             rounds: super::super::rounds::round_strip(m),
-            when: self.when(i),
+            when: self.when(i).to_string(),
             duration: clock(m.duration_seconds),
             exit_reason: m.exit_reason.clone(),
             server: self.links.match_servers[i].clone(),

@@ -68,7 +68,7 @@ impl Renderer<'_> {
             .weapons
             .iter()
             .map(|(w, c)| LabelCount {
-                name: weapon_label(w),
+                name: self.weapon(w),
                 count: *c,
                 percent: percent(*c, total_frags),
                 url: String::new(),
@@ -148,7 +148,7 @@ impl Renderer<'_> {
                     when: self.when(mi),
                     when_sort: self.when_sort(mi),
                     map: &m.map,
-                    map_url: self.links.maps.get(&m.map).map_or("", String::as_str),
+                    map_url: self.match_map_url(mi),
                     gametype: &m.gametype.name,
                     place: place + 1,
                     frags: line.frags,

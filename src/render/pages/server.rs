@@ -5,6 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path};
 
+use rayon::prelude::*;
+
 use crate::config::Config;
 use crate::model::Match;
 use crate::model::names::plain_name;
@@ -78,11 +80,14 @@ impl Renderer<'_> {
     }
 
     fn server_row(&self, name: &str, matches: &[usize]) -> ServerRow {
-        let mut players = BTreeSet::new();
+        // Distinct players by sorting their numbers: a busy server meets tens of thousands of
+        // players in hundreds of thousands of lines (a set of them cost more), and a public
+        // server's history may name one server per match (no table per server).
+        let mut met: Vec<u32> = Vec::new();
         let mut maps = BTreeSet::new();
         let mut frags = 0u64;
         for &i in matches {
-            players.extend(self.input.roster.match_players[i].iter().copied());
+            met.extend_from_slice(&self.input.roster.match_players[i]);
             maps.insert(self.input.matches[i].map.as_str());
             frags += u64::from(self.input.stats.matches[i].frags);
         }
@@ -98,7 +103,11 @@ impl Renderer<'_> {
             name: name.to_string(),
             url: self.links.servers.get(name).cloned().unwrap_or_default(),
             matches: matches.len(),
-            players: players.len(),
+            players: {
+                met.sort_unstable();
+                met.dedup();
+                met.len()
+            },
             frags,
             maps: maps.len(),
             first: day(dates.iter().min()),
@@ -119,24 +128,36 @@ impl Renderer<'_> {
 
     /// Every server's page, by URL.
     pub(in crate::render) fn server_pages(&self) -> Vec<(String, ServerPage)> {
-        self.server_matches()
-            .iter()
+        let servers: Vec<(&str, Vec<usize>)> = self.server_matches().into_iter().collect();
+        servers
+            .par_iter()
             .map(|(name, matches)| {
                 let row = self.server_row(name, matches);
-                let mut frags: BTreeMap<u32, u32> = BTreeMap::new();
-                let mut months: BTreeMap<String, u32> = BTreeMap::new();
+                // Frags per identity, summed by sorting (see `server_row`).
+                let mut frags: Vec<(u32, u32)> = Vec::new();
+                let mut months: BTreeMap<(i32, u32), (u32, chrono::NaiveDateTime)> =
+                    BTreeMap::new();
                 for &i in matches {
                     let m = &self.input.matches[i];
-                    for l in &self.input.stats.matches[i].lines {
-                        *frags.entry(l.player).or_default() += l.frags;
-                    }
+                    let lines = &self.input.stats.matches[i].lines;
+                    frags.extend(lines.iter().map(|l| (l.player, l.frags)));
                     if let Some(t) = m.start {
-                        *months.entry(t.format("%Y-%m").to_string()).or_default() += 1;
+                        use chrono::Datelike;
+                        months.entry((t.year(), t.month())).or_insert((0, t)).0 += 1;
                     }
                 }
+                // Labelled and ordered by the label, as the months were before (one format
+                // per month rather than per match).
+                let mut months: Vec<(String, u32)> = months
+                    .into_values()
+                    .map(|(count, t)| (t.format("%Y-%m").to_string(), count))
+                    .collect();
+                months.sort();
                 let maps = self.map_shares(matches);
+                frags.sort_unstable_by_key(|f| f.0);
                 let mut top: Vec<(u32, u32)> = frags
-                    .into_iter()
+                    .chunk_by(|a, b| a.0 == b.0)
+                    .map(|run| (run[0].0, run.iter().map(|f| f.1).sum::<u32>()))
                     .filter(|(p, n)| *n > 0 && !self.input.hidden[*p as usize])
                     .collect();
                 top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -152,7 +173,7 @@ impl Renderer<'_> {
                         }
                     })
                     .collect();
-                let most = months.values().copied().max().unwrap_or(0);
+                let most = months.iter().map(|m| m.1).max().unwrap_or(0);
                 let activity = months
                     .into_iter()
                     .map(|(name, count)| LabelCount {
