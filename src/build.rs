@@ -330,8 +330,8 @@ pub fn render(
     timer.lap("identities and clans");
     // The per game type and per game ladders replay their matches beside the site's folds.
     let groups = crate::rating::ladders::groups(matches);
-    let (folds, rated) = rayon::join(
-        || history::fold(matches, &roster, &clans, &config.rating, resume),
+    let ((folds, followers), rated) = rayon::join(
+        || history::fold_ahead(matches, &roster, &clans, &config.rating, resume),
         || {
             timed("per game type ladders", || {
                 crate::rating::ladders::rate(groups, matches, &roster, config, &aliases)
@@ -343,7 +343,7 @@ pub fn render(
         static_,
         dynamic,
         evaluation,
-        continuation,
+        mut continuation,
         replayed,
         tallies,
     } = folds;
@@ -362,42 +362,51 @@ pub fn render(
             tallies,
         )
     });
-    let checkpoint = continuation.checkpoint(
-        &stats,
-        matches.len(),
-        &roster,
-        &clans,
-        &config.rating,
-        tallies,
-    );
     timer.lap("counts and ratings");
     // Nothing is computed for a site without seasons.
     let seasons =
         crate::rating::season::Seasons::compute(config, matches, &roster, &aliases, &hidden);
     timer.lap("seasons");
-    let (files, checkpoint) = rayon::join(
-        || {
-            render_site(&SiteInput {
-                config,
-                matches,
-                roster: &roster,
-                stats: &stats,
-                clans: &clans,
-                ratings: &ratings,
-                bots: &bots,
-                hidden: &hidden,
-                standing: &standing,
-                ladders: &ladders,
-                seasons: &seasons,
-                diagnostics,
-                cache,
-                site_dir,
-                sink,
-            })
+    // The other rating systems finish replaying, and the checkpoint is encoded, beside the
+    // pages that do not need them.
+    let mut checkpoint = None;
+    let compare = || {
+        let comparison = timed("the other systems' evaluation", || followers.finish());
+        let evaluation = comparison.of_all(&ratings.headline.evaluation);
+        continuation.compared(comparison);
+        let folded = continuation.checkpoint(
+            &stats,
+            matches.len(),
+            &roster,
+            &clans,
+            &config.rating,
+            tallies,
+        );
+        checkpoint = Some(state::encode_checkpoint(&folded));
+        evaluation
+    };
+    let files = render_site(
+        &SiteInput {
+            config,
+            matches,
+            roster: &roster,
+            stats: &stats,
+            clans: &clans,
+            ratings: &ratings,
+            bots: &bots,
+            hidden: &hidden,
+            standing: &standing,
+            ladders: &ladders,
+            seasons: &seasons,
+            diagnostics,
+            cache,
+            site_dir,
+            sink,
         },
-        || state::encode_checkpoint(&checkpoint),
+        compare,
     );
-    let (files, checkpoint) = (files?, checkpoint?);
+    let files = files?;
+    let checkpoint = checkpoint.expect("render_site compares the systems")?;
     Ok(RenderedSite {
         files,
         players: roster.players.len(),

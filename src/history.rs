@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::RatingConfig;
-use crate::evaluate::{Evaluation, Evaluator, ReplayCheckpoint};
+use crate::evaluate::{Comparison, Evaluation, Evaluator, Followers, ReplayCheckpoint};
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
@@ -132,7 +132,7 @@ fn chain(mut hash: u64, matches: &[Match], match_players: &[Vec<u32>], roster: &
 
 /// Counts and rates `matches` (in rating order) for the identities of `roster` and the clans of
 /// `clans`: from `resume` on when that checkpoint covers a start of them and agrees with them
-/// (module docs), and otherwise from the first match. The three folds run in parallel.
+/// (module docs), and otherwise from the first match. The folds run in parallel.
 pub fn fold(
     matches: &[Match],
     roster: &Roster,
@@ -140,6 +140,25 @@ pub fn fold(
     cfg: &RatingConfig,
     resume: Option<Checkpoint<'static>>,
 ) -> Folds {
+    let (mut folds, followers) = fold_ahead(matches, roster, clans, cfg, resume);
+    let comparison = followers.finish();
+    comparison.complete(&mut folds.evaluation, &mut folds.continuation.evaluation);
+    folds
+}
+
+/// [`fold`], returning as soon as the counts, Becker's ladder, the headline and the team model
+/// are done: everything but the comparison of rating systems. The other systems, which only
+/// that comparison reads, are returned still replaying ([`Followers`]): their
+/// [`Followers::finish`] can run beside the pages that do not need them, and its
+/// [`crate::evaluate::Comparison`] completes the folds' evaluation (which until then holds the
+/// leaders' reports only) and checkpoint ([`Continuation::compared`]).
+pub fn fold_ahead(
+    matches: &[Match],
+    roster: &Roster,
+    clans: &Clans,
+    cfg: &RatingConfig,
+    resume: Option<Checkpoint<'static>>,
+) -> (Folds, Followers) {
     let fresh = || Start {
         stats: Stats::default(),
         ladder: Ladder::new(roster.players.len(), clans.clans.len(), &cfg.dynamic),
@@ -161,33 +180,38 @@ pub fn fold(
     let Start {
         mut stats,
         mut ladder,
-        mut evaluator,
+        evaluator,
         tallies,
         from,
         chain: chained,
     } = start;
-    // The static ranking needs only the counts: it runs beside the replays.
-    let (static_, ((), (evaluation, replay))) = rayon::join(
+    let (mut leaders, mut followers) = evaluator.split(matches, roster, from);
+    // The static ranking needs only the counts: it runs beside the replays. The core that
+    // is done with the counts and the ladder first replays the other systems behind the
+    // leaders.
+    let (static_, (evaluation, replay)) = rayon::join(
         || {
-            timed("counts", || stats.advance(matches, roster));
-            timed("static ranking", || {
-                crate::rating::static_ranking(&stats, cfg)
-            })
-        },
-        || {
-            rayon::join(
+            let (static_, ()) = rayon::join(
+                || {
+                    timed("counts", || stats.advance(matches, roster));
+                    timed("static ranking", || {
+                        crate::rating::static_ranking(&stats, cfg)
+                    })
+                },
                 || {
                     timed("Becker's ladder", || {
                         ladder.advance(matches, roster, clans, &cfg.dynamic)
                     })
                 },
-                || {
-                    timed("evaluation", || {
-                        evaluator.advance(matches, roster, from);
-                        evaluator.finish(roster)
-                    })
-                },
-            )
+            );
+            followers.catch_up();
+            static_
+        },
+        || {
+            timed("evaluation of the headline and the team model", || {
+                leaders.replay();
+                leaders.finish(roster)
+            })
         },
     );
     let chain = chain(
@@ -196,7 +220,7 @@ pub fn fold(
         &roster.match_players[from..],
         roster,
     );
-    Folds {
+    let folds = Folds {
         dynamic: ladder.ratings(&cfg.dynamic),
         stats,
         static_,
@@ -208,10 +232,16 @@ pub fn fold(
         },
         replayed,
         tallies,
-    }
+    };
+    (folds, followers)
 }
 
 impl Continuation {
+    /// Adds the other systems' saved states, once they are done ([`fold_ahead`]).
+    pub fn compared(&mut self, comparison: Comparison) {
+        comparison.complete_checkpoint(&mut self.evaluation);
+    }
+
     /// The checkpoint after all `matches` of this build, with its `stats` (borrowed), `roster`,
     /// `clans` and ladder `tallies` (over the same matches, or empty).
     pub fn checkpoint<'a>(

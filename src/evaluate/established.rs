@@ -5,7 +5,7 @@
 use skillratings::glicko2::{
     Glicko2Config, Glicko2Rating, expected_score as glicko2_expected, glicko2_rating_period,
 };
-use skillratings::trueskill::{TrueSkill, TrueSkillConfig};
+use skillratings::trueskill::TrueSkillConfig;
 use skillratings::weng_lin::{WengLin, WengLinConfig};
 use skillratings::{Outcomes, Rating, RatingSystem, TeamRatingSystem};
 
@@ -184,9 +184,10 @@ pub struct BayesianRater<S: RatingSystem> {
 }
 
 /// TrueSkill: everyone at μ 25, σ 25/3; β 25/6, τ 25/300, no draws (a frag cannot be drawn).
-pub fn trueskill_rater(players: usize) -> BayesianRater<TrueSkill> {
+/// The crate's arithmetic, its one-on-one games through [`super::trueskill::Duels`].
+pub fn trueskill_rater(players: usize) -> BayesianRater<super::trueskill::Duels> {
     BayesianRater::new(
-        <TrueSkill as RatingSystem>::new(TrueSkillConfig {
+        <super::trueskill::Duels as RatingSystem>::new(TrueSkillConfig {
             draw_probability: 0.0,
             ..TrueSkillConfig::new()
         }),

@@ -10,6 +10,7 @@ pub mod ns2;
 pub mod replay;
 pub mod systems;
 pub mod team;
+pub mod trueskill;
 
 use std::collections::BTreeMap;
 
@@ -18,7 +19,7 @@ use serde::Serialize;
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match, Team};
-pub use replay::{Evaluator, ReplayCheckpoint};
+pub use replay::{Comparison, Evaluator, Followers, Leaders, ReplayCheckpoint};
 use systems::{TeamGame, TeamMember};
 
 /// One outcome in rating order, with identity numbers.

@@ -8,6 +8,8 @@
 //! Players are numbered here in order of first appearance (not the roster's byte order of keys),
 //! so that a newcomer never renumbers the players already in a checkpoint.
 
+mod ahead;
+
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
@@ -24,6 +26,7 @@ use super::{
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match};
+pub use ahead::{Followers, Leaders};
 
 /// Median of the match lengths seen so far (NS2's `r`), kept as two heaps: the lower half
 /// (max-heap) and the upper half (min-heap), which holds the extra element when the count is odd.
@@ -503,129 +506,240 @@ impl Evaluator {
             mut runs,
             share,
         } = self;
-        if share {
-            // The team model's own copy of the fit would be the headline's to the bit.
-            let fit = runs[0].rater.whole_history().expect("shared").clone();
-            *runs[1].rater.whole_history().expect("shared") = fit;
-            runs[1].rater.borrow_fit(false);
+        let followers = runs.split_off(LEADERS.min(runs.len()));
+        let comparison = finish_followers(followers, &answer_key(&book), boundary(&book));
+        let (mut evaluation, mut checkpoint) = finish_leaders(book, runs, share, roster);
+        comparison.complete(&mut evaluation, &mut checkpoint);
+        (evaluation, checkpoint)
+    }
+}
+
+/// How many runs lead the replay: the headline and the team model, which every page reads (the
+/// others only feed the comparison of systems, see [`ahead`]).
+const LEADERS: usize = 2;
+
+/// The first frag of the held-out future, once `book` holds every frag.
+fn boundary(book: &Book) -> u64 {
+    super::held_out_from(book.frags as usize) as u64
+}
+
+/// The bots' skills, for the systems' rank correlations (bots with enough frags).
+fn answer_key(book: &Book) -> SkillKey {
+    SkillKey {
+        bots: book
+            .skill
+            .iter()
+            .filter(|(id, _)| book.incidents[**id as usize] >= MIN_INCIDENTS_FOR_SKILL)
+            .map(|(id, s)| (*id, *s))
+            .collect(),
+    }
+}
+
+/// Each run's state saved for the next build (before the final ratings, which may refit: the
+/// next build's replay must not start from a refit), report and final ratings; the first run
+/// is the headline when `headline_first`.
+fn finish_runs(
+    runs: &mut [Run],
+    answer: &SkillKey,
+    boundary: u64,
+    headline_first: bool,
+) -> Vec<(Vec<u8>, SystemReport, Vec<f64>)> {
+    for run in runs.iter_mut() {
+        run.scores.prune(boundary);
+    }
+    runs.par_iter_mut()
+        .enumerate()
+        .map(|(i, run)| {
+            let saved = run.rater.save();
+            let ratings = timed(&format!("final ratings {}", run.rater.id()), || {
+                run.rater.ratings()
+            });
+            let report = report(run, &ratings, answer, boundary, headline_first && i == 0);
+            (saved, report, ratings)
+        })
+        .collect()
+}
+
+/// The systems that follow the leaders, finished: their reports and saved states.
+pub struct Comparison {
+    reports: Vec<SystemReport>,
+    saved: Vec<SavedRun>,
+}
+
+/// Finishes the runs that follow the leaders (see [`finish_runs`]).
+fn finish_followers(mut runs: Vec<Run>, answer: &SkillKey, boundary: u64) -> Comparison {
+    let finished = finish_runs(&mut runs, answer, boundary, false);
+    let mut comparison = Comparison {
+        reports: Vec::with_capacity(runs.len()),
+        saved: Vec::with_capacity(runs.len()),
+    };
+    for (run, (rater, report, _)) in runs.into_iter().zip(finished) {
+        comparison.reports.push(report);
+        comparison.saved.push(SavedRun {
+            id: run.rater.id().to_string(),
+            rater,
+            scores: run.scores,
+        });
+    }
+    comparison
+}
+
+impl Comparison {
+    /// Adds the followers' reports to the leaders' `evaluation` and their states to the
+    /// leaders' `checkpoint`: what [`Evaluator::finish`] returns for all of them.
+    pub fn complete(self, evaluation: &mut Evaluation, checkpoint: &mut ReplayCheckpoint) {
+        evaluation.systems.extend(self.reports);
+        in_system_order(&mut evaluation.systems);
+        checkpoint.runs.extend(self.saved);
+    }
+
+    /// The comparison of every system: the leaders' `evaluation` with the followers' reports
+    /// added, the per-match and per-player fields (which only the leaders fill) left empty.
+    /// What `evaluation.html`, `data/evaluation.json` and the ranking page show.
+    pub fn of_all(&self, evaluation: &Evaluation) -> Evaluation {
+        let mut systems = evaluation.systems.clone();
+        systems.extend(self.reports.iter().cloned());
+        in_system_order(&mut systems);
+        Evaluation {
+            headline: evaluation.headline.clone(),
+            held_out_share: evaluation.held_out_share,
+            frags: evaluation.frags,
+            held_out_frags: evaluation.held_out_frags,
+            team_results: evaluation.team_results,
+            systems,
+            team_model: evaluation.team_model.clone(),
+            headline_ratings: Vec::new(),
+            headline_curves: Vec::new(),
+            predicted_red_win: Vec::new(),
+            fairest_red_win: Vec::new(),
+            expected_margin: Vec::new(),
+            team: TeamSnapshot::default(),
         }
-        let boundary = super::held_out_from(book.frags as usize) as u64;
-        for run in &mut runs {
-            run.scores.prune(boundary);
-        }
-        // Saved before the final ratings: those may refit (whole history), which the next
-        // build's replay must not start from.
-        let saved: Vec<Vec<u8>> = runs.iter().map(|r| r.rater.save()).collect();
-        let answer = SkillKey {
-            bots: book
-                .skill
+    }
+
+    /// Adds the followers' saved states to the leaders' `checkpoint` (the half of
+    /// [`Comparison::complete`] the build needs once the pages have the [`Comparison::of_all`]).
+    pub fn complete_checkpoint(self, checkpoint: &mut ReplayCheckpoint) {
+        checkpoint.runs.extend(self.saved);
+    }
+}
+
+/// Sorts reports in the order of [`systems::SYSTEM_IDS`] (stable: the order the runs had
+/// otherwise).
+fn in_system_order(reports: &mut [SystemReport]) {
+    reports.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
+}
+
+/// Finishes the leading runs (the headline, then the team model): the evaluation with their
+/// reports, the headline's final ratings and curves and the team model's predictions and
+/// skills (in `roster` order), and the checkpoint with the `book` and their states.
+fn finish_leaders(
+    book: Book,
+    mut runs: Vec<Run>,
+    share: bool,
+    roster: &Roster,
+) -> (Evaluation, ReplayCheckpoint) {
+    if share {
+        // The team model's own copy of the fit would be the headline's to the bit.
+        let fit = runs[0].rater.whole_history().expect("shared").clone();
+        *runs[1].rater.whole_history().expect("shared") = fit;
+        runs[1].rater.borrow_fit(false);
+    }
+    let boundary = boundary(&book);
+    let finished = finish_runs(&mut runs, &answer_key(&book), boundary, true);
+    let mut team = TeamSnapshot::default();
+    let mut predicted_red_win = vec![None; book.matches as usize];
+    let mut fairest_red_win = vec![None; book.matches as usize];
+    let mut expected_margin = vec![None; book.matches as usize];
+    for run in &mut runs {
+        if let Some((skills, params)) = run.rater.team_snapshot() {
+            team.skills = roster
+                .players
                 .iter()
-                .filter(|(id, _)| book.incidents[**id as usize] >= MIN_INCIDENTS_FOR_SKILL)
-                .map(|(id, s)| (*id, *s))
-                .collect(),
-        };
-        let results: Vec<(SystemReport, Vec<f64>)> = runs
-            .par_iter_mut()
-            .enumerate()
-            .map(|(i, run)| {
-                let ratings = timed(&format!("final ratings {}", run.rater.id()), || {
-                    run.rater.ratings()
-                });
-                (report(run, &ratings, &answer, boundary, i == 0), ratings)
-            })
-            .collect();
-        let mut team = TeamSnapshot::default();
-        let mut predicted_red_win = vec![None; book.matches as usize];
-        let mut fairest_red_win = vec![None; book.matches as usize];
-        let mut expected_margin = vec![None; book.matches as usize];
-        for run in &mut runs {
-            if let Some((skills, params)) = run.rater.team_snapshot() {
-                team.skills = roster
-                    .players
-                    .iter()
-                    .map(|p| {
-                        book.index
-                            .get(&p.key)
-                            .and_then(|&n| skills.get(n as usize))
-                            .copied()
-                            .unwrap_or(params.newcomer)
-                    })
-                    .collect();
-                team.params = Some(params);
-                for (slots, known) in [
-                    (&mut predicted_red_win, &run.scores.predictions),
-                    (&mut fairest_red_win, &run.scores.fairest),
-                    (&mut expected_margin, &run.scores.margins),
-                ] {
-                    for &(m, p) in known {
-                        if let Some(slot) = slots.get_mut(m as usize) {
-                            *slot = Some(p);
-                        }
+                .map(|p| {
+                    book.index
+                        .get(&p.key)
+                        .and_then(|&n| skills.get(n as usize))
+                        .copied()
+                        .unwrap_or(params.newcomer)
+                })
+                .collect();
+            team.params = Some(params);
+            for (slots, known) in [
+                (&mut predicted_red_win, &run.scores.predictions),
+                (&mut fairest_red_win, &run.scores.fairest),
+                (&mut expected_margin, &run.scores.margins),
+            ] {
+                for &(m, p) in known {
+                    if let Some(slot) = slots.get_mut(m as usize) {
+                        *slot = Some(p);
                     }
                 }
             }
         }
-        let mut reports = Vec::with_capacity(results.len());
-        let mut headline_ratings = Vec::new();
-        let headline_curves: Vec<Vec<(u32, f64)>> = roster
-            .players
-            .iter()
-            .map(|p| {
-                book.index
-                    .get(&p.key)
-                    .and_then(|&n| runs[0].scores.curves.get(n as usize))
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .collect();
-        for (i, (report, ratings)) in results.into_iter().enumerate() {
-            if i == 0 {
-                headline_ratings = roster
-                    .players
-                    .iter()
-                    .map(|p| {
-                        book.index
-                            .get(&p.key)
-                            .and_then(|&n| ratings.get(n as usize))
-                            .copied()
-                            .unwrap_or(0.0)
-                    })
-                    .collect();
-            }
-            reports.push(report);
-        }
-        let headline = reports[0].id.clone();
-        reports.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
-        let held_out_frags = runs[0].scores.held_out(boundary).0.n;
-        let evaluation = Evaluation {
-            headline,
-            held_out_share: HELD_OUT_SHARE,
-            frags: book.frags as usize,
-            held_out_frags,
-            team_results: book.team_results as usize,
-            systems: reports,
-            team_model: TEAM_MODEL_ID.to_string(),
-            headline_ratings,
-            headline_curves,
-            predicted_red_win,
-            fairest_red_win,
-            expected_margin,
-            team,
-        };
-        let checkpoint = ReplayCheckpoint {
-            runs: runs
-                .into_iter()
-                .zip(saved)
-                .map(|(run, rater)| SavedRun {
-                    id: run.rater.id().to_string(),
-                    rater,
-                    scores: run.scores,
-                })
-                .collect(),
-            book,
-        };
-        (evaluation, checkpoint)
     }
+    let headline_curves: Vec<Vec<(u32, f64)>> = roster
+        .players
+        .iter()
+        .map(|p| {
+            book.index
+                .get(&p.key)
+                .and_then(|&n| runs[0].scores.curves.get(n as usize))
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut reports = Vec::with_capacity(finished.len());
+    let mut headline_ratings = Vec::new();
+    let mut saved = Vec::with_capacity(finished.len());
+    for (i, (rater, report, ratings)) in finished.into_iter().enumerate() {
+        if i == 0 {
+            headline_ratings = roster
+                .players
+                .iter()
+                .map(|p| {
+                    book.index
+                        .get(&p.key)
+                        .and_then(|&n| ratings.get(n as usize))
+                        .copied()
+                        .unwrap_or(0.0)
+                })
+                .collect();
+        }
+        reports.push(report);
+        saved.push(rater);
+    }
+    let headline = reports[0].id.clone();
+    in_system_order(&mut reports);
+    let held_out_frags = runs[0].scores.held_out(boundary).0.n;
+    let evaluation = Evaluation {
+        headline,
+        held_out_share: HELD_OUT_SHARE,
+        frags: book.frags as usize,
+        held_out_frags,
+        team_results: book.team_results as usize,
+        systems: reports,
+        team_model: TEAM_MODEL_ID.to_string(),
+        headline_ratings,
+        headline_curves,
+        predicted_red_win,
+        fairest_red_win,
+        expected_margin,
+        team,
+    };
+    let checkpoint = ReplayCheckpoint {
+        runs: runs
+            .into_iter()
+            .zip(saved)
+            .map(|(run, rater)| SavedRun {
+                id: run.rater.id().to_string(),
+                rater,
+                scores: run.scores,
+            })
+            .collect(),
+        book,
+    };
+    (evaluation, checkpoint)
 }
 
 /// The report of one system from its scores and final state.

@@ -247,7 +247,6 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
         json_file("data/matches.json", &matches)?,
         json_file("data/clans.json", &clans)?,
         json_file("data/diagnostics.json", input.diagnostics)?,
-        json_file("data/evaluation.json", &input.ratings.headline.evaluation)?,
         json_file(
             "data/seasons.json",
             &super::pages::season::seasons_json(input.seasons, input.roster),

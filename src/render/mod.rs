@@ -31,6 +31,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::evaluate::Evaluation;
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
@@ -174,8 +175,14 @@ impl Links {
     }
 }
 
-/// Renders every page, asset and data file of the site.
-pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
+/// Renders every page, asset and data file of the site. The comparison of rating systems
+/// (`evaluation.html`, `data/evaluation.json`, the ranking page, which explains the headline by
+/// it) is what `compare` returns: it runs beside the other pages, which read only the
+/// headline's and the team model's part of the evaluation (in `input.ratings`).
+pub fn render_site(
+    input: &SiteInput,
+    compare: impl FnOnce() -> Evaluation + Send,
+) -> Result<Vec<OutputFile>> {
     let timer = crate::progress::Timer::new();
     let templates = Templates::load(Some(&input.site_dir.join("templates")))?;
     let links = Links::new(input);
@@ -220,8 +227,61 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     };
     let mut r = Renderer::new(input, &links);
     r.own_player_template = templates.overridden("player.html");
-
     timer.lap("templates and links");
+    let (files, evaluation) = rayon::join(
+        || pages(input, &templates, &links, &content_pages, &page, &r),
+        compare,
+    );
+    let mut files = files?;
+    files.extend(comparison_files(&templates, &page, &r, &evaluation)?);
+    Ok(files)
+}
+
+/// The pages and data files that show the comparison of rating systems, from `evaluation`
+/// (every system's): `ranking.html`, `evaluation.html` and `data/evaluation.json`.
+fn comparison_files<'a>(
+    templates: &Templates,
+    page: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
+    r: &Renderer,
+    evaluation: &Evaluation,
+) -> Result<Vec<OutputFile>> {
+    let static_rows = r.static_rows(&r.input.ratings.static_.core, |i| {
+        r.input.ratings.static_.value[i]
+    });
+    let ranking = top_page(
+        templates,
+        page("", "ranking.html"),
+        &Keyed("ranking", r.ranking_page(static_rows, evaluation)),
+    )?;
+    let view = Keyed(
+        "page",
+        views::TextPage {
+            title: "How well each rating predicts".into(),
+            html: evaluation::evaluation_html(evaluation),
+        },
+    );
+    let page_html = html(
+        "evaluation.html",
+        templates.render("page.html", &page("", "evaluation.html"), &view)?,
+    );
+    Ok(vec![
+        ranking,
+        page_html,
+        data::json_file("data/evaluation.json", evaluation)?,
+    ])
+}
+
+/// Every page, asset and data file of the site but the comparison of rating systems
+/// ([`comparison_files`]).
+fn pages<'a>(
+    input: &SiteInput,
+    templates: &Templates,
+    links: &Links,
+    content_pages: &[content::ContentPage],
+    page: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
+    r: &Renderer,
+) -> Result<Vec<OutputFile>> {
+    let timer = crate::progress::Timer::new();
     let mut files = Vec::new();
     let player_rows = r.player_rows();
     let match_rows: Vec<MatchRow> = (0..input.matches.len())
@@ -274,7 +334,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     ));
     let top = |name: &'static str| page("", name);
     files.extend(player_list::pages(
-        &templates,
+        templates,
         &page,
         &player_rows,
         player_list::PAGE_SIZE,
@@ -288,7 +348,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         h.finish()
     };
     files.extend(match_list::pages(
-        &templates,
+        templates,
         &page,
         &match_rows,
         input.cache,
@@ -297,12 +357,12 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         input.sink,
     )?);
     files.push(top_page(
-        &templates,
+        templates,
         top("maps.html"),
         &Keyed("maps", &map_rows),
     )?);
     files.extend(paged_list::pages(
-        &templates,
+        templates,
         &page,
         "clans.html",
         "clan-list",
@@ -311,7 +371,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         paged_list::PAGE_SIZE,
     )?);
     files.extend(paged_list::pages(
-        &templates,
+        templates,
         &page,
         "servers.html",
         "server-list",
@@ -321,7 +381,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     )?);
     let server_pages = r.server_pages();
     files.extend(render_pages(
-        &templates,
+        templates,
         &page,
         server_pages.len(),
         "server.html",
@@ -330,15 +390,15 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         input.cache,
         input.sink,
     )?);
-    files.extend(pages::ladders::files(&r, &templates, top("ladders.html"))?);
+    files.extend(pages::ladders::files(r, templates, top("ladders.html"))?);
     if input.config.seasons.configured() {
         files.push(top_page(
-            &templates,
+            templates,
             top("seasons.html"),
             &Keyed("seasons", r.seasons_page()),
         )?);
         files.extend(render_pages(
-            &templates,
+            templates,
             &page,
             input.seasons.list.len(),
             "season.html",
@@ -348,34 +408,17 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
             input.sink,
         )?);
     }
-    files.push(top_page(
-        &templates,
-        top("ranking.html"),
-        &Keyed("ranking", r.ranking_page(static_rows)),
-    )?);
-
     // The team balancer: all in the browser, from data/balance.js; the report from the build.
     files.push(top_page(
-        &templates,
+        templates,
         top("balance.html"),
         &Keyed("balance", r.balance_report()),
     )?);
 
-    let evaluation = Keyed(
-        "page",
-        views::TextPage {
-            title: "How well each rating predicts".into(),
-            html: evaluation::evaluation_html(&input.ratings.headline.evaluation),
-        },
-    );
-    files.push(html(
-        "evaluation.html",
-        templates.render("page.html", &page("", "evaluation.html"), &evaluation)?,
-    ));
     timer.lap("index and lists");
     let player_urls = |i: usize| links.players[i].clone();
     files.extend(render_completed_pages(
-        &templates,
+        templates,
         &page,
         input.roster.players.len(),
         "player.html",
@@ -385,11 +428,11 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
         input.cache,
         input.sink,
     )?);
-    files.extend(rank_shards::files(&r)?);
+    files.extend(rank_shards::files(r)?);
     timer.lap("player pages");
     let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
     files.extend(render_pages(
-        &templates,
+        templates,
         &page,
         input.stats.maps.len(),
         "map.html",
@@ -400,7 +443,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     )?);
     let clan_urls = |i: usize| links.clans[i].clone();
     files.extend(render_pages(
-        &templates,
+        templates,
         &page,
         input.clans.clans.len(),
         "clan.html",
@@ -429,7 +472,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     files.extend(match_pages);
 
     timer.lap("map, clan and match pages");
-    for p in &content_pages {
+    for p in content_pages {
         let view = Keyed(
             "page",
             views::TextPage {
@@ -450,7 +493,7 @@ pub fn render_site(input: &SiteInput) -> Result<Vec<OutputFile>> {
     ) {
         files.push(html("feed.xml", xml));
     }
-    files.extend(data::data_files(input, &links)?);
+    files.extend(data::data_files(input, links)?);
     files.extend(static_files(input.site_dir)?);
     Ok(files)
 }

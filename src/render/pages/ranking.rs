@@ -30,7 +30,12 @@ impl Renderer<'_> {
             .collect()
     }
 
-    pub(in crate::render) fn ranking_page(&self, core: Vec<StaticRow>) -> RankingPage {
+    /// The ranking page, its explanation of the headline from `evaluation` (every system's).
+    pub(in crate::render) fn ranking_page(
+        &self,
+        core: Vec<StaticRow>,
+        evaluation: &crate::evaluate::Evaluation,
+    ) -> RankingPage {
         let st = &self.input.ratings.static_;
         let mut outside: Vec<u32> = (0..st.outside.len() as u32)
             .filter(|i| st.outside[*i as usize].is_some())
@@ -41,10 +46,8 @@ impl Renderer<'_> {
                 .total_cmp(&st.outside[*a as usize].unwrap_or(0.0))
                 .then(a.cmp(b))
         });
-        let headline = crate::evaluate::explain::headline_markdown(
-            &self.input.ratings.headline.evaluation,
-            &self.input.config.rating,
-        );
+        let headline =
+            crate::evaluate::explain::headline_markdown(evaluation, &self.input.config.rating);
         let explain = crate::rating::explain::markdown(
             &self.input.config.rating,
             &self.input.ratings.dynamic,
