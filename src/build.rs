@@ -167,16 +167,22 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         archive,
     } = read_logs_incremental(&roots, previous)?;
     timer.lap("read logs");
-    // Pages the previous build made that are still in the output, with what they were made from.
+    // Pages the previous build made that are still in the output, with what they were made
+    // from: as the staging folder's mirroring listed them (done by now, beside loading the
+    // state), else by a walk of the output (100,000 files on a public server's site).
+    let walked;
     let present = if previous_pages.is_empty() {
-        Default::default()
+        None
+    } else if let Some(files) = staging.mirrored_files() {
+        Some(files)
     } else {
-        crate::output::files_in(&out)
+        walked = crate::output::files_in(&out);
+        Some(&walked)
     };
     let cache = PageCache {
         keys: previous_pages
             .into_iter()
-            .filter(|(path, _)| present.contains(Path::new(path)))
+            .filter(|(path, _)| present.is_some_and(|p| p.contains(Path::new(path))))
             .collect(),
     };
     timer.lap("page cache");
@@ -206,6 +212,10 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         (site, prepared)
     });
     let mut site = site?;
+    // Written (not flushed) while the site is published and the state saved: it is checked
+    // against the matches before use, so one newer than the state (a crash in between) is
+    // still right, and one that fits no state is refused.
+    let checkpoint = state::CheckpointSave::start(&state_dir, std::mem::take(&mut site.checkpoint));
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
     new_state.pages = files
@@ -233,9 +243,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     if let Err(e) = saved {
         warnings.push(format!("{e:#}: the next build will read every log again"));
     }
-    // A checkpoint older than the state (a crash in between) is still right: the next build
-    // checks which matches it covers.
-    if let Err(e) = state::save_checkpoint(&state_dir, &site.checkpoint) {
+    if let Err(e) = checkpoint.wait() {
         warnings.push(format!("{e:#}: the next build will rate every match again"));
     }
     published.finish()?;

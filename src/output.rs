@@ -173,6 +173,21 @@ impl Staging {
         })
     }
 
+    /// The files of the published site as the mirroring found them, once it is done: None
+    /// while it runs, or when there was no site to mirror. Taken from the spare folder, they
+    /// also include files an earlier build dropped (hard links to their last bytes, which
+    /// publishing removes): a page listed here is in the staging folder with the bytes it was
+    /// published with.
+    pub fn mirrored_files(&self) -> Option<&HashSet<PathBuf>> {
+        if self.ready.get().is_none() {
+            let mirroring = self.mirroring.lock().ok()?;
+            if !mirroring.as_ref()?.is_finished() {
+                return None;
+            }
+        }
+        Some(&self.mirrored().files)
+    }
+
     /// Puts one rendered page into the staging folder now (see [`crate::render::PageSink`]);
     /// returns it without its bytes. Pages to keep as they are stay for [`Staging::publish`].
     pub fn stage(&self, file: OutputFile) -> Result<OutputFile> {

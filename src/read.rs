@@ -289,6 +289,7 @@ fn read_file(
         checkpoint: None,
         settled: Vec::new(),
         tail: Vec::new(),
+        segments: Vec::new(),
         changed: true,
         sealed: None,
     };
@@ -442,6 +443,8 @@ fn resume(
     state.report = cp.report.clone();
     state.report.bytes = bytes;
     state.report.path.clone_from(&file.rel);
+    // The settled matches stay, and so do the segments that store them.
+    state.segments = prev.segments;
     run_parser(parser, index, file, f, state, Some(cp), prev.settled)
 }
 

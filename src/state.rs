@@ -3,12 +3,15 @@
 //! the resume point, the resume [`Checkpoint`], the matches before it (settled) and after it (the
 //! tail, re-parsed when the file grows).
 //!
-//! Stored as `postcard` files (compact serde binary: varints, no schema step, fast to load): one
-//! per log file under `files/` (named by a hash of the log's path, holding its whole
-//! [`FileState`]), rewritten only when that log changed, and an index `state.bin` listing the
-//! logs and the pages of the site. Every file is written through a temporary file and a rename,
-//! so a crash leaves old or new files, each complete in itself: a per-log file newer than the
-//! index still describes its log truly. A state from another fragstats, parser or state-format
+//! Stored as MessagePack files (serde, named fields) under `files/`: one per log file (named by a
+//! hash of the log's path, holding its [`FileState`]), rewritten only when that log changed, and
+//! an index `state.bin` listing the logs and the pages of the site. A log's settled matches,
+//! which only ever grow, are kept apart in segment files ([`Segment`], format 7 on): a log that
+//! grew by one match writes one small segment and its per-log file, not its whole history again.
+//! Every file is written through a temporary file and a rename, so a crash leaves old or new
+//! files, each complete in itself; a segment is never rewritten under its name (the name holds a
+//! hash of its bytes) and is on disk before the per-log file naming it replaces the old one, so
+//! a per-log file newer than the index still describes its log truly. A state from another fragstats, parser or state-format
 //! version, or one that cannot be read, is ignored (full parse) with a warning: never a wrong
 //! site; a per-log file that is missing or damaged only makes that log be read again.
 
@@ -24,12 +27,18 @@ use crate::history;
 use crate::model::Match;
 use crate::parse::Checkpoint;
 
+mod segments;
 mod v5;
+
+pub use segments::{Sealed, Segment};
 
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
 pub const PARSER_VERSION: u32 = 7;
 /// Bump when the layout of [`State`] changes.
-const STATE_FORMAT: u32 = 6;
+const STATE_FORMAT: u32 = 7;
+/// The format before segments: the same index and archive, every settled match inside the
+/// per-log file. Read as a stale state (its logs are read again, nothing is lost).
+const FORMAT_6: u32 = 6;
 /// File name of the state's index inside the state folder.
 const STATE_FILE: &str = "state.bin";
 /// Folder of the per-log files inside the state folder.
@@ -114,20 +123,25 @@ pub struct FileState {
     pub settled: Vec<Match>,
     /// Matches after it (a match still open at the end is among them, closed at the end).
     pub tail: Vec<Match>,
+    /// The segment files holding the first settled matches, in order; `settled` lists them
+    /// first when loaded. Written empty by format 6, whose per-log file held every match.
+    #[serde(default)]
+    pub segments: Vec<Segment>,
     /// Read again by this build (so saved); unchanged logs keep their saved file.
     #[serde(skip)]
     pub changed: bool,
-    /// The bytes of its per-log file, made as soon as it was read ([`FileState::seal`]), so
-    /// that its matches need not be kept twice in memory until the state is saved.
+    /// The bytes of its per-log file and new segments, made as soon as it was read
+    /// ([`FileState::seal`]), so that its matches need not be kept twice in memory until the
+    /// state is saved.
     #[serde(skip)]
-    pub sealed: Option<Vec<u8>>,
+    pub sealed: Option<Sealed>,
 }
 
 impl FileState {
-    /// Encodes the per-log file now and moves the matches out (settled, then tail): the state
-    /// saves the encoded bytes later.
+    /// Encodes the per-log file and the segments of the settled matches not yet stored now, and
+    /// moves the matches out (settled, then tail): the state saves the encoded bytes later.
     pub fn seal(&mut self) -> Result<Vec<Match>> {
-        self.sealed = Some(seal(self)?);
+        self.sealed = Some(segments::seal_file(self, segments::SEGMENT_MATCHES)?);
         Ok(self.take_matches())
     }
 
@@ -259,7 +273,10 @@ fn load_file_as(dir: &Path, path: &str, header: &Header) -> Option<FileState> {
     } else {
         unseal_as(&bytes, header)?
     };
-    (file.path == path).then_some(file)
+    if file.path != path {
+        return None;
+    }
+    segments::load_settled(&dir.join(FILES_DIR), file, header)
 }
 
 /// Loads the state from `dir`.
@@ -284,7 +301,7 @@ pub fn load(dir: &Path) -> Loaded {
         STATE_FORMAT
     );
     let index = match header.format {
-        STATE_FORMAT => {
+        STATE_FORMAT | FORMAT_6 => {
             let (_, body) = postcard::take_from_bytes::<Header>(&bytes).expect("read above");
             rmp_serde::from_slice::<Index>(body).map_err(|e| e.to_string())
         }
@@ -336,18 +353,28 @@ pub fn prepare(dir: &Path, state: &State) -> Result<Prepared> {
         .files
         .iter()
         .filter(|f| f.changed)
-        .map(|f| -> Result<Staged> {
+        .flat_map(|f| {
             let encoded;
-            let bytes = match &f.sealed {
-                Some(bytes) => bytes,
-                None => {
-                    encoded = seal(f)?;
-                    &encoded
-                }
+            let sealed = match &f.sealed {
+                Some(sealed) => sealed,
+                None => match segments::seal_inline(f) {
+                    Ok(sealed) => {
+                        encoded = sealed;
+                        &encoded
+                    }
+                    Err(e) => return vec![Err(e)],
+                },
             };
             let target = file_path(dir, &f.path);
             let name = target.file_name().expect("a file name").to_string_lossy();
-            stage_file(&files_dir, &name, bytes)
+            // The new segments first: a per-log file never names a segment not yet written.
+            let mut staged: Vec<Result<Staged>> = sealed
+                .segments
+                .iter()
+                .map(|(segment, bytes)| stage_file(&files_dir, segment, bytes))
+                .collect();
+            staged.push(stage_file(&files_dir, &name, &sealed.main));
+            staged
         })
         .collect();
     // On an error the files staged so far are dropped, which removes them.
@@ -373,7 +400,10 @@ pub fn save_prepared(dir: &Path, state: &State, mut prepared: Prepared) -> Resul
     let keep: std::collections::HashSet<PathBuf> = state
         .files
         .iter()
-        .map(|f| file_path(dir, &f.path))
+        .flat_map(|f| {
+            let segments = f.segments.iter().map(|s| files_dir.join(&s.name));
+            std::iter::once(file_path(dir, &f.path)).chain(segments)
+        })
         .collect();
     if let Ok(entries) = std::fs::read_dir(&files_dir) {
         for entry in entries.flatten() {
@@ -504,7 +534,7 @@ pub fn load_archive(dir: &Path) -> Result<LoadedArchive> {
             return None;
         }
         match header.format {
-            STATE_FORMAT => rmp_serde::from_slice(body).ok(),
+            STATE_FORMAT | FORMAT_6 => rmp_serde::from_slice(body).ok(),
             v5::FORMAT => v5::archive(body),
             _ => None,
         }
@@ -604,6 +634,37 @@ pub fn save_checkpoint(dir: &Path, bytes: &[u8]) -> Result<()> {
     stage_file_with(dir, CHECKPOINT_FILE, bytes, false)?.commit()
 }
 
+/// [`save_checkpoint`] on a thread of its own, so that writing the file (and the system's
+/// freeing the old one on the rename) goes on beside the rest of a build. Dropped, it waits.
+pub struct CheckpointSave(Option<std::thread::JoinHandle<Result<()>>>);
+
+impl CheckpointSave {
+    /// Starts saving `bytes` as the checkpoint file in `dir`.
+    pub fn start(dir: &Path, bytes: Vec<u8>) -> CheckpointSave {
+        let dir = dir.to_path_buf();
+        CheckpointSave(Some(std::thread::spawn(move || {
+            save_checkpoint(&dir, &bytes)
+        })))
+    }
+
+    /// Waits until the file is saved.
+    pub fn wait(mut self) -> Result<()> {
+        match self.0.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(saved)) => saved,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for CheckpointSave {
+    fn drop(&mut self) {
+        if let Some(saving) = self.0.take() {
+            let _ = saving.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -672,11 +733,13 @@ mod tests {
             names
         };
         let saved = listing();
-        assert_eq!(saved.len(), state.files.len());
+        let segments: usize = state.files.iter().map(|f| f.segments.len()).sum();
+        assert!(segments > 0, "the settled matches are in segments");
+        assert_eq!(saved.len(), state.files.len() + segments);
         // Other bytes for the first log: staged, then dropped.
         let first = &mut state.files[0];
         let mut sealed = first.sealed.clone().unwrap();
-        sealed.push(0);
+        sealed.main.push(0);
         first.sealed = Some(sealed);
         drop(prepare(dir.path(), &state).unwrap());
         assert_eq!(listing(), saved, "a dropped preparation changes nothing");

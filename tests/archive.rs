@@ -301,7 +301,9 @@ fn states_of_earlier_versions_lose_no_match_on_upgrade() {
         ("feea866ee4ce35cd", 2, 19),
         ("53d67c8927932e2b", 3, 13),
     ];
-    for fixture in ["state-v5", "state-v6"] {
+    // state-v7 is this version's layout, its settled matches in a segment file beside the
+    // per-log file.
+    for fixture in ["state-v5", "state-v6", "state-v7"] {
         let site = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(site.path().join("logs")).unwrap();
         let state = site.path().join(".fragstats");

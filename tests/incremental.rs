@@ -445,11 +445,18 @@ fn unchanged_pages_keep_their_time_and_state_survives_damage() {
 
     // A damaged per-log state file and a damaged rating checkpoint: that log is read again and
     // the ratings replayed from the first match, and the site is still right.
-    let files: Vec<_> = std::fs::read_dir(site.dir.path().join(".fragstats/files"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let (files, segments): (Vec<_>, Vec<_>) =
+        std::fs::read_dir(site.dir.path().join(".fragstats/files"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .partition(|p| p.extension().is_some_and(|e| e == "bin"));
     assert_eq!(files.len(), 1, "one per-log file per log");
+    assert!(
+        segments
+            .iter()
+            .all(|p| p.extension().is_some_and(|e| e == "seg")),
+        "beside it, only the segments of its settled matches: {segments:?}"
+    );
     std::fs::write(&files[0], b"\x00\x01damaged").unwrap();
     std::fs::write(site.dir.path().join(".fragstats/ratings.bin"), b"damaged").unwrap();
     let how = site.check("after a damaged per-log file and checkpoint");

@@ -163,6 +163,7 @@ impl From<frozen::FileState> for FileState {
             checkpoint: f.checkpoint.map(Into::into),
             settled: f.settled.into_iter().map(Into::into).collect(),
             tail: f.tail.into_iter().map(Into::into).collect(),
+            segments: Vec::new(),
             changed: false,
             sealed: None,
         }

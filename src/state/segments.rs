@@ -1,0 +1,357 @@
+//! The settled matches of a log, stored apart from its per-log file in segment files under
+//! `files/`, so that a log that grew writes only what it settled since (issue 18: appending one
+//! match to a public server's 80 MB history re-encoded and flushed all of it).
+//!
+//! A segment holds a run of settled matches (sealed like every state file: header, CRC-32,
+//! body) and is named `<log hash>-<hash of its bytes>.seg`, so a name never stands for other
+//! bytes and an existing segment is never rewritten. The per-log file lists its segments in
+//! order with how many matches each holds; loading checks each segment's checksum, header and
+//! count, and a log whose segment is missing or damaged is read again from its start.
+//!
+//! New matches go into a new segment; small trailing segments are merged with it while they are
+//! no more than twice its size (a binary counter: a log appended to one match at a time keeps
+//! about log2([`SEGMENT_MATCHES`]) small segments, and each match is re-encoded that many times
+//! at most). A full read writes segments of [`SEGMENT_MATCHES`] matches, which load on the
+//! thread pool side by side.
+
+use anyhow::Result;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{FileState, Fingerprint, Header, seal, unseal_as};
+use crate::diagnostics::FileReport;
+use crate::model::Match;
+use crate::parse::Checkpoint;
+use std::path::Path;
+
+/// Settled matches per full segment: about 8 MB on a public server's log (4 KB a match), so
+/// its 20,000 matches load as ten segments in parallel.
+pub const SEGMENT_MATCHES: usize = 2048;
+
+/// One segment file of a log's settled matches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segment {
+    /// File name inside `files/`.
+    pub name: String,
+    /// How many matches it holds.
+    pub matches: u64,
+}
+
+/// The encoded files of one log's state, made when it was read: saved later, unchanged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sealed {
+    /// The per-log file.
+    pub main: Vec<u8>,
+    /// The segments written by this build: file name and bytes.
+    pub segments: Vec<(String, Vec<u8>)>,
+}
+
+/// The per-log file's content: a [`FileState`] by another name, borrowing its parts, so that
+/// the settled matches stored in segments are not encoded again (the field names are
+/// [`FileState`]'s, which reads it back).
+#[derive(Serialize)]
+struct PerLog<'a> {
+    path: &'a str,
+    size: u64,
+    mtime_ns: u128,
+    head: Fingerprint,
+    before_checkpoint: Option<Fingerprint>,
+    report: &'a FileReport,
+    checkpoint: &'a Option<Checkpoint>,
+    /// The settled matches after the last segment (none when sealed by [`seal_file`]).
+    settled: &'a [Match],
+    tail: &'a [Match],
+    segments: &'a [Segment],
+}
+
+impl<'a> PerLog<'a> {
+    fn of(f: &'a FileState, settled: &'a [Match], segments: &'a [Segment]) -> PerLog<'a> {
+        PerLog {
+            path: &f.path,
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+            head: f.head,
+            before_checkpoint: f.before_checkpoint,
+            report: &f.report,
+            checkpoint: &f.checkpoint,
+            settled,
+            tail: &f.tail,
+            segments,
+        }
+    }
+}
+
+/// Seals `f`: its settled matches not yet in its segments go into new segments of at most
+/// `per_segment` matches (merged with the small segments before them, see the module doc),
+/// `f.segments` is updated to list them all, and the per-log file is encoded last.
+pub fn seal_file(f: &mut FileState, per_segment: usize) -> Result<Sealed> {
+    let stored: usize = f.segments.iter().map(|s| s.matches as usize).sum();
+    if stored > f.settled.len() {
+        // Segments of other matches (never carried over so): store everything again.
+        f.segments.clear();
+    }
+    let mut start: usize = f.segments.iter().map(|s| s.matches as usize).sum();
+    while let Some(last) = f.segments.last() {
+        let (pending, n) = (f.settled.len() - start, last.matches as usize);
+        if pending == 0 || n >= per_segment || n > 2 * pending {
+            break;
+        }
+        start -= n;
+        f.segments.pop();
+    }
+    let key = log_key(&f.path);
+    let new: Vec<(Segment, Vec<u8>)> = f.settled[start..]
+        .par_chunks(per_segment.max(1))
+        .map(|chunk| -> Result<(Segment, Vec<u8>)> {
+            let bytes = seal(&chunk)?;
+            let mut h = crate::hash::Hasher::new();
+            h.raw(&bytes);
+            let segment = Segment {
+                name: format!("{key:016x}-{:016x}.seg", h.finish()),
+                matches: chunk.len() as u64,
+            };
+            Ok((segment, bytes))
+        })
+        .collect::<Result<_>>()?;
+    let mut written = Vec::with_capacity(new.len());
+    for (segment, bytes) in new {
+        written.push((segment.name.clone(), bytes));
+        f.segments.push(segment);
+    }
+    let main = seal(&PerLog::of(f, &[], &f.segments))?;
+    Ok(Sealed {
+        main,
+        segments: written,
+    })
+}
+
+/// Seals `f` with every settled match inside the per-log file and no segment (a state saved
+/// without [`FileState::seal`]; its loader reads that layout too).
+pub fn seal_inline(f: &FileState) -> Result<Sealed> {
+    Ok(Sealed {
+        main: seal(&PerLog::of(f, &f.settled, &[]))?,
+        segments: Vec::new(),
+    })
+}
+
+/// The hash of a log's path that its per-log file and segments are named by.
+fn log_key(path: &str) -> u64 {
+    let mut h = crate::hash::Hasher::new();
+    h.str(path);
+    h.finish()
+}
+
+/// A segment name as [`seal_file`] makes them (a name read from the state is never a path).
+fn is_segment_name(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".seg") else {
+        return false;
+    };
+    let hex = |s: &str| s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    matches!(stem.split_once('-'), Some((a, b)) if hex(a) && hex(b))
+}
+
+/// `file` as loaded from its per-log file in `files_dir`, with the matches of its segments put
+/// first in `settled`: None when a segment is missing, damaged, of another header or holds
+/// another number of matches than listed (the log is then read again).
+pub fn load_settled(files_dir: &Path, mut file: FileState, header: &Header) -> Option<FileState> {
+    if file.segments.is_empty() {
+        return Some(file);
+    }
+    let key = format!("{:016x}-", log_key(&file.path));
+    let parts: Vec<Vec<Match>> = file
+        .segments
+        .par_iter()
+        .map(|s| {
+            if !is_segment_name(&s.name) || !s.name.starts_with(&key) {
+                return None;
+            }
+            let bytes = std::fs::read(files_dir.join(&s.name)).ok()?;
+            let matches: Vec<Match> = unseal_as(&bytes, header)?;
+            (matches.len() as u64 == s.matches).then_some(matches)
+        })
+        .collect::<Option<_>>()?;
+    let mut settled = Vec::with_capacity(parts.iter().map(Vec::len).sum::<usize>());
+    for part in parts {
+        settled.extend(part);
+    }
+    settled.append(&mut file.settled);
+    file.settled = settled;
+    Some(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{FILES_DIR, Loaded, State, load, load_file, save};
+    use std::path::PathBuf;
+
+    /// The matches of a real log (the OpenArena bot FFA logs), `n` of them (repeated as needed).
+    fn matches(n: usize) -> Vec<Match> {
+        let log = format!(
+            "{}/../shared/data/openarena/ffa",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let read =
+            crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default()).unwrap();
+        assert!(!read.matches.is_empty());
+        read.matches.iter().cycle().take(n).cloned().collect()
+    }
+
+    /// A changed log's state holding `settled` (sealed by `seal_file` with `per_segment`).
+    fn state_of(mut f: FileState, settled: &[Match], per_segment: usize) -> (State, Sealed) {
+        f.settled = settled.to_vec();
+        f.changed = true;
+        let sealed = seal_file(&mut f, per_segment).unwrap();
+        f.sealed = Some(sealed.clone());
+        (State::new(vec![f]), sealed)
+    }
+
+    fn empty_file(path: &str) -> FileState {
+        FileState {
+            path: path.into(),
+            size: 0,
+            mtime_ns: 0,
+            head: Fingerprint {
+                start: 0,
+                len: 0,
+                hash: 0,
+            },
+            before_checkpoint: None,
+            report: FileReport::new("log"),
+            checkpoint: None,
+            settled: Vec::new(),
+            tail: Vec::new(),
+            segments: Vec::new(),
+            changed: true,
+            sealed: None,
+        }
+    }
+
+    fn loaded(dir: &Path) -> FileState {
+        match load(dir) {
+            Loaded::State(mut s) => s.files.pop().expect("the log's state"),
+            _ => panic!("state not loaded"),
+        }
+    }
+
+    fn same(a: &[Match], b: &[Match]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x.id == y.id && x.content == y.content && x.events == y.events)
+    }
+
+    fn segment_files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir.join(FILES_DIR))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".seg"))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A log appended to one match at a time writes small segments (each match is encoded a
+    /// few times in all), keeps every full segment as it was, and holds few segments; every
+    /// state loads with its matches in order.
+    #[test]
+    fn appends_write_only_the_new_matches() {
+        let dir = tempfile::tempdir().unwrap();
+        let all = matches(40);
+        let (state, sealed) = state_of(empty_file("logs/a.log"), &all[..21], 4);
+        assert_eq!(
+            sealed.segments.len(),
+            6,
+            "5 full segments and 1 of one match"
+        );
+        save(dir.path(), &state).unwrap();
+        let full: Vec<String> = state.files[0].segments[..5]
+            .iter()
+            .map(|s| s.name.clone())
+            .collect();
+        assert_eq!(segment_files(dir.path()).len(), 6);
+        let mut file = loaded(dir.path());
+        assert!(same(&file.settled, &all[..21]));
+        let mut encoded = 0;
+        for n in 22..=all.len() {
+            let (state, sealed) = state_of(file, &all[..n], 4);
+            let written: usize = sealed
+                .segments
+                .iter()
+                .map(|(name, _)| {
+                    let s = state.files[0].segments.iter().find(|s| &s.name == name);
+                    s.unwrap().matches as usize
+                })
+                .sum();
+            encoded += written;
+            assert!(state.files[0].segments.len() <= n / 4 + 3, "{n}");
+            save(dir.path(), &state).unwrap();
+            let on_disk = segment_files(dir.path());
+            assert_eq!(on_disk.len(), state.files[0].segments.len(), "{n}");
+            for name in &full {
+                assert!(on_disk.contains(name), "{n}: full segment {name} kept");
+            }
+            file = loaded(dir.path());
+            assert!(same(&file.settled, &all[..n]), "{n}");
+        }
+        // Each appended match is encoded again a few times at most (log2 of 4, plus its own).
+        assert!(encoded <= (all.len() - 21) * 3, "{encoded} matches encoded");
+    }
+
+    /// A build stopped after writing its new segment, before its per-log file replaced the old
+    /// one, leaves the old state readable; a segment missing or torn makes the log be read
+    /// again (no state for it), never a state with matches lost.
+    #[test]
+    fn torn_appends_are_refused_or_leave_the_old_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let all = matches(12);
+        let (state, _) = state_of(empty_file("logs/a.log"), &all[..9], 4);
+        save(dir.path(), &state).unwrap();
+        // The new segment written, the per-log file not yet replaced.
+        let (_, sealed) = state_of(loaded(dir.path()), &all, 4);
+        let files = dir.path().join(FILES_DIR);
+        for (name, bytes) in &sealed.segments {
+            std::fs::write(files.join(name), bytes).unwrap();
+        }
+        assert!(same(&loaded(dir.path()).settled, &all[..9]));
+        // The per-log file of the append written, and one of its segments missing, or torn.
+        let main = crate::state::file_path(dir.path(), "logs/a.log");
+        std::fs::write(&main, &sealed.main).unwrap();
+        assert!(same(&loaded(dir.path()).settled, &all));
+        let (name, bytes) = sealed.segments.last().unwrap();
+        std::fs::write(files.join(name), &bytes[..bytes.len() - 1]).unwrap();
+        assert!(
+            load_file(dir.path(), "logs/a.log").is_none(),
+            "torn segment"
+        );
+        std::fs::remove_file(files.join(name)).unwrap();
+        assert!(
+            load_file(dir.path(), "logs/a.log").is_none(),
+            "missing segment"
+        );
+        // A count that does not match, or a name that is a path, is refused too.
+        std::fs::write(files.join(name), bytes).unwrap();
+        let mut f = load_file(dir.path(), "logs/a.log").unwrap();
+        assert!(same(&f.settled, &all));
+        f.settled.clear();
+        f.segments[0].matches += 1;
+        std::fs::write(&main, seal(&PerLog::of(&f, &[], &f.segments)).unwrap()).unwrap();
+        assert!(load_file(dir.path(), "logs/a.log").is_none(), "wrong count");
+        f.segments[0].matches -= 1;
+        f.segments[0].name = format!("../{}", f.segments[0].name);
+        std::fs::write(&main, seal(&PerLog::of(&f, &[], &f.segments)).unwrap()).unwrap();
+        assert!(load_file(dir.path(), "logs/a.log").is_none(), "a path");
+    }
+
+    /// A state saved without sealing (every settled match inside the per-log file) loads.
+    #[test]
+    fn inline_per_log_files_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let all = matches(5);
+        let mut f = empty_file("logs/a.log");
+        f.settled = all.clone();
+        save(dir.path(), &State::new(vec![f])).unwrap();
+        assert!(segment_files(dir.path()).is_empty());
+        assert!(same(&loaded(dir.path()).settled, &all));
+    }
+}
