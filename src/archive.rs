@@ -138,6 +138,9 @@ pub type PerLog = Vec<(String, usize)>;
 /// Removes the archived matches `what` selects from the archive in `state_dir`; returns how
 /// many were removed per log and how many are left per log.
 pub fn forget_in(state_dir: &std::path::Path, what: &Forget) -> anyhow::Result<(PerLog, PerLog)> {
+    let _lock = crate::state::lock(state_dir, || {
+        eprintln!("waiting for the fragstats build of this site to finish");
+    });
     let mut archive = match crate::state::load_archive(state_dir)? {
         crate::state::LoadedArchive::Archive(a) => a,
         crate::state::LoadedArchive::SetAside(p) => anyhow::bail!(

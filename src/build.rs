@@ -142,6 +142,10 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         state_dir,
         ..
     } = Plan::new(req)?;
+    // Held until the build returns: another build of this site waits (see state::lock).
+    let _lock = state::lock(&state_dir, || {
+        eprintln!("waiting for another fragstats build of this site to finish");
+    });
     let timer = Timer::new();
     // Hard-links the current site into a staging folder while the new one is computed.
     let staging = crate::output::Staging::prepare_in(&out, Some(&state_dir));

@@ -27,9 +27,11 @@ use crate::history;
 use crate::model::Match;
 use crate::parse::Checkpoint;
 
+mod lock;
 mod segments;
 mod v5;
 
+pub use lock::{StateLock, lock};
 pub use segments::{Sealed, Segment};
 
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
@@ -408,12 +410,27 @@ pub fn save_prepared(dir: &Path, state: &State, mut prepared: Prepared) -> Resul
     if let Ok(entries) = std::fs::read_dir(&files_dir) {
         for entry in entries.flatten() {
             let p = entry.path();
-            if !keep.contains(&p) {
+            // Only files a build makes there: anything else was put there by someone else.
+            let ours = entry.file_name().to_str().is_some_and(made_here);
+            if ours && !keep.contains(&p) {
                 let _ = std::fs::remove_file(p);
             }
         }
     }
     Ok(())
+}
+
+/// A name of a file that a build writes under `files/`: a per-log file, a segment, or one
+/// of their temporary files (left by a build that was killed).
+fn made_here(name: &str) -> bool {
+    let name = match name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) {
+        Some((target, pid)) if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) => target,
+        _ => name,
+    };
+    let per_log = name
+        .strip_suffix(".bin")
+        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+    per_log || segments::is_segment_name(name)
 }
 
 /// Writes `bytes` to `dir/name` through a temporary file, flushed to disk, then renamed, so a
@@ -753,6 +770,42 @@ mod tests {
         let now = listing();
         assert_eq!(now.len(), saved.len());
         assert_ne!(now, saved, "the staged bytes replaced the saved ones");
+    }
+
+    /// Saving removes the per-log files and segments no log refers to, and the temporary files
+    /// of a killed build, but nothing else a build did not make (`files/` may be a link).
+    #[test]
+    fn saving_removes_only_its_own_unreferenced_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = format!(
+            "{}/../shared/data/openarena/duel",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let read =
+            crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default()).unwrap();
+        save(dir.path(), &read.state).unwrap();
+        let files = dir.path().join(FILES_DIR);
+        let stale = [
+            "0123456789abcdef.bin",
+            "0123456789abcdef-fedcba9876543210.seg",
+            ".0123456789abcdef.bin.tmp-4242",
+        ];
+        let foreign = ["notes.txt", "0123456789abcdef.bin.bak", ".x.tmp-1"];
+        for name in stale.iter().chain(&foreign) {
+            std::fs::write(files.join(name), b"x").unwrap();
+        }
+        save(dir.path(), &read.state).unwrap();
+        for name in stale {
+            assert!(!files.join(name).exists(), "{name} removed");
+        }
+        for name in foreign {
+            assert!(files.join(name).exists(), "{name} kept");
+        }
+        let state = match load(dir.path()) {
+            Loaded::State(s) => s,
+            _ => panic!("state not loaded"),
+        };
+        assert_eq!(state.files.len(), read.state.files.len());
     }
 
     /// A per-log file whose packed events were changed, though it still decodes, is refused by

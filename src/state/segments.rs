@@ -142,7 +142,7 @@ fn log_key(path: &str) -> u64 {
 }
 
 /// A segment name as [`seal_file`] makes them (a name read from the state is never a path).
-fn is_segment_name(name: &str) -> bool {
+pub(super) fn is_segment_name(name: &str) -> bool {
     let Some(stem) = name.strip_suffix(".seg") else {
         return false;
     };
