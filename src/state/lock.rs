@@ -53,12 +53,73 @@ pub fn lock(dir: &Path, waiting: impl FnOnce()) -> StateLock {
         }
         Err(_) => return StateLock { _file: None },
     }
+    remove_leftovers(dir);
     StateLock { _file: Some(file) }
+}
+
+/// Removes the temporary files of the state folder's own files that a killed build left (the
+/// rating checkpoint's is about 100 MB on a public server's site): with the lock held, no
+/// build is writing them.
+fn remove_leftovers(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let left = name
+            .to_str()
+            .and_then(|n| n.strip_prefix('.'))
+            .is_some_and(|n| {
+                [
+                    super::STATE_FILE,
+                    super::ARCHIVE_FILE,
+                    super::CHECKPOINT_FILE,
+                ]
+                .iter()
+                .any(|file| {
+                    n.strip_prefix(file)
+                        .and_then(|rest| rest.strip_prefix(".tmp-"))
+                        .is_some_and(|pid| {
+                            !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+                        })
+                })
+            });
+        if left && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::build::{BuildRequest, build};
+
+    /// Taking the lock removes the temporary files a killed build left, and nothing else.
+    #[test]
+    fn the_lock_removes_what_a_killed_build_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let left = [
+            ".ratings.bin.tmp-123",
+            ".state.bin.tmp-9",
+            ".archive.bin.tmp-77",
+        ];
+        let other = [
+            "ratings.bin",
+            ".ratings.bin.tmp-",
+            ".notes.tmp-1",
+            "state.bin.tmp-1",
+        ];
+        for name in left.iter().chain(&other) {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        let _lock = super::lock(dir.path(), || panic!("nobody holds it"));
+        for name in left {
+            assert!(!dir.path().join(name).exists(), "{name} removed");
+        }
+        for name in other {
+            assert!(dir.path().join(name).exists(), "{name} kept");
+        }
+    }
 
     /// A build waits while another holds the site's state folder, then builds.
     #[test]
