@@ -336,7 +336,7 @@ impl Evaluator {
     /// these matches (the replay numbers players by identity key, never by roster number).
     pub fn advance_some<'m>(
         &mut self,
-        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
+        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])> + Clone,
         roster: &Roster,
     ) {
         self.replay(matches, roster, PIPELINE_PARTS);
@@ -346,7 +346,7 @@ impl Evaluator {
     /// [`PIPELINE_PARTS`]; the result does not depend on it).
     fn replay<'m>(
         &mut self,
-        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
+        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])> + Clone,
         roster: &Roster,
         parts: usize,
     ) {
@@ -398,14 +398,29 @@ impl Evaluator {
     /// Collects the outcomes of `matches` and updates the shared book.
     fn batch<'m>(
         &mut self,
-        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
+        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])> + Clone,
         roster: &Roster,
     ) -> Batch {
         let book = &mut self.book;
         let frags_before = book.frags;
+        // The outcomes of a whole archive (one per frag) are its largest list: sized once, not
+        // grown by doubling (which holds up to three times its size while it copies).
+        let outcomes: usize = matches
+            .clone()
+            .map(|(m, _)| {
+                let scored = m.events.iter().filter(|e| {
+                    matches!(
+                        e.kind,
+                        EventKind::Frag | EventKind::Suicide | EventKind::TeamKill
+                    )
+                });
+                // The start, each round's end (at most one per round) and the end.
+                2 + m.rounds.len() + scored.count()
+            })
+            .sum();
         let mut batch = Batch {
             first: book.matches,
-            outcomes: Vec::new(),
+            outcomes: Vec::with_capacity(outcomes),
             team_games: Vec::with_capacity(matches.len()),
             lineups: Vec::with_capacity(matches.len()),
             starts: Vec::with_capacity(matches.len()),

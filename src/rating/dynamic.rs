@@ -28,6 +28,9 @@ pub fn expected(gi: f64, gj: f64) -> f64 {
     1.0 / (1.0 + ((gj - gi) * (std::f64::consts::LN_10 / SCALE)).exp())
 }
 
+/// Matches turned into operations at a time by [`Ladder::advance`].
+const LADDER_RUN: usize = 256;
+
 /// One rating operation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Op {
@@ -357,17 +360,38 @@ impl Ladder {
     ) {
         debug_assert_eq!(self.players, roster.players.len());
         debug_assert_eq!(self.clans, clans.clans.len());
+        self.advance_in_runs(matches, roster, clans, cfg, LADDER_RUN);
+    }
+
+    /// [`Ladder::advance`], turning `run` matches into operations at a time (the ratings do
+    /// not depend on it).
+    fn advance_in_runs(
+        &mut self,
+        matches: &[Match],
+        roster: &Roster,
+        clans: &Clans,
+        cfg: &DynamicConfig,
+        run: usize,
+    ) {
         let from = self.matches.min(matches.len());
-        let stream = Stream::build_part(
-            &matches[from..],
-            &roster.match_players[from..],
-            from,
-            self.players,
-            clans,
-            cfg,
-            &mut self.clock,
-        );
-        self.apply(&stream, cfg);
+        // In runs of matches, so that the operations of a whole archive (one or two per frag)
+        // are never held at once: each run's stream continues the ladder and the decay clock
+        // where the run before left them, so the ratings are those of one stream.
+        let mut first = from;
+        while first < matches.len() {
+            let end = (first + run.max(1)).min(matches.len());
+            let stream = Stream::build_part(
+                &matches[first..end],
+                &roster.match_players[first..end],
+                first,
+                self.players,
+                clans,
+                cfg,
+                &mut self.clock,
+            );
+            self.apply(&stream, cfg);
+            first = end;
+        }
         self.matches = matches.len();
     }
 

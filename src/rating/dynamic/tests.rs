@@ -491,6 +491,27 @@ fn resumed_ladder_equals_one_pass() {
     );
 }
 
+/// On real logs (clans detected, decay on), the ladder advanced a few matches' operations at
+/// a time, as the build does on big archives, gives exactly the ratings, history and decay of
+/// the stream of the whole history.
+#[test]
+fn ladder_in_runs_equals_one_stream() {
+    let (matches, roster) = crate::testdata::history("openarena");
+    assert!(matches.len() > 7, "{} matches", matches.len());
+    let c = DynamicConfig {
+        decay_points: 5.0,
+        ..cfg()
+    };
+    let clans = Clans::assign(&roster, &[], true);
+    let whole = Stream::build(&matches, &roster, &clans, &c).run(&c);
+    for run in [1, 7, LADDER_RUN, matches.len()] {
+        let mut ladder = Ladder::new(roster.players.len(), clans.clans.len(), &c);
+        ladder.advance_in_runs(&matches, &roster, &clans, &c, run);
+        assert_eq!(ladder.matches(), matches.len());
+        assert_eq!(ladder.ratings(&c), whole, "runs of {run} matches");
+    }
+}
+
 #[test]
 fn clans_follow_duels_rated_as_matches_event_by_event() {
     // Two mates of clan X in a duel rated per match: each kill of the other is a suicide of X
