@@ -275,24 +275,7 @@ fn read_file(
 ) -> (FileState, ReadKind, Vec<Match>) {
     let mut replaced = Vec::new();
     let mut kind = ReadKind::Whole(0);
-    let mut state = FileState {
-        path: file.path.to_string_lossy().into_owned(),
-        size: 0,
-        mtime_ns: 0,
-        head: Fingerprint {
-            start: 0,
-            len: 0,
-            hash: 0,
-        },
-        before_checkpoint: None,
-        report: FileReport::new(&file.rel),
-        checkpoint: None,
-        settled: Vec::new(),
-        tail: Vec::new(),
-        segments: Vec::new(),
-        changed: true,
-        sealed: None,
-    };
+    let mut state = FileState::unread(file.path.to_string_lossy().into_owned(), &file.rel);
     let result = (|| -> Result<()> {
         let mut f = File::open(&file.path)
             .with_context(|| format!("cannot open {}", file.path.display()))?;

@@ -140,6 +140,29 @@ pub struct FileState {
 }
 
 impl FileState {
+    /// A log about to be read from its start: nothing known of it yet. `path` is where it is,
+    /// `rel` how the diagnostics name it.
+    pub fn unread(path: String, rel: &str) -> FileState {
+        FileState {
+            path,
+            size: 0,
+            mtime_ns: 0,
+            head: Fingerprint {
+                start: 0,
+                len: 0,
+                hash: 0,
+            },
+            before_checkpoint: None,
+            report: FileReport::new(rel),
+            checkpoint: None,
+            settled: Vec::new(),
+            tail: Vec::new(),
+            segments: Vec::new(),
+            changed: true,
+            sealed: None,
+        }
+    }
+
     /// Encodes the per-log file and the segments of the settled matches not yet stored now, and
     /// moves the matches out (settled, then tail): the state saves the encoded bytes later.
     pub fn seal(&mut self) -> Result<Vec<Match>> {

@@ -207,24 +207,7 @@ mod tests {
     }
 
     fn empty_file(path: &str) -> FileState {
-        FileState {
-            path: path.into(),
-            size: 0,
-            mtime_ns: 0,
-            head: Fingerprint {
-                start: 0,
-                len: 0,
-                hash: 0,
-            },
-            before_checkpoint: None,
-            report: FileReport::new("log"),
-            checkpoint: None,
-            settled: Vec::new(),
-            tail: Vec::new(),
-            segments: Vec::new(),
-            changed: true,
-            sealed: None,
-        }
+        FileState::unread(path.into(), "log")
     }
 
     fn loaded(dir: &Path) -> FileState {
