@@ -744,18 +744,23 @@ mod tests {
         assert!(matches!(load(dir.path()), Loaded::Discarded(_)));
     }
 
+    /// The state of a first read of the real OpenArena duel logs (several logs, every one changed).
+    fn read_duel_logs() -> State {
+        let log = format!(
+            "{}/../shared/data/openarena/duel",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default())
+            .unwrap()
+            .state
+    }
+
     /// What `prepare` writes replaces nothing until `save_prepared`; dropped, it leaves the
     /// saved state as it was and no temporary file behind.
     #[test]
     fn prepared_files_replace_the_state_only_when_saved() {
         let dir = tempfile::tempdir().unwrap();
-        let log = format!(
-            "{}/../shared/data/openarena/duel",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let read =
-            crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default()).unwrap();
-        let mut state = read.state;
+        let mut state = read_duel_logs();
         assert!(state.files.len() > 1 && state.files.iter().all(|f| f.changed));
         save(dir.path(), &state).unwrap();
         let listing = || {
@@ -800,13 +805,8 @@ mod tests {
     #[test]
     fn saving_removes_only_its_own_unreferenced_files() {
         let dir = tempfile::tempdir().unwrap();
-        let log = format!(
-            "{}/../shared/data/openarena/duel",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let read =
-            crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default()).unwrap();
-        save(dir.path(), &read.state).unwrap();
+        let read = read_duel_logs();
+        save(dir.path(), &read).unwrap();
         let files = dir.path().join(FILES_DIR);
         let stale = [
             "0123456789abcdef.bin",
@@ -817,7 +817,7 @@ mod tests {
         for name in stale.iter().chain(&foreign) {
             std::fs::write(files.join(name), b"x").unwrap();
         }
-        save(dir.path(), &read.state).unwrap();
+        save(dir.path(), &read).unwrap();
         for name in stale {
             assert!(!files.join(name).exists(), "{name} removed");
         }
@@ -828,7 +828,7 @@ mod tests {
             Loaded::State(s) => s,
             _ => panic!("state not loaded"),
         };
-        assert_eq!(state.files.len(), read.state.files.len());
+        assert_eq!(state.files.len(), read.files.len());
     }
 
     /// A per-log file whose packed events were changed, though it still decodes, is refused by
