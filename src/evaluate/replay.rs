@@ -695,6 +695,22 @@ fn in_system_order(reports: &mut [SystemReport]) {
     reports.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
 }
 
+/// Per player of `roster`, the value `per_book` holds at the player's number in the `book`,
+/// or `missing` for a player the replay never numbered.
+fn in_roster_order<T: Clone>(roster: &Roster, book: &Book, per_book: &[T], missing: T) -> Vec<T> {
+    roster
+        .players
+        .iter()
+        .map(|p| {
+            book.index
+                .get(&p.key)
+                .and_then(|&n| per_book.get(n as usize))
+                .cloned()
+                .unwrap_or_else(|| missing.clone())
+        })
+        .collect()
+}
+
 /// Finishes the leading runs (the headline, then the team model): the evaluation with their
 /// reports, the headline's final ratings and curves and the team model's predictions and
 /// skills (in `roster` order), the checkpoint with the `book` and their states, and, when the
@@ -722,17 +738,7 @@ fn finish_leaders(
     let mut expected_margin = vec![None; book.matches as usize];
     for run in &mut runs {
         if let Some((skills, params)) = run.rater.team_snapshot() {
-            team.skills = roster
-                .players
-                .iter()
-                .map(|p| {
-                    book.index
-                        .get(&p.key)
-                        .and_then(|&n| skills.get(n as usize))
-                        .copied()
-                        .unwrap_or(params.newcomer)
-                })
-                .collect();
+            team.skills = in_roster_order(roster, &book, &skills, params.newcomer);
             team.params = Some(params);
             for (slots, known) in [
                 (&mut predicted_red_win, &run.scores.predictions),
@@ -747,33 +753,13 @@ fn finish_leaders(
             }
         }
     }
-    let headline_curves: Vec<Vec<(u32, f64)>> = roster
-        .players
-        .iter()
-        .map(|p| {
-            book.index
-                .get(&p.key)
-                .and_then(|&n| runs[0].scores.curves.get(n as usize))
-                .cloned()
-                .unwrap_or_default()
-        })
-        .collect();
+    let headline_curves = in_roster_order(roster, &book, &runs[0].scores.curves, Vec::new());
     let mut reports = Vec::with_capacity(finished.len());
     let mut headline_ratings = Vec::new();
     let mut saved = Vec::with_capacity(finished.len());
     for (i, (rater, report, ratings)) in finished.into_iter().enumerate() {
         if i == 0 {
-            headline_ratings = roster
-                .players
-                .iter()
-                .map(|p| {
-                    book.index
-                        .get(&p.key)
-                        .and_then(|&n| ratings.get(n as usize))
-                        .copied()
-                        .unwrap_or(0.0)
-                })
-                .collect();
+            headline_ratings = in_roster_order(roster, &book, &ratings, 0.0);
         }
         reports.push(report);
         saved.push(rater);
