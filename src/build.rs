@@ -284,6 +284,13 @@ pub fn load_previous(state_dir: &Path, full: bool, warnings: &mut Vec<String>) -
             (None, false)
         }
     };
+    if let Some(s) = &state {
+        warnings.extend(
+            s.unreadable
+                .iter()
+                .map(|log| unreadable_warning(state_dir, log)),
+        );
+    }
     let archive = match state::load_archive(state_dir)? {
         LoadedArchive::Archive(a) => a,
         LoadedArchive::SetAside(path) => {
@@ -300,6 +307,27 @@ pub fn load_previous(state_dir: &Path, full: bool, warnings: &mut Vec<String>) -
         reuse,
         archive,
     })
+}
+
+/// The warning for a log whose saved state could not be read: its matches are read again from
+/// the log, and those the log no longer holds are lost, which the admin must hear about.
+fn unreadable_warning(state_dir: &Path, log: &str) -> String {
+    let files = state_dir.join(state::FILES_DIR);
+    let what = format!(
+        "the saved state of {log} cannot be read (its file under {} is missing or damaged)",
+        files.display()
+    );
+    if Path::new(log).exists() {
+        format!(
+            "{what}: the log is read again from its start; matches it no longer holds (if it \
+             was rotated or truncated) are lost unless that folder is restored from a backup"
+        )
+    } else {
+        format!(
+            "{what}, and the log is gone: the matches read from it are lost unless that folder \
+             is restored from a backup"
+        )
+    }
 }
 
 /// The files of a site rendered from matches (in site order), how many players it has, and the

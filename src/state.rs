@@ -44,7 +44,7 @@ const FORMAT_6: u32 = 6;
 /// File name of the state's index inside the state folder.
 const STATE_FILE: &str = "state.bin";
 /// Folder of the per-log files inside the state folder.
-const FILES_DIR: &str = "files";
+pub const FILES_DIR: &str = "files";
 /// Bytes hashed for the head and pre-checkpoint fingerprints.
 const FINGERPRINT_BYTES: u64 = 4096;
 
@@ -188,6 +188,10 @@ pub struct State {
     /// The number of each match (by id) in the order they were first read: undated matches are
     /// labelled "Match N" with it, for their whole life.
     pub labels: Vec<(String, u32)>,
+    /// Logs the index names whose per-log file (or one of its segments) could not be read when
+    /// the state was loaded: missing, damaged or of another log. Not saved.
+    #[serde(skip)]
+    pub unreadable: Vec<String>,
 }
 
 impl State {
@@ -198,6 +202,7 @@ impl State {
             files,
             pages: Vec::new(),
             labels: Vec::new(),
+            unreadable: Vec::new(),
         }
     }
 }
@@ -343,17 +348,25 @@ pub fn load(dir: &Path) -> Loaded {
         Ok(index) => index,
         Err(e) => return Loaded::Discarded(format!("state file is damaged ({e})")),
     };
-    let mut files: Vec<FileState> = index
+    let loaded: Vec<Result<FileState, &String>> = index
         .files
         .par_iter()
-        .filter_map(|p| load_file_as(dir, p, &header))
+        .map(|p| load_file_as(dir, p, &header).ok_or(p))
         .collect();
+    let (mut files, mut unreadable) = (Vec::new(), Vec::new());
+    for file in loaded {
+        match file {
+            Ok(f) => files.push(f),
+            Err(p) => unreadable.push(p.clone()),
+        }
+    }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let state = State {
         header: header.clone(),
         files,
         pages: index.pages,
         labels: index.labels,
+        unreadable,
     };
     if header == Header::current() {
         Loaded::State(state)

@@ -337,3 +337,54 @@ fn states_of_earlier_versions_lose_no_match_on_upgrade() {
         }
     }
 }
+
+/// A per-log state file lost or damaged (a disk error, a hand edit) cannot be read: the build
+/// says so, naming the log, reads a log that is still there again (losing nothing), and tells
+/// the admin that the matches of a log that is also gone are lost.
+#[test]
+fn an_unreadable_log_state_is_reported_never_dropped_silently() {
+    let pieces = match_pieces(&shared_log("public/urt/urt43-lan-rodov.log"));
+    let site = tempfile::tempdir().unwrap();
+    let logs = site.path().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(logs.join("a.log"), pieces[0..4].concat()).unwrap();
+    std::fs::write(logs.join("b.log"), pieces[4..8].concat()).unwrap();
+    let first = build(site.path(), &["logs"]);
+    assert!(!first.contains("warning"), "{first}");
+    let all = site_matches(site.path()).len();
+    // Every per-log file and segment is damaged: each log's state becomes unreadable.
+    let damage = |site: &Path| {
+        for f in std::fs::read_dir(site.join(".fragstats/files")).unwrap() {
+            std::fs::write(f.unwrap().path(), b"damaged").unwrap();
+        }
+    };
+    damage(site.path());
+    let again = build(site.path(), &["logs"]);
+    for log in ["a.log", "b.log"] {
+        let line = again
+            .lines()
+            .find(|l| l.starts_with("warning") && l.contains(log))
+            .unwrap_or_else(|| panic!("no warning names {log}: {again}"));
+        assert!(line.contains("read again from its start"), "{line}");
+    }
+    assert_eq!(
+        site_matches(site.path()).len(),
+        all,
+        "the logs were read again"
+    );
+    // Damaged again, and one log gone: its matches cannot be recovered, and the admin hears it.
+    damage(site.path());
+    std::fs::remove_file(logs.join("b.log")).unwrap();
+    let gone = build(site.path(), &["logs"]);
+    let line = gone
+        .lines()
+        .find(|l| l.starts_with("warning") && l.contains("b.log"))
+        .unwrap_or_else(|| panic!("no warning names b.log: {gone}"));
+    assert!(
+        line.contains("the log is gone") && line.contains("lost"),
+        "{line}"
+    );
+    // A build with nothing wrong warns of nothing.
+    let clean = build(site.path(), &["logs"]);
+    assert!(!clean.contains("warning"), "{clean}");
+}
