@@ -897,10 +897,24 @@
   var wanted = [], locks = [], together = [], apart = [], now = [], maxSwaps = 2, picked = {};
   var MAX_SWAPS = 4;
   var address = function () { return window.location.search + window.location.hash; };
+  // The parts of the link that could not be read, each as "name=value (what to write)": shown
+  // above the result instead of being dropped without a word.
+  var ignored = [];
+  function ignore(name, raw, hint) {
+    ignored.push(name + "=" + decode(raw, false) + " (" + hint + ")");
+  }
+  // A parameter given with a value `pattern` does not match is reported, not silently defaulted.
+  function checked(name, pattern, hint) {
+    var got = param(name, "[^&#]*");
+    var value = param(name, pattern);
+    if (got !== null && value === null) ignore(name, got, hint);
+    return value;
+  }
   // ?seed=N (as --seed N): the random split's seed; by default a hash of the names.
   var seed = (function () {
-    var m = /[?&#]seed=(\d{1,10})(?:[&#]|$)/.exec(address());
-    return m && Number(m[1]) <= 4294967295 ? Number(m[1]) : null;
+    var m = checked("seed", "\\d{1,10}", "a number, 0 to 4294967295");
+    if (m !== null && Number(m) > 4294967295) ignore("seed", m, "a number, 0 to 4294967295");
+    return m !== null && Number(m) <= 4294967295 ? Number(m) : null;
   })();
   function param(name, pattern) {
     var m = new RegExp("[?&#]" + name + "=(" + pattern + ")(?:[&#]|$)").exec(address());
@@ -920,14 +934,20 @@
     listParam(name, ",").forEach(function (item) {
       var at = item.lastIndexOf(":"), who = decode(item.slice(0, at), true), side = item.slice(at + 1);
       if (at > 0 && plain(who) && (side === "red" || side === "blue")) out.push([who, side]);
+      else ignore(name, item, "write name:red or name:blue");
     });
     return out;
   }
   // a+b;c+d (together=, apart=).
   function groupsParam(name, size) {
-    return listParam(name, ";").map(function (g) {
+    return listParam(name, ";").filter(function (raw) {
+      var g = raw.split("+").map(function (n) { return decode(n, false); }).filter(function (n) { return plain(n); });
+      var fits = g.length >= 2 && (!size || g.length === size);
+      if (!fits) ignore(name, raw, size ? "name exactly " + size + " players, a+b" : "name two or more players, a+b+c");
+      return fits;
+    }).map(function (g) {
       return g.split("+").map(function (n) { return decode(n, false); }).filter(function (n) { return plain(n); });
-    }).filter(function (g) { return g.length >= 2 && (!size || g.length === size); });
+    });
   }
   function readUrl() {
     wanted = listParam("players", ",").map(function (part) { return decode(part, true); })
@@ -936,7 +956,7 @@
     now = sidesParam("from");
     together = groupsParam("together", 0);
     apart = groupsParam("apart", 2);
-    var s = param("swaps", "[0-9]{1,2}");
+    var s = checked("swaps", "[0-9]{1,2}", "a number of swaps, 1 to " + MAX_SWAPS);
     maxSwaps = s === null ? 2 : Math.max(1, Math.min(Number(s), MAX_SWAPS));
     // A player a rule names but `players=` does not (a link written by hand) joins the lobby
     // list, in the order the command adds such names (after the others), so it can be removed.
@@ -954,8 +974,8 @@
   }
   // ?clans=together|spread|off (as --clans) and ?avoid=1|0 (as --avoid-last / --no-avoid-last);
   // by default the site's [balance] settings.
-  var clans = param("clans", "together|spread|off") || settings.clans;
-  var avoidLast = param("avoid", "[01]");
+  var clans = checked("clans", "together|spread|off", "together, spread or off") || settings.clans;
+  var avoidLast = checked("avoid", "[01]", "1 or 0");
   avoidLast = avoidLast === null ? !!settings.avoid_last : avoidLast === "1";
   function writeUrl() {
     var parts = [], enc = encodeURIComponent;
@@ -1347,6 +1367,10 @@
   clanBox.addEventListener("change", function () { clans = clanBox.value; update(); });
   avoidBox.addEventListener("change", function () { avoidLast = avoidBox.checked; update(); });
   readUrl();
+  var linkNote = el("balance-link-note");
+  if (linkNote && ignored.length) {
+    linkNote.textContent = "Left out of the link, as it could not be read: " + ignored.join("; ") + ".";
+  }
   swapBox.value = String(maxSwaps);
   update();
 })();

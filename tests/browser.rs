@@ -1017,6 +1017,7 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
       var conflict = document.querySelector('.balance-conflict');\
       return { state: document.getElementById('balance-result').getAttribute('data-state'),\
         error: document.getElementById('balance-error').textContent,\
+        link_note: document.getElementById('balance-link-note').textContent,\
         conflict: conflict ? conflict.getAttribute('data-conflict') : null,\
         splits: Array.prototype.map.call(document.querySelectorAll('#balance-result > .balance-split'), pick),\
         current: current ? pick(current) : null,\
@@ -1048,6 +1049,7 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
         let what = format!("{} {more:?}", case.query());
         let answer = cli(case, more);
         driver.open(&url(case, extra));
+
         let shown = driver.js(read, json!([]));
         if case.names.len() >= 40 {
             // The search runs as the page loads, before DOMContentLoaded.
@@ -1067,6 +1069,12 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
         }
         assert_eq!(shown["injected"], 0, "a name became markup: {what}");
         assert_eq!(shown["error"], "", "{what}: {shown}");
+        if extra.is_empty() {
+            assert_eq!(
+                shown["link_note"], "",
+                "a readable link is read whole: {what}"
+            );
+        }
         match &answer {
             Err(e) => {
                 assert_eq!(
@@ -1170,6 +1178,36 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
         listed, 9,
         "the players the rules name are in the lobby list"
     );
+    // Parts of a link that cannot be read are left out, as the command would refuse them, and
+    // the page names each one instead of dropping it without a word; the rest still balances.
+    let c = Case::of(&known[..8]);
+    let unreadable = [
+        "lock=Bot%20A:green",
+        "apart=a+b+c",
+        "together=a",
+        "swaps=x",
+        "clans=maybe",
+        "seed=99999999999",
+    ];
+    let extra = format!("&{}", unreadable.join("&"));
+    check(&c, &[], &extra).unwrap();
+    // (check ends on the link as the page rewrote it, with the unreadable parts left out.)
+    driver.open(&url(&c, &extra));
+    let note = driver.js(
+        "return document.getElementById('balance-link-note').textContent;",
+        json!([]),
+    );
+    let note = note.as_str().unwrap();
+    for part in [
+        "lock=Bot A:green",
+        "apart=a+b+c",
+        "together=a",
+        "swaps=x",
+        "clans=maybe",
+        "seed=99999999999",
+    ] {
+        assert!(note.contains(part), "{part} is not named in {note:?}");
+    }
     // Conflicts, named in the CLI's words.
     let l10 = known[..10].to_vec();
     let mut conflicts = Vec::new();
