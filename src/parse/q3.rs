@@ -1015,9 +1015,11 @@ fn kill(
     line: u64,
     report: &mut FileReport,
 ) -> bool {
-    let Some((numbers, text)) = payload.split_once(':') else {
+    // The colon is a few bytes in: a plain scan finds it sooner than a searcher.
+    let Some(colon) = payload.bytes().position(|b| b == b':') else {
         return false;
     };
+    let (numbers, text) = (&payload[..colon], &payload[colon + 1..]);
     let Some([killer, victim, mod_number]) = ints::<3>(numbers) else {
         return false;
     };
