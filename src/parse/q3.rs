@@ -181,11 +181,16 @@ pub(crate) fn split_stamp(line: &str) -> Option<(u32, &str)> {
 fn stamp(line: &[u8]) -> Option<(u32, usize)> {
     let spaces = line.iter().take_while(|b| **b == b' ').count();
     let bytes = &line[spaces..];
-    let colon = memchr::memchr(b':', bytes)?;
-    let min = &bytes[..colon];
-    if min.is_empty() || min.len() > 7 || !min.iter().all(u8::is_ascii_digit) {
+    // The first colon, when only digits (at most 7) come before it: no search past 8 bytes.
+    let colon = bytes
+        .iter()
+        .take(8)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if colon == 0 || colon > 7 || bytes.get(colon) != Some(&b':') {
         return None;
     }
+    let min = &bytes[..colon];
     let (tens, ones) = match bytes.get(colon + 1..colon + 3) {
         Some(&[a, b]) if a.is_ascii_digit() && b.is_ascii_digit() => (a - b'0', b - b'0'),
         _ => return None,
