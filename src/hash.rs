@@ -32,13 +32,83 @@ impl Hasher {
     pub fn raw(&mut self, b: &[u8]) {
         for byte in b {
             self.0 ^= u64::from(*byte);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+            self.0 = self.0.wrapping_mul(FNV_PRIME);
         }
     }
 
     /// The hash so far.
     pub fn finish(&self) -> u64 {
         self.0
+    }
+}
+
+/// FNV-1a's prime (see [`Hasher::raw`]).
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+/// Texts [`fnv_many`] hashes side by side.
+const LANES: usize = 4;
+
+/// [`Hasher`]'s value of each of `texts` (bytes, and a point within them where the hash so far
+/// is wanted too): the same values as feeding each to its own [`Hasher::raw`], several times
+/// faster. One FNV-1a text is one chain of dependent multiplies, each waiting for the one
+/// before; [`LANES`] independent texts keep the multiplier busy in the same time.
+pub fn fnv_many(texts: &[(&[u8], Option<usize>)]) -> Vec<(Option<u64>, u64)> {
+    let mut out = vec![(None, 0); texts.len()];
+    // Each lane: the text it hashes, how far it got, its hash so far.
+    let mut lanes: [Option<(usize, usize, u64)>; LANES] = [None; LANES];
+    let mut next = 0;
+    loop {
+        // Record marks reached, retire finished texts and take new ones.
+        for lane in &mut lanes {
+            loop {
+                match *lane {
+                    Some((t, pos, h)) => {
+                        let (bytes, mark) = texts[t];
+                        if mark == Some(pos) {
+                            out[t].0 = Some(h);
+                        }
+                        if pos < bytes.len() {
+                            break;
+                        }
+                        out[t].1 = h;
+                        *lane = None;
+                    }
+                    None if next < texts.len() => {
+                        *lane = Some((next, 0, Hasher::new().0));
+                        next += 1;
+                    }
+                    None => break,
+                }
+            }
+        }
+        // Every lane runs to the nearest stop (a mark or a text's end) of any lane.
+        let stop = |&(t, pos, _): &(usize, usize, u64)| {
+            let (bytes, mark) = texts[t];
+            let end = mark.filter(|m| *m > pos).unwrap_or(bytes.len());
+            end.min(bytes.len()) - pos
+        };
+        let Some(run) = lanes.iter().flatten().map(stop).min() else {
+            return out;
+        };
+        // Idle lanes hash a busy lane's bytes into a state nobody reads.
+        let busy = lanes.iter().flatten().next().copied().unwrap_or_default();
+        let mut states = [0u64; LANES];
+        let mut bytes: [&[u8]; LANES] = [&[]; LANES];
+        for (i, lane) in lanes.iter().enumerate() {
+            let (t, pos, h) = lane.unwrap_or(busy);
+            states[i] = h;
+            bytes[i] = &texts[t].0[pos..pos + run];
+        }
+        for i in 0..run {
+            for (h, b) in states.iter_mut().zip(&bytes) {
+                *h = (*h ^ u64::from(b[i])).wrapping_mul(FNV_PRIME);
+            }
+        }
+        for (lane, h) in lanes.iter_mut().zip(states) {
+            if let Some((_, pos, state)) = lane {
+                *pos += run;
+                *state = h;
+            }
+        }
     }
 }
 
@@ -131,6 +201,50 @@ mod tests {
         };
         assert_ne!(key("ab", "c"), key("a", "bc"));
         assert_eq!(key("ab", "c"), key("ab", "c"));
+    }
+
+    #[test]
+    fn fnv_many_gives_what_one_hasher_per_text_gives() {
+        // Texts of many lengths (empty, shorter and longer than others), marks at the start,
+        // inside, at the end and past it, more texts than lanes.
+        let data: Vec<u8> = (0..5000u32).map(|b| (b * 131 % 256) as u8).collect();
+        let mut texts: Vec<(&[u8], Option<usize>)> = Vec::new();
+        for (k, len) in [0, 1, 7, 300, 4999, 2, 64, 1000, 13, 0, 5000, 8, 9]
+            .iter()
+            .enumerate()
+        {
+            let bytes = &data[k..k + len.min(&(5000 - k))];
+            let mark = match k % 4 {
+                0 => None,
+                1 => Some(0),
+                2 => Some(bytes.len() / 3),
+                _ => Some(bytes.len()),
+            };
+            texts.push((bytes, mark));
+        }
+        texts.push((&data[..10], Some(11)));
+        for n in 0..=texts.len() {
+            let got = fnv_many(&texts[..n]);
+            assert_eq!(got.len(), n);
+            for (&(bytes, mark), got) in texts.iter().zip(got) {
+                let mut h = Hasher::new();
+                let at = mark.filter(|m| *m <= bytes.len());
+                let mut at_mark = None;
+                if let Some(m) = at {
+                    h.raw(&bytes[..m]);
+                    at_mark = Some(h.finish());
+                    h.raw(&bytes[m..]);
+                } else {
+                    h.raw(bytes);
+                }
+                assert_eq!(
+                    got,
+                    (at_mark, h.finish()),
+                    "{} bytes, mark {mark:?}",
+                    bytes.len()
+                );
+            }
+        }
     }
 
     #[test]

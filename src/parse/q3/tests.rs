@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::model::EventKind as K;
+use std::io::Write as _;
 
 fn parse_bytes(bytes: &[u8]) -> (Vec<Match>, FileReport) {
     crate::parse::testing::parse_with(&Quake3, "test.log", bytes)
@@ -678,4 +679,146 @@ fn item_lines_read_without_decoding_hash_as_decoded_ones() {
     // The hash is that of the decoded text: the bad byte hashes as U+FFFD.
     let (decoded, _) = log("  0:01 Item: 0 weapon_\u{FFFD}railgun\n  0:01 Item\n".as_bytes());
     assert_eq!(other[0].content, decoded[0].content);
+}
+
+/// A log of `n` matches, the g-th with g % 7 kills (fewer than the id's four in some), and the
+/// fingerprints each must have: its content (the hash of `InitGame`, the payload and every
+/// later line of it, each with a newline) and its id (the hash up to its fourth kill line, else
+/// the content).
+fn matches_and_fingerprints(n: u32) -> (Vec<u8>, Vec<(u64, String)>) {
+    let mut log = Vec::new();
+    let mut expected = Vec::new();
+    for g in 0..n {
+        let payload = format!("\\mapname\\q3dm{g}\\g_gametype\\0");
+        let mut lines = vec![
+            "  0:00 ClientUserinfoChanged: 0 n\\A\\t\\0".to_string(),
+            format!("  0:00 ClientUserinfoChanged: 1 n\\B{g}\\t\\0"),
+        ];
+        for k in 0..g % 7 {
+            lines.push(format!("  0:0{k} Item: 0 weapon_railgun"));
+            lines.push(format!(
+                "  0:0{k} Kill: 0 1 10: A killed B{g} by MOD_RAILGUN"
+            ));
+        }
+        lines.push("  0:09 ShutdownGame:".to_string());
+        let mut hash = Hasher::new();
+        hash.raw(format!("InitGame\n{payload}\n").as_bytes());
+        let mut id = None;
+        let mut kills = 0;
+        for line in &lines {
+            hash.raw(line.as_bytes());
+            hash.raw(b"\n");
+            kills += u32::from(line.contains("Kill:"));
+            if kills == 4 && id.is_none() {
+                id = Some(hash.finish());
+            }
+        }
+        let content = hash.finish();
+        expected.push((content, format!("{:016x}", id.unwrap_or(content))));
+        writeln!(log, "  0:00 InitGame: {payload}").unwrap();
+        for line in lines {
+            writeln!(log, "{line}").unwrap();
+        }
+    }
+    (log, expected)
+}
+
+#[test]
+fn fingerprints_hashed_together_are_those_of_each_match_alone() {
+    // More matches than are hashed at a time, and not a multiple of it.
+    let n = 3 * FINISHED as u32 + 3;
+    let (log, expected) = matches_and_fingerprints(n);
+    let (matches, _) = parse_bytes(&log);
+    // The match with no kill has no players who played: dropped.
+    let kept: Vec<_> = expected
+        .into_iter()
+        .enumerate()
+        .filter(|(g, _)| g % 7 != 0)
+        .map(|(_, e)| e)
+        .collect();
+    let got: Vec<_> = matches.iter().map(|m| (m.content, m.id.clone())).collect();
+    assert_eq!(got, kept);
+}
+
+/// Reads `bytes`, then fails.
+struct FailsAfter<'a>(&'a [u8]);
+
+impl std::io::Read for FailsAfter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.0.is_empty() {
+            return Err(std::io::Error::other("disk on fire"));
+        }
+        let n = buf.len().min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn matches_finished_before_a_read_error_are_all_given() {
+    let (log, _) = matches_and_fingerprints(2 * FINISHED as u32 + 5);
+    let (whole, _) = parse_bytes(&log);
+    // The error comes inside the last match: every match before it was finished.
+    let cut = log.len() - 30;
+    let mut input = std::io::BufReader::with_capacity(100, FailsAfter(&log[..cut]));
+    let source = Source {
+        path: "test.log".into(),
+        file_index: 0,
+    };
+    let mut report = FileReport::new("test.log");
+    let mut got = Vec::new();
+    let result = Quake3.parse(&mut input, &source, &mut report, &mut |m| got.push(m), None);
+    assert_eq!(result.unwrap_err().to_string(), "disk on fire");
+    assert_eq!(got.len(), whole.len() - 1);
+    assert!(got.len() > FINISHED, "some were hashed together");
+    assert!(got.iter().zip(&whole).all(|(a, b)| a == b));
+}
+
+#[test]
+fn stamps_have_1_to_7_digit_minutes_then_the_first_colon() {
+    // What the stamp reader did when it searched the whole line for its first colon.
+    let searched = |line: &[u8]| -> Option<(u32, usize)> {
+        let spaces = line.iter().take_while(|b| **b == b' ').count();
+        let bytes = &line[spaces..];
+        let colon = bytes.iter().position(|b| *b == b':')?;
+        let min = &bytes[..colon];
+        if min.is_empty() || min.len() > 7 || !min.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let s = bytes.get(colon + 1..colon + 3)?;
+        if !s.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let rest = match bytes.get(colon + 3) {
+            Some(b' ') => colon + 4,
+            None => colon + 3,
+            Some(_) => return None,
+        };
+        let minutes = std::str::from_utf8(min).ok()?.parse::<u32>().ok()?;
+        let seconds = u32::from((s[0] - b'0') * 10 + (s[1] - b'0'));
+        Some((minutes * 60 + seconds, spaces + rest))
+    };
+    let lines: [&[u8]; 16] = [
+        b"  0:05 Item: 6 item_armor_combat",
+        b"1234567:59 Kill:",
+        b"12345678:00 Kill:",
+        b"  12:34",
+        b"12:3",
+        b"12:345",
+        b":00 x",
+        b"   ",
+        b"",
+        b"1a:00 x",
+        b"1:00:00 x",
+        b"7 1:00 x",
+        b"00000001:00 x",
+        b"0000000:00\xff",
+        b"\xff0:00 x",
+        b"  9:99 say: a:b",
+    ];
+    for line in lines {
+        assert_eq!(stamp(line), searched(line), "{}", line.escape_ascii());
+    }
+    assert_eq!(stamp(b"1234567:59 Kill:"), Some((1234567 * 60 + 59, 11)));
 }
