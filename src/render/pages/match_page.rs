@@ -77,9 +77,7 @@ impl Renderer<'_> {
             out.push_str("<tr class=\"");
             out.push_str(kind);
             out.push_str("\"><td class=\"num\" data-sort=\"");
-            push_number(&mut out, e.time);
-            out.push_str("\">");
-            push_clock(&mut out, e.time);
+            push_sorted_clock(&mut out, e.time);
             out.push_str("</td><td>");
             out.push_str(name(e.actor));
             out.push_str("</td><td>");
