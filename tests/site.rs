@@ -1681,7 +1681,9 @@ fn balance_swaps_report_the_models_p_and_clan_keys() {
 /// and each side's `lines`. Both must give the same page, byte for byte: a site whose
 /// `match.html` is the built-in one with the old Tera loops over `kills` and `side.lines` is
 /// compared with the built-in theme on real logs of every format (weapons, suicides, team kills,
-/// names with colour codes and markup).
+/// names with colour codes and markup). The built-in theme's pages also have their kill list
+/// and timeline spliced in after Tera rendered the rest (`render::holes`); the own template's
+/// are rendered whole by Tera, so this compares the two ways of rendering too.
 #[test]
 fn kill_and_score_rows_html_equal_the_template_loops() {
     let tmp = tempfile::tempdir().unwrap();

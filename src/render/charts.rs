@@ -153,18 +153,31 @@ impl Plot {
             .into_iter()
             .map(|v| map(v, self.x, self.px))
             .collect();
+        // Pushed piece by piece, not through `write!`: a match page draws a chart, and
+        // formatting was a third of drawing one.
         for &y in &ys {
-            let _ = writeln!(
-                svg,
-                r##"<line opacity="0.25" stroke="#808080" stroke-width="1" x1="{left}" y1="{y}" x2="{right}" y2="{y}"/>"##
-            );
+            svg.push_str(r##"<line opacity="0.25" stroke="#808080" stroke-width="1" x1=""##);
+            push_int(svg, left);
+            svg.push_str("\" y1=\"");
+            push_int(svg, y);
+            svg.push_str("\" x2=\"");
+            push_int(svg, right);
+            svg.push_str("\" y2=\"");
+            push_int(svg, y);
+            svg.push_str("\"/>\n");
         }
         let axis = |svg: &mut String, (a, b): ((i32, i32), (i32, i32))| {
-            let _ = writeln!(
-                svg,
-                r##"<polyline fill="none" opacity="0.6" stroke="#808080" stroke-width="1" points="{},{} {},{} "/>"##,
-                a.0, a.1, b.0, b.1
+            svg.push_str(
+                r##"<polyline fill="none" opacity="0.6" stroke="#808080" stroke-width="1" points=""##,
             );
+            push_int(svg, a.0);
+            svg.push(',');
+            push_int(svg, a.1);
+            svg.push(' ');
+            push_int(svg, b.0);
+            svg.push(',');
+            push_int(svg, b.1);
+            svg.push_str(" \"/>\n");
         };
         axis(svg, ((left - 1, top), (left - 1, bottom)));
         for &y in ys.iter().filter(|&&y| (top..=bottom).contains(&y)) {
@@ -178,11 +191,10 @@ impl Plot {
             if s.points.is_empty() {
                 continue;
             }
-            let RGBColor(r, g, b) = PALETTE[i % PALETTE.len()];
-            let _ = write!(
-                svg,
-                r##"<polyline fill="none" opacity="1" stroke="#{r:02X}{g:02X}{b:02X}" stroke-width="2" points=""##
-            );
+            let colour = PALETTE[i % PALETTE.len()];
+            svg.push_str(r##"<polyline fill="none" opacity="1" stroke="#"##);
+            push_colour(svg, colour, true);
+            svg.push_str(r#"" stroke-width="2" points=""#);
             for &p in &s.points {
                 let (x, y) = self.drawn(p);
                 push_int(svg, x);
@@ -194,10 +206,13 @@ impl Plot {
             if chart.dots {
                 for &p in &s.points {
                     let (x, y) = self.drawn(p);
-                    let _ = writeln!(
-                        svg,
-                        r##"<circle cx="{x}" cy="{y}" r="3" opacity="1" fill="#{r:02X}{g:02X}{b:02X}" stroke="none" stroke-width="1"/>"##
-                    );
+                    svg.push_str("<circle cx=\"");
+                    push_int(svg, x);
+                    svg.push_str("\" cy=\"");
+                    push_int(svg, y);
+                    svg.push_str(r##"" r="3" opacity="1" fill="#"##);
+                    push_colour(svg, colour, true);
+                    svg.push_str("\" stroke=\"none\" stroke-width=\"1\"/>\n");
                 }
             }
         }
@@ -298,6 +313,19 @@ fn key_points(range: (f64, f64), max: usize) -> Vec<f64> {
     out
 }
 
+/// `colour` as six hexadecimal digits, in capitals (`{:02X}`) or not (`{:02x}`).
+fn push_colour(out: &mut String, RGBColor(r, g, b): RGBColor, capitals: bool) {
+    let digits: &[u8; 16] = if capitals {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    for byte in [r, g, b] {
+        out.push(char::from(digits[usize::from(byte >> 4)]));
+        out.push(char::from(digits[usize::from(byte & 15)]));
+    }
+}
+
 /// `n` in decimal digits.
 fn push_int(out: &mut String, n: i32) {
     if n < 0 {
@@ -316,22 +344,23 @@ fn line_chart_labels(
 ) {
     for t in ticks(y0, y1, 5) {
         let (px, py) = at((x0, t));
-        let _ = write!(
-            labels,
-            r#"<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>"#,
-            px - 6,
-            py,
-            escape(&short_number(t))
-        );
+        labels.push_str("<text x=\"");
+        push_int(labels, px - 6);
+        labels.push_str("\" y=\"");
+        push_int(labels, py);
+        labels.push_str(r#"" text-anchor="end" dominant-baseline="middle">"#);
+        labels.push_str(&escape(&short_number(t)));
+        labels.push_str("</text>");
     }
     for t in ticks(x0, x1, 6) {
         let (px, py) = at((t, y0));
-        let _ = write!(
-            labels,
-            r#"<text x="{px}" y="{}" text-anchor="middle">{}</text>"#,
-            py + 18,
-            escape(&(chart.x_format)(t))
-        );
+        labels.push_str("<text x=\"");
+        push_int(labels, px);
+        labels.push_str("\" y=\"");
+        push_int(labels, py + 18);
+        labels.push_str(r#"" text-anchor="middle">"#);
+        labels.push_str(&escape(&(chart.x_format)(t)));
+        labels.push_str("</text>");
     }
     line_chart_titles(chart, at((x0, y1)), labels);
 }
@@ -361,17 +390,19 @@ fn line_chart_titles(chart: &LineChart, (left, top): (i32, i32), labels: &mut St
         let mut x = left + 8;
         for (i, s) in chart.series.iter().enumerate() {
             let colour = PALETTE[i % PALETTE.len()];
-            let _ = write!(
-                labels,
-                r##"<rect x="{x}" y="{}" width="10" height="10" fill="#{:02x}{:02x}{:02x}"/><text x="{}" y="{}">{}</text>"##,
-                top + 2,
-                colour.0,
-                colour.1,
-                colour.2,
-                x + 14,
-                top + 11,
-                escape(&s.label)
-            );
+            labels.push_str("<rect x=\"");
+            push_int(labels, x);
+            labels.push_str("\" y=\"");
+            push_int(labels, top + 2);
+            labels.push_str(r##"" width="10" height="10" fill="#"##);
+            push_colour(labels, colour, false);
+            labels.push_str("\"/><text x=\"");
+            push_int(labels, x + 14);
+            labels.push_str("\" y=\"");
+            push_int(labels, top + 11);
+            labels.push_str("\">");
+            labels.push_str(&escape(&s.label));
+            labels.push_str("</text>");
             x += 24 + 7 * s.label.chars().count().min(24) as i32;
         }
     }

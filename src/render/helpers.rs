@@ -169,6 +169,37 @@ pub(super) fn push_clock(out: &mut String, seconds: u32) {
     push_two_digits(out, s);
 }
 
+/// The times of day a kill list shows most: [`push_sorted_clock`] copies theirs from a table.
+const TABLED_SECONDS: u32 = 2 * 3600;
+
+/// `{seconds}">{clock(seconds)}` onto `out`: the sort key and the text of a kill's time cell
+/// (`<td class="num" data-sort="N">M:SS`). Match times under two hours come from a table
+/// made once, as one copy: formatting both numbers was a good part of a match page's kill
+/// list, which writes one per kill.
+pub(super) fn push_sorted_clock(out: &mut String, seconds: u32) {
+    static TABLE: std::sync::OnceLock<(String, Vec<usize>)> = std::sync::OnceLock::new();
+    let (text, ends) = TABLE.get_or_init(|| {
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(TABLED_SECONDS as usize + 1);
+        ends.push(0);
+        for t in 0..TABLED_SECONDS {
+            push_number(&mut text, t);
+            text.push_str("\">");
+            push_clock(&mut text, t);
+            ends.push(text.len());
+        }
+        (text, ends)
+    });
+    if seconds < TABLED_SECONDS {
+        let at = seconds as usize;
+        out.push_str(&text[ends[at]..ends[at + 1]]);
+    } else {
+        push_number(out, seconds);
+        out.push_str("\">");
+        push_clock(out, seconds);
+    }
+}
+
 /// `n` in decimal onto `out`, as `{n}` writes it.
 pub(super) fn push_number(out: &mut String, mut n: u32) {
     let mut digits = [0u8; 10];
@@ -256,5 +287,10 @@ mod tests {
             assert_eq!(out, format!("x{n}"));
         }
         assert_eq!(clock(u32::MAX), "1193046:28:15");
+        for n in [0, 1, 59, 60, 3599, 3600, 7199, 7200, 7201, 36000, u32::MAX] {
+            let mut out = String::from("x");
+            push_sorted_clock(&mut out, n);
+            assert_eq!(out, format!("x{n}\">{}", clock(n)));
+        }
     }
 }

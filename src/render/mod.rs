@@ -9,6 +9,7 @@ pub mod data;
 mod evaluation;
 pub mod feed;
 mod helpers;
+mod holes;
 mod lazy_curves;
 pub mod markdown;
 mod match_list;
@@ -462,8 +463,29 @@ fn pages<'a>(
             if input.cache.keys.get(&url) == Some(&key) {
                 return Ok(kept(url, key));
             }
-            let view = r.match_page(i, own_template);
-            let body = templates.render("match.html", &common, &Keyed("m", view))?;
+            let mut view = r.match_page(i, own_template);
+            let body = if templates.builtin() {
+                // The kill list and the timeline are most of a page's bytes: spliced in after
+                // Tera rendered the rest ([`holes`]).
+                let holes: Vec<holes::Hole> = [
+                    holes::punch(&mut view.kills_html, KILLS_MARK),
+                    holes::punch(&mut view.timeline_svg, TIMELINE_MARK),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                let punched = templates.render("match.html", &common, &Keyed("m", view))?;
+                match holes::fill(&punched, &holes) {
+                    Some(body) => body,
+                    // A mark met elsewhere in the page: rendered whole after all.
+                    None => {
+                        let view = r.match_page(i, own_template);
+                        templates.render("match.html", &common, &Keyed("m", view))?
+                    }
+                }
+            } else {
+                templates.render("match.html", &common, &Keyed("m", view))?
+            };
             let mut file = html(&url, body);
             file.key = Some(key);
             sunk(input.sink, file)
@@ -497,6 +519,12 @@ fn pages<'a>(
     files.extend(static_files(input.site_dir)?);
     Ok(files)
 }
+
+/// Where a match page's kill list goes while Tera renders the rest ([`holes`]).
+const KILLS_MARK: &str = "\0fragstats:kills_html\0";
+
+/// Where a match page's frag timeline goes while Tera renders the rest ([`holes`]).
+const TIMELINE_MARK: &str = "\0fragstats:timeline_svg\0";
 
 /// A view under one name in the template context (`p`, `map`, `m`, ...): serialises as
 /// `{ name: view }`.

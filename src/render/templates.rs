@@ -138,6 +138,11 @@ impl Templates {
         self.fingerprint
     }
 
+    /// Whether every template is a built-in one (the site has no `templates/` of its own).
+    pub fn builtin(&self) -> bool {
+        self.overridden.is_empty()
+    }
+
     /// Whether the site's own `templates/` folder replaces the built-in template `name`.
     pub fn overridden(&self, name: &str) -> bool {
         self.overridden.contains(name)

@@ -77,9 +77,7 @@ impl Renderer<'_> {
             out.push_str("<tr class=\"");
             out.push_str(kind);
             out.push_str("\"><td class=\"num\" data-sort=\"");
-            push_number(&mut out, e.time);
-            out.push_str("\">");
-            push_clock(&mut out, e.time);
+            push_sorted_clock(&mut out, e.time);
             out.push_str("</td><td>");
             out.push_str(name(e.actor));
             out.push_str("</td><td>");
@@ -123,17 +121,22 @@ impl Renderer<'_> {
         best.sort_by(|a, b| b.frags.cmp(&a.frags).then(a.player.cmp(&b.player)));
         best.truncate(5);
         let end = f64::from(m.duration_seconds) / 60.0;
+        // Each curve's points, from one pass over the events (not one per curve).
+        let mut curves: Vec<(f64, Vec<(f64, f64)>)> =
+            best.iter().map(|_| (0.0, vec![(0.0, 0.0)])).collect();
+        for e in m.events.iter().filter(|e| e.kind == EventKind::Frag) {
+            let actor = ids[e.actor as usize];
+            for (l, (count, points)) in best.iter().zip(&mut curves) {
+                if actor == l.player {
+                    *count += 1.0;
+                    points.push((f64::from(e.time) / 60.0, *count));
+                }
+            }
+        }
         let series = best
             .iter()
-            .map(|l| {
-                let mut count = 0.0;
-                let mut points = vec![(0.0, 0.0)];
-                for e in m.events.iter().filter(|e| e.kind == EventKind::Frag) {
-                    if ids[e.actor as usize] == l.player {
-                        count += 1.0;
-                        points.push((f64::from(e.time) / 60.0, count));
-                    }
-                }
+            .zip(curves)
+            .map(|(l, (count, mut points))| {
                 points.push((end.max(points.last().map_or(0.0, |p| p.0)), count));
                 charts::Series {
                     label: if self.input.hidden[l.player as usize] {
