@@ -622,7 +622,8 @@ fn write_all(
         let _ = std::fs::remove_dir(staging.join(dir));
     }
     let written = (targets.iter().zip(written))
-        .filter_map(|(rel, w)| w.then(|| rel.clone()))
+        .filter(|(_, w)| *w)
+        .map(|(rel, _)| rel.clone())
         .collect();
     Ok((targets, written))
 }
