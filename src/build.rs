@@ -186,7 +186,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let cache = PageCache {
         keys: previous_pages
             .into_iter()
-            .filter(|(path, _)| present.is_some_and(|p| p.contains(Path::new(path))))
+            .filter(|(path, _)| present.is_some_and(|p| p.contains(path.as_str())))
             .collect(),
     };
     timer.lap("page cache");

@@ -41,6 +41,8 @@ pub struct Staging {
     /// The published site, when there is one to link unchanged files from.
     previous: Option<PathBuf>,
     mirroring: Mutex<Option<JoinHandle<Mirror>>>,
+    /// The staging folder is the spare folder: the mirroring only lists it.
+    from_spare: bool,
     /// The staging folder exists and holds what the mirroring linked.
     ready: OnceLock<Mirror>,
     /// What the published files held (from the state folder, when there is one).
@@ -48,11 +50,39 @@ pub struct Staging {
 }
 
 /// What the background mirroring linked into the staging folder: files and folders, relative
-/// to the site root.
+/// to the site root. Files are keyed as [`safe_relative`] keys output paths (`/`-separated
+/// text): a path's own hash compares it component by component, which cost more than the rest
+/// of keeping a public server's 100,000 unchanged pages.
 #[derive(Default)]
 struct Mirror {
-    files: HashSet<PathBuf>,
+    files: HashSet<String>,
     dirs: Vec<PathBuf>,
+    /// Files whose names are not text: no output has such a path, so publishing removes them.
+    strays: Vec<PathBuf>,
+}
+
+impl Mirror {
+    /// Records the file at `rel` (relative to the site root).
+    fn add_file(&mut self, rel: PathBuf) {
+        match key_of(rel) {
+            Ok(key) => {
+                self.files.insert(key);
+            }
+            Err(stray) => self.strays.push(stray),
+        }
+    }
+}
+
+/// The key of the relative path `rel` as [`safe_relative`] makes it (components joined by
+/// `/`); the path itself when it is not text.
+fn key_of(rel: PathBuf) -> std::result::Result<String, PathBuf> {
+    if std::path::MAIN_SEPARATOR == '/' {
+        return rel.into_os_string().into_string().map_err(PathBuf::from);
+    }
+    match rel.to_str() {
+        Some(s) => Ok(s.replace(std::path::MAIN_SEPARATOR, "/")),
+        None => Err(rel),
+    }
 }
 
 /// A site just published: how many files were written, and the removal of the old site, which
@@ -124,6 +154,7 @@ impl Staging {
             path,
             previous: out.is_dir().then(|| out.to_path_buf()),
             mirroring: Mutex::new(None),
+            from_spare: false,
             ready: OnceLock::new(),
             stamps: state_dir.map(Stamps::load),
         };
@@ -138,8 +169,11 @@ impl Staging {
             && out.join(MARKER).is_file()
         {
             let (site, to) = (out.to_path_buf(), staging.path.clone());
+            // A few system calls: whether the mirroring will only list (see `mirrored_files`).
+            staging.from_spare = take_spare(&spare, &site, &to);
+            let from_spare = staging.from_spare;
             staging.mirroring = Mutex::new(Some(std::thread::spawn(move || {
-                if take_spare(&spare, &site, &to) {
+                if from_spare {
                     list(&to)
                 } else {
                     let _ = std::fs::remove_dir_all(&spare);
@@ -174,12 +208,13 @@ impl Staging {
     }
 
     /// The files of the published site as the mirroring found them, once it is done: None
-    /// while it runs, or when there was no site to mirror. Taken from the spare folder, they
-    /// also include files an earlier build dropped (hard links to their last bytes, which
-    /// publishing removes): a page listed here is in the staging folder with the bytes it was
-    /// published with.
-    pub fn mirrored_files(&self) -> Option<&HashSet<PathBuf>> {
-        if self.ready.get().is_none() {
+    /// while it links the site file by file, or when there was no site to mirror. Taken from
+    /// the spare folder (only listed, so waited for: a walk of the output instead would be the
+    /// same work again), they also include files an earlier build dropped (hard links to their
+    /// last bytes, which publishing removes): a page listed here is in the staging folder with
+    /// the bytes it was published with.
+    pub fn mirrored_files(&self) -> Option<&HashSet<String>> {
+        if self.ready.get().is_none() && !self.from_spare {
             let mirroring = self.mirroring.lock().ok()?;
             if !mirroring.as_ref()?.is_finished() {
                 return None;
@@ -196,7 +231,7 @@ impl Staging {
         }
         let mirrored = self.mirrored();
         let rel = safe_relative(&file.path)?;
-        if let Some(dir) = rel.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Some((dir, _)) = rel.rsplit_once('/') {
             let dir = self.path.join(dir);
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -237,14 +272,14 @@ impl Staging {
             .join(format!(".{}.old-{}", self.name, std::process::id()));
         let timer = crate::progress::Timer::new();
         let stamps = self.stamps.take();
-        let written = match write_all(
+        let (targets, written) = match write_all(
             &self.path,
             files,
             self.previous.as_deref(),
             &mirrored,
             stamps.as_ref(),
         ) {
-            Ok(written) => written,
+            Ok(staged) => staged,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&self.path);
                 return Err(e);
@@ -255,13 +290,15 @@ impl Staging {
             timer.lap("  stage the site");
             if exchange(&staging, &out).is_ok() {
                 timer.lap("  swap it in");
-                save_stamps(stamps, files);
                 // `staging` now holds the old site: it becomes the next build's staging folder
-                // once the files this build wrote are linked into it, else it is removed.
+                // once the files this build wrote are linked into it, else it is removed. The
+                // stamps are saved beside (a build that stops first leaves the older stamps,
+                // which only make the next build read pages back).
                 let (old, spare) = (staging.clone(), self.spare());
                 return Ok(Published {
                     written: written.len(),
                     removal: Some(std::thread::spawn(move || {
+                        save_stamps(stamps, &targets);
                         if keep_as_spare(&old, &out, &written, &spare).is_err() {
                             remove_tree(&old)?;
                         }
@@ -275,7 +312,7 @@ impl Staging {
         }
         std::fs::rename(&staging, &out)
             .with_context(|| format!("cannot move the new site into {}", out.display()))?;
-        save_stamps(stamps, files);
+        save_stamps(stamps, &targets);
         if old.exists() {
             std::fs::remove_dir_all(&old)
                 .with_context(|| format!("cannot remove the old site {}", old.display()))?;
@@ -321,7 +358,7 @@ fn mirror(site: &Path, staging: &Path) -> Mirror {
             && rel != Path::new(MARKER)
             && std::fs::hard_link(entry.path(), &to).is_ok()
         {
-            mirror.files.insert(rel);
+            mirror.add_file(rel);
         }
     }
     mirror
@@ -349,7 +386,7 @@ fn site_identity(_: &Path) -> Option<String> {
 /// into it in place of theirs, it is stamped with the site's identity and renamed to `spare`.
 /// Files and folders the new site no longer has stay: the next build removes them from its
 /// staging folder. Interrupted, it leaves a staging folder that the next build removes.
-fn keep_as_spare(old: &Path, site: &Path, written: &[PathBuf], spare: &Path) -> Result<()> {
+fn keep_as_spare(old: &Path, site: &Path, written: &[String], spare: &Path) -> Result<()> {
     for rel in written {
         let to = old.join(rel);
         match std::fs::remove_file(&to) {
@@ -392,12 +429,13 @@ fn walk(root: &Path) -> impl Iterator<Item = (walkdir::DirEntry, PathBuf)> + '_ 
         })
 }
 
-/// Every file under `root` (links not followed), relative to it: one listing of each folder,
-/// where asking for each file apart costs a system call per page (100,000 on a big site).
-pub fn files_in(root: &Path) -> std::collections::HashSet<PathBuf> {
+/// Every file under `root` (links not followed) whose path is text, relative to it and
+/// `/`-separated (as output paths are): one listing of each folder, where asking for each file
+/// apart costs a system call per page (100,000 on a big site).
+pub fn files_in(root: &Path) -> HashSet<String> {
     walk(root)
         .filter(|(entry, _)| entry.file_type().is_file())
-        .map(|(_, rel)| rel)
+        .filter_map(|(_, rel)| key_of(rel).ok())
         .collect()
 }
 
@@ -408,7 +446,7 @@ fn list(staging: &Path) -> Mirror {
         if entry.file_type().is_dir() {
             mirror.dirs.push(rel);
         } else if entry.file_type().is_file() && rel != Path::new(MARKER) {
-            mirror.files.insert(rel);
+            mirror.add_file(rel);
         }
     }
     mirror
@@ -528,14 +566,15 @@ const MARKER_TEXT: &[u8] = b"made by fragstats; replaced on every build\n";
 /// Writes `files` into `staging`, which may already hold `mirrored` hard links to the previous
 /// site: those are kept where the bytes did not change, replaced where they did, and removed
 /// where the file is no longer produced. Other files are hard-linked from `previous` when their
-/// bytes equal the file of the same path there. Returns the files written (new or changed).
+/// bytes equal the file of the same path there. Returns the keys ([`safe_relative`]) of all
+/// `files`, and of those written (new or changed).
 fn write_all(
     staging: &Path,
     files: &[OutputFile],
     previous: Option<&Path>,
     mirrored: &Mirror,
     stamps: Option<&Stamps>,
-) -> Result<Vec<PathBuf>> {
+) -> Result<(Vec<String>, Vec<String>)> {
     std::fs::create_dir_all(staging)
         .with_context(|| format!("cannot create {}", staging.display()))?;
     // Replaced, not rewritten: a marker taken over from a spare folder may be a link.
@@ -543,15 +582,14 @@ fn write_all(
     std::fs::write(staging.join(MARKER), MARKER_TEXT)?;
     // Folders first (once each), then the files in parallel: most are hard links to the
     // previous site, and a big site has tens of thousands of them.
-    let mut dirs = std::collections::BTreeSet::new();
-    let mut targets = Vec::with_capacity(files.len());
-    for f in files {
-        let rel = safe_relative(&f.path)?;
-        if let Some(dir) = rel.parent().filter(|d| !d.as_os_str().is_empty()) {
-            dirs.insert(dir.to_path_buf());
-        }
-        targets.push(rel);
-    }
+    let targets = files
+        .iter()
+        .map(|f| safe_relative(&f.path))
+        .collect::<Result<Vec<String>>>()?;
+    let dirs: std::collections::BTreeSet<&str> = targets
+        .iter()
+        .filter_map(|rel| Some(rel.rsplit_once('/')?.0))
+        .collect();
     for dir in &dirs {
         let dir = staging.join(dir);
         std::fs::create_dir_all(&dir)
@@ -573,19 +611,21 @@ fn write_all(
         })
         .collect::<Result<_>>()?;
     // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
-    let produced: HashSet<&PathBuf> = targets.iter().collect();
-    for gone in mirrored.files.iter().filter(|p| !produced.contains(p)) {
-        let path = staging.join(gone);
+    let produced: HashSet<&str> = targets.iter().map(String::as_str).collect();
+    let gone = (mirrored.files.iter())
+        .filter(|p| !produced.contains(p.as_str()))
+        .map(|p| staging.join(p));
+    for path in gone.chain(mirrored.strays.iter().map(|p| staging.join(p))) {
         std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
     }
     for dir in mirrored.dirs.iter().rev() {
         let _ = std::fs::remove_dir(staging.join(dir));
     }
-    Ok(targets
-        .into_iter()
-        .zip(written)
-        .filter_map(|(rel, w)| w.then_some(rel))
-        .collect())
+    let written = (targets.iter().zip(written))
+        .filter(|(_, w)| *w)
+        .map(|(rel, _)| rel.clone())
+        .collect();
+    Ok((targets, written))
 }
 
 /// Puts one file into the staging folder: a hard link to the previous site's file when that is
@@ -597,7 +637,7 @@ fn write_all(
 fn stage_file(
     staging: &Path,
     f: &OutputFile,
-    rel: &Path,
+    rel: &str,
     previous: Option<&Path>,
     mirrored: bool,
     stamps: Option<&Stamps>,
@@ -660,14 +700,10 @@ fn stage_file(
     Ok(true)
 }
 
-/// Saves the stamps of the site just published, made of `files`.
-fn save_stamps(stamps: Option<Stamps>, files: &[OutputFile]) {
+/// Saves the stamps of the site just published, made of the files at `keys`.
+fn save_stamps(stamps: Option<Stamps>, keys: &[String]) {
     if let Some(stamps) = stamps {
-        let paths: Vec<PathBuf> = files
-            .iter()
-            .filter_map(|f| safe_relative(&f.path).ok())
-            .collect();
-        stamps.save(&paths);
+        stamps.save(keys);
     }
 }
 
@@ -694,13 +730,26 @@ fn same_file_bytes(path: &Path, meta: &std::fs::Metadata, bytes: &[u8]) -> bool 
         && std::fs::read(path).is_ok_and(|old| old == bytes)
 }
 
-/// A relative path made only of normal components: nothing can land outside the output folder.
-fn safe_relative(path: &str) -> Result<PathBuf> {
-    let p = Path::new(path);
-    if path.is_empty() || !p.components().all(|c| matches!(c, Component::Normal(_))) {
+/// The key of a relative path made only of normal components (so nothing can land outside the
+/// output folder): its components joined by `/`, which is the path itself unless it holds
+/// `//`, `/./` or a trailing `/`. Two paths of one file have one key.
+fn safe_relative(path: &str) -> Result<String> {
+    let mut key = String::with_capacity(path.len());
+    for c in Path::new(path).components() {
+        let Component::Normal(part) = c else {
+            bail!("refusing to write unsafe output path {path:?}");
+        };
+        // A component of a `str` is text.
+        let part = part.to_str().unwrap_or_default();
+        if !key.is_empty() {
+            key.push('/');
+        }
+        key.push_str(part);
+    }
+    if key.is_empty() {
         bail!("refusing to write unsafe output path {path:?}");
     }
-    Ok(p.to_path_buf())
+    Ok(key)
 }
 
 #[cfg(test)]
@@ -1031,6 +1080,32 @@ mod tests {
         recover(dir.path(), "public", &out, Path::new("")).unwrap();
         assert!(out.join("a.html").is_file(), "previous site restored");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// Output paths are compared as keys: `a//b` and `a/./b` are the file `a/b` the mirroring
+    /// found (kept, not written again), and a file of the spare whose name is not text (no
+    /// output has one) does not reach the published site.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn spelled_paths_are_one_file_and_strays_are_removed() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let v1 = [page("a.html", b"a"), page("players/b.html", b"b")];
+        write_site(&out, &v1).unwrap();
+        write_site(&out, &v1).unwrap();
+        let spare = dir.path().join(".public.next");
+        let stray = std::ffi::OsStr::from_bytes(b"players/\xff.html");
+        std::fs::write(spare.join(stray), b"x").unwrap();
+        let v2 = [page("a.html", b"a"), page("players//./b.html", b"b")];
+        assert_eq!(write_site(&out, &v2).unwrap(), 0);
+        assert_eq!(std::fs::read(out.join("players/b.html")).unwrap(), b"b");
+        assert!(!out.join(stray).exists());
+        assert_eq!(std::fs::read_dir(out.join("players")).unwrap().count(), 1);
+        assert_eq!(
+            safe_relative("players//./b.html").unwrap(),
+            "players/b.html"
+        );
     }
 
     #[test]

@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+// Paths are keyed as the site's output paths are (`/`-separated text, see `safe_relative`).
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -79,8 +81,8 @@ struct Stored {
 /// The stamps of the published site and those this build makes, by path relative to the site.
 pub(super) struct Stamps {
     file: PathBuf,
-    old: HashMap<PathBuf, Stamp>,
-    new: Mutex<HashMap<PathBuf, Stamp>>,
+    old: HashMap<String, Stamp>,
+    new: Mutex<HashMap<String, Stamp>>,
 }
 
 /// What the stamps say of the file at a path against new bytes.
@@ -102,12 +104,7 @@ impl Stamps {
             .ok()
             .and_then(|bytes| postcard::from_bytes::<Stored>(&bytes).ok())
             .filter(|s| s.format == FORMAT)
-            .map(|s| {
-                s.files
-                    .into_iter()
-                    .map(|(p, s)| (PathBuf::from(p), s))
-                    .collect()
-            })
+            .map(|s| s.files.into_iter().collect())
             .unwrap_or_default();
         Stamps {
             file,
@@ -118,7 +115,7 @@ impl Stamps {
 
     /// Whether the file at `path` (site-relative `rel`), whose metadata is `meta`, holds bytes
     /// of hash `hash`, by its stamp; an unchanged file's stamp is kept for the next build.
-    pub(super) fn check(&self, rel: &Path, meta: &std::fs::Metadata, hash: u64) -> Verdict {
+    pub(super) fn check(&self, rel: &str, meta: &std::fs::Metadata, hash: u64) -> Verdict {
         let Some(stamp) = self.old.get(rel) else {
             return Verdict::Unknown;
         };
@@ -134,7 +131,7 @@ impl Stamps {
     }
 
     /// Stamps the file at `path` (site-relative `rel`), now holding bytes of hash `hash`.
-    pub(super) fn stamp(&self, rel: &Path, path: &Path, hash: u64) {
+    pub(super) fn stamp(&self, rel: &str, path: &Path, hash: u64) {
         if let Some(meta) = std::fs::symlink_metadata(path)
             .ok()
             .and_then(|m| Meta::of(&m))
@@ -143,16 +140,16 @@ impl Stamps {
         }
     }
 
-    fn record(&self, rel: &Path, stamp: Stamp) {
+    fn record(&self, rel: &str, stamp: Stamp) {
         if let Ok(mut new) = self.new.lock() {
-            new.insert(rel.to_path_buf(), stamp);
+            new.insert(rel.to_string(), stamp);
         }
     }
 
     /// Saves the stamps of the site just published, made of `files` (site-relative): this
     /// build's, else the previous one's (a file kept unread keeps its stamp, checked when used).
     /// A failure is ignored: the next build reads the files back instead.
-    pub(super) fn save(self, files: &[PathBuf]) {
+    pub(super) fn save(self, files: &[String]) {
         let new = self.new.into_inner().unwrap_or_default();
         let stored = Stored {
             format: FORMAT,
@@ -160,7 +157,7 @@ impl Stamps {
                 .iter()
                 .filter_map(|rel| {
                     let stamp = new.get(rel).or_else(|| self.old.get(rel))?;
-                    Some((rel.to_str()?.to_string(), *stamp))
+                    Some((rel.clone(), *stamp))
                 })
                 .collect(),
         };

@@ -131,8 +131,31 @@ pub struct MatchJson<'a> {
 }
 
 /// `data/players.json`, `data/matches.json`, `data/clans.json`, `data/diagnostics.json` (what was
-/// skipped, per file and reason, examples redacted) and the search index.
+/// skipped, per file and reason, examples redacted) and the search index. The large ones are
+/// made in parallel: on a public server's site `players.json` alone is tens of MB.
 pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
+    let ((players, matches), (search, balance)) = rayon::join(
+        || rayon::join(|| players_file(input, links), || matches_file(input, links)),
+        || rayon::join(|| search_files(input, links), || balance_file(input)),
+    );
+    let (mut files, index) = search?;
+    files.extend([
+        balance,
+        players?,
+        matches?,
+        clans_file(input, links)?,
+        json_file("data/diagnostics.json", input.diagnostics)?,
+        json_file(
+            "data/seasons.json",
+            &super::pages::season::seasons_json(input.seasons, input.roster),
+        )?,
+        index,
+    ]);
+    Ok(files)
+}
+
+/// `data/players.json`.
+fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
     let st = &input.ratings.static_;
     let clan_name =
         |i: usize| input.clans.of_player[i].map(|c| input.clans.clans[c as usize].name.as_str());
@@ -178,6 +201,11 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             clan: clan_name(i),
         })
         .collect();
+    json_file("data/players.json", &players)
+}
+
+/// `data/matches.json`.
+fn matches_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
     let predicted = &input.ratings.headline.evaluation.predicted_red_win;
     let fairest = &input.ratings.headline.evaluation.fairest_red_win;
     let matches: Vec<MatchJson> = input
@@ -213,6 +241,11 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             fairest_red_win: fairest.get(i).copied().flatten(),
         })
         .collect();
+    json_file("data/matches.json", &matches)
+}
+
+/// `data/clans.json`.
+fn clans_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
     let clans: Vec<ClanJson> = input
         .clans
         .clans
@@ -231,29 +264,23 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
             declared: clan.declared,
         })
         .collect();
-    let search = search_index(input, links)?;
-    // The shards the pages load, best on the ladder first.
-    let ladder_entries: Vec<Vec<String>> = input
-        .standing
-        .ladder
-        .iter()
-        .filter(|&&i| !input.hidden[i])
-        .map(|&i| search_entry(&input.roster.players[i], &links.players[i]))
+    json_file("data/clans.json", &clans)
+}
+
+/// The search's shards ([`super::search::files`]) and the whole index ([`search_index`]),
+/// from one entry per shown player.
+fn search_files(input: &SiteInput, links: &Links) -> Result<(Vec<OutputFile>, OutputFile)> {
+    let entries: Vec<Option<Vec<String>>> = (input.roster.players.iter())
+        .zip(&links.players)
+        .zip(input.hidden)
+        .map(|((p, url), hidden)| (!hidden).then(|| search_entry(p, url)))
         .collect();
-    let mut files = super::search::files(&ladder_entries)?;
-    files.extend([
-        balance_file(input),
-        json_file("data/players.json", &players)?,
-        json_file("data/matches.json", &matches)?,
-        json_file("data/clans.json", &clans)?,
-        json_file("data/diagnostics.json", input.diagnostics)?,
-        json_file(
-            "data/seasons.json",
-            &super::pages::season::seasons_json(input.seasons, input.roster),
-        )?,
-        search,
-    ]);
-    Ok(files)
+    let index = search_index(entries.iter().flatten())?;
+    // The shards the pages load, best on the ladder first.
+    let ladder_entries: Vec<&[String]> = (input.standing.ladder.iter())
+        .filter_map(|&i| entries[i].as_deref())
+        .collect();
+    Ok((super::search::files(&ladder_entries)?, index))
 }
 
 /// `data/balance.js`: every player's names and team-model skill, and the model's parameters,
@@ -361,16 +388,8 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
 /// page shows (their latest name, colour codes removed), then their key and every other name they
 /// used, so a search finds them by any of these. Names are JSON string literals with `<` escaped,
 /// so the file cannot close or open a tag even if it were inlined.
-fn search_index(input: &SiteInput, links: &Links) -> Result<OutputFile> {
-    let entries: Vec<Vec<String>> = input
-        .roster
-        .players
-        .iter()
-        .zip(&links.players)
-        .zip(input.hidden)
-        .filter(|(_, hidden)| !**hidden)
-        .map(|((p, url), _)| search_entry(p, url))
-        .collect();
+fn search_index<'e>(entries: impl Iterator<Item = &'e Vec<String>>) -> Result<OutputFile> {
+    let entries: Vec<&Vec<String>> = entries.collect();
     let json = serde_json::to_string(&entries)?.replace('<', "\\u003c");
     Ok(OutputFile {
         path: "data/search-index.js".into(),

@@ -1,13 +1,19 @@
 //! The player list: `players.html` shows the ladder's first [`PAGE_SIZE`] rows and, on a site
 //! with more players (a public server sees tens of thousands), links the pages
 //! `player-list/page-<k>.html` that hold the rest in blocks of the same size, in ladder order.
-//! Every page stays small enough for a browser to open. Not here: the rows themselves
-//! ([`super::views::PlayerRow`]) and the player pages.
+//! Every page stays small enough for a browser to open. With the built-in templates the rows'
+//! markup is written here ([`rows_html`]), as `partials/player_table.html`'s loop writes it:
+//! the list's 60,000 rows through Tera were most of the time to render it on each build of a
+//! public server's site. Not here: the rows themselves ([`super::views::PlayerRow`]) and the
+//! player pages.
+
+use std::fmt::Write;
 
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::colour::escape;
 use super::paged_list::{PageLink, page_links, page_url};
 use super::templates::Templates;
 use super::views::{Common, PlayerRow};
@@ -28,24 +34,28 @@ pub fn pages<'a>(
     let total = rows.len();
     let count = total.div_ceil(page_size).max(1);
     let links = page_links("players.html", "player-list", total, page_size);
+    // A site's own list page or table may print the rows otherwise.
+    let native = !templates.overridden("players.html") && !templates.overridden(TABLE);
     (1..=count)
         .into_par_iter()
         .map(|k| {
             let first = (k - 1) * page_size;
+            // Every page of the list marks "Players" in the navigation.
+            let root = if k == 1 { "" } else { "../" };
+            let rows = &rows[first..(first + page_size).min(total)];
             let view = PlayerList {
                 heading: if k == 1 {
                     "Players".into()
                 } else {
                     format!("Players {}", links[k - 1].label)
                 },
-                rows: &rows[first..(first + page_size).min(total)],
+                rows,
+                rows_html: native.then(|| rows_html(rows, root, first)),
                 offset: first,
                 total,
                 pages: &links,
                 page: k,
             };
-            // Every page of the list marks "Players" in the navigation.
-            let root = if k == 1 { "" } else { "../" };
             let path = page_url("players.html", "player-list", k);
             let body = templates.render(
                 "players.html",
@@ -63,6 +73,9 @@ struct PlayerList<'a> {
     /// "Players", or "Players 1001–2000" on a further page.
     heading: String,
     rows: &'a [PlayerRow],
+    /// The rows' markup ([`rows_html`]), when the built-in templates print it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rows_html: Option<String>,
     /// Rows before this page (its first row's place in the ladder is `offset + 1`).
     offset: usize,
     /// Players in all.
@@ -71,6 +84,76 @@ struct PlayerList<'a> {
     pages: &'a [PageLink],
     /// This page's number, from 1.
     page: usize,
+}
+
+/// The player table partial, whose loop [`rows_html`] writes.
+const TABLE: &str = "partials/player_table.html";
+
+/// The markup `partials/player_table.html`'s loop writes for `rows` on a page at `root`, the
+/// first row numbered `offset + 1`: byte for byte (values escaped as Tera's autoescape does).
+fn rows_html(rows: &[PlayerRow], root: &str, offset: usize) -> String {
+    let mut out = String::with_capacity(rows.len() * 480);
+    for (n, p) in rows.iter().enumerate() {
+        let unranked = p.provisional || p.inactive;
+        out.push_str(if unranked {
+            "<tr class=\"provisional\"><td class=\"num\">&ndash;"
+        } else {
+            "<tr><td class=\"num\">"
+        });
+        if !unranked {
+            let _ = write!(out, "{}", offset + n + 1);
+        }
+        out.push_str("</td><td>");
+        if p.url.is_empty() {
+            out.push_str(&p.name_html);
+        } else {
+            let _ = write!(out, "<a href=\"{root}{}\">{}</a>", p.url, p.name_html);
+        }
+        if !p.division.is_empty() {
+            let _ = write!(
+                out,
+                " <span class=\"tag division\" title=\"division\">{}</span>",
+                escape(&p.division)
+            );
+        }
+        if p.inactive {
+            out.push_str(" <span class=\"tag\" title=\"not seen recently: not ranked until the next match\">inactive</span>");
+        } else if p.provisional {
+            out.push_str(" <span class=\"tag\" title=\"too few frags made and suffered for a reliable rating\">provisional</span>");
+        }
+        let trend = match p.trend {
+            "up" => "&#9650;",
+            "down" => "&#9660;",
+            _ => "&#8226;",
+        };
+        let _ = write!(
+            out,
+            "</td><td class=\"num\"><b>{}</b></td><td class=\"num\">{} <span class=\"trend {}\" title=\"trend over the last 5 matches\">{trend}</span></td><td>",
+            escape(&p.headline),
+            escape(&p.rating),
+            escape(p.trend),
+        );
+        if !p.clan_url.is_empty() {
+            let _ = write!(
+                out,
+                "<a href=\"{root}{}\">{}</a>",
+                p.clan_url,
+                escape(&p.clan)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            p.kills,
+            p.deaths,
+            escape(&p.kd),
+            p.suicides,
+            p.team_kills,
+            p.captures,
+            p.matches,
+        );
+    }
+    out
 }
 
 #[cfg(test)]
@@ -134,5 +217,57 @@ mod tests {
         let one = pages(&templates, &common, &rows, 10).unwrap();
         assert_eq!(one.len(), 1);
         assert!(!one[0].bytes.windows(5).any(|w| w == b"pager"));
+    }
+
+    /// The rows written in Rust are the bytes the partial's loop writes through Tera (a site
+    /// whose own `partials/player_table.html` is the built-in one takes the loop): numbering on
+    /// from the page before, unranked rows, missing links, divisions and clans with markup and
+    /// control characters, every trend, at the root and one folder down.
+    #[test]
+    fn rows_written_in_rust_equal_the_template_loop() {
+        let site = SiteView::for_tests();
+        let common = |root: &'static str, current: &str| Common::for_tests(&site, root, current);
+        let rows: Vec<PlayerRow> = (1..=7)
+            .map(|n| {
+                let mut r = row(n);
+                r.provisional = n == 3;
+                r.inactive = n == 4 || n == 3;
+                r.trend = ["up", "down", "flat"][n % 3];
+                if n % 2 == 0 {
+                    r.division = "Gold <&> \"1\" 'x' \u{7}".into();
+                    r.clan = "Clan & <Co>\u{1b}".into();
+                    r.clan_url = "clans/c.html".into();
+                    r.kd = "1<2".into();
+                }
+                if n == 5 {
+                    r.url = String::new();
+                    r.name_html = "<bdi class=\"qname\">a&amp;b</bdi>".into();
+                }
+                r
+            })
+            .collect();
+        let builtin = Templates::load(None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("partials")).unwrap();
+        let source = crate::render::templates::BUILTIN_TEMPLATES
+            .iter()
+            .find(|(n, _)| *n == TABLE)
+            .unwrap()
+            .1;
+        std::fs::write(dir.path().join(TABLE), source).unwrap();
+        let looped = Templates::load(Some(dir.path())).unwrap();
+        let native = pages(&builtin, &common, &rows, 3).unwrap();
+        let through_tera = pages(&looped, &common, &rows, 3).unwrap();
+        assert_eq!(native.len(), 3);
+        for (a, b) in native.iter().zip(&through_tera) {
+            assert_eq!(
+                std::str::from_utf8(&a.bytes).unwrap(),
+                std::str::from_utf8(&b.bytes).unwrap(),
+                "{}",
+                a.path
+            );
+        }
+        let text = std::str::from_utf8(&native[1].bytes).unwrap();
+        assert!(text.contains("<td class=\"num\">5</td><td><bdi"), "{text}");
     }
 }

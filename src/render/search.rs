@@ -71,7 +71,7 @@ fn shard_count(players: usize) -> usize {
 
 /// `data/search.js` and `data/search/<n>.js` for `entries` (`[shown, url, other names…]`, as
 /// in `data/search-index.js`), given best on the ladder first.
-pub fn files(entries: &[Vec<String>]) -> Result<Vec<OutputFile>> {
+pub fn files<E: AsRef<[String]>>(entries: &[E]) -> Result<Vec<OutputFile>> {
     let shards = shard_count(entries.len());
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); shards];
     let mut seen: Vec<usize> = Vec::new();
@@ -81,7 +81,7 @@ pub fn files(entries: &[Vec<String>]) -> Result<Vec<OutputFile>> {
             seen.push(0);
         }
         // The URL (index 1) is not searched.
-        for name in entry.iter().enumerate().filter(|(k, _)| *k != 1) {
+        for name in entry.as_ref().iter().enumerate().filter(|(k, _)| *k != 1) {
             let folded: Vec<char> = fold(name.1).chars().collect();
             for pair in folded.windows(2) {
                 seen.push(bucket(pair[0], pair[1], shards));
@@ -105,7 +105,9 @@ pub fn files(entries: &[Vec<String>]) -> Result<Vec<OutputFile>> {
         &format!("window.FRAGSTATS_SEARCH = {};\n", to_json(&meta)?),
     )];
     for (s, list) in members.iter().enumerate() {
-        let shard: Vec<&Vec<String>> = list.iter().take(SHARD_CAP).map(|&i| &entries[i]).collect();
+        let shard: Vec<&[String]> = (list.iter().take(SHARD_CAP))
+            .map(|&i| entries[i].as_ref())
+            .collect();
         // The page reads the shard from this table once the script has loaded.
         files.push(script(
             &format!("data/search/{s}.js"),
