@@ -168,8 +168,50 @@ struct Run {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct SavedRun {
     id: String,
+    #[serde(with = "byte_string")]
     rater: Vec<u8>,
     scores: Scores,
+}
+
+/// A saved rater's bytes written and read as one byte string. In postcard this is the
+/// encoding of a sequence of bytes (their number, then the bytes), so checkpoints keep their
+/// bytes; but it is read with one copy instead of byte by byte into a vector grown step by
+/// step (tens of megabytes for the whole-history fits of a public server).
+mod byte_string {
+    use serde::{Deserializer, Serializer};
+
+    /// Writes `bytes` as a byte string.
+    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(bytes)
+    }
+
+    /// Reads a byte string (or a sequence of bytes, where a format writes it as one).
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+        deserializer.deserialize_byte_buf(Bytes)
+    }
+
+    /// The visitor of [`deserialize`].
+    struct Bytes;
+
+    impl<'de> serde::de::Visitor<'de> for Bytes {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("the saved state of a rating system")
+        }
+        fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+        fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(b) = seq.next_element()? {
+                bytes.push(b);
+            }
+            Ok(bytes)
+        }
+    }
 }
 
 /// The replay stopped after a match, to be resumed by the next build.
@@ -1178,6 +1220,35 @@ fn score_team_result(
 mod tests {
     use super::*;
     use crate::testdata::history;
+
+    /// A saved run's rater bytes, written as one byte string, have the postcard encoding of
+    /// the sequence of bytes they used to be written as (checkpoints keep their bytes), and
+    /// read back the same.
+    #[test]
+    fn saved_rater_bytes_keep_their_encoding() {
+        #[derive(Serialize)]
+        struct AsSequence {
+            id: String,
+            rater: Vec<u8>,
+            scores: Scores,
+        }
+        let rater: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+        let run = SavedRun {
+            id: "whole-history".into(),
+            rater: rater.clone(),
+            scores: Scores::default(),
+        };
+        let bytes = postcard::to_allocvec(&run).unwrap();
+        let sequence = AsSequence {
+            id: run.id.clone(),
+            rater,
+            scores: Scores::default(),
+        };
+        assert_eq!(bytes, postcard::to_allocvec(&sequence).unwrap());
+        let back: SavedRun = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back.rater, run.rater);
+        assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
+    }
 
     /// Stopping the replay after any match, saving the checkpoint to bytes and resuming it
     /// gives the same evaluation and ratings, to the bit, as one replay of everything.
