@@ -81,17 +81,7 @@ impl LogFormat for Quake3 {
         resume: Option<&Checkpoint>,
     ) -> std::io::Result<Option<Checkpoint>> {
         let mut reader = LineReader::new(input);
-        let mut parser = Parser {
-            source,
-            slots: HashMap::default(),
-            current: None,
-            emitted: 0,
-            ids: HashMap::default(),
-            after_shutdown: false,
-            finished: Vec::new(),
-            spare: Vec::new(),
-            matches: 0,
-        };
+        let mut parser = Parser::new(source);
         if let Some(c) = resume {
             reader = reader.starting_at(c.line, c.offset);
             parser.emitted = c.matches;
@@ -356,6 +346,11 @@ pub(crate) fn uid_of(kind: &str, id: &str) -> Option<u64> {
     Some(h.finish())
 }
 
+/// A match's lines kept for its fingerprints before they are hashed ([`Builder::spill`]):
+/// far more than a match has (tens of kilobytes), so real matches are hashed together at their
+/// end, but a log of one endless match needs no memory for its lines.
+const SPILL_BYTES: usize = 1 << 20;
+
 /// Kill lines in the opening that fixes a match's stable id ([`Match::id`]).
 const ID_KILLS: u32 = 4;
 
@@ -368,6 +363,9 @@ struct Builder {
     /// Length of `text` once the opening's [`ID_KILLS`] kills were in it (the stable id is
     /// the hash of that much).
     id_at: Option<usize>,
+    /// The hash of the lines `text` no longer holds, and the stable id when their opening was
+    /// in them: `text` is hashed and emptied whenever it reaches [`SPILL_BYTES`].
+    spilled: Option<(Hasher, Option<u64>)>,
     kills_hashed: u32,
     /// Tells this match from the others of the same parse (for [`Slot::player`]).
     serial: u64,
@@ -393,6 +391,7 @@ impl Builder {
             m: super::new_match(source, line, "quake3"),
             text,
             id_at: None,
+            spilled: None,
             kills_hashed: 0,
             serial,
             start_time: time,
@@ -416,6 +415,24 @@ impl Builder {
                 self.id_at = Some(self.text.len());
             }
         }
+        if self.text.len() >= SPILL_BYTES {
+            self.spill();
+        }
+    }
+
+    /// Hashes `text` on from [`Self::spilled`] (taking the stable id where its opening ends)
+    /// and empties it: FNV-1a of the whole is that of its parts one after the other.
+    fn spill(&mut self) {
+        let (hash, id) = self.spilled.get_or_insert_with(|| (Hasher::new(), None));
+        match self.id_at.take() {
+            Some(at) => {
+                hash.raw(&self.text[..at]);
+                *id = Some(hash.finish());
+                hash.raw(&self.text[at..]);
+            }
+            None => hash.raw(&self.text),
+        }
+        self.text.clear();
     }
 
     fn rel(&self, time: u32) -> u32 {
@@ -542,7 +559,22 @@ const MALFORMED: &str = "malformed line (fields missing or not numbers)";
 const UNKNOWN_SLOT: &str =
     "names a client slot with no player (no ClientUserinfoChanged before it)";
 
-impl Parser<'_> {
+impl<'s> Parser<'s> {
+    /// A parser of a log of `source`, at its start.
+    fn new(source: &'s Source) -> Self {
+        Parser {
+            source,
+            slots: HashMap::default(),
+            current: None,
+            emitted: 0,
+            ids: HashMap::default(),
+            after_shutdown: false,
+            finished: Vec::new(),
+            spare: Vec::new(),
+            matches: 0,
+        }
+    }
+
     /// The parser's state after line `line` (ending at byte `offset`), with no match open.
     fn checkpoint(&self, offset: u64, line: u64, report: &FileReport) -> Checkpoint {
         debug_assert!(self.slots.is_empty(), "checkpoints follow a ShutdownGame");
@@ -789,10 +821,20 @@ impl Parser<'_> {
         let texts: Vec<(&[u8], Option<usize>)> = self
             .finished
             .iter()
-            .map(|b| (b.text.as_slice(), b.id_at))
+            .map(|b| match b.spilled {
+                // Hashed on from its spilled state below.
+                Some(_) => (&[][..], None),
+                None => (b.text.as_slice(), b.id_at),
+            })
             .collect();
         let hashes = fnv_many(&texts);
-        for (mut b, (id, content)) in self.finished.drain(..).zip(hashes) {
+        for (mut b, (mut id, mut content)) in self.finished.drain(..).zip(hashes) {
+            if b.spilled.is_some() {
+                b.spill();
+                if let Some((hash, spilled_id)) = b.spilled.take() {
+                    (id, content) = (spilled_id, hash.finish());
+                }
+            }
             b.m.content = content;
             b.m.id = format!("{:016x}", id.unwrap_or(content));
             b.text.clear();

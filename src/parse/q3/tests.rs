@@ -822,3 +822,83 @@ fn stamps_have_1_to_7_digit_minutes_then_the_first_colon() {
     }
     assert_eq!(stamp(b"1234567:59 Kill:"), Some((1234567 * 60 + 59, 11)));
 }
+
+/// A log of two long matches (far more lines than a match has, as when a server writes no
+/// `ShutdownGame` for days): in the first the id's four kills come early, in the second they
+/// are spread over the match. With the fingerprints each must have (as in
+/// [`matches_and_fingerprints`]).
+fn long_matches(lines: u32) -> (Vec<u8>, Vec<(u64, String)>) {
+    let mut log = Vec::new();
+    let mut expected = Vec::new();
+    for g in 0..2u32 {
+        let payload = format!("\\mapname\\q3dm{g}\\g_gametype\\0");
+        let mut body = vec![
+            "  0:00 ClientUserinfoChanged: 0 n\\A\\t\\0".to_string(),
+            "  0:00 ClientUserinfoChanged: 1 n\\B\\t\\0".to_string(),
+        ];
+        let every = if g == 0 { 3 } else { lines / 5 };
+        for i in 0..lines {
+            body.push(format!("  1:00 Item: 0 item_armor_combat_{i}"));
+            if i % every == 0 && i / every < 5 {
+                body.push("  1:00 Kill: 0 1 10: A killed B by MOD_RAILGUN".to_string());
+            }
+        }
+        body.push("  9:00 ShutdownGame:".to_string());
+        let mut hash = Hasher::new();
+        hash.raw(format!("InitGame\n{payload}\n").as_bytes());
+        let (mut id, mut kills) = (None, 0);
+        for line in &body {
+            hash.raw(line.as_bytes());
+            hash.raw(b"\n");
+            kills += u32::from(line.contains("Kill:"));
+            if kills == 4 && id.is_none() {
+                id = Some(hash.finish());
+            }
+        }
+        let content = hash.finish();
+        expected.push((content, format!("{:016x}", id.unwrap_or(content))));
+        writeln!(log, "  0:00 InitGame: {payload}").unwrap();
+        for line in body {
+            writeln!(log, "{line}").unwrap();
+        }
+    }
+    (log, expected)
+}
+
+/// A match's lines are kept for its fingerprints only up to a bound (one endless match of a
+/// 2 GB log must not need 2 GB of memory), and its fingerprints are still those of all its
+/// lines, whether the id's opening ends before the first bound or after it.
+#[test]
+fn a_long_match_keeps_little_of_its_text_and_the_same_fingerprints() {
+    let (log, expected) = long_matches(150_000);
+    assert!(log.len() > 8 << 20, "{} bytes", log.len());
+    let source = Source {
+        path: "test.log".into(),
+        file_index: 0,
+    };
+    let mut report = FileReport::new("test.log");
+    let mut parser = Parser::new(&source);
+    let mut got = Vec::new();
+    let mut largest = 0;
+    for (n, line) in log.split(|b| *b == b'\n').enumerate() {
+        let stamped = stamp(line);
+        if !parser.item(line, stamped) {
+            let text = decode_lossy(line);
+            parser.line(&text, stamped, n as u64 + 1, &mut report, &mut |m| {
+                got.push(m)
+            });
+        }
+        let kept = parser.current.as_ref().map_or(0, |b| b.text.capacity());
+        largest = largest.max(kept);
+    }
+    parser.close(None, &mut report, &mut |m| got.push(m));
+    parser.flush(&mut |m| got.push(m));
+    assert!(
+        largest <= 2 << 20,
+        "a match kept {largest} bytes of its lines"
+    );
+    let fingerprints: Vec<_> = got.iter().map(|m| (m.content, m.id.clone())).collect();
+    assert_eq!(fingerprints, expected);
+    let (whole, _) = parse_bytes(&log);
+    assert_eq!(whole, got);
+}
