@@ -79,7 +79,11 @@ fn player(out: &mut Vec<u8>, p: &PlayerJson) -> Result<()> {
 }
 
 /// `lead` (comma, newline, indent and key), then one scalar value as `serde_json` writes it.
-fn field<T: Serialize + ?Sized>(out: &mut Vec<u8>, lead: &str, value: &T) -> Result<()> {
+pub(in crate::render) fn field<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    lead: &str,
+    value: &T,
+) -> Result<()> {
     out.extend_from_slice(lead.as_bytes());
     serde_json::to_writer(&mut *out, value)?;
     Ok(())
