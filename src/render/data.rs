@@ -201,7 +201,13 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             clan: clan_name(i),
         })
         .collect();
-    json_file("data/players.json", &players)
+    Ok(OutputFile {
+        path: "data/players.json".into(),
+        bytes: super::players_json::bytes(&players)?,
+        reuse: false,
+        key: None,
+        staged: None,
+    })
 }
 
 /// `data/matches.json`.

@@ -17,6 +17,7 @@ mod paged_list;
 mod pages;
 pub mod paths;
 mod player_list;
+mod players_json;
 pub mod rank_shards;
 mod renderer;
 pub mod rounds;

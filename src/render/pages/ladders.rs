@@ -7,7 +7,6 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::rating::ladders::{Ladder, LadderKind};
-use crate::render::data::json_file;
 use crate::render::renderer::Renderer;
 use crate::render::templates::Templates;
 use crate::render::views::{Common, PlayerRow};
@@ -208,5 +207,115 @@ pub(in crate::render) fn files(
                 .collect(),
         })
         .collect();
-    Ok([page, json_file("data/ladders.json", &json)?])
+    let json = OutputFile {
+        path: "data/ladders.json".into(),
+        bytes: json_bytes(&json)?,
+        reuse: false,
+        key: None,
+        staged: None,
+    };
+    Ok([page, json])
+}
+
+/// `data/ladders.json`'s bytes written by hand (thousands of players per ladder, remade on
+/// every append): exactly what `serde_json::to_vec_pretty` then `\n` makes of `ladders`, keys
+/// and indents as literals and each value through `serde_json` (a test holds the two together).
+fn json_bytes(ladders: &[LadderJson]) -> Result<Vec<u8>> {
+    use crate::render::players_json::field;
+    let players: usize = ladders.iter().map(|l| l.players.len()).sum();
+    let mut out = Vec::with_capacity(players * 320 + 4);
+    if ladders.is_empty() {
+        out.extend_from_slice(b"[]\n");
+        return Ok(out);
+    }
+    out.push(b'[');
+    for (n, l) in ladders.iter().enumerate() {
+        out.extend_from_slice(if n == 0 { b"\n  {" } else { b",\n  {" });
+        field(&mut out, "\n    \"kind\": ", &l.kind)?;
+        field(&mut out, ",\n    \"key\": ", l.key)?;
+        field(&mut out, ",\n    \"name\": ", l.name)?;
+        field(&mut out, ",\n    \"matches\": ", &l.matches)?;
+        out.extend_from_slice(b",\n    \"players\": ");
+        if l.players.is_empty() {
+            out.extend_from_slice(b"[]");
+        } else {
+            out.push(b'[');
+            for (k, p) in l.players.iter().enumerate() {
+                out.extend_from_slice(if k == 0 { b"\n      {" } else { b",\n      {" });
+                field(&mut out, "\n        \"plain_name\": ", p.plain_name)?;
+                field(
+                    &mut out,
+                    ",\n        \"headline_rating\": ",
+                    &p.headline_rating,
+                )?;
+                field(&mut out, ",\n        \"rank\": ", &p.rank)?;
+                field(&mut out, ",\n        \"provisional\": ", &p.provisional)?;
+                field(&mut out, ",\n        \"active\": ", &p.active)?;
+                field(&mut out, ",\n        \"matches\": ", &p.matches)?;
+                field(&mut out, ",\n        \"frags\": ", &p.frags)?;
+                field(&mut out, ",\n        \"wins\": ", &p.wins)?;
+                field(&mut out, ",\n        \"draws\": ", &p.draws)?;
+                field(&mut out, ",\n        \"losses\": ", &p.losses)?;
+                out.extend_from_slice(b"\n      }");
+            }
+            out.extend_from_slice(b"\n    ]");
+        }
+        out.extend_from_slice(b"\n  }");
+    }
+    out.extend_from_slice(b"\n]\n");
+    Ok(out)
+}
+
+#[cfg(test)]
+mod json_tests {
+    use super::*;
+
+    fn player(n: u32) -> LadderPlayerJson<'static> {
+        LadderPlayerJson {
+            plain_name: "a\"b\\<c>\u{1}é",
+            headline_rating: if n == 0 {
+                f64::NAN
+            } else {
+                1500.0 + f64::from(n) / 3.0
+            },
+            rank: (n > 0).then_some(n),
+            provisional: n == 0,
+            active: n != 2,
+            matches: n,
+            frags: u32::MAX,
+            wins: 1,
+            draws: 2,
+            losses: 3,
+        }
+    }
+
+    /// The hand-written bytes are serde_json's pretty bytes: no ladder, a ladder without
+    /// players, and ladders of one and several players with nulls and odd floats.
+    #[test]
+    fn json_bytes_are_serde_jsons() {
+        let ladder = |kind, players: Vec<LadderPlayerJson<'static>>| LadderJson {
+            kind,
+            key: "ctf",
+            name: "Capture \"the\" Flag",
+            matches: players.len() * 7,
+            players,
+        };
+        let lists: [Vec<LadderJson>; 3] = [
+            Vec::new(),
+            vec![ladder(LadderKind::GameType, Vec::new())],
+            vec![
+                ladder(LadderKind::GameType, vec![player(0)]),
+                ladder(LadderKind::Game, vec![player(1), player(2), player(3)]),
+            ],
+        ];
+        for ladders in &lists {
+            let mut want = serde_json::to_vec_pretty(ladders).unwrap();
+            want.push(b'\n');
+            let got = json_bytes(ladders).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want)
+            );
+        }
+    }
 }
