@@ -18,6 +18,7 @@ mod pages;
 pub mod paths;
 mod player_list;
 mod players_json;
+mod pretty_json;
 pub mod rank_shards;
 mod renderer;
 pub mod rounds;

@@ -5,9 +5,9 @@
 //! makes of the same [`PlayerJson`] list (a test holds the two together).
 
 use anyhow::Result;
-use serde::Serialize;
 
 use super::data::PlayerJson;
+use super::pretty_json::{array, field, newline};
 
 /// Rough bytes per player, to size the buffer once.
 const BYTES_PER_PLAYER: usize = 768;
@@ -16,17 +16,14 @@ const BYTES_PER_PLAYER: usize = 768;
 /// `serde_json::to_vec_pretty` then `\n` would make it.
 pub(super) fn bytes(players: &[PlayerJson]) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(players.len() * BYTES_PER_PLAYER + 4);
-    if players.is_empty() {
-        out.extend_from_slice(b"[]\n");
-        return Ok(out);
-    }
-    out.push(b'[');
-    for (n, p) in players.iter().enumerate() {
-        out.extend_from_slice(if n == 0 { b"\n  {" } else { b",\n  {" });
-        player(&mut out, p)?;
-        out.extend_from_slice(b"\n  }");
-    }
-    out.extend_from_slice(b"\n]\n");
+    array(&mut out, players, 1, |out, p| {
+        out.push(b'{');
+        player(out, p)?;
+        newline(out, 1);
+        out.push(b'}');
+        Ok(())
+    })?;
+    out.push(b'\n');
     Ok(out)
 }
 
@@ -46,16 +43,7 @@ fn player(out: &mut Vec<u8>, p: &PlayerJson) -> Result<()> {
     field(out, ",\n    \"matches\": ", &p.matches)?;
     field(out, ",\n    \"flag_returns\": ", &p.flag_returns)?;
     out.extend_from_slice(b",\n    \"names\": ");
-    if p.names.is_empty() {
-        out.extend_from_slice(b"[]");
-    } else {
-        out.push(b'[');
-        for (n, name) in p.names.iter().enumerate() {
-            let lead = if n == 0 { "\n      " } else { ",\n      " };
-            field(out, lead, name)?;
-        }
-        out.extend_from_slice(b"\n    ]");
-    }
+    array(out, p.names, 3, |out, name| field(out, "", name))?;
     field(out, ",\n    \"rating\": ", &p.rating)?;
     field(out, ",\n    \"headline_rating\": ", &p.headline_rating)?;
     field(out, ",\n    \"provisional\": ", &p.provisional)?;
@@ -75,17 +63,6 @@ fn player(out: &mut Vec<u8>, p: &PlayerJson) -> Result<()> {
         &p.static_rating_outside,
     )?;
     field(out, ",\n    \"clan\": ", &p.clan)?;
-    Ok(())
-}
-
-/// `lead` (comma, newline, indent and key), then one scalar value as `serde_json` writes it.
-pub(in crate::render) fn field<T: Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    lead: &str,
-    value: &T,
-) -> Result<()> {
-    out.extend_from_slice(lead.as_bytes());
-    serde_json::to_writer(&mut *out, value)?;
     Ok(())
 }
 

@@ -682,9 +682,7 @@ fn item_lines_read_without_decoding_hash_as_decoded_ones() {
 }
 
 /// A log of `n` matches, the g-th with g % 7 kills (fewer than the id's four in some), and the
-/// fingerprints each must have: its content (the hash of `InitGame`, the payload and every
-/// later line of it, each with a newline) and its id (the hash up to its fourth kill line, else
-/// the content).
+/// fingerprints each must have ([`write_match`]).
 fn matches_and_fingerprints(n: u32) -> (Vec<u8>, Vec<(u64, String)>) {
     let mut log = Vec::new();
     let mut expected = Vec::new();
@@ -701,26 +699,32 @@ fn matches_and_fingerprints(n: u32) -> (Vec<u8>, Vec<(u64, String)>) {
             ));
         }
         lines.push("  0:09 ShutdownGame:".to_string());
-        let mut hash = Hasher::new();
-        hash.raw(format!("InitGame\n{payload}\n").as_bytes());
-        let mut id = None;
-        let mut kills = 0;
-        for line in &lines {
-            hash.raw(line.as_bytes());
-            hash.raw(b"\n");
-            kills += u32::from(line.contains("Kill:"));
-            if kills == 4 && id.is_none() {
-                id = Some(hash.finish());
-            }
-        }
-        let content = hash.finish();
-        expected.push((content, format!("{:016x}", id.unwrap_or(content))));
-        writeln!(log, "  0:00 InitGame: {payload}").unwrap();
-        for line in lines {
-            writeln!(log, "{line}").unwrap();
-        }
+        expected.push(write_match(&mut log, &payload, &lines));
     }
     (log, expected)
+}
+
+/// Writes a match (`InitGame` with `payload`, then `lines`) to `log`; returns the fingerprints
+/// it must have: its content (the hash of `InitGame`, the payload and every later line, each
+/// with a newline) and its id (the hash up to its fourth kill line, else the content).
+fn write_match(log: &mut Vec<u8>, payload: &str, lines: &[String]) -> (u64, String) {
+    let mut hash = Hasher::new();
+    hash.raw(format!("InitGame\n{payload}\n").as_bytes());
+    let (mut id, mut kills) = (None, 0);
+    for line in lines {
+        hash.raw(line.as_bytes());
+        hash.raw(b"\n");
+        kills += u32::from(line.contains("Kill:"));
+        if kills == 4 && id.is_none() {
+            id = Some(hash.finish());
+        }
+    }
+    let content = hash.finish();
+    writeln!(log, "  0:00 InitGame: {payload}").unwrap();
+    for line in lines {
+        writeln!(log, "{line}").unwrap();
+    }
+    (content, format!("{:016x}", id.unwrap_or(content)))
 }
 
 #[test]
@@ -825,8 +829,7 @@ fn stamps_have_1_to_7_digit_minutes_then_the_first_colon() {
 
 /// A log of two long matches (far more lines than a match has, as when a server writes no
 /// `ShutdownGame` for days): in the first the id's four kills come early, in the second they
-/// are spread over the match. With the fingerprints each must have (as in
-/// [`matches_and_fingerprints`]).
+/// are spread over the match. With the fingerprints each must have ([`write_match`]).
 fn long_matches(lines: u32) -> (Vec<u8>, Vec<(u64, String)>) {
     let mut log = Vec::new();
     let mut expected = Vec::new();
@@ -844,23 +847,7 @@ fn long_matches(lines: u32) -> (Vec<u8>, Vec<(u64, String)>) {
             }
         }
         body.push("  9:00 ShutdownGame:".to_string());
-        let mut hash = Hasher::new();
-        hash.raw(format!("InitGame\n{payload}\n").as_bytes());
-        let (mut id, mut kills) = (None, 0);
-        for line in &body {
-            hash.raw(line.as_bytes());
-            hash.raw(b"\n");
-            kills += u32::from(line.contains("Kill:"));
-            if kills == 4 && id.is_none() {
-                id = Some(hash.finish());
-            }
-        }
-        let content = hash.finish();
-        expected.push((content, format!("{:016x}", id.unwrap_or(content))));
-        writeln!(log, "  0:00 InitGame: {payload}").unwrap();
-        for line in body {
-            writeln!(log, "{line}").unwrap();
-        }
+        expected.push(write_match(&mut log, &payload, &body));
     }
     (log, expected)
 }

@@ -221,48 +221,35 @@ pub(in crate::render) fn files(
 /// every append): exactly what `serde_json::to_vec_pretty` then `\n` makes of `ladders`, keys
 /// and indents as literals and each value through `serde_json` (a test holds the two together).
 fn json_bytes(ladders: &[LadderJson]) -> Result<Vec<u8>> {
-    use crate::render::players_json::field;
+    use crate::render::pretty_json::{array, field, newline};
     let players: usize = ladders.iter().map(|l| l.players.len()).sum();
     let mut out = Vec::with_capacity(players * 320 + 4);
-    if ladders.is_empty() {
-        out.extend_from_slice(b"[]\n");
-        return Ok(out);
-    }
-    out.push(b'[');
-    for (n, l) in ladders.iter().enumerate() {
-        out.extend_from_slice(if n == 0 { b"\n  {" } else { b",\n  {" });
-        field(&mut out, "\n    \"kind\": ", &l.kind)?;
-        field(&mut out, ",\n    \"key\": ", l.key)?;
-        field(&mut out, ",\n    \"name\": ", l.name)?;
-        field(&mut out, ",\n    \"matches\": ", &l.matches)?;
+    array(&mut out, ladders, 1, |out, l| {
+        field(out, "{\n    \"kind\": ", &l.kind)?;
+        field(out, ",\n    \"key\": ", l.key)?;
+        field(out, ",\n    \"name\": ", l.name)?;
+        field(out, ",\n    \"matches\": ", &l.matches)?;
         out.extend_from_slice(b",\n    \"players\": ");
-        if l.players.is_empty() {
-            out.extend_from_slice(b"[]");
-        } else {
-            out.push(b'[');
-            for (k, p) in l.players.iter().enumerate() {
-                out.extend_from_slice(if k == 0 { b"\n      {" } else { b",\n      {" });
-                field(&mut out, "\n        \"plain_name\": ", p.plain_name)?;
-                field(
-                    &mut out,
-                    ",\n        \"headline_rating\": ",
-                    &p.headline_rating,
-                )?;
-                field(&mut out, ",\n        \"rank\": ", &p.rank)?;
-                field(&mut out, ",\n        \"provisional\": ", &p.provisional)?;
-                field(&mut out, ",\n        \"active\": ", &p.active)?;
-                field(&mut out, ",\n        \"matches\": ", &p.matches)?;
-                field(&mut out, ",\n        \"frags\": ", &p.frags)?;
-                field(&mut out, ",\n        \"wins\": ", &p.wins)?;
-                field(&mut out, ",\n        \"draws\": ", &p.draws)?;
-                field(&mut out, ",\n        \"losses\": ", &p.losses)?;
-                out.extend_from_slice(b"\n      }");
-            }
-            out.extend_from_slice(b"\n    ]");
-        }
-        out.extend_from_slice(b"\n  }");
-    }
-    out.extend_from_slice(b"\n]\n");
+        array(out, &l.players, 3, |out, p| {
+            field(out, "{\n        \"plain_name\": ", p.plain_name)?;
+            field(out, ",\n        \"headline_rating\": ", &p.headline_rating)?;
+            field(out, ",\n        \"rank\": ", &p.rank)?;
+            field(out, ",\n        \"provisional\": ", &p.provisional)?;
+            field(out, ",\n        \"active\": ", &p.active)?;
+            field(out, ",\n        \"matches\": ", &p.matches)?;
+            field(out, ",\n        \"frags\": ", &p.frags)?;
+            field(out, ",\n        \"wins\": ", &p.wins)?;
+            field(out, ",\n        \"draws\": ", &p.draws)?;
+            field(out, ",\n        \"losses\": ", &p.losses)?;
+            newline(out, 3);
+            out.push(b'}');
+            Ok(())
+        })?;
+        newline(out, 1);
+        out.push(b'}');
+        Ok(())
+    })?;
+    out.push(b'\n');
     Ok(out)
 }
 
