@@ -758,13 +758,7 @@ mod tests {
 
     /// A page of `bytes` at `path`.
     fn page(path: &str, bytes: &[u8]) -> OutputFile {
-        OutputFile {
-            path: path.into(),
-            bytes: bytes.to_vec(),
-            reuse: false,
-            key: None,
-            staged: None,
-        }
+        OutputFile::new(path, bytes.to_vec())
     }
 
     fn file(path: &str) -> OutputFile {

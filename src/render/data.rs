@@ -201,13 +201,10 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             clan: clan_name(i),
         })
         .collect();
-    Ok(OutputFile {
-        path: "data/players.json".into(),
-        bytes: super::players_json::bytes(&players)?,
-        reuse: false,
-        key: None,
-        staged: None,
-    })
+    Ok(OutputFile::new(
+        "data/players.json",
+        super::players_json::bytes(&players)?,
+    ))
 }
 
 /// `data/matches.json`.
@@ -366,26 +363,14 @@ fn balance_file(input: &SiteInput) -> OutputFile {
         recent,
         settings: input.config.balance.clone(),
     };
-    OutputFile {
-        path: "data/balance.js".into(),
-        bytes: data.to_script().into_bytes(),
-        reuse: false,
-        key: None,
-        staged: None,
-    }
+    OutputFile::new("data/balance.js", data.to_script().into_bytes())
 }
 
 /// Pretty JSON with a trailing newline.
 pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
     let mut bytes = serde_json::to_vec_pretty(value)?;
     bytes.push(b'\n');
-    Ok(OutputFile {
-        path: path.to_string(),
-        bytes,
-        reuse: false,
-        key: None,
-        staged: None,
-    })
+    Ok(OutputFile::new(path, bytes))
 }
 
 /// `data/search-index.js`: the whole player search index as a script (browsers block `fetch` of
@@ -397,13 +382,10 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
 fn search_index<'e>(entries: impl Iterator<Item = &'e Vec<String>>) -> Result<OutputFile> {
     let entries: Vec<&Vec<String>> = entries.collect();
     let json = serde_json::to_string(&entries)?.replace('<', "\\u003c");
-    Ok(OutputFile {
-        path: "data/search-index.js".into(),
-        bytes: format!("window.FRAGSTATS_PLAYERS = {json};\n").into_bytes(),
-        reuse: false,
-        key: None,
-        staged: None,
-    })
+    Ok(OutputFile::new(
+        "data/search-index.js",
+        format!("window.FRAGSTATS_PLAYERS = {json};\n").into_bytes(),
+    ))
 }
 
 /// `[shown, url, key, other names…]`, without colour codes or repeats.

@@ -94,6 +94,19 @@ pub struct OutputFile {
     pub staged: Option<bool>,
 }
 
+impl OutputFile {
+    /// A file made by this build, with no key to remember.
+    pub fn new(path: impl Into<String>, bytes: Vec<u8>) -> OutputFile {
+        OutputFile {
+            path: path.into(),
+            bytes,
+            reuse: false,
+            key: None,
+            staged: None,
+        }
+    }
+}
+
 /// Takes each page as soon as it is rendered (the build writes it into the staging folder) and
 /// returns what to keep of it, so a site of many thousands of pages is never all in memory.
 pub type PageSink<'a> = dyn Fn(OutputFile) -> Result<OutputFile> + Sync + 'a;
@@ -677,13 +690,7 @@ fn kept(path: String, key: u64) -> OutputFile {
 }
 
 fn html(path: &str, body: String) -> OutputFile {
-    OutputFile {
-        path: path.to_string(),
-        bytes: body.into_bytes(),
-        reuse: false,
-        key: None,
-        staged: None,
-    }
+    OutputFile::new(path, body.into_bytes())
 }
 
 #[cfg(test)]

@@ -127,13 +127,7 @@ pub(super) fn files(r: &Renderer) -> Result<Vec<OutputFile>> {
             // A JSON value is a JavaScript expression; `<` is escaped so no text closes a
             // script element.
             let body = format!("fragstatsRanks({});\n", json.replace('<', "\\u003c"));
-            Ok(OutputFile {
-                path: shard_path(s),
-                bytes: body.into_bytes(),
-                reuse: false,
-                key: None,
-                staged: None,
-            })
+            Ok(OutputFile::new(shard_path(s), body.into_bytes()))
         })
         .collect()
 }

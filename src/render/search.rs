@@ -126,13 +126,7 @@ fn to_json(value: &impl Serialize) -> Result<String> {
 }
 
 fn script(path: &str, text: &str) -> OutputFile {
-    OutputFile {
-        path: path.to_string(),
-        bytes: text.as_bytes().to_vec(),
-        reuse: false,
-        key: None,
-        staged: None,
-    }
+    OutputFile::new(path, text.as_bytes().to_vec())
 }
 
 #[cfg(test)]

@@ -207,13 +207,7 @@ pub(in crate::render) fn files(
                 .collect(),
         })
         .collect();
-    let json = OutputFile {
-        path: "data/ladders.json".into(),
-        bytes: json_bytes(&json)?,
-        reuse: false,
-        key: None,
-        staged: None,
-    };
+    let json = OutputFile::new("data/ladders.json", json_bytes(&json)?);
     Ok([page, json])
 }
 
