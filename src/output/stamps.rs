@@ -10,8 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 // Paths are keyed as the site's output paths are (`/`-separated text, see `safe_relative`).
-use std::sync::{Mutex, OnceLock};
-use std::thread::JoinHandle;
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -82,22 +81,8 @@ struct Stored {
 /// The stamps of the published site and those this build makes, by path relative to the site.
 pub(super) struct Stamps {
     file: PathBuf,
-    /// The saved stamps, once [`Stamps::old`] has waited for `loading`.
-    old: OnceLock<HashMap<String, Stamp>>,
-    /// Decoding the saved stamps, on a thread of its own (issue 18: on a public server's site
-    /// 104,000 of them, decoded while the state loads, not before it).
-    loading: Mutex<Option<JoinHandle<HashMap<String, Stamp>>>>,
+    old: HashMap<String, Stamp>,
     new: Mutex<HashMap<String, Stamp>>,
-}
-
-/// The stamps saved in `file`: none when it is missing, unreadable or of another format.
-fn read(file: &Path) -> HashMap<String, Stamp> {
-    std::fs::read(file)
-        .ok()
-        .and_then(|bytes| postcard::from_bytes::<Stored>(&bytes).ok())
-        .filter(|s| s.format == FORMAT)
-        .map(|s| s.files.into_iter().collect())
-        .unwrap_or_default()
 }
 
 /// What the stamps say of the file at a path against new bytes.
@@ -113,30 +98,25 @@ pub(super) enum Verdict {
 
 impl Stamps {
     /// The stamps saved in `state_dir` (none when missing, unreadable or of another format).
-    /// They are read on a thread of their own; the first use waits for them.
     pub(super) fn load(state_dir: &Path) -> Stamps {
         let file = state_dir.join(FILE);
-        let path = file.clone();
+        let old = std::fs::read(&file)
+            .ok()
+            .and_then(|bytes| postcard::from_bytes::<Stored>(&bytes).ok())
+            .filter(|s| s.format == FORMAT)
+            .map(|s| s.files.into_iter().collect())
+            .unwrap_or_default();
         Stamps {
             file,
-            old: OnceLock::new(),
-            loading: Mutex::new(Some(std::thread::spawn(move || read(&path)))),
+            old,
             new: Mutex::new(HashMap::new()),
         }
-    }
-
-    /// The saved stamps (waits until they are read; none if reading them failed).
-    fn old(&self) -> &HashMap<String, Stamp> {
-        self.old.get_or_init(|| {
-            let handle = self.loading.lock().ok().and_then(|mut l| l.take());
-            handle.and_then(|h| h.join().ok()).unwrap_or_default()
-        })
     }
 
     /// Whether the file at `path` (site-relative `rel`), whose metadata is `meta`, holds bytes
     /// of hash `hash`, by its stamp; an unchanged file's stamp is kept for the next build.
     pub(super) fn check(&self, rel: &str, meta: &std::fs::Metadata, hash: u64) -> Verdict {
-        let Some(stamp) = self.old().get(rel) else {
+        let Some(stamp) = self.old.get(rel) else {
             return Verdict::Unknown;
         };
         if Meta::of(meta) != Some(stamp.meta) {
@@ -170,17 +150,13 @@ impl Stamps {
     /// build's, else the previous one's (a file kept unread keeps its stamp, checked when used).
     /// A failure is ignored: the next build reads the files back instead.
     pub(super) fn save(self, files: &[String]) {
-        let old = self.old();
-        let new = self
-            .new
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let new = self.new.into_inner().unwrap_or_default();
         let stored = Stored {
             format: FORMAT,
             files: files
                 .iter()
                 .filter_map(|rel| {
-                    let stamp = new.get(rel).or_else(|| old.get(rel))?;
+                    let stamp = new.get(rel).or_else(|| self.old.get(rel))?;
                     Some((rel.clone(), *stamp))
                 })
                 .collect(),
