@@ -7,6 +7,7 @@ use std::io::Write as _;
 use clap::Parser;
 use fragstats::build::{BuildRequest, build};
 use fragstats::cli::{BuildArgs, Cli, Command, EvaluateArgs, ExportArgs, ForgetArgs};
+use fragstats::leftovers::Leftovers;
 
 /// Rendering allocates many small strings on every thread; mimalloc handles that far better than
 /// the system allocator. Built without transparent huge pages (its `no_thp` feature): zeroing
@@ -18,7 +19,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Build(args) => exit(run_build(&request(args))),
+        // The process ends right after the build: what it no longer needs is not freed.
+        Command::Build(args) => exit(run_build(&BuildRequest {
+            leftovers: Leftovers::Leave,
+            ..request(args)
+        })),
         Command::Watch(args) => fragstats::watch::watch(&request(args)),
         Command::Serve(args) => fragstats::watch::serve(&request(args.build), args.bind, args.port),
         Command::Evaluate(args) => evaluate(args),
@@ -135,6 +140,7 @@ fn request(args: BuildArgs) -> BuildRequest {
         paths: args.paths,
         strict: args.strict,
         full: args.full,
+        leftovers: Leftovers::Free,
     }
 }
 
