@@ -8,6 +8,9 @@
 //! order with how many matches each holds; loading checks each segment's checksum, header and
 //! count, and a log whose segment is missing or damaged is read again from its start.
 //!
+//! Segments store the fields of the matches by position (see [`super::seal_compact`]); those
+//! of earlier versions, by name, load as well.
+//!
 //! New matches go into a new segment; small trailing segments are merged with it while they are
 //! no more than twice its size (a binary counter: a log appended to one match at a time keeps
 //! about log2([`SEGMENT_MATCHES`]) small segments, and each match is re-encoded that many times
@@ -18,7 +21,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{FileState, Fingerprint, Header, seal, unseal_as};
+use super::{FileState, Fingerprint, Header, seal, seal_compact, unseal_as};
 use crate::diagnostics::FileReport;
 use crate::model::Match;
 use crate::parse::Checkpoint;
@@ -103,7 +106,7 @@ pub fn seal_file(f: &mut FileState, per_segment: usize) -> Result<Sealed> {
     let new: Vec<(Segment, Vec<u8>)> = f.settled[start..]
         .par_chunks(per_segment.max(1))
         .map(|chunk| -> Result<(Segment, Vec<u8>)> {
-            let bytes = seal(&chunk)?;
+            let bytes = seal_compact(&chunk)?;
             let mut h = crate::hash::Hasher::new();
             h.raw(&bytes);
             let segment = Segment {
@@ -324,6 +327,29 @@ mod tests {
         f.segments[0].name = format!("../{}", f.segments[0].name);
         std::fs::write(&main, seal(&PerLog::of(&f, &[], &f.segments)).unwrap()).unwrap();
         assert!(load_file(dir.path(), "logs/a.log").is_none(), "a path");
+    }
+
+    /// Segments stored by position are smaller than the same matches stored by name (the
+    /// layout of earlier versions), and segments of either layout load to the same matches.
+    #[test]
+    fn segments_by_name_or_by_position_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let all = matches(9);
+        let (state, sealed) = state_of(empty_file("logs/a.log"), &all, 4);
+        save(dir.path(), &state).unwrap();
+        assert!(same(&loaded(dir.path()).settled, &all));
+        let files = dir.path().join(FILES_DIR);
+        let mut at = 0;
+        for (segment, (name, compact)) in state.files[0].segments.iter().zip(&sealed.segments) {
+            let n = segment.matches as usize;
+            let named = seal(&&all[at..at + n]).unwrap();
+            assert!(named.len() > compact.len(), "{name}");
+            assert_ne!(&named, compact);
+            std::fs::write(files.join(name), named).unwrap();
+            at += n;
+        }
+        assert_eq!(at, all.len());
+        assert!(same(&loaded(dir.path()).settled, &all));
     }
 
     /// A state saved without sealing (every settled match inside the per-log file) loads.
