@@ -49,13 +49,18 @@ pub struct Staging {
     stamps: Option<Stamps>,
 }
 
+/// A set of output paths (as [`safe_relative`] keys them), hashed with ahash: a public server's
+/// site has 100,000 pages, each looked up a few times per build, where the standard hasher's
+/// cost showed in the build's steps.
+pub type PathSet = HashSet<String, ahash::RandomState>;
+
 /// What the background mirroring linked into the staging folder: files and folders, relative
 /// to the site root. Files are keyed as [`safe_relative`] keys output paths (`/`-separated
 /// text): a path's own hash compares it component by component, which cost more than the rest
 /// of keeping a public server's 100,000 unchanged pages.
 #[derive(Default)]
 struct Mirror {
-    files: HashSet<String>,
+    files: PathSet,
     dirs: Vec<PathBuf>,
     /// Files whose names are not text: no output has such a path, so publishing removes them.
     strays: Vec<PathBuf>,
@@ -213,7 +218,7 @@ impl Staging {
     /// same work again), they also include files an earlier build dropped (hard links to their
     /// last bytes, which publishing removes): a page listed here is in the staging folder with
     /// the bytes it was published with.
-    pub fn mirrored_files(&self) -> Option<&HashSet<String>> {
+    pub fn mirrored_files(&self) -> Option<&PathSet> {
         if self.ready.get().is_none() && !self.from_spare {
             let mirroring = self.mirroring.lock().ok()?;
             if !mirroring.as_ref()?.is_finished() {
@@ -432,7 +437,7 @@ fn walk(root: &Path) -> impl Iterator<Item = (walkdir::DirEntry, PathBuf)> + '_ 
 /// Every file under `root` (links not followed) whose path is text, relative to it and
 /// `/`-separated (as output paths are): one listing of each folder, where asking for each file
 /// apart costs a system call per page (100,000 on a big site).
-pub fn files_in(root: &Path) -> HashSet<String> {
+pub fn files_in(root: &Path) -> PathSet {
     walk(root)
         .filter(|(entry, _)| entry.file_type().is_file())
         .filter_map(|(_, rel)| key_of(rel).ok())
@@ -611,7 +616,7 @@ fn write_all(
         })
         .collect::<Result<_>>()?;
     // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
-    let produced: HashSet<&str> = targets.iter().map(String::as_str).collect();
+    let produced: HashSet<&str, ahash::RandomState> = targets.iter().map(String::as_str).collect();
     let gone = (mirrored.files.iter())
         .filter(|p| !produced.contains(p.as_str()))
         .map(|p| staging.join(p));
