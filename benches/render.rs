@@ -10,6 +10,7 @@ use std::time::Instant;
 use chrono::NaiveDate;
 use fragstats::build::render;
 use fragstats::config::Config;
+use fragstats::leftovers::Leftovers;
 use fragstats::model::{Event, EventKind, GameType, Match, MatchPlayer, NO_PLAYER, Team};
 
 /// The same allocator as the binary.
@@ -127,6 +128,7 @@ fn main() {
         &Default::default(),
         None,
         None,
+        Leftovers::Free,
     )
     .expect("render");
     let secs = t.elapsed().as_secs_f64();
@@ -141,6 +143,7 @@ fn main() {
         &Default::default(),
         fragstats::state::decode_checkpoint(&site.checkpoint),
         None,
+        Leftovers::Free,
     )
     .expect("render");
     let resumed_secs = t.elapsed().as_secs_f64();
