@@ -168,8 +168,10 @@ pub fn load_settled(files_dir: &Path, mut file: FileState, header: &Header) -> O
             if !is_segment_name(&s.name) || !s.name.starts_with(&key) {
                 return None;
             }
-            let bytes = std::fs::read(files_dir.join(&s.name)).ok()?;
-            let matches: Vec<Match> = unseal_as(&bytes, header)?;
+            let bytes = std::sync::Arc::new(std::fs::read(files_dir.join(&s.name)).ok()?);
+            // The matches' packed events stay in `bytes`, not copied out (see `sharing`).
+            let matches: Vec<Match> =
+                crate::model::events::sharing(&bytes, |b| unseal_as(b, header))?;
             (matches.len() as u64 == s.matches).then_some(matches)
         })
         .collect::<Option<_>>()?;
