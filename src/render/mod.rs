@@ -40,8 +40,8 @@ use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::rating::Ratings;
 use crate::stats::Stats;
-use helpers::{becker_ladder, colors_css, nav_item, static_files, updated_line};
 pub use helpers::{clock, weapon_label};
+use helpers::{colors_css, nav_item, static_files, updated_line};
 use pages::index::IndexPage;
 use paths::unique_slugs;
 use renderer::Renderer;
@@ -317,24 +317,27 @@ fn pages<'a>(
         .iter()
         .take_while(|p| !p.provisional && !p.inactive)
         .count();
-    let provisional_rows: Vec<PlayerRow> = player_rows[established..]
-        .iter()
-        .filter(|p| !p.inactive)
-        .cloned()
-        .collect();
-    let provisional = &provisional_rows[..];
-    let becker_top: Vec<PlayerRow> = becker_ladder(input)
+    // The index shows the first ten of the provisional players and counts them all.
+    let provisional = || player_rows[established..].iter().filter(|p| !p.inactive);
+    let provisional_top: Vec<PlayerRow> = provisional().take(10).cloned().collect();
+    // The first ten of Becker's ladder, by the ranks the renderer gave it.
+    let mut becker_ids = [None; 10];
+    for (i, &rank) in r.becker_rank.iter().enumerate() {
+        if let Some(at) = becker_ids.get_mut(rank.wrapping_sub(1)) {
+            *at = Some(i);
+        }
+    }
+    let becker_top: Vec<PlayerRow> = becker_ids
         .into_iter()
-        .filter(|&i| !input.hidden[i])
-        .take(10)
+        .flatten()
         .map(|i| r.player_row(i))
         .collect();
     let index = IndexPage {
         updated: updated_line(input.matches),
         totals: r.totals(),
         top_players: &player_rows[..established.min(25)],
-        provisional: &provisional[..provisional.len().min(10)],
-        provisional_count: provisional.len(),
+        provisional: &provisional_top,
+        provisional_count: provisional().count(),
         provisional_incidents: input.config.rating.headline.provisional_incidents,
         becker_top,
         recent_matches: &match_rows[..match_rows.len().min(10)],
@@ -386,16 +389,16 @@ fn pages<'a>(
         &r.clan_rows(),
         paged_list::PAGE_SIZE,
     )?);
+    let server_pages = r.server_pages();
     files.extend(paged_list::pages(
         templates,
         &page,
         "servers.html",
         "server-list",
         "servers",
-        &r.server_rows(),
+        &Renderer::server_rows(&server_pages),
         paged_list::PAGE_SIZE,
     )?);
-    let server_pages = r.server_pages();
     files.extend(render_pages(
         templates,
         &page,

@@ -115,13 +115,10 @@ impl Renderer<'_> {
         }
     }
 
-    /// The rows of `servers.html`, most matches first.
-    pub(in crate::render) fn server_rows(&self) -> Vec<ServerRow> {
-        let mut rows: Vec<ServerRow> = self
-            .server_matches()
-            .iter()
-            .map(|(name, m)| self.server_row(name, m))
-            .collect();
+    /// The rows of `servers.html`, most matches first: the rows of `pages` (from
+    /// [`Self::server_pages`], which made each server's row for its page).
+    pub(in crate::render) fn server_rows(pages: &[(String, ServerPage)]) -> Vec<ServerRow> {
+        let mut rows: Vec<ServerRow> = pages.iter().map(|(_, page)| page.row.clone()).collect();
         rows.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
         rows
     }
