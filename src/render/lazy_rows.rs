@@ -1,0 +1,183 @@
+//! A player page's head-to-head and match tables, made only for the pages that are rendered.
+//! Every player's page is keyed on each build ([`super::render_completed_pages`]), and on an
+//! append almost every key is unchanged; making and encoding these rows (an opponent's coloured
+//! name and link, a match's labels, the rating formatted, each field named) was most of the
+//! work of keying a crowd's player pages. So the view a page is keyed by leaves both tables
+//! empty and holds, in [`PlayerPage::rows_stub`], the hash of everything they are made from:
+//! the numbers of each row (opponent, frags both ways; match, place, frags, deaths, score,
+//! rating after and change, to the bit), every text a row borrows (names, links, match labels),
+//! and the source of the code that makes and encodes the rows. Equal stubs make equal rows, so
+//! an equal key still means an equal page; a page that is rendered gets its rows first
+//! ([`Renderer::fill_player_rows`]), and its stub is cleared (an empty stub is left out of the
+//! view, so templates see what they saw before).
+//!
+//! As in [`super::lazy_curves`], a fragstats that makes the rows differently never keeps a page
+//! an older one made: the code's source is part of each stub.
+
+use std::sync::OnceLock;
+
+use super::helpers::{PLAYER_MATCH_ROWS, change_class, percent};
+use super::renderer::Renderer;
+use super::views::{HEAD_TO_HEAD_ROWS, Opponent, PlayerMatchRow, PlayerPage};
+use crate::hash::StreamHasher;
+
+/// An opponent before it is named: identity, frags made on them, frags suffered from them.
+type Met = (u32, u32, u32);
+
+/// One row of a player's match table before its texts: the match (index), the player's place
+/// in its lines, and their rating after it and the change it brought.
+struct Played {
+    mi: usize,
+    place: usize,
+    after: f64,
+    delta: f64,
+}
+
+/// The hash of the code the rows depend on beyond their inputs: this module, the views'
+/// `Serialize` (field names), the helpers that format (`percent`, `change_class`) and the
+/// renderer's match labels. Part of each stub.
+fn code() -> u64 {
+    static CODE: OnceLock<u64> = OnceLock::new();
+    *CODE.get_or_init(|| {
+        let mut h = StreamHasher::new();
+        h.str(env!("CARGO_PKG_VERSION"));
+        h.str(include_str!("lazy_rows.rs"));
+        h.str(include_str!("views.rs"));
+        h.str(include_str!("helpers.rs"));
+        h.str(include_str!("renderer.rs"));
+        h.str(include_str!("../../Cargo.lock"));
+        h.finish()
+    })
+}
+
+impl Renderer<'_> {
+    /// Player `i`'s [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered; ties
+    /// to the lower identity), in that order, and how many opponents they have in all. Hidden
+    /// opponents are counted and listed (as "anonymous").
+    fn opponents_met(&self, i: usize) -> (Vec<Met>, usize) {
+        let s = &self.input.stats.players[i];
+        let mut opponents: Vec<Met> = Vec::new();
+        for (&o, &made) in &s.victims {
+            opponents.push((o, made, s.killers.get(&o).copied().unwrap_or(0)));
+        }
+        for (&o, &suffered) in &s.killers {
+            if !s.victims.contains_key(&o) {
+                opponents.push((o, 0, suffered));
+            }
+        }
+        let total = opponents.len();
+        let most_met = |a: &Met, b: &Met| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0));
+        if opponents.len() > HEAD_TO_HEAD_ROWS {
+            opponents.select_nth_unstable_by(HEAD_TO_HEAD_ROWS, most_met);
+            opponents.truncate(HEAD_TO_HEAD_ROWS);
+        }
+        opponents.sort_by(most_met);
+        (opponents, total)
+    }
+
+    /// Player `i`'s [`PLAYER_MATCH_ROWS`] latest matches, newest first.
+    fn matches_played(&self, i: usize) -> Vec<Played> {
+        let id = i as u32;
+        let s = &self.input.stats.players[i];
+        s.matches
+            .iter()
+            .rev()
+            .take(PLAYER_MATCH_ROWS)
+            .map(|&mi| {
+                let ms = &self.input.stats.matches[mi as usize];
+                let place = ms.lines.iter().position(|l| l.player == id).unwrap_or(0);
+                let (after, delta) = self.rating_at(i, mi).unwrap_or((0.0, 0.0));
+                Played {
+                    mi: mi as usize,
+                    place,
+                    after,
+                    delta,
+                }
+            })
+            .collect()
+    }
+
+    /// The number of player `i`'s opponents, and the stub of their page's two tables: the
+    /// hash of everything [`Self::fill_player_rows`] makes them from (see the module doc).
+    pub(super) fn player_rows_stub(&self, i: usize) -> (usize, String) {
+        let (met, total) = self.opponents_met(i);
+        let mut h = StreamHasher::new();
+        h.u64(code());
+        h.u64(met.len() as u64);
+        for (o, made, suffered) in met {
+            let o = o as usize;
+            h.str(&self.names_html[o]);
+            h.str(&self.links.players[o]);
+            h.u64(u64::from(made));
+            h.u64(u64::from(suffered));
+        }
+        let played = self.matches_played(i);
+        h.u64(played.len() as u64);
+        for p in played {
+            let m = &self.input.matches[p.mi];
+            let line = &self.input.stats.matches[p.mi].lines[p.place];
+            h.str(&self.links.matches[p.mi]);
+            h.str(self.when(p.mi));
+            h.str(self.when_sort(p.mi));
+            h.str(&m.map);
+            h.str(self.match_map_url(p.mi));
+            h.str(&m.gametype.name);
+            h.u64(p.place as u64);
+            h.u64(u64::from(line.frags));
+            h.u64(u64::from(line.deaths));
+            match line.score {
+                Some(score) => h.u64(1 << 32 | u64::from(score as u32)),
+                None => h.u64(0),
+            }
+            h.u64(p.after.to_bits());
+            h.u64(p.delta.to_bits());
+        }
+        (total, format!("rows:{:016x}", h.finish()))
+    }
+
+    /// Fills player `i`'s keyed `page` with its head-to-head and match tables, and clears its
+    /// stub, for rendering.
+    pub(super) fn fill_player_rows<'p>(&'p self, i: usize, page: &mut PlayerPage<'p>) {
+        let (met, _) = self.opponents_met(i);
+        page.opponents = met
+            .into_iter()
+            .map(|(o, made, suffered)| {
+                let o = o as usize;
+                Opponent {
+                    name_html: &self.names_html[o],
+                    url: &self.links.players[o],
+                    made,
+                    suffered,
+                    share: percent(made, made + suffered),
+                }
+            })
+            .collect();
+        page.match_rows = self
+            .matches_played(i)
+            .into_iter()
+            .map(|p| {
+                let m = &self.input.matches[p.mi];
+                let line = &self.input.stats.matches[p.mi].lines[p.place];
+                PlayerMatchRow {
+                    rating: format!("{:.1}", p.after),
+                    change: format!("{:+.1}", p.delta),
+                    change_class: change_class(p.delta),
+                    url: &self.links.matches[p.mi],
+                    when: self.when(p.mi),
+                    when_sort: self.when_sort(p.mi),
+                    map: &m.map,
+                    map_url: self.match_map_url(p.mi),
+                    gametype: &m.gametype.name,
+                    place: p.place + 1,
+                    frags: line.frags,
+                    deaths: line.deaths,
+                    score: line
+                        .score
+                        .map(|s| s.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                }
+            })
+            .collect();
+        page.rows_stub.clear();
+    }
+}
