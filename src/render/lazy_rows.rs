@@ -56,14 +56,38 @@ impl Renderer<'_> {
     /// opponents are counted and listed (as "anonymous").
     fn opponents_met(&self, i: usize) -> (Vec<Met>, usize) {
         let s = &self.input.stats.players[i];
-        let mut opponents: Vec<Met> = Vec::new();
-        for (&o, &made) in &s.victims {
-            opponents.push((o, made, s.killers.get(&o).copied().unwrap_or(0)));
-        }
-        for (&o, &suffered) in &s.killers {
-            if !s.victims.contains_key(&o) {
-                opponents.push((o, 0, suffered));
-            }
+        // Both maps in identity order, walked side by side.
+        let mut opponents: Vec<Met> = Vec::with_capacity(s.victims.len().max(s.killers.len()));
+        let mut victims = s.victims.iter().peekable();
+        let mut killers = s.killers.iter().peekable();
+        loop {
+            let met = match (victims.peek(), killers.peek()) {
+                (Some(&(&v, &made)), Some(&(&k, &suffered))) => match v.cmp(&k) {
+                    std::cmp::Ordering::Less => {
+                        victims.next();
+                        (v, made, 0)
+                    }
+                    std::cmp::Ordering::Greater => {
+                        killers.next();
+                        (k, 0, suffered)
+                    }
+                    std::cmp::Ordering::Equal => {
+                        victims.next();
+                        killers.next();
+                        (v, made, suffered)
+                    }
+                },
+                (Some(&(&v, &made)), None) => {
+                    victims.next();
+                    (v, made, 0)
+                }
+                (None, Some(&(&k, &suffered))) => {
+                    killers.next();
+                    (k, 0, suffered)
+                }
+                (None, None) => break,
+            };
+            opponents.push(met);
         }
         let total = opponents.len();
         let most_met = |a: &Met, b: &Met| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0));
@@ -100,39 +124,55 @@ impl Renderer<'_> {
     /// The number of player `i`'s opponents, and the stub of their page's two tables: the
     /// hash of everything [`Self::fill_player_rows`] makes them from (see the module doc).
     pub(super) fn player_rows_stub(&self, i: usize) -> (usize, String) {
+        thread_local! {
+            // The rows' inputs, in a buffer reused by each page a thread keys, hashed at once:
+            // fed a few bytes at a time, the hasher cost more than all the rest.
+            static INPUTS: std::cell::RefCell<Vec<u8>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
         let (met, total) = self.opponents_met(i);
-        let mut h = StreamHasher::new();
-        h.u64(code());
-        h.u64(met.len() as u64);
-        for (o, made, suffered) in met {
-            let o = o as usize;
-            h.str(&self.names_html[o]);
-            h.str(&self.links.players[o]);
-            h.u64(u64::from(made));
-            h.u64(u64::from(suffered));
-        }
         let played = self.matches_played(i);
-        h.u64(played.len() as u64);
-        for p in played {
-            let m = &self.input.matches[p.mi];
-            let line = &self.input.stats.matches[p.mi].lines[p.place];
-            h.str(&self.links.matches[p.mi]);
-            h.str(self.when(p.mi));
-            h.str(self.when_sort(p.mi));
-            h.str(&m.map);
-            h.str(self.match_map_url(p.mi));
-            h.str(&m.gametype.name);
-            h.u64(p.place as u64);
-            h.u64(u64::from(line.frags));
-            h.u64(u64::from(line.deaths));
-            match line.score {
-                Some(score) => h.u64(1 << 32 | u64::from(score as u32)),
-                None => h.u64(0),
+        let hash = INPUTS.with_borrow_mut(|b| {
+            b.clear();
+            let number = |b: &mut Vec<u8>, v: u64| b.extend_from_slice(&v.to_le_bytes());
+            let text = |b: &mut Vec<u8>, s: &str| {
+                b.extend_from_slice(&(s.len() as u64).to_le_bytes());
+                b.extend_from_slice(s.as_bytes());
+            };
+            number(b, code());
+            number(b, met.len() as u64);
+            for &(o, made, suffered) in &met {
+                let o = o as usize;
+                text(b, &self.names_html[o]);
+                text(b, &self.links.players[o]);
+                number(b, u64::from(made));
+                number(b, u64::from(suffered));
             }
-            h.u64(p.after.to_bits());
-            h.u64(p.delta.to_bits());
-        }
-        (total, format!("rows:{:016x}", h.finish()))
+            number(b, played.len() as u64);
+            for p in &played {
+                let m = &self.input.matches[p.mi];
+                let line = &self.input.stats.matches[p.mi].lines[p.place];
+                text(b, &self.links.matches[p.mi]);
+                text(b, self.when(p.mi));
+                text(b, self.when_sort(p.mi));
+                text(b, &m.map);
+                text(b, self.match_map_url(p.mi));
+                text(b, &m.gametype.name);
+                number(b, p.place as u64);
+                number(b, u64::from(line.frags));
+                number(b, u64::from(line.deaths));
+                match line.score {
+                    Some(score) => number(b, 1 << 32 | u64::from(score as u32)),
+                    None => number(b, 0),
+                }
+                number(b, p.after.to_bits());
+                number(b, p.delta.to_bits());
+            }
+            let mut h = StreamHasher::new();
+            h.raw(b);
+            h.finish()
+        });
+        (total, format!("rows:{hash:016x}"))
     }
 
     /// Fills player `i`'s keyed `page` with its head-to-head and match tables, and clears its
