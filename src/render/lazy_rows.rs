@@ -5,8 +5,8 @@
 //! work of keying a crowd's player pages. So the view a page is keyed by leaves both tables
 //! empty and holds, in [`PlayerPage::rows_stub`], the hash of everything they are made from:
 //! the numbers of each row (opponent, frags both ways; match, place, frags, deaths, score,
-//! rating after and change, to the bit), every text a row borrows (names, links, match labels),
-//! and the source of the code that makes and encodes the rows. Equal stubs make equal rows, so
+//! rating after and change, to the bit), every text a row borrows (names, links, match labels:
+//! through a digest per player and per match, [`RowTexts`]), and the source of the code that makes and encodes the rows. Equal stubs make equal rows, so
 //! an equal key still means an equal page; a page that is rendered gets its rows first
 //! ([`Renderer::fill_player_rows`]), and its stub is cleared (an empty stub is left out of the
 //! view, so templates see what they saw before).
@@ -33,6 +33,25 @@ struct Played {
     delta: f64,
 }
 
+/// The digest of the texts a row borrows, for each player (coloured name, link) and each match
+/// (link, labels, map, map link, game type): made once per build, so a stub reads one number
+/// per row where it read the texts, scattered in memory, of every opponent and match again on
+/// every page.
+#[derive(Default)]
+pub(super) struct RowTexts {
+    players: Vec<u64>,
+    matches: Vec<u64>,
+}
+
+/// The hash of `texts`, each length-prefixed.
+fn digest(texts: &[&str]) -> u64 {
+    let mut h = StreamHasher::new();
+    for t in texts {
+        h.str(t);
+    }
+    h.finish()
+}
+
 /// The hash of the code the rows depend on beyond their inputs: this module, the views'
 /// `Serialize` (field names), the helpers that format (`percent`, `change_class`) and the
 /// renderer's match labels. Part of each stub.
@@ -51,6 +70,28 @@ fn code() -> u64 {
 }
 
 impl Renderer<'_> {
+    /// The [`RowTexts`] of this build, made on first use (one pass, on the thread that asks
+    /// first: a nested parallel loop could wait on a page that waits for it).
+    fn row_texts(&self) -> &RowTexts {
+        self.row_texts.get_or_init(|| RowTexts {
+            players: (self.names_html.iter().zip(&self.links.players))
+                .map(|(name, url)| digest(&[name, url]))
+                .collect(),
+            matches: (self.input.matches.iter().enumerate())
+                .map(|(mi, m)| {
+                    digest(&[
+                        &self.links.matches[mi],
+                        self.when(mi),
+                        self.when_sort(mi),
+                        &m.map,
+                        self.match_map_url(mi),
+                        &m.gametype.name,
+                    ])
+                })
+                .collect(),
+        })
+    }
+
     /// Player `i`'s [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered; ties
     /// to the lower identity), in that order, and how many opponents they have in all. Hidden
     /// opponents are counted and listed (as "anonymous").
@@ -132,32 +173,21 @@ impl Renderer<'_> {
         }
         let (met, total) = self.opponents_met(i);
         let played = self.matches_played(i);
+        let texts = self.row_texts();
         let hash = INPUTS.with_borrow_mut(|b| {
             b.clear();
             let number = |b: &mut Vec<u8>, v: u64| b.extend_from_slice(&v.to_le_bytes());
-            let text = |b: &mut Vec<u8>, s: &str| {
-                b.extend_from_slice(&(s.len() as u64).to_le_bytes());
-                b.extend_from_slice(s.as_bytes());
-            };
             number(b, code());
             number(b, met.len() as u64);
             for &(o, made, suffered) in &met {
-                let o = o as usize;
-                text(b, &self.names_html[o]);
-                text(b, &self.links.players[o]);
+                number(b, texts.players[o as usize]);
                 number(b, u64::from(made));
                 number(b, u64::from(suffered));
             }
             number(b, played.len() as u64);
             for p in &played {
-                let m = &self.input.matches[p.mi];
                 let line = &self.input.stats.matches[p.mi].lines[p.place];
-                text(b, &self.links.matches[p.mi]);
-                text(b, self.when(p.mi));
-                text(b, self.when_sort(p.mi));
-                text(b, &m.map);
-                text(b, self.match_map_url(p.mi));
-                text(b, &m.gametype.name);
+                number(b, texts.matches[p.mi]);
                 number(b, p.place as u64);
                 number(b, u64::from(line.frags));
                 number(b, u64::from(line.deaths));
