@@ -1,10 +1,11 @@
-//! A player page's head-to-head and match tables, made only for the pages that are rendered.
+//! A player page's head-to-head and match tables (and its victim and nemesis), made only for
+//! the pages that are rendered.
 //! Every player's page is keyed on each build ([`super::render_completed_pages`]), and on an
 //! append almost every key is unchanged; making and encoding these rows (an opponent's coloured
 //! name and link, a match's labels, the rating formatted, each field named) was most of the
 //! work of keying a crowd's player pages. So the view a page is keyed by leaves both tables
 //! empty and holds, in [`PlayerPage::rows_stub`], the hash of everything they are made from:
-//! the numbers of each row (opponent, frags both ways; match, place, frags, deaths, score,
+//! the numbers of each row (victim and nemesis, frags; opponent, frags both ways; match, place, frags, deaths, score,
 //! rating after and change, to the bit), every text a row borrows (names, links, match labels:
 //! through a digest per player and per match, [`RowTexts`]), and the source of the code that makes and encodes the rows. Equal stubs make equal rows, so
 //! an equal key still means an equal page; a page that is rendered gets its rows first
@@ -14,11 +15,12 @@
 //! As in [`super::lazy_curves`], a fragstats that makes the rows differently never keeps a page
 //! an older one made: the code's source is part of each stub.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use super::helpers::{PLAYER_MATCH_ROWS, change_class, percent};
 use super::renderer::Renderer;
-use super::views::{HEAD_TO_HEAD_ROWS, Opponent, PlayerMatchRow, PlayerPage};
+use super::views::{HEAD_TO_HEAD_ROWS, NamedCount, Opponent, PlayerMatchRow, PlayerPage};
 use crate::hash::StreamHasher;
 
 /// An opponent before it is named: identity, frags made on them, frags suffered from them.
@@ -97,39 +99,7 @@ impl Renderer<'_> {
     /// opponents are counted and listed (as "anonymous").
     fn opponents_met(&self, i: usize) -> (Vec<Met>, usize) {
         let s = &self.input.stats.players[i];
-        // Both maps in identity order, walked side by side.
-        let mut opponents: Vec<Met> = Vec::with_capacity(s.victims.len().max(s.killers.len()));
-        let mut victims = s.victims.iter().peekable();
-        let mut killers = s.killers.iter().peekable();
-        loop {
-            let met = match (victims.peek(), killers.peek()) {
-                (Some(&(&v, &made)), Some(&(&k, &suffered))) => match v.cmp(&k) {
-                    std::cmp::Ordering::Less => {
-                        victims.next();
-                        (v, made, 0)
-                    }
-                    std::cmp::Ordering::Greater => {
-                        killers.next();
-                        (k, 0, suffered)
-                    }
-                    std::cmp::Ordering::Equal => {
-                        victims.next();
-                        killers.next();
-                        (v, made, suffered)
-                    }
-                },
-                (Some(&(&v, &made)), None) => {
-                    victims.next();
-                    (v, made, 0)
-                }
-                (None, Some(&(&k, &suffered))) => {
-                    killers.next();
-                    (k, 0, suffered)
-                }
-                (None, None) => break,
-            };
-            opponents.push(met);
-        }
+        let mut opponents = met(&s.victims, &s.killers);
         let total = opponents.len();
         let most_met = |a: &Met, b: &Met| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0));
         if opponents.len() > HEAD_TO_HEAD_ROWS {
@@ -174,10 +144,21 @@ impl Renderer<'_> {
         let (met, total) = self.opponents_met(i);
         let played = self.matches_played(i);
         let texts = self.row_texts();
+        let s = &self.input.stats.players[i];
         let hash = INPUTS.with_borrow_mut(|b| {
             b.clear();
             let number = |b: &mut Vec<u8>, v: u64| b.extend_from_slice(&v.to_le_bytes());
             number(b, code());
+            for top in [top(&s.victims), top(&s.killers)] {
+                match top {
+                    Some((o, count)) => {
+                        number(b, 1);
+                        number(b, texts.players[o as usize]);
+                        number(b, u64::from(count));
+                    }
+                    None => number(b, 0),
+                }
+            }
             number(b, met.len() as u64);
             for &(o, made, suffered) in &met {
                 number(b, texts.players[o as usize]);
@@ -208,6 +189,17 @@ impl Renderer<'_> {
     /// Fills player `i`'s keyed `page` with its head-to-head and match tables, and clears its
     /// stub, for rendering.
     pub(super) fn fill_player_rows<'p>(&'p self, i: usize, page: &mut PlayerPage<'p>) {
+        let s = &self.input.stats.players[i];
+        let named = |(other, count): (u32, u32)| {
+            let (name_html, url) = self.player_ref(other);
+            NamedCount {
+                name_html,
+                url,
+                count,
+            }
+        };
+        page.victim = top(&s.victims).map(named);
+        page.nemesis = top(&s.killers).map(named);
         let (met, _) = self.opponents_met(i);
         page.opponents = met
             .into_iter()
@@ -249,5 +241,87 @@ impl Renderer<'_> {
             })
             .collect();
         page.rows_stub.clear();
+    }
+}
+
+/// The player met most in `counts` (frags made on them, or suffered from them) and the count;
+/// ties to the lower identity number (byte order of the name).
+fn top(counts: &BTreeMap<u32, u32>) -> Option<(u32, u32)> {
+    counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(&o, &count)| (o, count))
+}
+
+/// Every opponent of a player, in identity order, from the frags they made on each (`victims`)
+/// and suffered from each (`killers`): the two maps walked side by side.
+fn met(victims: &BTreeMap<u32, u32>, killers: &BTreeMap<u32, u32>) -> Vec<Met> {
+    let mut opponents: Vec<Met> = Vec::with_capacity(victims.len().max(killers.len()));
+    let mut victims = victims.iter().peekable();
+    let mut killers = killers.iter().peekable();
+    loop {
+        let met = match (victims.peek(), killers.peek()) {
+            (Some(&(&v, &made)), Some(&(&k, &suffered))) => match v.cmp(&k) {
+                std::cmp::Ordering::Less => {
+                    victims.next();
+                    (v, made, 0)
+                }
+                std::cmp::Ordering::Greater => {
+                    killers.next();
+                    (k, 0, suffered)
+                }
+                std::cmp::Ordering::Equal => {
+                    victims.next();
+                    killers.next();
+                    (v, made, suffered)
+                }
+            },
+            (Some(&(&v, &made)), None) => {
+                victims.next();
+                (v, made, 0)
+            }
+            (None, Some(&(&k, &suffered))) => {
+                killers.next();
+                (k, 0, suffered)
+            }
+            (None, None) => break,
+        };
+        opponents.push(met);
+    }
+    opponents
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The side-by-side walk finds what looking each victim up among the killers, then adding
+    /// the killers never fragged, finds: every opponent once, with both counts.
+    #[test]
+    fn met_lists_every_opponent_once_with_both_counts() {
+        let maps = |pairs: &[(u32, u32)]| pairs.iter().copied().collect::<BTreeMap<u32, u32>>();
+        let cases = [
+            (maps(&[]), maps(&[])),
+            (maps(&[(3, 1)]), maps(&[])),
+            (maps(&[]), maps(&[(3, 2)])),
+            (
+                maps(&[(1, 4), (5, 1), (9, 2)]),
+                maps(&[(0, 1), (5, 3), (7, 1), (9, 9), (12, 2)]),
+            ),
+            (maps(&[(2, 1), (4, 1)]), maps(&[(2, 5), (4, 6)])),
+        ];
+        for (victims, killers) in cases {
+            let mut expected: Vec<Met> = Vec::new();
+            for (&o, &made) in &victims {
+                expected.push((o, made, killers.get(&o).copied().unwrap_or(0)));
+            }
+            for (&o, &suffered) in &killers {
+                if !victims.contains_key(&o) {
+                    expected.push((o, 0, suffered));
+                }
+            }
+            expected.sort();
+            assert_eq!(met(&victims, &killers), expected, "{victims:?} {killers:?}");
+        }
     }
 }

@@ -48,20 +48,6 @@ impl Renderer<'_> {
     pub(in crate::render) fn player_page(&self, i: usize) -> PlayerPage<'_> {
         let identity = &self.input.roster.players[i];
         let s = &self.input.stats.players[i];
-        let named = |(other, count): (&u32, &u32)| {
-            let (name_html, url) = self.player_ref(*other);
-            NamedCount {
-                name_html,
-                url,
-                count: *count,
-            }
-        };
-        // Most frags; ties to the lower identity number (byte order of the name).
-        let top = |m: &std::collections::BTreeMap<u32, u32>| {
-            m.iter()
-                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-                .map(named)
-        };
         let total_frags: u32 = s.weapons.values().sum();
         let mut weapons: Vec<LabelCount> = s
             .weapons
@@ -95,8 +81,8 @@ impl Renderer<'_> {
                 url: String::new(),
             })
             .collect();
-        // Stub: the head-to-head and match tables are made only if the page is rendered
-        // (`fill_player_rows`).
+        // Stub: the victim, the nemesis, the head-to-head and match tables are made only if
+        // the page is rendered (`fill_player_rows`).
         let (opponents_total, rows_stub) = self.player_rows_stub(i);
         let st = &self.input.ratings.static_;
         let headline = &self.input.ratings.headline;
@@ -151,8 +137,8 @@ impl Renderer<'_> {
             losses,
             results: wins + draws + losses,
             ladders: self.ladder_places(i),
-            victim: top(&s.victims),
-            nemesis: top(&s.killers),
+            victim: None,
+            nemesis: None,
             weapons,
             maps,
             awards,
