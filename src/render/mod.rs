@@ -11,6 +11,7 @@ pub mod feed;
 mod helpers;
 mod holes;
 mod lazy_curves;
+mod lazy_rows;
 pub mod markdown;
 mod match_list;
 mod paged_list;
@@ -443,7 +444,7 @@ fn pages<'a>(
         "player.html",
         &player_urls,
         &|i| Keyed("p", r.player_page(i)),
-        &|i, Keyed(name, page)| Keyed(name, r.draw_player_curves(i, page)),
+        &|i, Keyed(name, page)| Keyed(name, r.complete_player_page(i, page)),
         input.cache,
         input.sink,
     )?);

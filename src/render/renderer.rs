@@ -47,6 +47,8 @@ pub(super) struct Renderer<'a> {
     /// Each weapon's label (by raw name, from the maps' weapon counts), made once for the
     /// weapon tables of every player page.
     weapon_labels: std::collections::HashMap<&'a str, String>,
+    /// See [`super::lazy_rows::RowTexts`].
+    pub(super) row_texts: std::sync::OnceLock<super::lazy_rows::RowTexts>,
 }
 
 /// What pages show of a match wherever it is listed.
@@ -99,6 +101,7 @@ impl<'a> Renderer<'a> {
             .map(|w| (w.as_str(), weapon_label(w)))
             .collect();
         Renderer {
+            row_texts: Default::default(),
             match_labels,
             weapon_labels,
             rank_shards: super::rank_shards::shard_count(input),

@@ -246,6 +246,11 @@ pub struct PlayerPage<'a> {
     pub opponents: Vec<Opponent<'a>>,
     pub opponents_total: usize,
     pub match_rows: Vec<PlayerMatchRow<'a>>,
+    /// Only in the view a page is keyed by: the stand-in of `victim`, `nemesis`, `opponents`
+    /// and `match_rows`, left empty there (see `lazy_rows`); empty, and so left out, in the
+    /// view rendered.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub rows_stub: String,
     /// The player's placement in each season they played in, newest first.
     pub seasons: Vec<super::pages::season::PlayerSeasonRow>,
     /// Inline SVG of Becker's rating over time (built and escaped in Rust).

@@ -46,23 +46,8 @@ impl Renderer<'_> {
     }
 
     pub(in crate::render) fn player_page(&self, i: usize) -> PlayerPage<'_> {
-        let id = i as u32;
         let identity = &self.input.roster.players[i];
         let s = &self.input.stats.players[i];
-        let named = |(other, count): (&u32, &u32)| {
-            let (name_html, url) = self.player_ref(*other);
-            NamedCount {
-                name_html,
-                url,
-                count: *count,
-            }
-        };
-        // Most frags; ties to the lower identity number (byte order of the name).
-        let top = |m: &std::collections::BTreeMap<u32, u32>| {
-            m.iter()
-                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-                .map(named)
-        };
         let total_frags: u32 = s.weapons.values().sum();
         let mut weapons: Vec<LabelCount> = s
             .weapons
@@ -96,70 +81,9 @@ impl Renderer<'_> {
                 url: String::new(),
             })
             .collect();
-        let mut opponents: Vec<(u32, u32, u32)> = Vec::new();
-        for (&o, &made) in &s.victims {
-            opponents.push((o, made, s.killers.get(&o).copied().unwrap_or(0)));
-        }
-        for (&o, &suffered) in &s.killers {
-            if !s.victims.contains_key(&o) {
-                opponents.push((o, 0, suffered));
-            }
-        }
-        // Hidden opponents are counted and listed (as "anonymous") as before.
-        let opponents_total = opponents.len();
-        let most_met = |a: &(u32, u32, u32), b: &(u32, u32, u32)| {
-            (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0))
-        };
-        if opponents.len() > HEAD_TO_HEAD_ROWS {
-            opponents.select_nth_unstable_by(HEAD_TO_HEAD_ROWS, most_met);
-            opponents.truncate(HEAD_TO_HEAD_ROWS);
-        }
-        opponents.sort_by(most_met);
-        let opponents = opponents
-            .into_iter()
-            .map(|(o, made, suffered)| {
-                let o = o as usize;
-                Opponent {
-                    name_html: &self.names_html[o],
-                    url: &self.links.players[o],
-                    made,
-                    suffered,
-                    share: percent(made, made + suffered),
-                }
-            })
-            .collect();
-        let match_rows = s
-            .matches
-            .iter()
-            .rev()
-            .take(PLAYER_MATCH_ROWS)
-            .map(|&mi| {
-                let mi = mi as usize;
-                let m = &self.input.matches[mi];
-                let ms = &self.input.stats.matches[mi];
-                let place = ms.lines.iter().position(|l| l.player == id).unwrap_or(0);
-                let line = &ms.lines[place];
-                let (after, delta) = self.rating_at(i, mi as u32).unwrap_or((0.0, 0.0));
-                PlayerMatchRow {
-                    rating: format!("{after:.1}"),
-                    change: format!("{delta:+.1}"),
-                    change_class: change_class(delta),
-                    url: &self.links.matches[mi],
-                    when: self.when(mi),
-                    when_sort: self.when_sort(mi),
-                    map: &m.map,
-                    map_url: self.match_map_url(mi),
-                    gametype: &m.gametype.name,
-                    place: place + 1,
-                    frags: line.frags,
-                    deaths: line.deaths,
-                    score: line
-                        .score
-                        .map(|s| s.to_string())
-                        .unwrap_or_else(|| "-".into()),
-                }
-            })
-            .collect();
+        // Stub: the victim, the nemesis, the head-to-head and match tables are made only if
+        // the page is rendered (`fill_player_rows`).
+        let (opponents_total, rows_stub) = self.player_rows_stub(i);
         let st = &self.input.ratings.static_;
         let headline = &self.input.ratings.headline;
         let provisional = headline.provisional[i];
@@ -168,7 +92,12 @@ impl Renderer<'_> {
         // Stubs: the SVGs are drawn only if the page is rendered (`draw_player_curves`).
         let [becker_curve, headline_curve] = self.player_curves(i);
         let mut page = PlayerPage {
-            name_html: name_html(&identity.name),
+            // As `name_html` makes it, once for all pages (hidden players have no page).
+            name_html: if self.input.hidden[i] {
+                name_html(&identity.name)
+            } else {
+                self.names_html[i].clone()
+            },
             plain: identity.key.clone(),
             headline: format!("{:.0}", headline.value.get(i).copied().unwrap_or(0.0)),
             headline_system: self.headline_system_name(),
@@ -208,20 +137,33 @@ impl Renderer<'_> {
             losses,
             results: wins + draws + losses,
             ladders: self.ladder_places(i),
-            victim: top(&s.victims),
-            nemesis: top(&s.killers),
+            victim: None,
+            nemesis: None,
             weapons,
             maps,
             awards,
-            opponents,
+            opponents: Vec::new(),
             opponents_total,
-            match_rows,
+            match_rows: Vec::new(),
+            rows_stub,
             seasons: self.player_seasons(i),
             curve_svg: self.curve_stub(&becker_curve),
             headline_curve_svg: self.curve_stub(&headline_curve),
             headline_refitted: self.headline_refitted(),
         };
         self.shard_ranks(i, &mut page);
+        page
+    }
+
+    /// Player `i`'s keyed `page` made whole for rendering: its curves drawn and its tables
+    /// filled in place of their stubs.
+    pub(in crate::render) fn complete_player_page<'p>(
+        &'p self,
+        i: usize,
+        page: PlayerPage<'p>,
+    ) -> PlayerPage<'p> {
+        let mut page = self.draw_player_curves(i, page);
+        self.fill_player_rows(i, &mut page);
         page
     }
 

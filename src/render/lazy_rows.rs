@@ -1,0 +1,327 @@
+//! A player page's head-to-head and match tables (and its victim and nemesis), made only for
+//! the pages that are rendered.
+//! Every player's page is keyed on each build ([`super::render_completed_pages`]), and on an
+//! append almost every key is unchanged; making and encoding these rows (an opponent's coloured
+//! name and link, a match's labels, the rating formatted, each field named) was most of the
+//! work of keying a crowd's player pages. So the view a page is keyed by leaves both tables
+//! empty and holds, in [`PlayerPage::rows_stub`], the hash of everything they are made from:
+//! the numbers of each row (victim and nemesis, frags; opponent, frags both ways; match, place, frags, deaths, score,
+//! rating after and change, to the bit), every text a row borrows (names, links, match labels:
+//! through a digest per player and per match, [`RowTexts`]), and the source of the code that makes and encodes the rows. Equal stubs make equal rows, so
+//! an equal key still means an equal page; a page that is rendered gets its rows first
+//! ([`Renderer::fill_player_rows`]), and its stub is cleared (an empty stub is left out of the
+//! view, so templates see what they saw before).
+//!
+//! As in [`super::lazy_curves`], a fragstats that makes the rows differently never keeps a page
+//! an older one made: the code's source is part of each stub.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use super::helpers::{PLAYER_MATCH_ROWS, change_class, percent};
+use super::renderer::Renderer;
+use super::views::{HEAD_TO_HEAD_ROWS, NamedCount, Opponent, PlayerMatchRow, PlayerPage};
+use crate::hash::StreamHasher;
+
+/// An opponent before it is named: identity, frags made on them, frags suffered from them.
+type Met = (u32, u32, u32);
+
+/// One row of a player's match table before its texts: the match (index), the player's place
+/// in its lines, and their rating after it and the change it brought.
+struct Played {
+    mi: usize,
+    place: usize,
+    after: f64,
+    delta: f64,
+}
+
+/// The digest of the texts a row borrows, for each player (coloured name, link) and each match
+/// (link, labels, map, map link, game type): made once per build, so a stub reads one number
+/// per row where it read the texts, scattered in memory, of every opponent and match again on
+/// every page.
+#[derive(Default)]
+pub(super) struct RowTexts {
+    players: Vec<u64>,
+    matches: Vec<u64>,
+}
+
+/// The hash of `texts`, each length-prefixed.
+fn digest(texts: &[&str]) -> u64 {
+    let mut h = StreamHasher::new();
+    for t in texts {
+        h.str(t);
+    }
+    h.finish()
+}
+
+/// The hash of the code the rows depend on beyond their inputs: this module, the views'
+/// `Serialize` (field names), the helpers that format (`percent`, `change_class`) and the
+/// renderer's match labels. Part of each stub.
+fn code() -> u64 {
+    static CODE: OnceLock<u64> = OnceLock::new();
+    *CODE.get_or_init(|| {
+        let mut h = StreamHasher::new();
+        h.str(env!("CARGO_PKG_VERSION"));
+        h.str(include_str!("lazy_rows.rs"));
+        h.str(include_str!("views.rs"));
+        h.str(include_str!("helpers.rs"));
+        h.str(include_str!("renderer.rs"));
+        h.str(include_str!("../../Cargo.lock"));
+        h.finish()
+    })
+}
+
+impl Renderer<'_> {
+    /// The [`RowTexts`] of this build, made on first use (one pass, on the thread that asks
+    /// first: a nested parallel loop could wait on a page that waits for it).
+    fn row_texts(&self) -> &RowTexts {
+        self.row_texts.get_or_init(|| RowTexts {
+            players: (self.names_html.iter().zip(&self.links.players))
+                .map(|(name, url)| digest(&[name, url]))
+                .collect(),
+            matches: (self.input.matches.iter().enumerate())
+                .map(|(mi, m)| {
+                    digest(&[
+                        &self.links.matches[mi],
+                        self.when(mi),
+                        self.when_sort(mi),
+                        &m.map,
+                        self.match_map_url(mi),
+                        &m.gametype.name,
+                    ])
+                })
+                .collect(),
+        })
+    }
+
+    /// Player `i`'s [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered; ties
+    /// to the lower identity), in that order, and how many opponents they have in all. Hidden
+    /// opponents are counted and listed (as "anonymous").
+    fn opponents_met(&self, i: usize) -> (Vec<Met>, usize) {
+        let s = &self.input.stats.players[i];
+        let mut opponents = met(&s.victims, &s.killers);
+        let total = opponents.len();
+        let most_met = |a: &Met, b: &Met| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0));
+        if opponents.len() > HEAD_TO_HEAD_ROWS {
+            opponents.select_nth_unstable_by(HEAD_TO_HEAD_ROWS, most_met);
+            opponents.truncate(HEAD_TO_HEAD_ROWS);
+        }
+        opponents.sort_by(most_met);
+        (opponents, total)
+    }
+
+    /// Player `i`'s [`PLAYER_MATCH_ROWS`] latest matches, newest first.
+    fn matches_played(&self, i: usize) -> Vec<Played> {
+        let id = i as u32;
+        let s = &self.input.stats.players[i];
+        s.matches
+            .iter()
+            .rev()
+            .take(PLAYER_MATCH_ROWS)
+            .map(|&mi| {
+                let ms = &self.input.stats.matches[mi as usize];
+                let place = ms.lines.iter().position(|l| l.player == id).unwrap_or(0);
+                let (after, delta) = self.rating_at(i, mi).unwrap_or((0.0, 0.0));
+                Played {
+                    mi: mi as usize,
+                    place,
+                    after,
+                    delta,
+                }
+            })
+            .collect()
+    }
+
+    /// The number of player `i`'s opponents, and the stub of their page's two tables: the
+    /// hash of everything [`Self::fill_player_rows`] makes them from (see the module doc).
+    pub(super) fn player_rows_stub(&self, i: usize) -> (usize, String) {
+        thread_local! {
+            // The rows' inputs, in a buffer reused by each page a thread keys, hashed at once:
+            // fed a few bytes at a time, the hasher cost more than all the rest.
+            static INPUTS: std::cell::RefCell<Vec<u8>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let (met, total) = self.opponents_met(i);
+        let played = self.matches_played(i);
+        let texts = self.row_texts();
+        let s = &self.input.stats.players[i];
+        let hash = INPUTS.with_borrow_mut(|b| {
+            b.clear();
+            let number = |b: &mut Vec<u8>, v: u64| b.extend_from_slice(&v.to_le_bytes());
+            number(b, code());
+            for top in [top(&s.victims), top(&s.killers)] {
+                match top {
+                    Some((o, count)) => {
+                        number(b, 1);
+                        number(b, texts.players[o as usize]);
+                        number(b, u64::from(count));
+                    }
+                    None => number(b, 0),
+                }
+            }
+            number(b, met.len() as u64);
+            for &(o, made, suffered) in &met {
+                number(b, texts.players[o as usize]);
+                number(b, u64::from(made));
+                number(b, u64::from(suffered));
+            }
+            number(b, played.len() as u64);
+            for p in &played {
+                let line = &self.input.stats.matches[p.mi].lines[p.place];
+                number(b, texts.matches[p.mi]);
+                number(b, p.place as u64);
+                number(b, u64::from(line.frags));
+                number(b, u64::from(line.deaths));
+                match line.score {
+                    Some(score) => number(b, 1 << 32 | u64::from(score as u32)),
+                    None => number(b, 0),
+                }
+                number(b, p.after.to_bits());
+                number(b, p.delta.to_bits());
+            }
+            let mut h = StreamHasher::new();
+            h.raw(b);
+            h.finish()
+        });
+        (total, format!("rows:{hash:016x}"))
+    }
+
+    /// Fills player `i`'s keyed `page` with its head-to-head and match tables, and clears its
+    /// stub, for rendering.
+    pub(super) fn fill_player_rows<'p>(&'p self, i: usize, page: &mut PlayerPage<'p>) {
+        let s = &self.input.stats.players[i];
+        let named = |(other, count): (u32, u32)| {
+            let (name_html, url) = self.player_ref(other);
+            NamedCount {
+                name_html,
+                url,
+                count,
+            }
+        };
+        page.victim = top(&s.victims).map(named);
+        page.nemesis = top(&s.killers).map(named);
+        let (met, _) = self.opponents_met(i);
+        page.opponents = met
+            .into_iter()
+            .map(|(o, made, suffered)| {
+                let o = o as usize;
+                Opponent {
+                    name_html: &self.names_html[o],
+                    url: &self.links.players[o],
+                    made,
+                    suffered,
+                    share: percent(made, made + suffered),
+                }
+            })
+            .collect();
+        page.match_rows = self
+            .matches_played(i)
+            .into_iter()
+            .map(|p| {
+                let m = &self.input.matches[p.mi];
+                let line = &self.input.stats.matches[p.mi].lines[p.place];
+                PlayerMatchRow {
+                    rating: format!("{:.1}", p.after),
+                    change: format!("{:+.1}", p.delta),
+                    change_class: change_class(p.delta),
+                    url: &self.links.matches[p.mi],
+                    when: self.when(p.mi),
+                    when_sort: self.when_sort(p.mi),
+                    map: &m.map,
+                    map_url: self.match_map_url(p.mi),
+                    gametype: &m.gametype.name,
+                    place: p.place + 1,
+                    frags: line.frags,
+                    deaths: line.deaths,
+                    score: line
+                        .score
+                        .map(|s| s.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                }
+            })
+            .collect();
+        page.rows_stub.clear();
+    }
+}
+
+/// The player met most in `counts` (frags made on them, or suffered from them) and the count;
+/// ties to the lower identity number (byte order of the name).
+fn top(counts: &BTreeMap<u32, u32>) -> Option<(u32, u32)> {
+    counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(&o, &count)| (o, count))
+}
+
+/// Every opponent of a player, in identity order, from the frags they made on each (`victims`)
+/// and suffered from each (`killers`): the two maps walked side by side.
+fn met(victims: &BTreeMap<u32, u32>, killers: &BTreeMap<u32, u32>) -> Vec<Met> {
+    let mut opponents: Vec<Met> = Vec::with_capacity(victims.len().max(killers.len()));
+    let mut victims = victims.iter().peekable();
+    let mut killers = killers.iter().peekable();
+    loop {
+        let met = match (victims.peek(), killers.peek()) {
+            (Some(&(&v, &made)), Some(&(&k, &suffered))) => match v.cmp(&k) {
+                std::cmp::Ordering::Less => {
+                    victims.next();
+                    (v, made, 0)
+                }
+                std::cmp::Ordering::Greater => {
+                    killers.next();
+                    (k, 0, suffered)
+                }
+                std::cmp::Ordering::Equal => {
+                    victims.next();
+                    killers.next();
+                    (v, made, suffered)
+                }
+            },
+            (Some(&(&v, &made)), None) => {
+                victims.next();
+                (v, made, 0)
+            }
+            (None, Some(&(&k, &suffered))) => {
+                killers.next();
+                (k, 0, suffered)
+            }
+            (None, None) => break,
+        };
+        opponents.push(met);
+    }
+    opponents
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The side-by-side walk finds what looking each victim up among the killers, then adding
+    /// the killers never fragged, finds: every opponent once, with both counts.
+    #[test]
+    fn met_lists_every_opponent_once_with_both_counts() {
+        let maps = |pairs: &[(u32, u32)]| pairs.iter().copied().collect::<BTreeMap<u32, u32>>();
+        let cases = [
+            (maps(&[]), maps(&[])),
+            (maps(&[(3, 1)]), maps(&[])),
+            (maps(&[]), maps(&[(3, 2)])),
+            (
+                maps(&[(1, 4), (5, 1), (9, 2)]),
+                maps(&[(0, 1), (5, 3), (7, 1), (9, 9), (12, 2)]),
+            ),
+            (maps(&[(2, 1), (4, 1)]), maps(&[(2, 5), (4, 6)])),
+        ];
+        for (victims, killers) in cases {
+            let mut expected: Vec<Met> = Vec::new();
+            for (&o, &made) in &victims {
+                expected.push((o, made, killers.get(&o).copied().unwrap_or(0)));
+            }
+            for (&o, &suffered) in &killers {
+                if !victims.contains_key(&o) {
+                    expected.push((o, 0, suffered));
+                }
+            }
+            expected.sort();
+            assert_eq!(met(&victims, &killers), expected, "{victims:?} {killers:?}");
+        }
+    }
+}
