@@ -5,9 +5,11 @@
 
 use std::path::Path;
 
-use fragstats::build::{order_and_dedupe, render};
+use fragstats::build::render;
+use fragstats::read::order_and_dedupe;
 use fragstats::config::Config;
 use fragstats::diagnostics::{Diagnostics, FileReport};
+use fragstats::leftovers::Leftovers;
 use fragstats::parse::{LogFormat, Source, q3::Quake3};
 use libfuzzer_sys::fuzz_target;
 
@@ -17,10 +19,10 @@ fuzz_target!(|data: &[u8]| {
     let mut input = data;
     let mut matches = Vec::new();
     Quake3.parse(&mut input, &source, &mut report, &mut |m| matches.push(m), None).unwrap();
-    let matches = order_and_dedupe(matches, std::slice::from_mut(&mut report));
+    let matches = order_and_dedupe(matches, std::slice::from_mut(&mut report), &[0]);
     let config = Config::default();
     let diagnostics = Diagnostics { files: vec![report] };
-    let site = render(&matches, &diagnostics, &config, Path::new("/nonexistent-fuzz-site"), &Default::default(), None).unwrap();
+    let site = render(&matches, &diagnostics, &config, Path::new("/nonexistent-fuzz-site"), &Default::default(), None, None, Leftovers::Free).unwrap();
     for f in &site.files {
         assert!(!f.path.contains("..") && !f.path.starts_with('/'), "{}", f.path);
         if f.path.ends_with(".html") {
