@@ -49,6 +49,17 @@ pub(super) struct Renderer<'a> {
     weapon_labels: std::collections::HashMap<&'a str, String>,
     /// See [`super::lazy_rows::RowTexts`].
     pub(super) row_texts: std::sync::OnceLock<super::lazy_rows::RowTexts>,
+    /// Each identity's ratings as text, formatted once: the player tables and the player pages
+    /// both show them.
+    pub(super) rating_texts: Vec<RatingTexts>,
+}
+
+/// An identity's ratings as the player tables and pages show them.
+pub(super) struct RatingTexts {
+    /// Becker's dynamic rating, one decimal.
+    pub(super) rating: String,
+    /// The headline rating, no decimals (0 without one).
+    pub(super) headline: String,
 }
 
 /// What pages show of a match wherever it is listed.
@@ -100,8 +111,16 @@ impl<'a> Renderer<'a> {
             .flat_map(|m| m.weapons.keys())
             .map(|w| (w.as_str(), weapon_label(w)))
             .collect();
+        let headline = &input.ratings.headline.value;
+        let rating_texts = (input.ratings.dynamic.players.par_iter().enumerate())
+            .map(|(i, rating)| RatingTexts {
+                rating: format!("{rating:.1}"),
+                headline: format!("{:.0}", headline.get(i).copied().unwrap_or(0.0)),
+            })
+            .collect();
         Renderer {
             row_texts: Default::default(),
+            rating_texts,
             match_labels,
             weapon_labels,
             rank_shards: super::rank_shards::shard_count(input),
@@ -145,10 +164,14 @@ impl<'a> Renderer<'a> {
 
     /// The name of identity `i`'s division, empty when they have none.
     pub(super) fn division(&self, i: usize) -> String {
+        self.division_name(i).to_string()
+    }
+
+    /// The name of identity `i`'s division, empty when they have none, borrowed.
+    pub(super) fn division_name(&self, i: usize) -> &str {
         self.input.standing.division[i]
             .and_then(|d| self.input.config.divisions.get(d))
-            .map(|d| d.name.clone())
-            .unwrap_or_default()
+            .map_or("", |d| d.name.as_str())
     }
 
     /// `up`, `down` or `flat`: the rating change over the last five matches.

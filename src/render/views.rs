@@ -65,21 +65,21 @@ pub struct Common<'a> {
     pub current: String,
 }
 
-/// A row in a player table.
+/// A row in a player table; its names and links borrowed from the renderer's.
 #[derive(Debug, Clone, Serialize)]
-pub struct PlayerRow {
-    pub name_html: String,
-    pub plain: String,
-    pub url: String,
+pub struct PlayerRow<'a> {
+    pub name_html: &'a str,
+    pub plain: &'a str,
+    pub url: &'a str,
     /// Becker's dynamic rating, one decimal.
-    pub rating: String,
+    pub rating: &'a str,
     /// Headline rating, rounded.
-    pub headline: String,
+    pub headline: &'a str,
     /// Too little evidence yet: listed after everyone else, without a position.
     pub provisional: bool,
     /// Clan name (plain text) and page, empty without a clan.
-    pub clan: String,
-    pub clan_url: String,
+    pub clan: &'a str,
+    pub clan_url: &'a str,
     pub kills: u32,
     pub deaths: u32,
     pub kd: String,
@@ -92,7 +92,7 @@ pub struct PlayerRow {
     /// Not seen within `[ladder] inactive_after_days`: listed apart, not ranked.
     pub inactive: bool,
     /// Division badge (`[[divisions]]`), empty when unranked.
-    pub division: String,
+    pub division: &'a str,
 }
 
 /// A row in a match table.
@@ -183,7 +183,7 @@ pub struct PlayerPage<'a> {
     pub plain: String,
     /// The headline rating (no decimals), the name of its system, and the rank on its ladder
     /// (1-based; None while provisional).
-    pub headline: String,
+    pub headline: &'a str,
     pub headline_system: String,
     pub rank: Option<usize>,
     /// Too little evidence yet for a rank: frags made plus suffered still missing.
@@ -195,7 +195,7 @@ pub struct PlayerPage<'a> {
     /// Not seen within `[ladder] inactive_after_days`: not ranked until the next match.
     pub inactive: bool,
     /// Becker's dynamic ladder: rating, one decimal, and rank (1-based).
-    pub rating: String,
+    pub rating: &'a str,
     pub becker_rank: usize,
     /// On a site of many players ([`super::rank_shards`]): `rank` and `becker_rank` are left
     /// out of the page (0 / None), and so are the ladder and season ranks unless the site has
@@ -424,7 +424,7 @@ pub struct ClanRow {
 
 /// A clan page.
 #[derive(Debug, Clone, Serialize)]
-pub struct ClanPage {
+pub struct ClanPage<'a> {
     pub name: String,
     /// Mean headline rating of the listed members; None when every member is hidden.
     pub headline: Option<String>,
@@ -437,7 +437,7 @@ pub struct ClanPage {
     pub rating: String,
     pub becker_rank: usize,
     pub declared: bool,
-    pub members: Vec<PlayerRow>,
+    pub members: Vec<PlayerRow<'a>>,
     pub curve_svg: String,
     /// Frags between this clan's members and each other clan's.
     pub versus: Vec<ClanVersus>,

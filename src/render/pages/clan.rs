@@ -23,7 +23,7 @@ impl Renderer<'_> {
             .collect()
     }
 
-    pub(in crate::render) fn clan_page(&self, c: usize) -> ClanPage {
+    pub(in crate::render) fn clan_page(&self, c: usize) -> ClanPage<'_> {
         let clan = &self.input.clans.clans[c];
         let headline = &self.input.ratings.headline;
         let mut members: Vec<u32> = clan

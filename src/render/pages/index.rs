@@ -10,13 +10,13 @@ pub(in crate::render) struct IndexPage<'a> {
     /// "Newest match: ...", on the index only (on every page it would change every page).
     pub(in crate::render) updated: String,
     pub(in crate::render) totals: Totals,
-    pub(in crate::render) top_players: &'a [PlayerRow],
+    pub(in crate::render) top_players: &'a [PlayerRow<'a>],
     /// The first provisional players, and how many there are.
-    pub(in crate::render) provisional: &'a [PlayerRow],
+    pub(in crate::render) provisional: &'a [PlayerRow<'a>],
     pub(in crate::render) provisional_count: usize,
     pub(in crate::render) provisional_incidents: u32,
     /// Becker's dynamic ladder, top 10.
-    pub(in crate::render) becker_top: Vec<PlayerRow>,
+    pub(in crate::render) becker_top: Vec<PlayerRow<'a>>,
     pub(in crate::render) recent_matches: &'a [MatchRow],
     pub(in crate::render) top_maps: Vec<MapRow>,
     pub(in crate::render) static_core: &'a [StaticRow],

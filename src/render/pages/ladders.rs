@@ -21,9 +21,9 @@ const BOARD_ROWS: usize = 100;
 
 /// The page's fields.
 #[derive(Serialize)]
-struct LaddersPage {
+struct LaddersPage<'a> {
     /// The all-matches ladder's first ranked players, and how many are ranked.
-    all: Vec<PlayerRow>,
+    all: Vec<PlayerRow<'a>>,
     all_ranked: usize,
     /// Game type ladders, then game ladders.
     boards: Vec<Board>,

@@ -4,27 +4,25 @@ use crate::render::colour::name_html;
 use crate::render::helpers::*;
 use crate::render::renderer::Renderer;
 use crate::render::views::*;
+use rayon::prelude::*;
 
 impl Renderer<'_> {
-    pub(in crate::render) fn player_row(&self, i: usize) -> PlayerRow {
+    /// Player `i`'s row in the player tables, its names and links borrowed.
+    pub(in crate::render) fn player_row(&self, i: usize) -> PlayerRow<'_> {
         let s = &self.input.stats.players[i];
-        let (name_html, url) = self.player_ref(i as u32);
-        let (clan, clan_url) = self.clan_of(i);
-        PlayerRow {
-            name_html,
-            plain: self.input.roster.players[i].key.clone(),
-            url,
-            rating: format!("{:.1}", self.input.ratings.dynamic.players[i]),
-            headline: format!(
-                "{:.0}",
-                self.input
-                    .ratings
-                    .headline
-                    .value
-                    .get(i)
-                    .copied()
-                    .unwrap_or(0.0)
+        let (clan, clan_url) = match self.input.clans.of_player[i] {
+            Some(c) => (
+                self.input.clans.clans[c as usize].name.as_str(),
+                self.links.clans[c as usize].as_str(),
             ),
+            None => ("", ""),
+        };
+        PlayerRow {
+            name_html: &self.names_html[i],
+            plain: &self.input.roster.players[i].key,
+            url: &self.links.players[i],
+            rating: &self.rating_texts[i].rating,
+            headline: &self.rating_texts[i].headline,
             provisional: self.input.ratings.headline.provisional[i],
             clan,
             clan_url,
@@ -37,12 +35,17 @@ impl Renderer<'_> {
             matches: s.matches.len(),
             trend: self.trend(i),
             inactive: !self.input.standing.active[i],
-            division: self.division(i),
+            division: self.division_name(i),
         }
     }
 
-    pub(in crate::render) fn player_rows(&self) -> Vec<PlayerRow> {
-        self.ladder.iter().map(|&i| self.player_row(i)).collect()
+    /// The rows of the ladder's players, in its order (made in parallel: a public server's
+    /// ladder has tens of thousands).
+    pub(in crate::render) fn player_rows(&self) -> Vec<PlayerRow<'_>> {
+        self.ladder
+            .par_iter()
+            .map(|&i| self.player_row(i))
+            .collect()
     }
 
     pub(in crate::render) fn player_page(&self, i: usize) -> PlayerPage<'_> {
@@ -99,7 +102,7 @@ impl Renderer<'_> {
                 self.names_html[i].clone()
             },
             plain: identity.key.clone(),
-            headline: format!("{:.0}", headline.value.get(i).copied().unwrap_or(0.0)),
+            headline: &self.rating_texts[i].headline,
             headline_system: self.headline_system_name(),
             rank: (!provisional && self.input.standing.active[i]).then_some(self.rank[i]),
             division: self.division(i),
@@ -111,7 +114,7 @@ impl Renderer<'_> {
                 u64::from(self.input.config.rating.headline.provisional_incidents)
                     .saturating_sub(st.incidents[i])
             }),
-            rating: format!("{:.1}", self.input.ratings.dynamic.players[i]),
+            rating: &self.rating_texts[i].rating,
             becker_rank: self.becker_rank[i],
             rank_shard: None,
             rank_id: String::new(),
