@@ -26,6 +26,7 @@ use crate::diagnostics::FileReport;
 use crate::history;
 use crate::model::Match;
 use crate::parse::Checkpoint;
+use crate::progress::timed;
 
 mod lock;
 mod segments;
@@ -664,9 +665,14 @@ const CHECKPOINT_FILE: &str = "ratings.bin";
 
 /// Loads the checkpoint of the counts and ratings from `dir`: None when there is none or it
 /// cannot be read (everything is then counted and rated from the first match; the checkpoint
-/// itself says whether it fits the build).
+/// itself says whether it fits the build). Reading and decoding are timed apart (see
+/// [`crate::progress::timed`]): the file is about 100 MB on a public server's site.
 pub fn load_checkpoint(dir: &Path) -> Option<history::Checkpoint<'static>> {
-    decode_checkpoint(&std::fs::read(dir.join(CHECKPOINT_FILE)).ok()?)
+    let bytes = timed("checkpoint read", || {
+        std::fs::read(dir.join(CHECKPOINT_FILE))
+    })
+    .ok()?;
+    timed("checkpoint check and decode", || decode_checkpoint(&bytes))
 }
 
 /// The checkpoint in the bytes of a checkpoint file, if they hold an undamaged one of this
@@ -682,10 +688,13 @@ pub fn decode_checkpoint(bytes: &[u8]) -> Option<history::Checkpoint<'static>> {
 
 /// The bytes of the checkpoint file for `checkpoint`.
 pub fn encode_checkpoint(checkpoint: &history::Checkpoint) -> Result<Vec<u8>> {
-    seal_with(&Header::current(), |bytes| {
-        let body = std::mem::take(bytes);
-        *bytes = postcard::to_extend(checkpoint, body).context("cannot encode the checkpoint")?;
-        Ok(())
+    timed("checkpoint encode and checksum", || {
+        seal_with(&Header::current(), |bytes| {
+            let body = std::mem::take(bytes);
+            *bytes =
+                postcard::to_extend(checkpoint, body).context("cannot encode the checkpoint")?;
+            Ok(())
+        })
     })
 }
 
@@ -695,7 +704,9 @@ pub fn encode_checkpoint(checkpoint: &history::Checkpoint) -> Result<Vec<u8>> {
 /// every match again, and nothing is lost (flushing its ~100 MB cost a public server's site
 /// about 0.1 s per build).
 pub fn save_checkpoint(dir: &Path, bytes: &[u8]) -> Result<()> {
-    stage_file_with(dir, CHECKPOINT_FILE, bytes, false)?.commit()
+    timed("checkpoint write", || {
+        stage_file_with(dir, CHECKPOINT_FILE, bytes, false)?.commit()
+    })
 }
 
 /// [`save_checkpoint`] on a thread of its own, so that writing the file (and the system's
