@@ -37,7 +37,9 @@ pub use segments::{Sealed, Segment};
 
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
 pub const PARSER_VERSION: u32 = 7;
-/// Bump when the layout of [`State`] changes.
+/// Bump when the layout of [`State`] changes. Segments store a [`Match`](crate::model::Match)'s
+/// fields by position: reordering its fields, or adding one anywhere but last, is a layout
+/// change too (`states_of_earlier_versions_lose_no_match_on_upgrade` fails without the bump).
 const STATE_FORMAT: u32 = 7;
 /// The format before segments: the same index and archive, every settled match inside the
 /// per-log file. Read as a stale state (its logs are read again, nothing is lost).
