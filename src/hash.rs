@@ -2,6 +2,20 @@
 //! std's hasher), so its values can name matches, fingerprint files and key cached pages in the
 //! state. `raw` feeds bytes as they are; the field methods length-prefix them.
 
+/// The hash of fragstats' own code that a cached output depends on beyond its inputs: the
+/// version, the `sources` (texts of `include_str!`, in a fixed order) and the locked dependency
+/// versions. Part of a page's stub, so a fragstats that formats differently never keeps a page
+/// an older one made.
+pub fn code_hash(sources: &[&str]) -> u64 {
+    let mut h = Hasher::new();
+    h.str(env!("CARGO_PKG_VERSION"));
+    for source in sources {
+        h.str(source);
+    }
+    h.str(include_str!("../Cargo.lock"));
+    h.finish()
+}
+
 /// Accumulates a hash.
 #[derive(Clone)]
 pub struct Hasher(u64);

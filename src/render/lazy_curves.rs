@@ -34,14 +34,12 @@ pub(super) struct CurveInput {
 fn code() -> u64 {
     static CODE: OnceLock<u64> = OnceLock::new();
     *CODE.get_or_init(|| {
-        let mut h = crate::hash::Hasher::new();
-        h.str(env!("CARGO_PKG_VERSION"));
-        h.str(include_str!("charts.rs"));
-        h.str(include_str!("colour.rs"));
-        h.str(include_str!("renderer.rs"));
-        h.str(include_str!("lazy_curves.rs"));
-        h.str(include_str!("../../Cargo.lock"));
-        h.finish()
+        crate::hash::code_hash(&[
+            include_str!("charts.rs"),
+            include_str!("colour.rs"),
+            include_str!("renderer.rs"),
+            include_str!("lazy_curves.rs"),
+        ])
     })
 }
 

@@ -5,9 +5,10 @@
 //! name and link, a match's labels, the rating formatted, each field named) was most of the
 //! work of keying a crowd's player pages. So the view a page is keyed by leaves both tables
 //! empty and holds, in [`PlayerPage::rows_stub`], the hash of everything they are made from:
-//! the numbers of each row (victim and nemesis, frags; opponent, frags both ways; match, place, frags, deaths, score,
-//! rating after and change, to the bit), every text a row borrows (names, links, match labels:
-//! through a digest per player and per match, [`RowTexts`]), and the source of the code that makes and encodes the rows. Equal stubs make equal rows, so
+//! the numbers of each row (victim and nemesis, frags; opponent, frags both ways; match,
+//! place, frags, deaths, score, rating after and change, to the bit), every text a row borrows
+//! (names, links, match labels: through a digest per player and per match, [`RowTexts`]), and
+//! the source of the code that makes and encodes the rows. Equal stubs make equal rows, so
 //! an equal key still means an equal page; a page that is rendered gets its rows first
 //! ([`Renderer::fill_player_rows`]), and its stub is cleared (an empty stub is left out of the
 //! view, so templates see what they saw before).
@@ -60,14 +61,12 @@ fn digest(texts: &[&str]) -> u64 {
 fn code() -> u64 {
     static CODE: OnceLock<u64> = OnceLock::new();
     *CODE.get_or_init(|| {
-        let mut h = StreamHasher::new();
-        h.str(env!("CARGO_PKG_VERSION"));
-        h.str(include_str!("lazy_rows.rs"));
-        h.str(include_str!("views.rs"));
-        h.str(include_str!("helpers.rs"));
-        h.str(include_str!("renderer.rs"));
-        h.str(include_str!("../../Cargo.lock"));
-        h.finish()
+        crate::hash::code_hash(&[
+            include_str!("lazy_rows.rs"),
+            include_str!("views.rs"),
+            include_str!("helpers.rs"),
+            include_str!("renderer.rs"),
+        ])
     })
 }
 
