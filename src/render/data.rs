@@ -17,7 +17,7 @@ pub struct TeamScores {
 }
 
 /// One object of `data/players.json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct PlayerJson<'a> {
     /// Latest name, colour codes kept.
     pub name: &'a str,
@@ -154,23 +154,25 @@ pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
     Ok(files)
 }
 
-/// `data/players.json`.
+/// `data/players.json`: each shown player's object made as its chunk is written.
 fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
     let st = &input.ratings.static_;
     let clan_name =
         |i: usize| input.clans.of_player[i].map(|c| input.clans.clans[c as usize].name.as_str());
-    let players: Vec<PlayerJson> = input
-        .roster
-        .players
-        .iter()
-        .zip(&input.stats.players)
-        .zip(&links.players)
-        .enumerate()
-        .filter(|(i, _)| !input.hidden[*i])
-        .map(|(i, ((p, s), url))| PlayerJson {
+    // As many as each list has (they are one per identity).
+    let count = (input.roster.players.len())
+        .min(input.stats.players.len())
+        .min(links.players.len());
+    let shown: Vec<usize> = (0..count)
+        .filter(|&i| !input.hidden[i])
+        .collect();
+    let player = |n: usize| {
+        let i = shown[n];
+        let (p, s) = (&input.roster.players[i], &input.stats.players[i]);
+        PlayerJson {
             name: &p.name,
             plain_name: &p.key,
-            url,
+            url: &links.players[i],
             kills: s.kills,
             deaths: s.deaths,
             suicides: s.suicides,
@@ -199,30 +201,30 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             incidents: st.incidents[i],
             static_rating_outside: st.outside[i],
             clan: clan_name(i),
-        })
-        .collect();
+        }
+    };
     Ok(OutputFile::new(
         "data/players.json",
-        super::players_json::bytes(&players)?,
+        super::players_json::bytes(shown.len(), player)?,
     ))
 }
 
-/// `data/matches.json`.
+/// `data/matches.json`: each match's object made as its chunk is written.
 fn matches_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
     let predicted = &input.ratings.headline.evaluation.predicted_red_win;
     let fairest = &input.ratings.headline.evaluation.fairest_red_win;
-    let matches: Vec<MatchJson> = input
-        .matches
-        .iter()
-        .zip(&input.stats.matches)
-        .zip(&links.matches)
-        .zip(&links.match_servers)
-        .enumerate()
-        .map(|(i, (((m, s), url), server))| MatchJson {
+    // As many as each list has (they are one per match).
+    let count = (input.matches.len())
+        .min(input.stats.matches.len())
+        .min(links.matches.len())
+        .min(links.match_servers.len());
+    let one = |i: usize| {
+        let (m, s) = (&input.matches[i], &input.stats.matches[i]);
+        MatchJson {
             id: &m.id,
-            server,
+            server: &links.match_servers[i],
             number: m.number,
-            url,
+            url: &links.matches[i],
             map: &m.map,
             game: &m.game,
             gametype: &m.gametype.code,
@@ -242,9 +244,12 @@ fn matches_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             partial: m.partial,
             predicted_red_win: predicted.get(i).copied().flatten(),
             fairest_red_win: fairest.get(i).copied().flatten(),
-        })
-        .collect();
-    json_file("data/matches.json", &matches)
+        }
+    };
+    Ok(OutputFile::new(
+        "data/matches.json",
+        super::matches_json::bytes(count, one)?,
+    ))
 }
 
 /// `data/clans.json`.
@@ -273,9 +278,11 @@ fn clans_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
 /// The search's shards ([`super::search::files`]) and the whole index ([`search_index`]),
 /// from one entry per shown player.
 fn search_files(input: &SiteInput, links: &Links) -> Result<(Vec<OutputFile>, OutputFile)> {
-    let entries: Vec<Option<Vec<String>>> = (input.roster.players.iter())
-        .zip(&links.players)
-        .zip(input.hidden)
+    use rayon::prelude::*;
+    // Tens of thousands on a public server's site, each a few strings: made in parallel.
+    let entries: Vec<Option<Vec<String>>> = (input.roster.players.par_iter())
+        .zip(links.players.par_iter())
+        .zip(input.hidden.par_iter())
         .map(|((p, url), hidden)| (!hidden).then(|| search_entry(p, url)))
         .collect();
     let index = search_index(entries.iter().flatten())?;
@@ -381,11 +388,12 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
 /// so the file cannot close or open a tag even if it were inlined.
 fn search_index<'e>(entries: impl Iterator<Item = &'e Vec<String>>) -> Result<OutputFile> {
     let entries: Vec<&Vec<String>> = entries.collect();
-    let json = serde_json::to_string(&entries)?.replace('<', "\\u003c");
-    Ok(OutputFile::new(
+    super::search::script(
         "data/search-index.js",
-        format!("window.FRAGSTATS_PLAYERS = {json};\n").into_bytes(),
-    ))
+        "window.FRAGSTATS_PLAYERS = ",
+        &entries,
+        ";\n",
+    )
 }
 
 /// `[shown, url, key, other names…]`, without colour codes or repeats.

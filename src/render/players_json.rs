@@ -7,28 +7,26 @@
 use anyhow::Result;
 
 use super::data::PlayerJson;
-use super::pretty_json::{array, field, newline};
+use super::pretty_json::{array, field, newline, par_array_file};
 
-/// Rough bytes per player, to size the buffer once.
-const BYTES_PER_PLAYER: usize = 768;
-
-/// The pretty JSON array of `players` with a trailing newline, byte for byte as
-/// `serde_json::to_vec_pretty` then `\n` would make it.
-pub(super) fn bytes(players: &[PlayerJson]) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(players.len() * BYTES_PER_PLAYER + 4);
-    array(&mut out, players, 1, |out, p| {
+/// The pretty JSON array of the `count` players that `player` makes from their positions, with
+/// a trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it.
+/// Each is made and written as its chunk is (see [`par_array_file`]).
+pub(super) fn bytes<'a>(
+    count: usize,
+    player: impl Fn(usize) -> PlayerJson<'a> + Sync,
+) -> Result<Vec<u8>> {
+    par_array_file(count, |out, i| {
         out.push(b'{');
-        player(out, p)?;
+        fields(out, &player(i))?;
         newline(out, 1);
         out.push(b'}');
         Ok(())
-    })?;
-    out.push(b'\n');
-    Ok(out)
+    })
 }
 
 /// One player's fields, in [`PlayerJson`]'s order, at the depth of an element of the array.
-fn player(out: &mut Vec<u8>, p: &PlayerJson) -> Result<()> {
+fn fields(out: &mut Vec<u8>, p: &PlayerJson) -> Result<()> {
     field(out, "\n    \"name\": ", p.name)?;
     field(out, ",\n    \"plain_name\": ", p.plain_name)?;
     field(out, ",\n    \"url\": ", p.url)?;
@@ -118,7 +116,7 @@ mod tests {
         for players in &lists {
             let mut want = serde_json::to_vec_pretty(players).unwrap();
             want.push(b'\n');
-            let got = bytes(players).unwrap();
+            let got = bytes(players.len(), |i| players[i].clone()).unwrap();
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want)
