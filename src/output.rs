@@ -739,6 +739,16 @@ fn same_file_bytes(path: &Path, meta: &std::fs::Metadata, bytes: &[u8]) -> bool 
 /// output folder): its components joined by `/`, which is the path itself unless it holds
 /// `//`, `/./` or a trailing `/`. Two paths of one file have one key.
 fn safe_relative(path: &str) -> Result<String> {
+    // Nearly every output path is already its key: `/`-separated names, none empty, `.` or
+    // `..` (and no `\`, a separator elsewhere). Told by one scan, where taking it apart into
+    // components cost a share of publishing a site of 100,000 files (each is keyed twice).
+    if !path.contains('\\')
+        && path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
+    {
+        return Ok(path.to_string());
+    }
     let mut key = String::with_capacity(path.len());
     for c in Path::new(path).components() {
         let Component::Normal(part) = c else {
@@ -1105,6 +1115,41 @@ mod tests {
             safe_relative("players//./b.html").unwrap(),
             "players/b.html"
         );
+    }
+
+    /// The quick way to a key agrees with taking the path apart, for paths already keys and
+    /// for every other spelling.
+    #[test]
+    fn keys_of_plain_paths_are_the_paths() {
+        let slow = |path: &str| -> Option<String> {
+            let parts: Option<Vec<&str>> = (Path::new(path).components())
+                .map(|c| match c {
+                    Component::Normal(p) => p.to_str(),
+                    _ => None,
+                })
+                .collect();
+            parts.filter(|p| !p.is_empty()).map(|p| p.join("/"))
+        };
+        for path in [
+            "index.html",
+            "players/a.html",
+            "data/search/12.js",
+            "a b/c.d.html",
+            ".hidden/x",
+            "a..b/c",
+            "players//b.html",
+            "a/./b",
+            "./a",
+            "a/",
+            "/a",
+            "a/../b",
+            "..",
+            ".",
+            "",
+            "a\\b",
+        ] {
+            assert_eq!(safe_relative(path).ok(), slow(path), "{path:?}");
+        }
     }
 
     #[test]

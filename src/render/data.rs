@@ -163,9 +163,7 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
     let count = (input.roster.players.len())
         .min(input.stats.players.len())
         .min(links.players.len());
-    let shown: Vec<usize> = (0..count)
-        .filter(|&i| !input.hidden[i])
-        .collect();
+    let shown: Vec<usize> = (0..count).filter(|&i| !input.hidden[i]).collect();
     let player = |n: usize| {
         let i = shown[n];
         let (p, s) = (&input.roster.players[i], &input.stats.players[i]);

@@ -12,7 +12,10 @@ use super::pretty_json::{field, newline, par_array_file};
 
 /// The pretty JSON array of the `count` matches that `one` makes from their positions, with a
 /// trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it.
-pub(super) fn bytes<'a>(count: usize, one: impl Fn(usize) -> MatchJson<'a> + Sync) -> Result<Vec<u8>> {
+pub(super) fn bytes<'a>(
+    count: usize,
+    one: impl Fn(usize) -> MatchJson<'a> + Sync,
+) -> Result<Vec<u8>> {
     par_array_file(count, |out, i| {
         out.push(b'{');
         fields(out, &one(i))?;

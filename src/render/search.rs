@@ -193,8 +193,13 @@ mod tests {
     fn scripts_escape_each_tag_opening() {
         for names in [vec!["plain", "é"], vec!["<b>", "a<<b", "x\"<"], vec![]] {
             let file = script("d.js", "v = ", &names, ";\n").unwrap();
-            let json = serde_json::to_string(&names).unwrap().replace('<', "\\u003c");
-            assert_eq!(String::from_utf8(file.bytes).unwrap(), format!("v = {json};\n"));
+            let json = serde_json::to_string(&names)
+                .unwrap()
+                .replace('<', "\\u003c");
+            assert_eq!(
+                String::from_utf8(file.bytes).unwrap(),
+                format!("v = {json};\n")
+            );
         }
     }
 
