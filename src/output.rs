@@ -45,8 +45,10 @@ pub struct Staging {
     from_spare: bool,
     /// The staging folder exists and holds what the mirroring linked.
     ready: OnceLock<Mirror>,
-    /// What the published files held (from the state folder, when there is one).
-    stamps: Option<Stamps>,
+    /// What the published files held (from the state folder, when there is one): read in the
+    /// background from the start of the build ([`Staging::stamps`]), beside the state.
+    stamps_loading: Mutex<Option<JoinHandle<Stamps>>>,
+    stamps: OnceLock<Option<Stamps>>,
 }
 
 /// A set of output paths (as [`safe_relative`] keys them), hashed with ahash: a public server's
@@ -161,7 +163,11 @@ impl Staging {
             mirroring: Mutex::new(None),
             from_spare: false,
             ready: OnceLock::new(),
-            stamps: state_dir.map(Stamps::load),
+            stamps_loading: Mutex::new(state_dir.map(|dir| {
+                let dir = dir.to_path_buf();
+                std::thread::spawn(move || Stamps::load(&dir))
+            })),
+            stamps: OnceLock::new(),
         };
         // A folder left at this path by a killed build whose process id was the same.
         if staging.path.join(MARKER).is_file() {
@@ -195,6 +201,16 @@ impl Staging {
     /// published one by hard links, and the next build's staging folder.
     fn spare(&self) -> PathBuf {
         self.spare.clone()
+    }
+
+    /// The stamps of the published files, once read (None without a state folder).
+    fn stamps(&self) -> Option<&Stamps> {
+        self.stamps
+            .get_or_init(|| {
+                let handle = self.stamps_loading.lock().ok().and_then(|mut h| h.take());
+                handle.and_then(|h| h.join().ok())
+            })
+            .as_ref()
     }
 
     /// Waits for the mirroring; makes the staging folder if there was none.
@@ -247,7 +263,7 @@ impl Staging {
             &rel,
             self.previous.as_deref(),
             mirrored.files.contains(&rel),
-            self.stamps.as_ref(),
+            self.stamps(),
         )?;
         Ok(OutputFile {
             bytes: Vec::new(),
@@ -276,7 +292,8 @@ impl Staging {
             .parent
             .join(format!(".{}.old-{}", self.name, std::process::id()));
         let timer = crate::progress::Timer::new();
-        let stamps = self.stamps.take();
+        self.stamps();
+        let stamps = self.stamps.take().flatten();
         let (targets, written) = match write_all(
             &self.path,
             files,
@@ -335,6 +352,9 @@ impl Drop for Staging {
     fn drop(&mut self) {
         if let Some(m) = self.mirroring.get_mut().ok().and_then(Option::take) {
             let _ = m.join();
+        }
+        if let Some(s) = self.stamps_loading.get_mut().ok().and_then(Option::take) {
+            let _ = s.join();
         }
         if !self.path.as_os_str().is_empty() && self.path.join(MARKER).is_file() {
             let _ = std::fs::remove_dir_all(&self.path);
