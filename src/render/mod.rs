@@ -18,6 +18,7 @@ mod paged_list;
 mod pages;
 pub mod paths;
 mod player_list;
+mod player_tables;
 mod players_json;
 mod pretty_json;
 pub mod rank_shards;

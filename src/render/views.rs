@@ -243,9 +243,15 @@ pub struct PlayerPage<'a> {
     pub awards: Vec<LabelCount>,
     /// The [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered), and how many
     /// opponents there are in all.
-    pub opponents: Vec<Opponent<'a>>,
+    pub opponents: TableRows<Opponent<'a>>,
     pub opponents_total: usize,
-    pub match_rows: Vec<PlayerMatchRow<'a>>,
+    pub match_rows: TableRows<PlayerMatchRow<'a>>,
+    /// The markup of the `opponents` and `match_rows` tables' rows, written in Rust when the
+    /// built-in `player.html` prints them (see [`super::player_tables`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opponents_html: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_rows_html: Option<String>,
     /// Only in the view a page is keyed by: the stand-in of `victim`, `nemesis`, `opponents`
     /// and `match_rows`, left empty there (see `lazy_rows`); empty, and so left out, in the
     /// view rendered.
@@ -260,6 +266,37 @@ pub struct PlayerPage<'a> {
     pub headline_curve_svg: String,
     /// The headline system refits the whole history at the end (so the last point may jump).
     pub headline_refitted: bool,
+}
+
+/// The rows of a table in a page's view: in full, or only counted (`Counted(n)` serialises as
+/// `n` nulls) where Rust writes the rows' markup and the built-in template only takes their
+/// `length`: a row made into a Tera value for a count costs more than writing it.
+#[derive(Debug, Clone)]
+pub enum TableRows<T> {
+    Full(Vec<T>),
+    Counted(usize),
+}
+
+impl<T> Default for TableRows<T> {
+    fn default() -> Self {
+        TableRows::Full(Vec::new())
+    }
+}
+
+impl<T: Serialize> Serialize for TableRows<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TableRows::Full(rows) => rows.serialize(s),
+            TableRows::Counted(n) => {
+                use serde::ser::SerializeSeq;
+                let mut seq = s.serialize_seq(Some(*n))?;
+                for _ in 0..*n {
+                    seq.serialize_element(&())?;
+                }
+                seq.end()
+            }
+        }
+    }
 }
 
 /// A player's place on one ladder of `ladders.html`.
