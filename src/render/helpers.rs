@@ -131,7 +131,7 @@ pub(super) const CURVE_POINTS: usize = 600;
 /// A static value g as a percentage, (g + 1) * 50, one decimal. A player's g can leave [-1, 1]
 /// (outside the core above all, where few pairs tie it down): a share is shown within 0-100%.
 pub(super) fn static_percent(g: f64) -> String {
-    format!("{:.1}", ((g + 1.0) * 50.0).clamp(0.0, 100.0))
+    super::decimal::fixed(((g + 1.0) * 50.0).clamp(0.0, 100.0), 1)
 }
 
 /// Identity numbers by Becker's dynamic rating, best first (ties: more frags, then identity).
@@ -251,7 +251,7 @@ pub(super) fn ratio(a: u32, b: u32) -> String {
     if b == 0 {
         format!("{a}.00")
     } else {
-        format!("{:.2}", f64::from(a) / f64::from(b))
+        super::decimal::fixed(f64::from(a) / f64::from(b), 2)
     }
 }
 

@@ -39,6 +39,7 @@ fn code() -> u64 {
             include_str!("colour.rs"),
             include_str!("renderer.rs"),
             include_str!("lazy_curves.rs"),
+            include_str!("decimal.rs"),
         ])
     })
 }

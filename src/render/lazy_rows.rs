@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use super::helpers::{PLAYER_MATCH_ROWS, change_class, percent};
+use super::decimal;
 use super::player_tables::{self, ROOT};
 use super::renderer::Renderer;
 use super::views::{
@@ -70,6 +71,7 @@ fn code() -> u64 {
             include_str!("helpers.rs"),
             include_str!("renderer.rs"),
             include_str!("player_tables.rs"),
+            include_str!("decimal.rs"),
         ])
     })
 }
@@ -224,8 +226,8 @@ impl Renderer<'_> {
                 let m = &self.input.matches[p.mi];
                 let line = &self.input.stats.matches[p.mi].lines[p.place];
                 PlayerMatchRow {
-                    rating: format!("{:.1}", p.after),
-                    change: format!("{:+.1}", p.delta),
+                    rating: decimal::fixed(p.after, 1),
+                    change: decimal::signed(p.delta, 1),
                     change_class: change_class(p.delta),
                     url: &self.links.matches[p.mi],
                     when: self.when(p.mi),

@@ -4,6 +4,7 @@
 
 pub mod charts;
 pub mod colour;
+mod decimal;
 pub mod content;
 pub mod data;
 mod evaluation;

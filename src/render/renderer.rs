@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::colour::name_html;
 use super::helpers::*;
 use super::views::LabelCount;
-use super::{Links, SiteInput, charts};
+use super::{Links, SiteInput, charts, decimal};
 
 /// How a hidden player shows where others' pages meet them.
 pub(super) const ANONYMOUS_HTML: &str = "<em class=\"anon\">anonymous</em>";
@@ -114,8 +114,8 @@ impl<'a> Renderer<'a> {
         let headline = &input.ratings.headline.value;
         let rating_texts = (input.ratings.dynamic.players.par_iter().enumerate())
             .map(|(i, rating)| RatingTexts {
-                rating: format!("{rating:.1}"),
-                headline: format!("{:.0}", headline.get(i).copied().unwrap_or(0.0)),
+                rating: decimal::fixed(*rating, 1),
+                headline: decimal::fixed(headline.get(i).copied().unwrap_or(0.0), 0),
             })
             .collect();
         Renderer {
@@ -274,7 +274,9 @@ impl<'a> Renderer<'a> {
         let dated = self.dated;
         let format = move |x: f64| {
             if !dated {
-                return format!("#{x:.0}");
+                let mut label = String::from("#");
+                decimal::push_fixed(&mut label, x, 0, false);
+                return label;
             }
             match chrono::DateTime::from_timestamp(x as i64, 0) {
                 Some(t) if span < 3_600.0 => t.format("%H:%M:%S").to_string(),

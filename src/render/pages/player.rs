@@ -194,7 +194,7 @@ impl Renderer<'_> {
                     name: l.group.name.clone(),
                     url: format!("ladders.html#{anchor}"),
                     rank: e.rank,
-                    rating: format!("{:.0}", e.rating),
+                    rating: crate::render::decimal::fixed(e.rating, 0),
                     matches: e.matches,
                 })
             })
