@@ -83,7 +83,11 @@ mod tests {
     fn check(x: f64) {
         for digits in 0..=MAX_DIGITS + 1 {
             assert_eq!(fixed(x, digits), format!("{x:.digits$}"), "{x:e} .{digits}");
-            assert_eq!(signed(x, digits), format!("{x:+.digits$}"), "{x:e} +.{digits}");
+            assert_eq!(
+                signed(x, digits),
+                format!("{x:+.digits$}"),
+                "{x:e} +.{digits}"
+            );
         }
     }
 

@@ -263,6 +263,17 @@ pub(super) fn percent(part: u32, whole: u32) -> u32 {
     }
 }
 
+/// `d` as `%Y-%m-%d` writes it, without parsing the format on each call (every player page's
+/// view writes its last match's date on each build).
+pub(super) fn iso_date(d: chrono::NaiveDate) -> String {
+    use chrono::Datelike;
+    match d.year() {
+        // `%Y` pads to four digits and signs the years outside 0-9999.
+        year @ 0..=9999 => format!("{year:04}-{:02}-{:02}", d.month(), d.day()),
+        _ => d.format("%Y-%m-%d").to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +302,23 @@ mod tests {
             let mut out = String::from("x");
             push_sorted_clock(&mut out, n);
             assert_eq!(out, format!("x{n}\">{}", clock(n)));
+        }
+    }
+
+    #[test]
+    fn iso_date_writes_what_the_format_string_writes() {
+        let dates = [
+            (2024, 2, 29),
+            (1999, 12, 31),
+            (1, 1, 1),
+            (0, 1, 1),
+            (999, 5, 7),
+        ]
+        .into_iter()
+        .chain([(9999, 12, 31), (10000, 1, 1), (-1, 6, 15), (-12345, 3, 3)]);
+        for (y, m, d) in dates {
+            let date = chrono::NaiveDate::from_ymd_opt(y, m, d).unwrap();
+            assert_eq!(iso_date(date), date.format("%Y-%m-%d").to_string(), "{y}");
         }
     }
 }

@@ -19,8 +19,8 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use super::helpers::{PLAYER_MATCH_ROWS, change_class, percent};
 use super::decimal;
+use super::helpers::{PLAYER_MATCH_ROWS, change_class, percent};
 use super::player_tables::{self, ROOT};
 use super::renderer::Renderer;
 use super::views::{

@@ -4,9 +4,9 @@
 
 pub mod charts;
 pub mod colour;
-mod decimal;
 pub mod content;
 pub mod data;
+mod decimal;
 mod evaluation;
 pub mod feed;
 mod helpers;

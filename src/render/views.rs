@@ -179,17 +179,18 @@ pub struct PlayerMatchRow<'a> {
 /// A player page.
 #[derive(Debug, Clone, Serialize)]
 pub struct PlayerPage<'a> {
-    pub name_html: String,
-    pub plain: String,
+    /// The coloured name (borrowed from the renderer's, made for a hidden player).
+    pub name_html: std::borrow::Cow<'a, str>,
+    pub plain: &'a str,
     /// The headline rating (no decimals), the name of its system, and the rank on its ladder
     /// (1-based; None while provisional).
     pub headline: &'a str,
-    pub headline_system: String,
+    pub headline_system: &'a str,
     pub rank: Option<usize>,
     /// Too little evidence yet for a rank: frags made plus suffered still missing.
     pub provisional_missing: Option<u64>,
     /// Division badge (`[[divisions]]`), empty when unranked.
-    pub division: String,
+    pub division: &'a str,
     /// Date of the latest dated match (`YYYY-MM-DD`), empty when no match is dated.
     pub last_seen: String,
     /// Not seen within `[ladder] inactive_after_days`: not ranked until the next match.
@@ -214,8 +215,8 @@ pub struct PlayerPage<'a> {
     /// Static value outside the core (less reliable), as a percentage.
     pub static_outside_percent: Option<String>,
     pub incidents: u64,
-    pub clan: String,
-    pub clan_url: String,
+    pub clan: &'a str,
+    pub clan_url: &'a str,
     pub aliases: Vec<String>,
     pub kills: u32,
     pub deaths: u32,
