@@ -29,8 +29,9 @@ pub fn signed(x: f64, digits: usize) -> String {
 /// Appends `x` with `digits` decimals to `out`, as `{x:.digits$}` writes it (`{x:+.digits$}`
 /// when `plus`).
 pub fn push_fixed(out: &mut String, x: f64, digits: usize, plus: bool) {
-    // 2^63: below it, the exponent is at most 10 and the scaled digits fit in 128 bits.
-    if digits > MAX_DIGITS || !x.is_finite() || x.abs() >= 9.223_372_036_854_775_808e18 {
+    // Below 2^63, the exponent is at most 10 and the scaled digits fit in 128 bits.
+    const LIMIT: f64 = (1u64 << 63) as f64;
+    if digits > MAX_DIGITS || !x.is_finite() || x.abs() >= LIMIT {
         let _ = if plus {
             write!(out, "{x:+.digits$}")
         } else {
@@ -146,7 +147,9 @@ mod tests {
             9_007_199_254_740_993.0,
             9.223_372_036_854_775e18,
             -9.223_372_036_854_775e18,
-            9.223_372_036_854_775_808e18,
+            2f64.powi(63),
+            -2f64.powi(63),
+            f64::from_bits(2f64.powi(63).to_bits() - 1),
             1e19,
             1e300,
             f64::MAX,
