@@ -2058,3 +2058,35 @@ fn own_player_template_keeps_ladder_and_season_ranks_with_shards() {
     );
     assert_eq!(shards, pages);
 }
+
+/// A site whose own `player.html` is the built-in one gets the rows of the head-to-head and
+/// match tables in full (its loops print them), where the built-in template prints the markup
+/// written in Rust: both make the same pages, byte for byte, and the rows are there.
+#[test]
+fn own_player_template_loops_over_the_rows_rust_writes_for_the_builtin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = [shared().join("openarena/ffa/games-1.log")];
+    let builtin = common::build_in(tmp.path(), "builtin", &logs, "");
+    let own_dir = tmp.path().join("own");
+    std::fs::create_dir_all(own_dir.join("templates")).unwrap();
+    std::fs::write(
+        own_dir.join("templates/player.html"),
+        include_str!("../templates/player.html"),
+    )
+    .unwrap();
+    let own = common::build_in(tmp.path(), "own", &logs, "");
+    let pages = walk(&builtin.join("players"));
+    assert!(!pages.is_empty());
+    let mut rows = 0;
+    for page in pages {
+        let name = page.file_name().unwrap();
+        let mine = std::fs::read_to_string(&page).unwrap();
+        let theirs = std::fs::read_to_string(own.join("players").join(name)).unwrap();
+        assert_eq!(mine, theirs, "{}", name.to_string_lossy());
+        rows += mine.matches("<td class=\"num\">").count();
+    }
+    assert!(
+        rows > 100,
+        "the pages list opponents and matches: {rows} cells"
+    );
+}

@@ -11,6 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::colour::escape;
+use super::decimal::fixed;
 
 const WIDTH: u32 = 720;
 const HEIGHT: u32 = 260;
@@ -696,11 +697,13 @@ fn ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
 
 fn short_number(v: f64) -> String {
     if v.abs() >= 10_000.0 {
-        format!("{:.0}k", v / 1000.0)
+        let mut label = fixed(v / 1000.0, 0);
+        label.push('k');
+        label
     } else if v.fract().abs() < 1e-9 {
-        format!("{v:.0}")
+        fixed(v, 0)
     } else {
-        format!("{v:.2}")
+        fixed(v, 2)
             .trim_end_matches('0')
             .trim_end_matches('.')
             .to_string()

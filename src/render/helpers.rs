@@ -131,7 +131,7 @@ pub(super) const CURVE_POINTS: usize = 600;
 /// A static value g as a percentage, (g + 1) * 50, one decimal. A player's g can leave [-1, 1]
 /// (outside the core above all, where few pairs tie it down): a share is shown within 0-100%.
 pub(super) fn static_percent(g: f64) -> String {
-    format!("{:.1}", ((g + 1.0) * 50.0).clamp(0.0, 100.0))
+    super::decimal::fixed(((g + 1.0) * 50.0).clamp(0.0, 100.0), 1)
 }
 
 /// Identity numbers by Becker's dynamic rating, best first (ties: more frags, then identity).
@@ -251,7 +251,7 @@ pub(super) fn ratio(a: u32, b: u32) -> String {
     if b == 0 {
         format!("{a}.00")
     } else {
-        format!("{:.2}", f64::from(a) / f64::from(b))
+        super::decimal::fixed(f64::from(a) / f64::from(b), 2)
     }
 }
 
@@ -260,6 +260,17 @@ pub(super) fn percent(part: u32, whole: u32) -> u32 {
         0
     } else {
         ((f64::from(part) * 100.0 / f64::from(whole)).round()) as u32
+    }
+}
+
+/// `d` as `%Y-%m-%d` writes it, without parsing the format on each call (every player page's
+/// view writes its last match's date on each build).
+pub(super) fn iso_date(d: chrono::NaiveDate) -> String {
+    use chrono::Datelike;
+    match d.year() {
+        // `%Y` pads to four digits and signs the years outside 0-9999.
+        year @ 0..=9999 => format!("{year:04}-{:02}-{:02}", d.month(), d.day()),
+        _ => d.format("%Y-%m-%d").to_string(),
     }
 }
 
@@ -291,6 +302,23 @@ mod tests {
             let mut out = String::from("x");
             push_sorted_clock(&mut out, n);
             assert_eq!(out, format!("x{n}\">{}", clock(n)));
+        }
+    }
+
+    #[test]
+    fn iso_date_writes_what_the_format_string_writes() {
+        let dates = [
+            (2024, 2, 29),
+            (1999, 12, 31),
+            (1, 1, 1),
+            (0, 1, 1),
+            (999, 5, 7),
+        ]
+        .into_iter()
+        .chain([(9999, 12, 31), (10000, 1, 1), (-1, 6, 15), (-12345, 3, 3)]);
+        for (y, m, d) in dates {
+            let date = chrono::NaiveDate::from_ymd_opt(y, m, d).unwrap();
+            assert_eq!(iso_date(date), date.format("%Y-%m-%d").to_string(), "{y}");
         }
     }
 }

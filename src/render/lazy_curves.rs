@@ -39,56 +39,89 @@ fn code() -> u64 {
             include_str!("colour.rs"),
             include_str!("renderer.rs"),
             include_str!("lazy_curves.rs"),
+            include_str!("decimal.rs"),
         ])
     })
 }
 
+/// Which of a player's curves: part of its stub, as the curve's title is made from it.
+#[derive(Clone, Copy)]
+enum Curve {
+    Becker,
+    Headline,
+}
+
+impl Curve {
+    /// The curve's title, for the player named `what`.
+    fn title(self, what: &str) -> String {
+        match self {
+            Curve::Becker => format!("Becker's rating of {what} over time"),
+            Curve::Headline => format!("Headline rating of {what} after each match"),
+        }
+    }
+}
+
 impl Renderer<'_> {
+    /// The points of player `i`'s curve `which` (see [`Self::player_curves`]), not collected.
+    fn player_curve_points(&self, i: usize, which: Curve) -> impl Iterator<Item = (f64, f64)> {
+        let round = self.headline_refitted();
+        let history: &[(u32, f64)] = match which {
+            Curve::Becker => &self.input.ratings.dynamic.history[i],
+            Curve::Headline => self.input.ratings.headline.curve.get(i).map_or(&[], |h| h),
+        };
+        self.curve_points_iter(history)
+            .map(move |(x, y)| match which {
+                Curve::Headline if round => (x, y.round()),
+                _ => (x, y),
+            })
+    }
+
     /// The two curves of player `i`'s page: Becker's rating, and the headline rating (no
     /// points when the headline is Becker's ladder), rounded to whole points when the headline
     /// is refitted (see the module doc).
     pub(super) fn player_curves(&self, i: usize) -> [CurveInput; 2] {
         let what = &self.input.roster.players[i].key;
-        let round = self.headline_refitted();
-        let becker = CurveInput {
-            points: self.curve_points(&self.input.ratings.dynamic.history[i]),
+        [Curve::Becker, Curve::Headline].map(|which| CurveInput {
+            points: self.player_curve_points(i, which).collect(),
             what: what.clone(),
-            title: format!("Becker's rating of {what} over time"),
-        };
-        let headline = CurveInput {
-            points: self
-                .input
-                .ratings
-                .headline
-                .curve
-                .get(i)
-                .map(|h| self.curve_points(h))
-                .unwrap_or_default()
-                .into_iter()
-                .map(|(x, y)| (x, if round { y.round() } else { y }))
-                .collect(),
-            what: what.clone(),
-            title: format!("Headline rating of {what} after each match"),
-        };
-        [becker, headline]
+            title: which.title(what),
+        })
     }
 
-    /// The stand-in of a curve in a keyed view: "" when it has no points (as its SVG is),
-    /// else the hash of what it is drawn from.
-    pub(super) fn curve_stub(&self, c: &CurveInput) -> String {
-        if c.points.is_empty() {
-            return String::new();
+    /// The stand-ins of player `i`'s two curves in their keyed view, in [`Self::player_curves`]'
+    /// order: "" for a curve without points (as its SVG is), else the hash of what it is drawn
+    /// from (the code, the x axis kind, the player's name and the curve's kind, of which the
+    /// title is made, and every point), hashed from the ratings as they are, without making
+    /// the points, the labels or the title.
+    pub(super) fn player_curve_stubs(&self, i: usize) -> [String; 2] {
+        thread_local! {
+            // Everything a stub hashes, in a buffer reused by each page a thread keys, hashed
+            // at once (as `lazy_rows` does).
+            static INPUTS: std::cell::RefCell<Vec<u8>> =
+                const { std::cell::RefCell::new(Vec::new()) };
         }
-        let mut h = crate::hash::Hasher::new();
-        h.u64(code());
-        h.u64(u64::from(self.dated));
-        h.str(&c.what);
-        h.str(&c.title);
-        for &(x, y) in &c.points {
-            h.u64(x.to_bits());
-            h.u64(y.to_bits());
-        }
-        format!("curve:{:016x}", h.finish())
+        let what = &self.input.roster.players[i].key;
+        [Curve::Becker, Curve::Headline].map(|which| {
+            INPUTS.with_borrow_mut(|b| {
+                b.clear();
+                b.extend_from_slice(&code().to_le_bytes());
+                b.push(u8::from(self.dated));
+                b.push(which as u8);
+                b.extend_from_slice(&(what.len() as u64).to_le_bytes());
+                b.extend_from_slice(what.as_bytes());
+                let head = b.len();
+                for (x, y) in self.player_curve_points(i, which) {
+                    b.extend_from_slice(&x.to_bits().to_le_bytes());
+                    b.extend_from_slice(&y.to_bits().to_le_bytes());
+                }
+                if b.len() == head {
+                    return String::new();
+                }
+                let mut h = crate::hash::StreamHasher::new();
+                h.raw(b);
+                format!("curve:{:016x}", h.finish())
+            })
+        })
     }
 
     /// The SVG of a curve.

@@ -19,9 +19,13 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use super::decimal;
 use super::helpers::{PLAYER_MATCH_ROWS, change_class, percent};
+use super::player_tables::{self, ROOT};
 use super::renderer::Renderer;
-use super::views::{HEAD_TO_HEAD_ROWS, NamedCount, Opponent, PlayerMatchRow, PlayerPage};
+use super::views::{
+    HEAD_TO_HEAD_ROWS, NamedCount, Opponent, PlayerMatchRow, PlayerPage, TableRows,
+};
 use crate::hash::StreamHasher;
 
 /// An opponent before it is named: identity, frags made on them, frags suffered from them.
@@ -56,8 +60,8 @@ fn digest(texts: &[&str]) -> u64 {
 }
 
 /// The hash of the code the rows depend on beyond their inputs: this module, the views'
-/// `Serialize` (field names), the helpers that format (`percent`, `change_class`) and the
-/// renderer's match labels. Part of each stub.
+/// `Serialize` (field names), the helpers that format (`percent`, `change_class`), the
+/// renderer's match labels and the rows' markup ([`player_tables`]). Part of each stub.
 fn code() -> u64 {
     static CODE: OnceLock<u64> = OnceLock::new();
     *CODE.get_or_init(|| {
@@ -66,6 +70,8 @@ fn code() -> u64 {
             include_str!("views.rs"),
             include_str!("helpers.rs"),
             include_str!("renderer.rs"),
+            include_str!("player_tables.rs"),
+            include_str!("decimal.rs"),
         ])
     })
 }
@@ -200,7 +206,7 @@ impl Renderer<'_> {
         page.victim = top(&s.victims).map(named);
         page.nemesis = top(&s.killers).map(named);
         let (met, _) = self.opponents_met(i);
-        page.opponents = met
+        let opponents: Vec<Opponent> = met
             .into_iter()
             .map(|(o, made, suffered)| {
                 let o = o as usize;
@@ -213,15 +219,15 @@ impl Renderer<'_> {
                 }
             })
             .collect();
-        page.match_rows = self
+        let match_rows: Vec<PlayerMatchRow> = self
             .matches_played(i)
             .into_iter()
             .map(|p| {
                 let m = &self.input.matches[p.mi];
                 let line = &self.input.stats.matches[p.mi].lines[p.place];
                 PlayerMatchRow {
-                    rating: format!("{:.1}", p.after),
-                    change: format!("{:+.1}", p.delta),
+                    rating: decimal::fixed(p.after, 1),
+                    change: decimal::signed(p.delta, 1),
                     change_class: change_class(p.delta),
                     url: &self.links.matches[p.mi],
                     when: self.when(p.mi),
@@ -239,6 +245,16 @@ impl Renderer<'_> {
                 }
             })
             .collect();
+        if self.own_player_template {
+            page.opponents = TableRows::Full(opponents);
+            page.match_rows = TableRows::Full(match_rows);
+        } else {
+            // The built-in template prints the markup and only counts the rows.
+            page.opponents_html = Some(player_tables::opponents_html(&opponents, ROOT));
+            page.match_rows_html = Some(player_tables::matches_html(&match_rows, ROOT));
+            page.opponents = TableRows::Counted(opponents.len());
+            page.match_rows = TableRows::Counted(match_rows.len());
+        }
         page.rows_stub.clear();
     }
 }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::colour::name_html;
 use super::helpers::*;
 use super::views::LabelCount;
-use super::{Links, SiteInput, charts};
+use super::{Links, SiteInput, charts, decimal};
 
 /// How a hidden player shows where others' pages meet them.
 pub(super) const ANONYMOUS_HTML: &str = "<em class=\"anon\">anonymous</em>";
@@ -114,8 +114,8 @@ impl<'a> Renderer<'a> {
         let headline = &input.ratings.headline.value;
         let rating_texts = (input.ratings.dynamic.players.par_iter().enumerate())
             .map(|(i, rating)| RatingTexts {
-                rating: format!("{rating:.1}"),
-                headline: format!("{:.0}", headline.get(i).copied().unwrap_or(0.0)),
+                rating: decimal::fixed(*rating, 1),
+                headline: decimal::fixed(headline.get(i).copied().unwrap_or(0.0), 0),
             })
             .collect();
         Renderer {
@@ -160,11 +160,6 @@ impl<'a> Renderer<'a> {
             _ => h[pos - 1].1,
         };
         Some((h[pos].1, h[pos].1 - before))
-    }
-
-    /// The name of identity `i`'s division, empty when they have none.
-    pub(super) fn division(&self, i: usize) -> String {
-        self.division_name(i).to_string()
     }
 
     /// The name of identity `i`'s division, empty when they have none, borrowed.
@@ -220,11 +215,11 @@ impl<'a> Renderer<'a> {
     }
 
     /// The headline system's name as the evaluation reports it.
-    pub(super) fn headline_system_name(&self) -> String {
+    pub(super) fn headline_system_name(&self) -> &str {
         let evaluation = &self.input.ratings.headline.evaluation;
         evaluation
             .report(&evaluation.headline)
-            .map_or_else(|| evaluation.headline.clone(), |r| r.system.clone())
+            .map_or(evaluation.headline.as_str(), |r| r.system.as_str())
     }
 
     /// The headline system refits the whole history at the end, so the last point of a
@@ -254,13 +249,20 @@ impl<'a> Renderer<'a> {
     /// The (x, rating) points a curve of `history` draws: thinned to about [`CURVE_POINTS`],
     /// the last one always kept.
     pub(super) fn curve_points(&self, history: &[(u32, f64)]) -> Vec<(f64, f64)> {
+        self.curve_points_iter(history).collect()
+    }
+
+    /// [`Self::curve_points`], not collected.
+    pub(super) fn curve_points_iter<'h>(
+        &'h self,
+        history: &'h [(u32, f64)],
+    ) -> impl Iterator<Item = (f64, f64)> + 'h {
         let step = history.len().div_ceil(CURVE_POINTS).max(1);
         history
             .iter()
             .enumerate()
-            .filter(|(n, _)| (n + 1) % step == 0 || n + 1 == history.len())
+            .filter(move |(n, _)| (n + 1) % step == 0 || n + 1 == history.len())
             .map(|(_, (mi, g))| (self.x_of(*mi), *g))
-            .collect()
     }
 
     /// The SVG of a curve through `points` (from [`Self::curve_points`]); "" when there are
@@ -274,7 +276,9 @@ impl<'a> Renderer<'a> {
         let dated = self.dated;
         let format = move |x: f64| {
             if !dated {
-                return format!("#{x:.0}");
+                let mut label = String::from("#");
+                decimal::push_fixed(&mut label, x, 0, false);
+                return label;
             }
             match chrono::DateTime::from_timestamp(x as i64, 0) {
                 Some(t) if span < 3_600.0 => t.format("%H:%M:%S").to_string(),
@@ -332,13 +336,14 @@ impl<'a> Renderer<'a> {
         )
     }
 
-    pub(super) fn clan_of(&self, player: usize) -> (String, String) {
+    /// The name and link of `player`'s clan, borrowed ("" for both when they have none).
+    pub(super) fn clan_of(&self, player: usize) -> (&str, &str) {
         match self.input.clans.of_player[player] {
             Some(c) => (
-                self.input.clans.clans[c as usize].name.clone(),
-                self.links.clans[c as usize].clone(),
+                self.input.clans.clans[c as usize].name.as_str(),
+                self.links.clans[c as usize].as_str(),
             ),
-            None => (String::new(), String::new()),
+            None => ("", ""),
         }
     }
 }

@@ -179,17 +179,18 @@ pub struct PlayerMatchRow<'a> {
 /// A player page.
 #[derive(Debug, Clone, Serialize)]
 pub struct PlayerPage<'a> {
-    pub name_html: String,
-    pub plain: String,
+    /// The coloured name (borrowed from the renderer's, made for a hidden player).
+    pub name_html: std::borrow::Cow<'a, str>,
+    pub plain: &'a str,
     /// The headline rating (no decimals), the name of its system, and the rank on its ladder
     /// (1-based; None while provisional).
     pub headline: &'a str,
-    pub headline_system: String,
+    pub headline_system: &'a str,
     pub rank: Option<usize>,
     /// Too little evidence yet for a rank: frags made plus suffered still missing.
     pub provisional_missing: Option<u64>,
     /// Division badge (`[[divisions]]`), empty when unranked.
-    pub division: String,
+    pub division: &'a str,
     /// Date of the latest dated match (`YYYY-MM-DD`), empty when no match is dated.
     pub last_seen: String,
     /// Not seen within `[ladder] inactive_after_days`: not ranked until the next match.
@@ -214,8 +215,8 @@ pub struct PlayerPage<'a> {
     /// Static value outside the core (less reliable), as a percentage.
     pub static_outside_percent: Option<String>,
     pub incidents: u64,
-    pub clan: String,
-    pub clan_url: String,
+    pub clan: &'a str,
+    pub clan_url: &'a str,
     pub aliases: Vec<String>,
     pub kills: u32,
     pub deaths: u32,
@@ -243,9 +244,15 @@ pub struct PlayerPage<'a> {
     pub awards: Vec<LabelCount>,
     /// The [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered), and how many
     /// opponents there are in all.
-    pub opponents: Vec<Opponent<'a>>,
+    pub opponents: TableRows<Opponent<'a>>,
     pub opponents_total: usize,
-    pub match_rows: Vec<PlayerMatchRow<'a>>,
+    pub match_rows: TableRows<PlayerMatchRow<'a>>,
+    /// The markup of the `opponents` and `match_rows` tables' rows, written in Rust when the
+    /// built-in `player.html` prints them (see [`super::player_tables`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opponents_html: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_rows_html: Option<String>,
     /// Only in the view a page is keyed by: the stand-in of `victim`, `nemesis`, `opponents`
     /// and `match_rows`, left empty there (see `lazy_rows`); empty, and so left out, in the
     /// view rendered.
@@ -260,6 +267,37 @@ pub struct PlayerPage<'a> {
     pub headline_curve_svg: String,
     /// The headline system refits the whole history at the end (so the last point may jump).
     pub headline_refitted: bool,
+}
+
+/// The rows of a table in a page's view: in full, or only counted (`Counted(n)` serialises as
+/// `n` nulls) where Rust writes the rows' markup and the built-in template only takes their
+/// `length`: a row made into a Tera value for a count costs more than writing it.
+#[derive(Debug, Clone)]
+pub enum TableRows<T> {
+    Full(Vec<T>),
+    Counted(usize),
+}
+
+impl<T> Default for TableRows<T> {
+    fn default() -> Self {
+        TableRows::Full(Vec::new())
+    }
+}
+
+impl<T: Serialize> Serialize for TableRows<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TableRows::Full(rows) => rows.serialize(s),
+            TableRows::Counted(n) => {
+                use serde::ser::SerializeSeq;
+                let mut seq = s.serialize_seq(Some(*n))?;
+                for _ in 0..*n {
+                    seq.serialize_element(&())?;
+                }
+                seq.end()
+            }
+        }
+    }
 }
 
 /// A player's place on one ladder of `ladders.html`.

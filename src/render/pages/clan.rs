@@ -79,7 +79,7 @@ impl Renderer<'_> {
         ClanPage {
             name: clan.name.clone(),
             headline: mean_headline.map(|v| format!("{v:.0}")),
-            headline_system: self.headline_system_name(),
+            headline_system: self.headline_system_name().to_string(),
             headline_curve_svg: self.curve_of(
                 &mean_curve(&headline.curve, &members),
                 &clan.name,

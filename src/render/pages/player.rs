@@ -10,13 +10,7 @@ impl Renderer<'_> {
     /// Player `i`'s row in the player tables, its names and links borrowed.
     pub(in crate::render) fn player_row(&self, i: usize) -> PlayerRow<'_> {
         let s = &self.input.stats.players[i];
-        let (clan, clan_url) = match self.input.clans.of_player[i] {
-            Some(c) => (
-                self.input.clans.clans[c as usize].name.as_str(),
-                self.links.clans[c as usize].as_str(),
-            ),
-            None => ("", ""),
-        };
+        let (clan, clan_url) = self.clan_of(i);
         PlayerRow {
             name_html: &self.names_html[i],
             plain: &self.input.roster.players[i].key,
@@ -93,21 +87,21 @@ impl Renderer<'_> {
         let (clan, clan_url) = self.clan_of(i);
         let [wins, draws, losses] = self.input.standing.record[i];
         // Stubs: the SVGs are drawn only if the page is rendered (`draw_player_curves`).
-        let [becker_curve, headline_curve] = self.player_curves(i);
+        let [curve_svg, headline_curve_svg] = self.player_curve_stubs(i);
         let mut page = PlayerPage {
             // As `name_html` makes it, once for all pages (hidden players have no page).
             name_html: if self.input.hidden[i] {
-                name_html(&identity.name)
+                name_html(&identity.name).into()
             } else {
-                self.names_html[i].clone()
+                self.names_html[i].as_str().into()
             },
-            plain: identity.key.clone(),
+            plain: &identity.key,
             headline: &self.rating_texts[i].headline,
             headline_system: self.headline_system_name(),
             rank: (!provisional && self.input.standing.active[i]).then_some(self.rank[i]),
-            division: self.division(i),
+            division: self.division_name(i),
             last_seen: self.input.standing.last_seen[i]
-                .map(|d| d.format("%Y-%m-%d").to_string())
+                .map(iso_date)
                 .unwrap_or_default(),
             inactive: !self.input.standing.active[i],
             provisional_missing: provisional.then(|| {
@@ -145,13 +139,15 @@ impl Renderer<'_> {
             weapons,
             maps,
             awards,
-            opponents: Vec::new(),
+            opponents: TableRows::default(),
             opponents_total,
-            match_rows: Vec::new(),
+            match_rows: TableRows::default(),
+            opponents_html: None,
+            match_rows_html: None,
             rows_stub,
             seasons: self.player_seasons(i),
-            curve_svg: self.curve_stub(&becker_curve),
-            headline_curve_svg: self.curve_stub(&headline_curve),
+            curve_svg,
+            headline_curve_svg,
             headline_refitted: self.headline_refitted(),
         };
         self.shard_ranks(i, &mut page);
@@ -192,7 +188,7 @@ impl Renderer<'_> {
                     name: l.group.name.clone(),
                     url: format!("ladders.html#{anchor}"),
                     rank: e.rank,
-                    rating: format!("{:.0}", e.rating),
+                    rating: crate::render::decimal::fixed(e.rating, 0),
                     matches: e.matches,
                 })
             })
