@@ -25,7 +25,7 @@ fn checkpoint_after(
     let roster = Roster::build(matches, &Aliases::default());
     let clans = assign(&roster);
     let folds = fold(matches, &roster, &clans, cfg, None);
-    let checkpoint = folds.continuation.checkpoint(
+    let checkpoint = folds.continuation.unwrap().checkpoint(
         &folds.stats,
         matches.len(),
         &roster,
@@ -89,7 +89,7 @@ fn a_checkpoint_torn_by_a_crash_is_refused() {
     let (matches, roster) = history("openarena/tdm");
     let cfg = RatingConfig::default();
     let folds = fold(&matches, &roster, &clans_of(&roster), &cfg, None);
-    let checkpoint = folds.continuation.checkpoint(
+    let checkpoint = folds.continuation.unwrap().checkpoint(
         &folds.stats,
         matches.len(),
         &roster,
