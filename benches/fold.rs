@@ -45,7 +45,10 @@ fn main() {
         h.str(&format!("{:?}", folds.evaluation));
         h.str(&format!("{:?}", folds.dynamic));
         h.str(&format!("{:?}", folds.static_));
-        let checkpoint = folds.continuation.checkpoint(
+        let continuation = folds
+            .continuation
+            .expect("fold always leaves its continuation");
+        let checkpoint = continuation.checkpoint(
             &folds.stats,
             matches.len(),
             &roster,

@@ -127,6 +127,7 @@ fn main() {
         Path::new("/nonexistent-bench-site"),
         &Default::default(),
         None,
+        Default::default(),
         None,
         Leftovers::Free,
     )
@@ -141,7 +142,10 @@ fn main() {
         &config,
         Path::new("/nonexistent-bench-site"),
         &Default::default(),
-        fragstats::state::decode_checkpoint(&site.checkpoint),
+        site.checkpoint
+            .as_deref()
+            .and_then(fragstats::state::decode_checkpoint),
+        Default::default(),
         None,
         Leftovers::Free,
     )

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 
 use crate::config::Config;
 use crate::diagnostics::Diagnostics;
-use crate::history::{self, Folds, Replayed};
+use crate::history::{self, CheckpointRule, Folds, Replayed};
 use crate::leftovers::Leftovers;
 use crate::model::Match;
 use crate::model::clans::Clans;
@@ -36,6 +36,9 @@ pub struct BuildRequest {
     /// What becomes of the matches, counts and pages once the site is written: `Leave` when
     /// the process ends right after the build (`fragstats build`).
     pub leftovers: Leftovers,
+    /// When the build writes a new checkpoint of the counts and ratings rather than keep the
+    /// one it resumed (the default is [`CheckpointRule::default`]'s; tests use short tails).
+    pub checkpoint: CheckpointRule,
 }
 
 /// What a build produced.
@@ -212,6 +215,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
             &site_dir,
             &cache,
             resume,
+            req.checkpoint,
             Some(&stage),
             req.leftovers,
         );
@@ -223,8 +227,12 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let mut site = site?;
     // Written (not flushed) while the site is published and the state saved: it is checked
     // against the matches before use, so one newer than the state (a crash in between) is
-    // still right, and one that fits no state is refused.
-    let checkpoint = state::CheckpointSave::start(&state_dir, std::mem::take(&mut site.checkpoint));
+    // still right, and one that fits no state is refused. A build that kept the checkpoint it
+    // resumed has none to write: the old file stays, and resumes the next build too.
+    let checkpoint = site
+        .checkpoint
+        .take()
+        .map(|bytes| state::CheckpointSave::start(&state_dir, bytes));
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
     new_state.pages = files
@@ -252,7 +260,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     if let Err(e) = saved {
         warnings.push(format!("{e:#}: the next build will read every log again"));
     }
-    if let Err(e) = checkpoint.wait() {
+    if let Some(Err(e)) = checkpoint.map(state::CheckpointSave::wait) {
         warnings.push(format!("{e:#}: the next build will rate every match again"));
     }
     published.finish()?;
@@ -341,17 +349,19 @@ fn unreadable_warning(state_dir: &Path, log: &str) -> String {
 }
 
 /// The files of a site rendered from matches (in site order), how many players it has, and the
-/// checkpoint of the counts and ratings for the next build (the bytes of its file).
+/// checkpoint of the counts and ratings for the next build (the bytes of its file; None when
+/// the build keeps the one it resumed, see [`CheckpointRule`]).
 pub struct RenderedSite {
     pub files: Vec<crate::render::OutputFile>,
     pub players: usize,
-    pub checkpoint: Vec<u8>,
+    pub checkpoint: Option<Vec<u8>>,
     pub replayed: Replayed,
 }
 
 /// Everything after parsing: identities, counts, clans, ratings and pages, in memory. Counting
-/// and rating resume from `resume` when that covers a start of `matches` (see [`history`]).
-/// What the pages were made from is freed at the end, or left as `leftovers` says.
+/// and rating resume from `resume` when that covers a start of `matches` (see [`history`]);
+/// `rule` says whether their end is worth a new checkpoint. What the pages were made from is
+/// freed at the end, or left as `leftovers` says.
 #[allow(clippy::too_many_arguments)]
 pub fn render(
     matches: &[Match],
@@ -360,6 +370,7 @@ pub fn render(
     site_dir: &Path,
     cache: &PageCache,
     resume: Option<history::Checkpoint<'static>>,
+    rule: CheckpointRule,
     sink: Option<&PageSink>,
     leftovers: Leftovers,
 ) -> Result<RenderedSite> {
@@ -377,7 +388,7 @@ pub fn render(
     // The per game type and per game ladders replay their matches beside the site's folds.
     let groups = crate::rating::ladders::groups(matches);
     let ((folds, followers), rated) = rayon::join(
-        || history::fold_ahead(matches, &roster, &clans, &config.rating, resume),
+        || history::fold_ahead(matches, &roster, &clans, &config.rating, resume, rule),
         || {
             timed("per game type ladders", || {
                 crate::rating::ladders::rate(groups, matches, &roster, config, &aliases)
@@ -389,7 +400,7 @@ pub fn render(
         static_,
         dynamic,
         evaluation,
-        mut continuation,
+        continuation,
         replayed,
         tallies,
     } = folds;
@@ -413,22 +424,25 @@ pub fn render(
     let seasons =
         crate::rating::season::Seasons::compute(config, matches, &roster, &aliases, &hidden);
     timer.lap("seasons");
-    // The other rating systems finish replaying, and the checkpoint is encoded, beside the
-    // pages that do not need them.
+    // The other rating systems finish replaying, and the checkpoint (if the build makes one)
+    // is encoded, beside the pages that do not need them.
     let mut checkpoint = None;
     let compare = || {
-        let comparison = timed("the other systems' evaluation", || followers.finish());
+        let saves = continuation.is_some();
+        let comparison = timed("the other systems' evaluation", || followers.finish(saves));
         let evaluation = comparison.of_all(&ratings.headline.evaluation);
-        continuation.compared(comparison);
-        let folded = continuation.checkpoint(
-            &stats,
-            matches.len(),
-            &roster,
-            &clans,
-            &config.rating,
-            tallies,
-        );
-        checkpoint = Some(state::encode_checkpoint(&folded));
+        if let Some(mut continuation) = continuation {
+            continuation.compared(comparison);
+            let folded = continuation.checkpoint(
+                &stats,
+                matches.len(),
+                &roster,
+                &clans,
+                &config.rating,
+                tallies,
+            );
+            checkpoint = Some(state::encode_checkpoint(&folded));
+        }
         evaluation
     };
     let files = render_site(
@@ -452,7 +466,7 @@ pub fn render(
         compare,
     );
     let files = files?;
-    let checkpoint = checkpoint.expect("render_site compares the systems")?;
+    let checkpoint = checkpoint.transpose()?;
     let players = roster.players.len();
     // About 70 ms of freeing on a public server's site (see [`Leftovers`]).
     leftovers.discard((ratings, standing, ladders, seasons));

@@ -26,6 +26,10 @@ use crate::rating::ladders::Tallies;
 use crate::rating::static_rank::StaticRanking;
 use crate::stats::Stats;
 
+mod renewal;
+
+pub use renewal::CheckpointRule;
+
 /// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
 const CHECKPOINT_FORMAT: u64 = 10;
 
@@ -76,8 +80,9 @@ pub struct Folds {
     pub static_: StaticRanking,
     pub dynamic: DynamicRatings,
     pub evaluation: Evaluation,
-    /// The rest of the checkpoint, to be saved with the counts.
-    pub continuation: Continuation,
+    /// The rest of the checkpoint, to be saved with the counts: None when the build keeps the
+    /// checkpoint it resumed ([`CheckpointRule`]).
+    pub continuation: Option<Continuation>,
     pub replayed: Replayed,
     /// The resumed checkpoint's ladder tallies, renumbered (empty without one), for
     /// [`crate::rating::ladders::ladders`] to go on with.
@@ -132,7 +137,8 @@ fn chain(mut hash: u64, matches: &[Match], match_players: &[Vec<u32>], roster: &
 
 /// Counts and rates `matches` (in rating order) for the identities of `roster` and the clans of
 /// `clans`: from `resume` on when that checkpoint covers a start of them and agrees with them
-/// (module docs), and otherwise from the first match. The folds run in parallel.
+/// (module docs), and otherwise from the first match. The folds run in parallel, and always
+/// leave their [`Continuation`].
 pub fn fold(
     matches: &[Match],
     roster: &Roster,
@@ -140,9 +146,14 @@ pub fn fold(
     cfg: &RatingConfig,
     resume: Option<Checkpoint<'static>>,
 ) -> Folds {
-    let (mut folds, followers) = fold_ahead(matches, roster, clans, cfg, resume);
-    let comparison = followers.finish();
-    comparison.complete(&mut folds.evaluation, &mut folds.continuation.evaluation);
+    let rule = CheckpointRule::EVERY_BUILD;
+    let (mut folds, followers) = fold_ahead(matches, roster, clans, cfg, resume, rule);
+    let comparison = followers.finish(true);
+    let continuation = folds
+        .continuation
+        .as_mut()
+        .expect("every build renews the checkpoint");
+    comparison.complete(&mut folds.evaluation, &mut continuation.evaluation);
     folds
 }
 
@@ -152,12 +163,17 @@ pub fn fold(
 /// [`Followers::finish`] can run beside the pages that do not need them, and its
 /// [`crate::evaluate::Comparison`] completes the folds' evaluation (which until then holds the
 /// leaders' reports only) and checkpoint ([`Continuation::compared`]).
+///
+/// The folds leave a [`Continuation`] only when `rule` says their end earns a new checkpoint;
+/// otherwise the systems do not save their states (the followers' [`Followers::finish`] must
+/// then be told so too, as `folds.continuation.is_some()`).
 pub fn fold_ahead(
     matches: &[Match],
     roster: &Roster,
     clans: &Clans,
     cfg: &RatingConfig,
     resume: Option<Checkpoint<'static>>,
+    rule: CheckpointRule,
 ) -> (Folds, Followers) {
     let fresh = || Start {
         stats: Stats::default(),
@@ -185,6 +201,7 @@ pub fn fold_ahead(
         from,
         chain: chained,
     } = start;
+    let renews = rule.renews(&replayed, matches.len());
     let (mut leaders, mut followers) = evaluator.split(matches, roster, from);
     // The static ranking needs only the counts: it runs beside the replays. The core that
     // is done with the counts and the ladder first replays the other systems behind the
@@ -210,26 +227,27 @@ pub fn fold_ahead(
         || {
             timed("evaluation of the headline and the team model", || {
                 leaders.replay();
-                leaders.finish(roster)
+                leaders.finish(roster, renews)
             })
         },
     );
-    let chain = chain(
-        chained,
-        &matches[from..],
-        &roster.match_players[from..],
-        roster,
-    );
+    let dynamic = ladder.ratings(&cfg.dynamic);
+    let continuation = replay.map(|replay| Continuation {
+        ladder,
+        evaluation: replay,
+        chain: chain(
+            chained,
+            &matches[from..],
+            &roster.match_players[from..],
+            roster,
+        ),
+    });
     let folds = Folds {
-        dynamic: ladder.ratings(&cfg.dynamic),
+        dynamic,
         stats,
         static_,
         evaluation,
-        continuation: Continuation {
-            ladder,
-            evaluation: replay,
-            chain,
-        },
+        continuation,
         replayed,
         tallies,
     };

@@ -141,6 +141,7 @@ fn request(args: BuildArgs) -> BuildRequest {
         strict: args.strict,
         full: args.full,
         leftovers: Leftovers::Free,
+        checkpoint: Default::default(),
     }
 }
 

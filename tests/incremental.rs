@@ -83,6 +83,13 @@ impl Site {
             .filter(|l| l.starts_with("logs: ") || l.starts_with("ratings: "))
             .collect::<Vec<_>>()
             .join("\n");
+        self.same_as_full(step);
+        how
+    }
+
+    /// Builds the same logs with `--full` into a site of its own and compares it with the
+    /// incremental site byte for byte.
+    fn same_as_full(&self, step: &str) {
         let full = fragstats(
             &["build", "--full", "--config", "full/site.toml"],
             self.dir.path(),
@@ -103,7 +110,6 @@ impl Site {
                 "{step}: {name} differs from a full build"
             );
         }
-        how
     }
 }
 
@@ -337,10 +343,11 @@ fn grow_a_crowd(config: &str, log: &str) -> String {
         from = end;
         assert!(twin.build().status.success());
         let how = site.check(&format!("game {} appended", 297 + n));
+        // A tail this short keeps the first build's checkpoint (see `CheckpointRule`).
         assert!(
             how.contains(&format!(
-                "ratings: resumed after match {}, replayed 1 new",
-                296 + n
+                "ratings: resumed after match 296, replayed {} new",
+                n + 1
             )),
             "{how}"
         );
@@ -649,4 +656,97 @@ fn a_page_changes_when_only_what_it_shows_of_others_changes() {
     site.check("Bravo, renamed, meets Charlie");
     let after = alpha_page();
     assert_ne!(before, after, "Alpha's page shows Bravo's new colour");
+}
+
+/// What a checkpoint file is: its bytes and when they were written.
+fn checkpoint_file(site: &Site) -> Option<(Vec<u8>, std::time::SystemTime)> {
+    let path = site.dir.path().join(".fragstats/ratings.bin");
+    let bytes = std::fs::read(&path).ok()?;
+    Some((bytes, std::fs::metadata(&path).unwrap().modified().unwrap()))
+}
+
+/// With a rule of a new checkpoint once 3 matches are replayed past the saved one, a chain of
+/// one-game appends keeps the checkpoint file untouched while the tail is short, rewrites it
+/// once the tail reaches 3, and every build gives the bytes of a full build (the ladders'
+/// tallies and seasons included). A removed checkpoint, and an older one put back (a build
+/// killed before its checkpoint was written, or a backup), lose nothing either.
+#[test]
+fn short_tails_keep_the_checkpoint_and_long_ones_renew_it() {
+    use fragstats::build::{BuildRequest, build};
+    use fragstats::history::{CheckpointRule, Replayed};
+
+    let config = "[rating.headline]\nsystem = \"glicko2\"\n[seasons]\nevery = \"month\"\n";
+    let site = Site::with_config(config);
+    let log = common::crowd::with_ladders_and_dates(&common::crowd::crowd_log(40, 200, 20, 5), 7);
+    let starts: Vec<usize> = log
+        .match_indices("InitGame:")
+        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
+        .collect();
+    let appended = 9;
+    let first = starts.len() - appended;
+    let path = site.logs().join("games.log");
+    std::fs::write(&path, &log[..starts[first]]).unwrap();
+    let rule = CheckpointRule {
+        min_tail: 3,
+        sqrt_divisor: usize::MAX,
+    };
+    let req = BuildRequest {
+        config: Some(site.dir.path().join("site.toml")),
+        checkpoint: rule,
+        ..Default::default()
+    };
+    let built = build(&req).unwrap();
+    assert_eq!(built.replayed, Replayed::Whole);
+    site.same_as_full("the first games");
+    let mut saved = (built.matches, checkpoint_file(&site).expect("a checkpoint"));
+    let first_checkpoint = saved.1.clone();
+    let (mut kept, mut renewed) = (0, 0);
+    let ends = starts[first + 1..].iter().copied().chain([log.len()]);
+    let mut from = starts[first];
+    for (n, end) in ends.enumerate() {
+        let step = format!("game {} appended", first + n + 1);
+        // A rewritten file gets a later modification time than a kept one.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, &log.as_bytes()[from..end]).unwrap();
+        from = end;
+        let built = build(&req).unwrap();
+        site.same_as_full(&step);
+        assert_eq!(built.replayed, Replayed::Resumed(saved.0), "{step}");
+        let now = checkpoint_file(&site).expect("a checkpoint");
+        if built.matches - saved.0 >= rule.min_tail {
+            assert!(
+                now.1 > saved.1.1 && now.0 != saved.1.0,
+                "{step}: not rewritten"
+            );
+            saved = (built.matches, now);
+            renewed += 1;
+        } else {
+            assert!(now == saved.1, "{step}: rewritten with a short tail");
+            kept += 1;
+        }
+    }
+    assert!(kept >= 4 && renewed >= 2, "kept {kept}, renewed {renewed}");
+
+    // An older checkpoint put back resumes the next build from its matches, and the tail it
+    // replays is long: a new one is written.
+    std::fs::write(
+        site.dir.path().join(".fragstats/ratings.bin"),
+        &first_checkpoint.0,
+    )
+    .unwrap();
+    let built = build(&req).unwrap();
+    assert_eq!(built.replayed, Replayed::Resumed(built.matches - appended));
+    site.same_as_full("an older checkpoint put back");
+    assert!(checkpoint_file(&site).unwrap().0 != first_checkpoint.0);
+
+    // Without a checkpoint everything is replayed, and one is written again.
+    std::fs::remove_file(site.dir.path().join(".fragstats/ratings.bin")).unwrap();
+    let built = build(&req).unwrap();
+    assert_eq!(built.replayed, Replayed::Whole);
+    site.same_as_full("the checkpoint removed");
+    assert!(checkpoint_file(&site).is_some(), "no checkpoint written");
 }

@@ -566,8 +566,9 @@ impl Evaluator {
         } = self;
         let followers = runs.split_off(LEADERS.min(runs.len()));
         let (answer, boundary) = (answer_key(&book), boundary(&book));
-        let (mut evaluation, mut checkpoint, fits) = finish_leaders(book, runs, share, roster);
-        let comparison = finish_followers(followers, &answer, boundary, fits.as_ref());
+        let (mut evaluation, checkpoint, fits) = finish_leaders(book, runs, share, roster, true);
+        let mut checkpoint = checkpoint.expect("the leaders saved their states");
+        let comparison = finish_followers(followers, &answer, boundary, fits.as_ref(), true);
         comparison.complete(&mut evaluation, &mut checkpoint);
         (evaluation, checkpoint)
     }
@@ -594,10 +595,14 @@ fn answer_key(book: &Book) -> SkillKey {
     }
 }
 
-/// Each run's state saved for the next build (before the final ratings, which may refit: the
-/// next build's replay must not start from a refit), report and final ratings; the first run
-/// is the headline when `headline_first`. A run that is one fit of the team model's learnt
-/// alone takes its final state from `fits`, the team model's settled fits, when given
+/// What [`finish_runs`] gives per run: its saved state (None unless asked for), report and
+/// final ratings.
+type Finished = (Option<Vec<u8>>, SystemReport, Vec<f64>);
+
+/// Each run's state saved for the next build when `saves` (before the final ratings, which may
+/// refit: the next build's replay must not start from a refit), report and final ratings; the
+/// first run is the headline when `headline_first`. A run that is one fit of the team model's
+/// learnt alone takes its final state from `fits`, the team model's settled fits, when given
 /// ([`FragRater::converge_from`]).
 fn finish_runs(
     runs: &mut [Run],
@@ -605,14 +610,15 @@ fn finish_runs(
     boundary: u64,
     headline_first: bool,
     fits: Option<&SettledFits>,
-) -> Vec<(Vec<u8>, SystemReport, Vec<f64>)> {
+    saves: bool,
+) -> Vec<Finished> {
     for run in runs.iter_mut() {
         run.scores.prune(boundary);
     }
     runs.par_iter_mut()
         .enumerate()
         .map(|(i, run)| {
-            let saved = run.rater.save();
+            let saved = saves.then(|| run.rater.save());
             if let Some(fits) = fits {
                 run.rater.converge_from(fits);
             }
@@ -638,20 +644,26 @@ fn rate(
 /// [`finish_runs`] of the headline and the team model when the team model borrowed the
 /// headline's fit through the replay: the team model saves that fit as it is before the final
 /// refit, then takes the refitted fit instead of refitting a copy of its own (the same steps to
-/// the bit), which it finds settled.
+/// the bit), which it finds settled. Neither saves its state unless `saves`.
 fn finish_shared(
     headline: &mut Run,
     team: &mut Run,
     answer: &SkillKey,
     boundary: u64,
-) -> Vec<(Vec<u8>, SystemReport, Vec<f64>)> {
+    saves: bool,
+) -> Vec<Finished> {
     headline.scores.prune(boundary);
     team.scores.prune(boundary);
     team.rater.borrow_fit(false);
-    swap_fits(headline, team);
-    let team_saved = team.rater.save();
-    swap_fits(headline, team);
-    let headline_saved = headline.rater.save();
+    let (team_saved, headline_saved) = if saves {
+        // The two swaps undo each other: only the saved bytes come of them.
+        swap_fits(headline, team);
+        let team_saved = team.rater.save();
+        swap_fits(headline, team);
+        (Some(team_saved), Some(headline.rater.save()))
+    } else {
+        (None, None)
+    };
     let (headline_report, headline_ratings) = rate(headline, answer, boundary, true);
     swap_fits(headline, team);
     let (team_report, team_ratings) = rate(team, answer, boundary, false);
@@ -661,34 +673,40 @@ fn finish_shared(
     ]
 }
 
-/// The systems that follow the leaders, finished: their reports and saved states.
+/// The systems that follow the leaders, finished: their reports and saved states (None when
+/// not asked for).
 pub struct Comparison {
     reports: Vec<SystemReport>,
-    saved: Vec<SavedRun>,
+    saved: Option<Vec<SavedRun>>,
 }
 
 /// Finishes the runs that follow the leaders (see [`finish_runs`]), those that are one fit of
-/// the team model's taking their final state from its settled `fits` when given.
+/// the team model's taking their final state from its settled `fits` when given; their states
+/// are saved when `saves`.
 fn finish_followers(
     mut runs: Vec<Run>,
     answer: &SkillKey,
     boundary: u64,
     fits: Option<&SettledFits>,
+    saves: bool,
 ) -> Comparison {
-    let finished = finish_runs(&mut runs, answer, boundary, false, fits);
-    let mut comparison = Comparison {
-        reports: Vec::with_capacity(runs.len()),
-        saved: Vec::with_capacity(runs.len()),
-    };
+    let finished = finish_runs(&mut runs, answer, boundary, false, fits, saves);
+    let mut reports = Vec::with_capacity(runs.len());
+    let mut saved = Vec::with_capacity(runs.len());
     for (run, (rater, report, _)) in runs.into_iter().zip(finished) {
-        comparison.reports.push(report);
-        comparison.saved.push(SavedRun {
-            id: run.rater.id().to_string(),
-            rater,
-            scores: run.scores,
-        });
+        reports.push(report);
+        if let Some(rater) = rater {
+            saved.push(SavedRun {
+                id: run.rater.id().to_string(),
+                rater,
+                scores: run.scores,
+            });
+        }
     }
-    comparison
+    Comparison {
+        reports,
+        saved: saves.then_some(saved),
+    }
 }
 
 impl Comparison {
@@ -697,7 +715,7 @@ impl Comparison {
     pub fn complete(self, evaluation: &mut Evaluation, checkpoint: &mut ReplayCheckpoint) {
         evaluation.systems.extend(self.reports);
         in_system_order(&mut evaluation.systems);
-        checkpoint.runs.extend(self.saved);
+        checkpoint.runs.extend(self.saved.expect(UNSAVED));
     }
 
     /// The comparison of every system: the leaders' `evaluation` with the followers' reports
@@ -727,9 +745,13 @@ impl Comparison {
     /// Adds the followers' saved states to the leaders' `checkpoint` (the half of
     /// [`Comparison::complete`] the build needs once the pages have the [`Comparison::of_all`]).
     pub fn complete_checkpoint(self, checkpoint: &mut ReplayCheckpoint) {
-        checkpoint.runs.extend(self.saved);
+        checkpoint.runs.extend(self.saved.expect(UNSAVED));
     }
 }
+
+/// A checkpoint is completed only with followers that saved their states: the callers that keep
+/// one ask the followers to save, as they asked the leaders (see [`Followers::finish`]).
+const UNSAVED: &str = "the followers saved their states";
 
 /// Sorts reports in the order of [`systems::SYSTEM_IDS`] (stable: the order the runs had
 /// otherwise).
@@ -755,24 +777,28 @@ fn in_roster_order<T: Clone>(roster: &Roster, book: &Book, per_book: &[T], missi
 
 /// Finishes the leading runs (the headline, then the team model): the evaluation with their
 /// reports, the headline's final ratings and curves and the team model's predictions and
-/// skills (in `roster` order), the checkpoint with the `book` and their states, and, when the
-/// team model shares the headline's fit, that fit's settled final state (which the followers
-/// that are one of its fits take, [`finish_followers`]).
+/// skills (in `roster` order), the checkpoint with the `book` and their states (when `saves`),
+/// and, when the team model shares the headline's fit, that fit's settled final state (which
+/// the followers that are one of its fits take, [`finish_followers`]).
 fn finish_leaders(
     book: Book,
     mut runs: Vec<Run>,
     share: bool,
     roster: &Roster,
-) -> (Evaluation, ReplayCheckpoint, Option<SettledFits>) {
+    saves: bool,
+) -> (Evaluation, Option<ReplayCheckpoint>, Option<SettledFits>) {
     let boundary = boundary(&book);
     let answer = answer_key(&book);
     let (finished, fits) = match &mut runs[..] {
         [headline, team] if share => {
-            let finished = finish_shared(headline, team, &answer, boundary);
+            let finished = finish_shared(headline, team, &answer, boundary, saves);
             let fits = team.rater.whole_history().and_then(|fit| fit.settled());
             (finished, fits)
         }
-        _ => (finish_runs(&mut runs, &answer, boundary, true, None), None),
+        _ => (
+            finish_runs(&mut runs, &answer, boundary, true, None, saves),
+            None,
+        ),
     };
     let mut team = TeamSnapshot::default();
     let mut predicted_red_win = vec![None; book.matches as usize];
@@ -824,18 +850,22 @@ fn finish_leaders(
         expected_margin,
         team,
     };
-    let checkpoint = ReplayCheckpoint {
-        runs: runs
-            .into_iter()
-            .zip(saved)
-            .map(|(run, rater)| SavedRun {
-                id: run.rater.id().to_string(),
-                rater,
-                scores: run.scores,
-            })
-            .collect(),
-        book,
-    };
+    // Every run saved its state, or none did (`saves`).
+    let checkpoint = saved
+        .into_iter()
+        .collect::<Option<Vec<Vec<u8>>>>()
+        .map(|saved| ReplayCheckpoint {
+            runs: runs
+                .into_iter()
+                .zip(saved)
+                .map(|(run, rater)| SavedRun {
+                    id: run.rater.id().to_string(),
+                    rater,
+                    scores: run.scores,
+                })
+                .collect(),
+            book,
+        });
     (evaluation, checkpoint, fits)
 }
 

@@ -25,7 +25,7 @@ fn checkpoint_after(
     let roster = Roster::build(matches, &Aliases::default());
     let clans = assign(&roster);
     let folds = fold(matches, &roster, &clans, cfg, None);
-    let checkpoint = folds.continuation.checkpoint(
+    let checkpoint = folds.continuation.unwrap().checkpoint(
         &folds.stats,
         matches.len(),
         &roster,
@@ -82,14 +82,14 @@ fn resumed_folds_equal_one_fold() {
 }
 
 /// The checkpoint file is written without flushing it to disk (it is a cache): what a crash
-/// can leave of it (a zeroed or cut tail, a zero-length file) is refused by its checksum, never
-/// read as a checkpoint.
+/// can leave of it (a zeroed or cut tail, a zero-length file), or a byte changed, is refused by
+/// its checksum, never read as a checkpoint.
 #[test]
 fn a_checkpoint_torn_by_a_crash_is_refused() {
     let (matches, roster) = history("openarena/tdm");
     let cfg = RatingConfig::default();
     let folds = fold(&matches, &roster, &clans_of(&roster), &cfg, None);
-    let checkpoint = folds.continuation.checkpoint(
+    let checkpoint = folds.continuation.unwrap().checkpoint(
         &folds.stats,
         matches.len(),
         &roster,
@@ -112,6 +112,19 @@ fn a_checkpoint_torn_by_a_crash_is_refused() {
         zeroed[from..].fill(0);
         torn.push(zeroed);
     }
+    // A changed byte that still decodes (a rating, say): refused by the checksum, which is
+    // checked beside the decoding.
+    let body = len - postcard::to_allocvec(&checkpoint).unwrap().len();
+    let flipped = (len / 2..len)
+        .find_map(|i| {
+            let mut b = bytes.clone();
+            b[i] ^= 0x10;
+            postcard::from_bytes::<Checkpoint>(&b[body..])
+                .is_ok()
+                .then_some(b)
+        })
+        .expect("a byte whose change still decodes");
+    torn.push(flipped);
     for (k, damaged) in torn.iter().enumerate() {
         crate::state::save_checkpoint(dir.path(), damaged).unwrap();
         assert!(

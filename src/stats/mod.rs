@@ -121,6 +121,34 @@ where
     deserializer.deserialize_map(Entries(std::marker::PhantomData))
 }
 
+/// Reads a set whose values come in order, as a saved [`BTreeSet`] holds them, in one pass
+/// like [`sorted_map`] (values out of order or repeated are still taken, once each).
+fn sorted_set<'de, D, T>(deserializer: D) -> Result<BTreeSet<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Ord + Deserialize<'de>,
+{
+    struct Values<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Ord + Deserialize<'de>> serde::de::Visitor<'de> for Values<T> {
+        type Value = BTreeSet<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a set")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            // The hint comes from the input: bounded, as serde's own readers bound it.
+            let mut values = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some(value) = seq.next_element()? {
+                values.push(value);
+            }
+            Ok(values.into_iter().collect())
+        }
+    }
+    deserializer.deserialize_seq(Values(std::marker::PhantomData))
+}
+
 /// Totals of one map.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MapStats {
@@ -128,10 +156,15 @@ pub struct MapStats {
     pub matches: Vec<u32>,
     pub frags: u32,
     pub seconds: u64,
+    /// Read back in one bulk build, as the maps below (a crowd's maps each hold tens of
+    /// thousands of players).
+    #[serde(deserialize_with = "sorted_set")]
     pub players: BTreeSet<u32>,
     /// Frags made on this map by each player.
+    #[serde(deserialize_with = "sorted_map")]
     pub frags_by_player: BTreeMap<u32, u32>,
     /// Frags made on this map by raw weapon name (as the log names it).
+    #[serde(deserialize_with = "sorted_map")]
     pub weapons: BTreeMap<String, u32>,
 }
 
@@ -419,6 +452,27 @@ mod tests {
             only.m.into_iter().collect::<Vec<_>>(),
             [("a".into(), 2), ("b".into(), 3)]
         );
+    }
+
+    #[test]
+    fn saved_map_sets_read_back_as_btreeset_reads_them() {
+        let mut m = MapStats {
+            name: "q3dm17".into(),
+            ..MapStats::default()
+        };
+        m.players.extend([2, 9, 40_000]);
+        m.frags_by_player.extend([(2, 5), (40_000, 1)]);
+        m.weapons.insert("RL".into(), 6);
+        let bytes = postcard::to_allocvec(&m).unwrap();
+        assert_eq!(postcard::from_bytes::<MapStats>(&bytes).unwrap(), m);
+        // Out of order and repeated values: sorted, each once.
+        #[derive(Deserialize)]
+        struct Only {
+            #[serde(deserialize_with = "sorted_set")]
+            s: BTreeSet<u32>,
+        }
+        let only: Only = serde_json::from_str(r#"{"s":[9,2,9,40]}"#).unwrap();
+        assert_eq!(only.s.into_iter().collect::<Vec<_>>(), [2, 9, 40]);
     }
     use crate::model::{Event, NO_PLAYER, Team};
 
