@@ -214,8 +214,9 @@ mod byte_string {
     }
 }
 
-/// The replay stopped after a match, to be resumed by the next build.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The replay stopped after a match, to be resumed by the next build (by default, before the
+/// first match of no system).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ReplayCheckpoint {
     book: Book,
     /// The headline system first.
@@ -337,23 +338,33 @@ impl Evaluator {
         if runs.len() != ids.len() || runs.iter().zip(&ids).any(|(r, id)| r.id != *id) {
             return Err("the set of rating systems changed".into());
         }
-        book.index = book
-            .keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.clone(), i as u32))
-            .collect();
-        let mut live = Vec::with_capacity(runs.len());
-        for saved in runs {
-            let mut rater = systems::by_id(&saved.id, cfg).expect("ids were checked");
-            rater
-                .restore(&saved.rater)
-                .map_err(|e| format!("the saved state of {} is damaged ({e})", saved.id))?;
-            live.push(Run {
-                rater,
-                scores: saved.scores,
-            });
-        }
+        // The systems are decoded side by side, and beside the index of the book's keys; a
+        // damaged one is named in the order of the systems, as one after the other would.
+        let (index, restored) = rayon::join(
+            || {
+                book.keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| (k.clone(), i as u32))
+                    .collect()
+            },
+            || {
+                runs.into_par_iter()
+                    .map(|saved| {
+                        let mut rater = systems::by_id(&saved.id, cfg).expect("ids were checked");
+                        rater.restore(&saved.rater).map_err(|e| {
+                            format!("the saved state of {} is damaged ({e})", saved.id)
+                        })?;
+                        Ok(Run {
+                            rater,
+                            scores: saved.scores,
+                        })
+                    })
+                    .collect::<Vec<Result<Run, String>>>()
+            },
+        );
+        book.index = index;
+        let mut live = restored.into_iter().collect::<Result<Vec<Run>, String>>()?;
         let share = share_fit(&mut live);
         Ok((
             Evaluator {

@@ -81,6 +81,35 @@ fn resumed_folds_equal_one_fold() {
     );
 }
 
+/// Renumbering rewrites only what names a player whose number moved: a checkpoint whose
+/// players all keep their numbers (the newcomers sort after them) and one where a newcomer
+/// sorts before some of them both resume to the bits of one fold.
+#[test]
+fn resumed_folds_equal_one_fold_whether_numbers_move_or_not() {
+    let (matches, roster) = history("openarena");
+    let clans = clans_of(&roster);
+    let cfg = RatingConfig::default();
+    let expected = outcome(&fold(&matches, &roster, &clans, &cfg, None));
+    let (mut kept, mut moved) = (false, false);
+    for cut in 1..matches.len() {
+        let checkpoint = checkpoint_after(&matches[..cut], &cfg, clans_of);
+        let numbers = checkpoint.player_numbers(&roster).unwrap();
+        let same = numbers.iter().enumerate().all(|(i, &n)| n as usize == i);
+        if (same && kept) || (!same && moved) {
+            continue;
+        }
+        let folds = fold(&matches, &roster, &clans, &cfg, Some(checkpoint));
+        assert_eq!(folds.replayed, Replayed::Resumed(cut), "cut after {cut}");
+        assert!(outcome(&folds) == expected, "cut after {cut}");
+        kept |= same;
+        moved |= !same;
+        if kept && moved {
+            break;
+        }
+    }
+    assert!(kept && moved, "both kinds of cut are tried");
+}
+
 /// The checkpoint file is written without flushing it to disk (it is a cache): what a crash
 /// can leave of it (a zeroed or cut tail, a zero-length file), or a byte changed, is refused by
 /// its checksum, never read as a checkpoint.

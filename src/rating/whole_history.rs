@@ -600,7 +600,14 @@ struct Graph {
     opponent: Vec<u32>,
     won: Vec<f64>,
     games: Vec<f64>,
+    /// The rows cut into runs of about [`BLOCK_PAIRS`] pairs: the pieces of a pass over the
+    /// pairs that threads share.
+    blocks: Vec<std::ops::Range<usize>>,
 }
+
+/// Pairs per block of rows in a pass over the [`Graph`]: a block's sums take a fraction of a
+/// millisecond, far above what handing it to another thread costs.
+const BLOCK_PAIRS: usize = 1 << 16;
 
 impl Graph {
     fn new(met: &[Vec<(u32, f64, f64)>]) -> Graph {
@@ -610,6 +617,7 @@ impl Graph {
             opponent: Vec::with_capacity(pairs),
             won: Vec::with_capacity(pairs),
             games: Vec::with_capacity(pairs),
+            blocks: Vec::new(),
         };
         g.start.push(0);
         for row in met {
@@ -620,7 +628,31 @@ impl Graph {
             }
             g.start.push(g.opponent.len());
         }
+        let mut first = 0;
+        for i in 0..met.len() {
+            if g.start[i + 1] - g.start[first] >= BLOCK_PAIRS {
+                g.blocks.push(first..i + 1);
+                first = i + 1;
+            }
+        }
+        if first < met.len() || g.blocks.is_empty() {
+            g.blocks.push(first..met.len());
+        }
         g
+    }
+
+    /// `rows` (one entry per row) cut as [`Graph::blocks`] cuts the rows.
+    fn cut_rows<'a, T>(&self, rows: &'a mut [T]) -> Vec<&'a mut [T]> {
+        cut(rows, self.blocks.iter().map(ExactSizeIterator::len))
+    }
+
+    /// `pairs` (one entry per pair) cut as [`Graph::blocks`] cuts the rows.
+    fn cut_pairs<'a, T>(&self, pairs: &'a mut [T]) -> Vec<&'a mut [T]> {
+        let lengths = self
+            .blocks
+            .iter()
+            .map(|b| self.start[b.end] - self.start[b.start]);
+        cut(pairs, lengths)
     }
 
     fn row(&self, i: usize) -> std::ops::Range<usize> {
@@ -630,6 +662,10 @@ impl Graph {
     /// Gradient of the log posterior into `grad`, the curvature of each player's own term (the
     /// Hessian's diagonal, negated) into `diagonal` and each pair's weight into `weight`;
     /// returns the largest coordinate Newton step |grad / diagonal|.
+    ///
+    /// Each row's sums are its own, taken in the same order whoever takes them: the blocks of
+    /// rows run side by side with the same bits, and the largest step is a maximum, the same
+    /// in any order. So the last fits of a solve do not leave a core idle.
     fn derivatives(
         &self,
         prior: f64,
@@ -638,34 +674,52 @@ impl Graph {
         diagonal: &mut [f64],
         weight: &mut [f64],
     ) -> f64 {
-        let mut largest: f64 = 0.0;
-        for (i, &ti) in theta.iter().enumerate() {
-            let (mut g, mut h) = (-prior * ti, prior);
-            for e in self.row(i) {
-                let p = sigmoid(ti - theta[self.opponent[e] as usize]);
-                let n = self.games[e];
-                g += self.won[e] - n * p;
-                weight[e] = n * p * (1.0 - p);
-                h += weight[e];
-            }
-            grad[i] = g;
-            diagonal[i] = h;
-            if h > 1e-300 {
-                largest = largest.max((g / h).abs());
-            }
-        }
-        largest
+        use rayon::prelude::*;
+        let blocks = self.blocks.par_iter().zip(self.cut_rows(grad));
+        let blocks = blocks.zip(self.cut_rows(diagonal).into_par_iter());
+        let blocks = blocks.zip(self.cut_pairs(weight).into_par_iter());
+        blocks
+            .map(|(((rows, grad), diagonal), weight)| {
+                let first = self.start[rows.start];
+                let mut largest: f64 = 0.0;
+                for ((i, gi), di) in rows.clone().zip(grad).zip(diagonal) {
+                    let ti = theta[i];
+                    let (mut g, mut h) = (-prior * ti, prior);
+                    for e in self.row(i) {
+                        let p = sigmoid(ti - theta[self.opponent[e] as usize]);
+                        let n = self.games[e];
+                        g += self.won[e] - n * p;
+                        let w = n * p * (1.0 - p);
+                        weight[e - first] = w;
+                        h += w;
+                    }
+                    *gi = g;
+                    *di = h;
+                    if h > 1e-300 {
+                        largest = largest.max((g / h).abs());
+                    }
+                }
+                largest
+            })
+            .reduce(|| 0.0, f64::max)
     }
 
-    /// y = (D - W) x: the negated Hessian times `x`.
+    /// y = (D - W) x: the negated Hessian times `x` (rows side by side, as in
+    /// [`Graph::derivatives`]).
     fn multiply(&self, diagonal: &[f64], weight: &[f64], x: &[f64], y: &mut [f64]) {
-        for (i, yi) in y.iter_mut().enumerate() {
-            let mut s = diagonal[i] * x[i];
-            for e in self.row(i) {
-                s -= weight[e] * x[self.opponent[e] as usize];
-            }
-            *yi = s;
-        }
+        use rayon::prelude::*;
+        self.blocks
+            .par_iter()
+            .zip(self.cut_rows(y))
+            .for_each(|(rows, y)| {
+                for (i, yi) in rows.clone().zip(y) {
+                    let mut s = diagonal[i] * x[i];
+                    for e in self.row(i) {
+                        s -= weight[e] * x[self.opponent[e] as usize];
+                    }
+                    *yi = s;
+                }
+            });
     }
 
     /// Newton's method from `theta` to the maximum of the log posterior with prior precision
@@ -749,6 +803,17 @@ impl Graph {
         }
         report
     }
+}
+
+/// `slice` cut into consecutive pieces of `lengths`.
+fn cut<T>(mut slice: &mut [T], lengths: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+    lengths
+        .map(|length| {
+            let (piece, rest) = std::mem::take(&mut slice).split_at_mut(length);
+            slice = rest;
+            piece
+        })
+        .collect()
 }
 
 /// Buffers of a Jacobi-preconditioned conjugate gradient.

@@ -240,15 +240,44 @@ impl Stats {
     /// Moves player `p` to number `to[p]` among `players` players (the new ones with nothing
     /// counted). `to` must keep the order of the numbers (as the roster's byte order of keys
     /// does when players are added), so every list sorted by number stays sorted.
+    ///
+    /// Numbers below the first that moves stay as they are, so only what names a moved player
+    /// is rewritten: nothing when the numbering is this build's already (an append without a
+    /// newcomer), and otherwise about half of the players' maps (a newcomer sorts anywhere).
     pub fn renumber(&mut self, to: &[u32], players: usize) {
+        use rayon::prelude::*;
+        let kept = to
+            .iter()
+            .enumerate()
+            .position(|(old, &new)| new as usize != old)
+            .unwrap_or(to.len());
         let id = |p: u32| to[p as usize];
-        let mut moved = vec![PlayerStats::default(); players];
-        for (old, mut p) in std::mem::take(&mut self.players).into_iter().enumerate() {
-            p.victims = p.victims.into_iter().map(|(v, n)| (id(v), n)).collect();
-            p.killers = p.killers.into_iter().map(|(k, n)| (id(k), n)).collect();
-            moved[to[old] as usize] = p;
+        let moves = |last: Option<u32>| last.is_some_and(|p| p as usize >= kept);
+        // Each moved player goes up (`to` keeps the order and skips the newcomers' numbers):
+        // from the last down, their new place holds a newcomer's empty counts.
+        self.players
+            .resize_with(players.max(to.len()), PlayerStats::default);
+        for old in (kept..to.len()).rev() {
+            self.players.swap(old, to[old] as usize);
         }
-        self.players = moved;
+        self.players.truncate(players);
+        self.players.par_iter_mut().for_each(|p| {
+            if moves(p.victims.last_key_value().map(|(&v, _)| v)) {
+                p.victims = std::mem::take(&mut p.victims)
+                    .into_iter()
+                    .map(|(v, n)| (id(v), n))
+                    .collect();
+            }
+            if moves(p.killers.last_key_value().map(|(&k, _)| k)) {
+                p.killers = std::mem::take(&mut p.killers)
+                    .into_iter()
+                    .map(|(k, n)| (id(k), n))
+                    .collect();
+            }
+        });
+        if kept == to.len() {
+            return;
+        }
         for m in &mut self.matches {
             for line in &mut m.lines {
                 line.player = id(line.player);
