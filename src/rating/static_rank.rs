@@ -116,7 +116,8 @@ pub struct StaticRanking {
 /// Computes the core, the core values and the values outside the core.
 pub fn rank(matrix: &FragMatrix, cfg: &StaticConfig) -> StaticRanking {
     let incidents = matrix.incidents();
-    let core = core(matrix, &incidents, cfg);
+    // The core and the least squares are independent: each runs on a core of its own.
+    let (core, exact) = rayon::join(|| core(matrix, &incidents, cfg), || least_squares(matrix));
     let mut in_core = vec![false; matrix.n];
     for &c in &core {
         in_core[c as usize] = true;
@@ -136,7 +137,6 @@ pub fn rank(matrix: &FragMatrix, cfg: &StaticConfig) -> StaticRanking {
             value[c as usize] = Some(sums[c as usize] / size);
         }
     }
-    let exact = least_squares(matrix);
     let outside = exact
         .into_iter()
         .enumerate()
