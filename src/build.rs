@@ -17,7 +17,7 @@ use crate::model::moderation::Moderation;
 use crate::progress::{Timer, timed};
 use crate::rating::Ratings;
 use crate::read::{LogsRead, Previous, ReadCounts, read_logs_incremental};
-use crate::render::{PageCache, PageSink, SiteInput, render_site};
+use crate::render::{PageCache, PageKeys, PageSink, SiteInput, render_site};
 use crate::state::{self, Archive, Loaded, LoadedArchive};
 
 /// What `fragstats build` was asked to do.
@@ -190,12 +190,13 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         walked = crate::output::files_in(&out);
         Some(&walked)
     };
-    let cache = PageCache {
-        keys: previous_pages
+    let mut keys = PageKeys::with_capacity_and_hasher(previous_pages.len(), Default::default());
+    keys.extend(
+        previous_pages
             .into_iter()
-            .filter(|(path, _)| present.is_some_and(|p| p.contains(path.as_str())))
-            .collect(),
-    };
+            .filter(|(path, _)| present.is_some_and(|p| p.contains(path.as_str()))),
+    );
+    let cache = PageCache { keys };
     timer.lap("page cache");
     let resume = checkpoint.and_then(|decoding| {
         decoding

@@ -121,8 +121,12 @@ pub type PageSink<'a> = dyn Fn(OutputFile) -> Result<OutputFile> + Sync + 'a;
 /// players, maps, clans, servers and seasons, keyed by their whole template context).
 #[derive(Debug, Clone, Default)]
 pub struct PageCache {
-    pub keys: HashMap<String, u64>,
+    pub keys: PageKeys,
 }
+
+/// Page paths and their keys, hashed with ahash: a public server's site has 100,000 pages, and
+/// the standard hasher's cost showed in making this map on every build (see [`PageCache`]).
+pub type PageKeys = HashMap<String, u64, ahash::RandomState>;
 
 /// Relative URLs of every page, by identity, map name and match position.
 pub struct Links {

@@ -9,7 +9,8 @@
 //! count, and a log whose segment is missing or damaged is read again from its start.
 //!
 //! Segments store the fields of the matches by position (see [`super::seal_compact`]); those
-//! of earlier versions, by name, load as well.
+//! of earlier versions, by name, load as well, and are written again by position the next
+//! time their log grows (once: they decode slower on every build, see [`Segment::named`]).
 //!
 //! New matches go into a new segment; small trailing segments are merged with it while they are
 //! no more than twice its size (a binary counter: a log appended to one match at a time keeps
@@ -38,6 +39,11 @@ pub struct Segment {
     pub name: String,
     /// How many matches it holds.
     pub matches: u64,
+    /// Loaded from a segment that stores its matches' fields by name (written before they were
+    /// stored by position): it loads, but decodes slower on every build, so the next sealing of
+    /// its log writes all of the log's segments again by position. Not saved.
+    #[serde(skip)]
+    pub named: bool,
 }
 
 /// The encoded files of one log's state, made when it was read: saved later, unchanged.
@@ -89,8 +95,9 @@ impl<'a> PerLog<'a> {
 /// `f.segments` is updated to list them all, and the per-log file is encoded last.
 pub fn seal_file(f: &mut FileState, per_segment: usize) -> Result<Sealed> {
     let stored: usize = f.segments.iter().map(|s| s.matches as usize).sum();
-    if stored > f.settled.len() {
-        // Segments of other matches (never carried over so): store everything again.
+    if stored > f.settled.len() || f.segments.iter().any(|s| s.named) {
+        // Segments of other matches (never carried over so), or of the slower layout with
+        // field names (see `Segment::named`; rewritten once): store everything again.
         f.segments.clear();
     }
     let mut start: usize = f.segments.iter().map(|s| s.matches as usize).sum();
@@ -112,6 +119,7 @@ pub fn seal_file(f: &mut FileState, per_segment: usize) -> Result<Sealed> {
             let segment = Segment {
                 name: format!("{key:016x}-{:016x}.seg", h.finish()),
                 matches: chunk.len() as u64,
+                named: false,
             };
             Ok((segment, bytes))
         })
@@ -161,7 +169,7 @@ pub fn load_settled(files_dir: &Path, mut file: FileState, header: &Header) -> O
         return Some(file);
     }
     let key = format!("{:016x}-", log_key(&file.path));
-    let parts: Vec<Vec<Match>> = file
+    let parts: Vec<(Vec<Match>, bool)> = file
         .segments
         .par_iter()
         .map(|s| {
@@ -172,16 +180,38 @@ pub fn load_settled(files_dir: &Path, mut file: FileState, header: &Header) -> O
             // The matches' packed events stay in `bytes`, not copied out (see `sharing`).
             let matches: Vec<Match> =
                 crate::model::events::sharing(&bytes, |b| unseal_as(b, header))?;
-            (matches.len() as u64 == s.matches).then_some(matches)
+            (matches.len() as u64 == s.matches).then(|| (matches, stores_names(&bytes)))
         })
         .collect::<Option<_>>()?;
-    let mut settled = Vec::with_capacity(parts.iter().map(Vec::len).sum::<usize>());
-    for part in parts {
+    for (segment, (_, named)) in file.segments.iter_mut().zip(&parts) {
+        segment.named = *named;
+    }
+    let mut settled = Vec::with_capacity(parts.iter().map(|(p, _)| p.len()).sum::<usize>());
+    for (part, _) in parts {
         settled.extend(part);
     }
     settled.append(&mut file.settled);
     file.settled = settled;
     Some(file)
+}
+
+/// Whether the sealed bytes of a segment (already checked and decoded) store the fields of
+/// its first match by name: a MessagePack array of matches whose first element is a map, not
+/// an array (the positional layout).
+fn stores_names(bytes: &[u8]) -> bool {
+    let Some(body) = postcard::take_from_bytes::<Header>(bytes)
+        .ok()
+        .and_then(|(_, rest)| rest.get(4..))
+    else {
+        return false;
+    };
+    let first = match body.first() {
+        Some(0x90..=0x9f) => 1,
+        Some(0xdc) => 3,
+        Some(0xdd) => 5,
+        _ => return false,
+    };
+    matches!(body.get(first), Some(0x80..=0x8f | 0xde | 0xdf))
 }
 
 #[cfg(test)]
@@ -364,5 +394,54 @@ mod tests {
         save(dir.path(), &State::new(vec![f])).unwrap();
         assert!(segment_files(dir.path()).is_empty());
         assert!(same(&loaded(dir.path()).settled, &all));
+    }
+
+    /// The state of a fixture in `tests/fixtures`, its one log's file as loaded.
+    fn fixture(name: &str) -> FileState {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name);
+        match load(&dir) {
+            Loaded::State(mut s) | Loaded::Stale(mut s, _) => {
+                assert!(s.unreadable.is_empty(), "{name}: {:?}", s.unreadable);
+                s.files.pop().expect("the fixture's log")
+            }
+            _ => panic!("{name} not loaded"),
+        }
+    }
+
+    /// Segments that store the fields of matches by name (state-v7) load, and the next sealing
+    /// of their log writes them all again by position, holding the same matches; positional
+    /// segments (state-v7-positional) are kept as they are.
+    #[test]
+    fn segments_with_field_names_are_rewritten_by_position() {
+        let mut named = fixture("state-v7");
+        assert!(!named.segments.is_empty() && named.segments.iter().all(|s| s.named));
+        let matches = named.settled.clone();
+        let old: Vec<String> = named.segments.iter().map(|s| s.name.clone()).collect();
+        let sealed = seal_file(&mut named, SEGMENT_MATCHES).unwrap();
+        assert!(
+            !sealed.segments.is_empty(),
+            "the segments are written again"
+        );
+        let mut rewritten = Vec::new();
+        for (name, bytes) in &sealed.segments {
+            assert!(
+                !old.contains(name) && !stores_names(bytes),
+                "{name} by position"
+            );
+            let part: Vec<Match> = unseal_as(bytes, &Header::current()).unwrap();
+            rewritten.extend(part);
+        }
+        assert!(same(&rewritten, &matches), "the same matches, in order");
+        assert!(named.segments.iter().all(|s| !s.named));
+
+        let mut positional = fixture("state-v7-positional");
+        assert!(!positional.segments.is_empty());
+        assert!(positional.segments.iter().all(|s| !s.named));
+        let kept = positional.segments.clone();
+        let sealed = seal_file(&mut positional, SEGMENT_MATCHES).unwrap();
+        assert!(sealed.segments.is_empty(), "nothing to write again");
+        assert_eq!(positional.segments, kept);
     }
 }
