@@ -750,3 +750,82 @@ fn short_tails_keep_the_checkpoint_and_long_ones_renew_it() {
     site.same_as_full("the checkpoint removed");
     assert!(checkpoint_file(&site).is_some(), "no checkpoint written");
 }
+
+/// A new log whose matches are dated inside the tail a kept checkpoint leaves to replay (after
+/// the checkpoint's last match, before the newest) is resumed from that checkpoint, where one
+/// renewed on every build no longer fits the new order and is refused: the two sites, taken
+/// through the same uploads, are the same bytes (match numbers follow the order matches were
+/// first read, so the reference is a twin built on, not a full build).
+#[test]
+fn matches_dated_into_the_kept_tail_resume_it_and_equal_a_renewed_twin() {
+    use fragstats::build::{BuildRequest, build};
+    use fragstats::history::{CheckpointRule, Replayed};
+
+    let config = "[rating.headline]\nsystem = \"glicko2\"\n[seasons]\nevery = \"month\"\n";
+    let log = common::crowd::with_ladders_and_dates(&common::crowd::crowd_log(30, 60, 20, 11), 5);
+    let starts: Vec<usize> = log
+        .match_indices("InitGame:")
+        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
+        .chain([log.len()])
+        .collect();
+    let games = |which: &[usize]| -> String {
+        which
+            .iter()
+            .map(|&g| &log[starts[g]..starts[g + 1]])
+            .collect()
+    };
+    let kept = Site::with_config(config);
+    let twin = Site::with_config(config);
+    let build_with = |site: &Site, checkpoint: CheckpointRule| {
+        build(&BuildRequest {
+            config: Some(site.dir.path().join("site.toml")),
+            checkpoint,
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let never = CheckpointRule {
+        min_tail: usize::MAX,
+        sqrt_divisor: usize::MAX,
+    };
+    let first: Vec<usize> = (0..20).collect();
+    let uploads: [(&str, Vec<usize>); 3] = [
+        ("a.log", first),
+        ("a.log", vec![20, 22, 24, 26]),
+        ("b.log", vec![21, 23, 25]),
+    ];
+    for (step, (file, which)) in uploads.iter().enumerate() {
+        for site in [&kept, &twin] {
+            let path = site.logs().join(file);
+            let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+            text.push_str(&games(which));
+            std::fs::write(&path, text).unwrap();
+        }
+        let (k, t) = (
+            build_with(&kept, never),
+            build_with(&twin, CheckpointRule::EVERY_BUILD),
+        );
+        if step > 0 {
+            assert_eq!(k.replayed, Replayed::Resumed(20), "upload {step}");
+        }
+        if step == 2 {
+            assert!(
+                !matches!(t.replayed, Replayed::Resumed(_)),
+                "the renewed checkpoint fits no more: {:?}",
+                t.replayed
+            );
+        }
+        let (a, b) = (
+            tree(&kept.dir.path().join("public")),
+            tree(&twin.dir.path().join("public")),
+        );
+        assert_eq!(
+            a.keys().collect::<Vec<_>>(),
+            b.keys().collect::<Vec<_>>(),
+            "upload {step}"
+        );
+        for (name, bytes) in &a {
+            assert!(bytes == &b[name], "upload {step}: {name} differs");
+        }
+    }
+}

@@ -115,7 +115,6 @@ pub struct MatchJson<'a> {
     /// Line of the log file where the match starts.
     pub line: u64,
     pub exit_reason: Option<&'a str>,
-    /// `[red, blue]` final team scores where logged.
     /// Final team score (`{"red": n, "blue": n}`; a CTF match without a logged score counts its
     /// captures), null outside team games.
     pub team_scores: Option<TeamScores>,

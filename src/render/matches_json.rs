@@ -8,7 +8,7 @@
 use anyhow::Result;
 
 use super::data::MatchJson;
-use super::pretty_json::{field, newline, par_array_file};
+use super::pretty_json::{field, par_objects_file};
 
 /// The pretty JSON array of the `count` matches that `one` makes from their positions, with a
 /// trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it.
@@ -16,13 +16,7 @@ pub(super) fn bytes<'a>(
     count: usize,
     one: impl Fn(usize) -> MatchJson<'a> + Sync,
 ) -> Result<Vec<u8>> {
-    par_array_file(count, |out, i| {
-        out.push(b'{');
-        fields(out, &one(i))?;
-        newline(out, 1);
-        out.push(b'}');
-        Ok(())
-    })
+    par_objects_file(count, one, fields)
 }
 
 /// One match's fields, in [`MatchJson`]'s order, at the depth of an element of the array.

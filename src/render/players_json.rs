@@ -7,22 +7,16 @@
 use anyhow::Result;
 
 use super::data::PlayerJson;
-use super::pretty_json::{array, field, newline, par_array_file};
+use super::pretty_json::{array, field, par_objects_file};
 
 /// The pretty JSON array of the `count` players that `player` makes from their positions, with
 /// a trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it.
-/// Each is made and written as its chunk is (see [`par_array_file`]).
+/// Each is made and written as its chunk is (see [`par_objects_file`]).
 pub(super) fn bytes<'a>(
     count: usize,
     player: impl Fn(usize) -> PlayerJson<'a> + Sync,
 ) -> Result<Vec<u8>> {
-    par_array_file(count, |out, i| {
-        out.push(b'{');
-        fields(out, &player(i))?;
-        newline(out, 1);
-        out.push(b'}');
-        Ok(())
-    })
+    par_objects_file(count, player, fields)
 }
 
 /// One player's fields, in [`PlayerJson`]'s order, at the depth of an element of the array.

@@ -88,6 +88,23 @@ pub(in crate::render) fn par_array_file(
     Ok(out)
 }
 
+/// [`par_array_file`] of objects: for each position, `{`, the fields `fields` writes of what
+/// `make` makes of it (each led by its own comma, newline and indent, two levels deep), and `}`
+/// on a line of its own (`players.json`, `matches.json`).
+pub(in crate::render) fn par_objects_file<T>(
+    count: usize,
+    make: impl Fn(usize) -> T + Sync,
+    fields: impl Fn(&mut Vec<u8>, &T) -> Result<()> + Sync,
+) -> Result<Vec<u8>> {
+    par_array_file(count, |out, i| {
+        out.push(b'{');
+        fields(out, &make(i))?;
+        newline(out, 1);
+        out.push(b'}');
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
