@@ -760,9 +760,10 @@ fn same_file_bytes(path: &Path, meta: &std::fs::Metadata, bytes: &[u8]) -> bool 
 /// `//`, `/./` or a trailing `/`. Two paths of one file have one key.
 fn safe_relative(path: &str) -> Result<String> {
     // Nearly every output path is already its key: `/`-separated names, none empty, `.` or
-    // `..` (and no `\`, a separator elsewhere). Told by one scan, where taking it apart into
-    // components cost a share of publishing a site of 100,000 files (each is keyed twice).
-    if !path.contains('\\')
+    // `..` (and no `\`, a separator elsewhere, nor `:`, which starts a drive prefix on
+    // Windows). Told by one scan, where taking it apart into components cost a share of
+    // publishing a site of 100,000 files (each is keyed twice).
+    if !path.contains(['\\', ':'])
         && path
             .split('/')
             .all(|part| !part.is_empty() && part != "." && part != "..")
@@ -1167,6 +1168,9 @@ mod tests {
             ".",
             "",
             "a\\b",
+            // A drive prefix on Windows: taken apart there, a plain name elsewhere.
+            "C:x",
+            "a/b:c.html",
         ] {
             assert_eq!(safe_relative(path).ok(), slow(path), "{path:?}");
         }
