@@ -126,7 +126,7 @@ fn main() {
         &config,
         Path::new("/nonexistent-bench-site"),
         &Default::default(),
-        None,
+        fragstats::build::Resume::None,
         Default::default(),
         None,
         Leftovers::Free,
@@ -142,9 +142,12 @@ fn main() {
         &config,
         Path::new("/nonexistent-bench-site"),
         &Default::default(),
-        site.checkpoint
-            .as_deref()
-            .and_then(fragstats::state::decode_checkpoint),
+        fragstats::build::Resume::Decoded(
+            site.checkpoint
+                .as_deref()
+                .and_then(fragstats::state::decode_checkpoint)
+                .map(Box::new),
+        ),
         Default::default(),
         None,
         Leftovers::Free,
