@@ -108,6 +108,15 @@ struct Start {
     chain: u64,
 }
 
+/// A checkpoint's counts, ladder and tallies in this build's numbering, and the chain of the
+/// matches they cover ([`Checkpoint::renumbered`]).
+struct Renumbered {
+    stats: Stats,
+    ladder: Ladder,
+    tallies: Tallies,
+    chain: u64,
+}
+
 /// Why a checkpoint whose matches are not a start of this build's is refused.
 const CHANGED: &str = "matches before the newest ones, or their players' aliases, changed";
 
@@ -307,8 +316,7 @@ impl Checkpoint<'_> {
     ///
     /// The evaluation's replay is restored beside the checks and the renumbering of the counts
     /// (it numbers players by key, so needs neither), and the chain beside the renumbering: on
-    /// 2 cores the resume takes about its longest part instead of their sum. The verdicts are
-    /// still given in the order of one check after the other.
+    /// 2 cores the resume takes about its longest part instead of their sum.
     fn resume(
         mut self,
         matches: &[Match],
@@ -328,7 +336,12 @@ impl Checkpoint<'_> {
             || self.renumbered(matches, roster, clans, cfg),
             || Evaluator::resume(evaluation, cfg, cfg.evaluation),
         );
-        let (stats, ladder, tallies, chain) = counted?;
+        let Renumbered {
+            stats,
+            ladder,
+            tallies,
+            chain,
+        } = counted?;
         let (evaluator, evaluated) = evaluated?;
         if evaluated != seen || ladder.matches() != seen || stats.matches.len() != seen {
             return Err("the saved folds cover different matches".into());
@@ -337,24 +350,23 @@ impl Checkpoint<'_> {
             stats,
             ladder,
             evaluator,
-            tallies: tallies?,
+            tallies,
             from: seen,
             chain,
         })
     }
 
-    /// The saved counts, ladder and tallies renumbered for `roster` and `clans` (the tallies'
-    /// own verdict apart, as it comes after the evaluation's), and the chain so far; or why the
-    /// matches, players or clans do not agree with the saved ones. The chain of the saved
-    /// matches is hashed beside the renumbering, which is thrown away when it does not match.
-    #[allow(clippy::type_complexity)]
+    /// The saved counts, ladder and tallies renumbered for `roster` and `clans`, and the chain
+    /// so far; or why the matches, players or clans do not agree with the saved ones. The chain
+    /// of the saved matches is hashed beside the renumbering, which is thrown away when it does
+    /// not match.
     fn renumbered(
         self,
         matches: &[Match],
         roster: &Roster,
         clans: &Clans,
         cfg: &RatingConfig,
-    ) -> Result<(Stats, Ladder, Result<Tallies, String>, u64), String> {
+    ) -> Result<Renumbered, String> {
         let seen = self.matches as usize;
         let (chained, numbered) = rayon::join(
             || chain(0, &matches[..seen], &roster.match_players[..seen], roster),
@@ -397,7 +409,12 @@ impl Checkpoint<'_> {
                 tallies.renumber(&players).map(|()| tallies)
             },
         );
-        Ok((stats, ladder, tallies, chained))
+        Ok(Renumbered {
+            stats,
+            ladder,
+            tallies: tallies?,
+            chain: chained,
+        })
     }
 
     /// Each saved identity's number in `roster`. The numbers must keep their order, which they
