@@ -377,6 +377,35 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
     Ok(OutputFile::new(path, bytes))
 }
 
+/// The script at `path` that is `head`, `value` as JSON with `<` escaped (so a name cannot open
+/// or close a tag even if the script were inlined), then `tail`: the JSON is written straight
+/// after `head` in the file's one buffer, escaped in a second pass only when it holds a `<` (a
+/// byte that is never part of a longer UTF-8 character, and that JSON has only inside strings).
+pub(super) fn script_file(
+    path: &str,
+    head: &str,
+    value: &impl Serialize,
+    tail: &str,
+) -> Result<OutputFile> {
+    let mut out = Vec::with_capacity(head.len() + tail.len() + 64);
+    out.extend_from_slice(head.as_bytes());
+    serde_json::to_writer(&mut out, value)?;
+    if out[head.len()..].contains(&b'<') {
+        let mut escaped = Vec::with_capacity(out.len() + 64);
+        escaped.extend_from_slice(head.as_bytes());
+        for &b in &out[head.len()..] {
+            if b == b'<' {
+                escaped.extend_from_slice(b"\\u003c");
+            } else {
+                escaped.push(b);
+            }
+        }
+        out = escaped;
+    }
+    out.extend_from_slice(tail.as_bytes());
+    Ok(OutputFile::new(path, out))
+}
+
 /// `data/search-index.js`: the whole player search index as a script (browsers block `fetch` of
 /// JSON on `file://`, but load scripts), for other tools and templates of older versions; the
 /// built-in pages load its shards ([`super::search`]). Each entry is `[shown, url, other names…]`: the name a player's
@@ -385,7 +414,7 @@ pub fn json_file(path: &str, value: &impl Serialize) -> Result<OutputFile> {
 /// so the file cannot close or open a tag even if it were inlined.
 fn search_index<'e>(entries: impl Iterator<Item = &'e Vec<String>>) -> Result<OutputFile> {
     let entries: Vec<&Vec<String>> = entries.collect();
-    super::search::script(
+    script_file(
         "data/search-index.js",
         "window.FRAGSTATS_PLAYERS = ",
         &entries,
@@ -413,6 +442,22 @@ fn search_entry(p: &Identity, url: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A script is its head, the value's JSON with every `<` (and only those) escaped, and its
+    /// tail: what `serde_json::to_string` then a replace of `<` makes.
+    #[test]
+    fn scripts_escape_each_tag_opening() {
+        for names in [vec!["plain", "é"], vec!["<b>", "a<<b", "x\"<"], vec![]] {
+            let file = script_file("d.js", "v = ", &names, ";\n").unwrap();
+            let json = serde_json::to_string(&names)
+                .unwrap()
+                .replace('<', "\\u003c");
+            assert_eq!(
+                String::from_utf8(file.bytes).unwrap(),
+                format!("v = {json};\n")
+            );
+        }
+    }
 
     /// An aliased player is found by the name their page shows, not only by the alias target.
     #[test]

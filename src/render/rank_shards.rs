@@ -14,6 +14,7 @@ use anyhow::Result;
 
 use super::OutputFile;
 use super::SiteInput;
+use super::data::script_file;
 use super::renderer::Renderer;
 use super::views::PlayerPage;
 
@@ -122,12 +123,8 @@ pub(super) fn files(r: &Renderer) -> Result<Vec<OutputFile>> {
     shards
         .iter()
         .enumerate()
-        .map(|(s, ranks)| {
-            let json = serde_json::to_string(ranks)?;
-            // A JSON value is a JavaScript expression; `<` is escaped so no text closes a
-            // script element.
-            let body = format!("fragstatsRanks({});\n", json.replace('<', "\\u003c"));
-            Ok(OutputFile::new(shard_path(s), body.into_bytes()))
-        })
+        // A JSON value is a JavaScript expression; `<` is escaped so no text closes a script
+        // element.
+        .map(|(s, ranks)| script_file(&shard_path(s), "fragstatsRanks(", ranks, ");\n"))
         .collect()
 }

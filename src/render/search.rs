@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::OutputFile;
+use super::data::script_file;
 
 /// The most players a shard holds (about 100 KB).
 pub const SHARD_CAP: usize = 2000;
@@ -129,7 +130,7 @@ pub fn files<E: AsRef<[String]> + Sync>(entries: &[E]) -> Result<Vec<OutputFile>
             .filter(|&s| members[s].len() > SHARD_CAP)
             .collect(),
     };
-    let mut files = vec![script(
+    let mut files = vec![script_file(
         "data/search.js",
         "window.FRAGSTATS_SEARCH = ",
         &meta,
@@ -142,7 +143,7 @@ pub fn files<E: AsRef<[String]> + Sync>(entries: &[E]) -> Result<Vec<OutputFile>
             let shard: Vec<&[String]> = (list.iter().take(SHARD_CAP))
                 .map(|&i| entries[i].as_ref())
                 .collect();
-            script(
+            script_file(
                 &format!("data/search/{s}.js"),
                 &format!("(window.FRAGSTATS_SHARDS = window.FRAGSTATS_SHARDS || {{}})[{s}] = "),
                 &shard,
@@ -154,54 +155,9 @@ pub fn files<E: AsRef<[String]> + Sync>(entries: &[E]) -> Result<Vec<OutputFile>
     Ok(files)
 }
 
-/// The script at `path` that is `head`, `value` as JSON with `<` escaped (so a name cannot open
-/// or close a tag even if the script were inlined), then `tail`: the JSON is written straight
-/// after `head` in the file's one buffer, escaped in a second pass only when it holds a `<` (a
-/// byte that is never part of a longer UTF-8 character, and that JSON has only inside strings).
-pub(super) fn script(
-    path: &str,
-    head: &str,
-    value: &impl Serialize,
-    tail: &str,
-) -> Result<OutputFile> {
-    let mut out = Vec::with_capacity(head.len() + tail.len() + 64);
-    out.extend_from_slice(head.as_bytes());
-    serde_json::to_writer(&mut out, value)?;
-    if out[head.len()..].contains(&b'<') {
-        let mut escaped = Vec::with_capacity(out.len() + 64);
-        escaped.extend_from_slice(head.as_bytes());
-        for &b in &out[head.len()..] {
-            if b == b'<' {
-                escaped.extend_from_slice(b"\\u003c");
-            } else {
-                escaped.push(b);
-            }
-        }
-        out = escaped;
-    }
-    out.extend_from_slice(tail.as_bytes());
-    Ok(OutputFile::new(path, out))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A script is its head, the value's JSON with every `<` (and only those) escaped, and its
-    /// tail: what `serde_json::to_string` then a replace of `<` makes.
-    #[test]
-    fn scripts_escape_each_tag_opening() {
-        for names in [vec!["plain", "é"], vec!["<b>", "a<<b", "x\"<"], vec![]] {
-            let file = script("d.js", "v = ", &names, ";\n").unwrap();
-            let json = serde_json::to_string(&names)
-                .unwrap()
-                .replace('<', "\\u003c");
-            assert_eq!(
-                String::from_utf8(file.bytes).unwrap(),
-                format!("v = {json};\n")
-            );
-        }
-    }
 
     fn entry(name: &str) -> Vec<String> {
         vec![name.to_string(), format!("players/{name}.html")]
