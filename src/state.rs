@@ -282,13 +282,20 @@ fn seal_with(header: &Header, encode: impl FnOnce(&mut Vec<u8>) -> Result<()>) -
     Ok(bytes)
 }
 
-/// The header and body of sealed bytes whose checksum holds.
-fn unseal_body(bytes: &[u8]) -> Option<(Header, &[u8])> {
+/// The header, the checksum and the body of sealed bytes ([`seal_with`]), the checksum not
+/// yet checked against the body.
+fn sealed_parts(bytes: &[u8]) -> Option<(Header, &[u8], &[u8])> {
     let (header, rest) = postcard::take_from_bytes::<Header>(bytes).ok()?;
     if rest.len() < 4 {
         return None;
     }
     let (sum, body) = rest.split_at(4);
+    Some((header, sum, body))
+}
+
+/// The header and body of sealed bytes whose checksum holds.
+fn unseal_body(bytes: &[u8]) -> Option<(Header, &[u8])> {
+    let (header, sum, body) = sealed_parts(bytes)?;
     (crc32fast::hash(body).to_le_bytes() == sum).then_some((header, body))
 }
 
@@ -682,11 +689,10 @@ pub fn load_checkpoint(dir: &Path) -> Option<history::Checkpoint<'static>> {
 pub fn decode_checkpoint(bytes: &[u8]) -> Option<history::Checkpoint<'static>> {
     // A cache of what the matches give (checked against them before use), so compact postcard:
     // another layout is simply not used.
-    let (header, rest) = postcard::take_from_bytes::<Header>(bytes).ok()?;
-    if header != Header::current() || rest.len() < 4 {
+    let (header, sum, body) = sealed_parts(bytes)?;
+    if header != Header::current() {
         return None;
     }
-    let (sum, body) = rest.split_at(4);
     // The checksum (about 0.02 s over a public server's 100 MB) is computed beside the
     // decoding, on a thread of its own (rayon's are loading the state meanwhile): what damaged
     // bytes decode to is dropped unused. Decoding them is safe: every length read from the

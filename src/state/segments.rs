@@ -199,10 +199,7 @@ pub fn load_settled(files_dir: &Path, mut file: FileState, header: &Header) -> O
 /// its first match by name: a MessagePack array of matches whose first element is a map, not
 /// an array (the positional layout).
 fn stores_names(bytes: &[u8]) -> bool {
-    let Some(body) = postcard::take_from_bytes::<Header>(bytes)
-        .ok()
-        .and_then(|(_, rest)| rest.get(4..))
-    else {
+    let Some((_, _, body)) = super::sealed_parts(bytes) else {
         return false;
     };
     let first = match body.first() {
