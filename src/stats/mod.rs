@@ -121,32 +121,15 @@ where
     deserializer.deserialize_map(Entries(std::marker::PhantomData))
 }
 
-/// Reads a set whose values come in order, as a saved [`BTreeSet`] holds them, in one pass
-/// like [`sorted_map`] (values out of order or repeated are still taken, once each).
+/// Reads a set whose values come in order, as a saved [`BTreeSet`] holds them, in one bulk
+/// build like [`sorted_map`] (values out of order or repeated are still taken, once each):
+/// through serde's own reader of a list, which bounds what it reserves.
 fn sorted_set<'de, D, T>(deserializer: D) -> Result<BTreeSet<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Ord + Deserialize<'de>,
 {
-    struct Values<T>(std::marker::PhantomData<T>);
-    impl<'de, T: Ord + Deserialize<'de>> serde::de::Visitor<'de> for Values<T> {
-        type Value = BTreeSet<T>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a set")
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(
-            self,
-            mut seq: A,
-        ) -> Result<Self::Value, A::Error> {
-            // The hint comes from the input: bounded, as serde's own readers bound it.
-            let mut values = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-            while let Some(value) = seq.next_element()? {
-                values.push(value);
-            }
-            Ok(values.into_iter().collect())
-        }
-    }
-    deserializer.deserialize_seq(Values(std::marker::PhantomData))
+    Ok(Vec::<T>::deserialize(deserializer)?.into_iter().collect())
 }
 
 /// Totals of one map.
