@@ -101,12 +101,7 @@ struct Rows<'a> {
 impl Serialize for Rows<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         if self.counted {
-            use serde::ser::SerializeSeq;
-            let mut seq = s.serialize_seq(Some(self.rows.len()))?;
-            for _ in self.rows {
-                seq.serialize_element(&())?;
-            }
-            seq.end()
+            super::views::serialize_nulls(s, self.rows.len())
         } else {
             self.rows.serialize(s)
         }

@@ -288,16 +288,20 @@ impl<T: Serialize> Serialize for TableRows<T> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             TableRows::Full(rows) => rows.serialize(s),
-            TableRows::Counted(n) => {
-                use serde::ser::SerializeSeq;
-                let mut seq = s.serialize_seq(Some(*n))?;
-                for _ in 0..*n {
-                    seq.serialize_element(&())?;
-                }
-                seq.end()
-            }
+            TableRows::Counted(n) => serialize_nulls(s, *n),
         }
     }
+}
+
+/// `n` nulls: the rows of a table whose markup Rust writes, as a template that only counts
+/// them (`| length`) is given them ([`TableRows::Counted`], the player list's rows).
+pub(super) fn serialize_nulls<S: serde::Serializer>(s: S, n: usize) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(n))?;
+    for _ in 0..n {
+        seq.serialize_element(&())?;
+    }
+    seq.end()
 }
 
 /// A player's place on one ladder of `ladders.html`.
