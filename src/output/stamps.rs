@@ -71,19 +71,12 @@ pub(super) fn hash(bytes: &[u8]) -> u64 {
     twox_hash::XxHash64::oneshot(0, bytes)
 }
 
-/// What `outputs.bin` holds.
+/// What `outputs.bin` holds: read with owned paths, saved from paths borrowed rather than
+/// copied (a public server's site has 100,000 files); the same bytes either way.
 #[derive(Serialize, Deserialize)]
-struct Stored {
+struct Stored<P> {
     format: u32,
-    files: Vec<(String, Stamp)>,
-}
-
-/// [`Stored`] as it is saved: the same bytes, from paths borrowed rather than copied (a public
-/// server's site has 100,000 files).
-#[derive(Serialize)]
-struct StoredRef<'a> {
-    format: u32,
-    files: Vec<(&'a str, Stamp)>,
+    files: Vec<(P, Stamp)>,
 }
 
 /// Stamps by site-relative path, hashed with ahash: each build looks up and saves one per file
@@ -114,7 +107,7 @@ impl Stamps {
         let file = state_dir.join(FILE);
         let old = std::fs::read(&file)
             .ok()
-            .and_then(|bytes| postcard::from_bytes::<Stored>(&bytes).ok())
+            .and_then(|bytes| postcard::from_bytes::<Stored<String>>(&bytes).ok())
             .filter(|s| s.format == FORMAT)
             .map(|s| s.files.into_iter().collect())
             .unwrap_or_default();
@@ -163,7 +156,7 @@ impl Stamps {
     /// A failure is ignored: the next build reads the files back instead.
     pub(super) fn save(self, files: &[String]) {
         let new = self.new.into_inner().unwrap_or_default();
-        let stored = StoredRef {
+        let stored = Stored::<&str> {
             format: FORMAT,
             files: files
                 .iter()
