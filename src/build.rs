@@ -237,7 +237,17 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         .filter_map(|f| f.key.map(|k| (f.path.clone(), k)))
         .collect();
     timer.lap("rate and render");
-    let published = staging.publish(&files)?;
+    // The state's index (the page keys just made) is written and flushed beside publishing;
+    // it replaces the old index only once the site is published, below.
+    let (published, index) = std::thread::scope(|s| {
+        let index = s.spawn(|| state::stage_index(&state_dir, &new_state));
+        let published = staging.publish(&files);
+        let index = index
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (published, index)
+    });
+    let published = published?;
     let written = published.written;
     timer.lap("write site");
     // The archive is saved first: a crash before the state is saved leaves matches both in the
@@ -253,7 +263,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     }
     // The state is saved after the site: a crash in between leaves an older state, which only
     // makes the next build read more.
-    let saved = prepared.and_then(|p| state::save_prepared(&state_dir, &new_state, p));
+    let saved = prepared.and_then(|p| state::save_prepared(&state_dir, &new_state, p, index?));
     if let Err(e) = saved {
         warnings.push(format!("{e:#}: the next build will read every log again"));
     }

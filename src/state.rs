@@ -400,7 +400,8 @@ pub fn load(dir: &Path) -> Loaded {
 /// removes the per-log files of logs that are gone. Each through a temporary file, flushed to
 /// disk, then renamed.
 pub fn save(dir: &Path, state: &State) -> Result<()> {
-    save_prepared(dir, state, prepare(dir, state)?)
+    let prepared = prepare(dir, state)?;
+    save_prepared(dir, state, prepared, stage_index(dir, state)?)
 }
 
 /// The first half of [`save`], which a build runs on a thread of its own while it renders (so
@@ -441,13 +442,16 @@ pub fn prepare(dir: &Path, state: &State) -> Result<Prepared> {
     Ok(Prepared { files })
 }
 
-/// The second half of [`save`]: the files [`prepare`] wrote replace the old ones, then the index
-/// of `state` is written and the files of logs that are gone are removed.
-pub fn save_prepared(dir: &Path, state: &State, mut prepared: Prepared) -> Result<()> {
-    let files_dir = dir.join(FILES_DIR);
-    for staged in std::mem::take(&mut prepared.files) {
-        staged.commit()?;
-    }
+/// The index of a state (its header, its logs, the site's page keys), written and flushed
+/// under a temporary name by [`stage_index`], waiting for [`save_prepared`] (dropped, it is
+/// removed and the old state stays as it was).
+#[derive(Debug)]
+pub struct StagedIndex(Staged);
+
+/// The index of `state` written to a temporary file beside the state's and flushed to disk,
+/// replacing nothing yet. A build runs this beside publishing the site (the page keys are
+/// known once the pages are made): the index of a public server's site holds 100,000 keys.
+pub fn stage_index(dir: &Path, state: &State) -> Result<StagedIndex> {
     let index = Index {
         files: state.files.iter().map(|f| f.path.clone()).collect(),
         pages: state.pages.clone(),
@@ -455,7 +459,23 @@ pub fn save_prepared(dir: &Path, state: &State, mut prepared: Prepared) -> Resul
     };
     let mut bytes = postcard::to_allocvec(&state.header).context("cannot encode the state")?;
     bytes.extend(rmp_serde::to_vec_named(&index).context("cannot encode the state")?);
-    replace_file(dir, STATE_FILE, &bytes)?;
+    stage_file(dir, STATE_FILE, &bytes).map(StagedIndex)
+}
+
+/// The second half of [`save`]: the files [`prepare`] wrote replace the old ones, then the
+/// `index` [`stage_index`] wrote replaces the old one, and the files of logs that are gone
+/// are removed.
+pub fn save_prepared(
+    dir: &Path,
+    state: &State,
+    mut prepared: Prepared,
+    index: StagedIndex,
+) -> Result<()> {
+    let files_dir = dir.join(FILES_DIR);
+    for staged in std::mem::take(&mut prepared.files) {
+        staged.commit()?;
+    }
+    index.0.commit()?;
     let keep: std::collections::HashSet<PathBuf> = state
         .files
         .iter()
@@ -851,7 +871,8 @@ mod tests {
             saved.len() * 2,
             "staged beside the saved files"
         );
-        save_prepared(dir.path(), &state, prepared).unwrap();
+        let index = stage_index(dir.path(), &state).unwrap();
+        save_prepared(dir.path(), &state, prepared, index).unwrap();
         let now = listing();
         assert_eq!(now.len(), saved.len());
         assert_ne!(now, saved, "the staged bytes replaced the saved ones");
