@@ -145,40 +145,17 @@ pub struct Links {
 impl Links {
     /// Assigns stable, unique, safe page paths.
     pub fn new(input: &SiteInput) -> Links {
-        let players = unique_slugs(
-            input.roster.players.iter().map(|p| p.key.as_str()),
-            "player",
-        )
-        .into_iter()
-        .zip(input.hidden)
-        // A hidden player has no page: references to them are not links.
-        .map(|(s, &hidden)| {
-            if hidden {
-                String::new()
-            } else {
-                format!("players/{s}.html")
-            }
-        })
-        .collect();
+        let (players, (matches, match_servers)) =
+            rayon::join(|| Links::players(input), || Links::matches(input));
         let map_names: Vec<&str> = input.stats.maps.iter().map(|m| m.name.as_str()).collect();
         let maps = map_names
             .iter()
             .zip(unique_slugs(map_names.iter().copied(), "map"))
             .map(|(name, slug)| (name.to_string(), format!("maps/{slug}.html")))
             .collect();
-        let matches = input
-            .matches
-            .iter()
-            .map(|m| format!("matches/{}.html", m.id))
-            .collect();
         let clans = unique_slugs(input.clans.clans.iter().map(|c| c.name.as_str()), "clan")
             .into_iter()
             .map(|s| format!("clans/{s}.html"))
-            .collect();
-        let match_servers: Vec<String> = input
-            .matches
-            .iter()
-            .map(|m| pages::server::server_name(input.config, input.site_dir, m))
             .collect();
         let names: std::collections::BTreeSet<&str> =
             match_servers.iter().map(String::as_str).collect();
@@ -197,6 +174,40 @@ impl Links {
             seasons: pages::season::season_urls(input.seasons),
         }
     }
+
+    /// Each player's page path, "" for a hidden player (no page: references to them are not
+    /// links). Made in parallel: a public server's site has tens of thousands.
+    fn players(input: &SiteInput) -> Vec<String> {
+        let slugs = unique_slugs(
+            input.roster.players.iter().map(|p| p.key.as_str()),
+            "player",
+        );
+        slugs
+            .into_par_iter()
+            .zip(input.hidden)
+            .map(|(s, &hidden)| {
+                if hidden {
+                    String::new()
+                } else {
+                    format!("players/{s}.html")
+                }
+            })
+            .collect()
+    }
+
+    /// Each match's page path and server name, in parallel.
+    fn matches(input: &SiteInput) -> (Vec<String>, Vec<String>) {
+        input
+            .matches
+            .par_iter()
+            .map(|m| {
+                (
+                    format!("matches/{}.html", m.id),
+                    pages::server::server_name(input.config, input.site_dir, m),
+                )
+            })
+            .unzip()
+    }
 }
 
 /// Renders every page, asset and data file of the site. The comparison of rating systems
@@ -208,8 +219,11 @@ pub fn render_site(
     compare: impl FnOnce() -> Evaluation + Send,
 ) -> Result<Vec<OutputFile>> {
     let timer = crate::progress::Timer::new();
-    let templates = Templates::load(Some(&input.site_dir.join("templates")))?;
-    let links = Links::new(input);
+    let (templates, links) = rayon::join(
+        || Templates::load(Some(&input.site_dir.join("templates"))),
+        || Links::new(input),
+    );
+    let templates = templates?;
     let content_pages = content::pages(&input.site_dir.join(&input.config.content))?;
     let site = SiteView {
         title: input.config.title.clone(),

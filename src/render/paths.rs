@@ -1,8 +1,6 @@
 //! Safe file names for pages: slugs derived from names are ASCII letters, digits and `-`, never
 //! empty, never starting with a dot, never a reserved device name, and unique within a folder.
 
-use std::collections::HashSet;
-
 /// Longest slug kept before a collision suffix.
 const MAX_SLUG: usize = 48;
 
@@ -41,27 +39,42 @@ pub fn slug(name: &str, fallback: &str) -> String {
 }
 
 /// Assigns unique slugs to `names` in the order given (give them in a stable order): the second
-/// `foo` becomes `foo-2`, and so on.
+/// `foo` becomes `foo-2`, and so on. The slugs are made in parallel (a public server's site has
+/// tens of thousands of players); only the suffixes are given in order.
 pub fn unique_slugs<'a>(names: impl IntoIterator<Item = &'a str>, fallback: &str) -> Vec<String> {
-    let mut used: HashSet<String> = HashSet::new();
-    let mut out = Vec::new();
-    for name in names {
-        let base = slug(name, fallback);
-        let mut candidate = base.clone();
-        let mut n = 2;
-        while used.contains(&candidate) {
-            candidate = format!("{base}-{n}");
-            n += 1;
+    use rayon::prelude::*;
+    let names: Vec<&str> = names.into_iter().collect();
+    let bases: Vec<String> = names.par_iter().map(|name| slug(name, fallback)).collect();
+    let mut used: ahash::HashSet<std::borrow::Cow<'_, str>> = Default::default();
+    used.reserve(bases.len());
+    let mut renamed = vec![None; bases.len()];
+    for (base, renamed) in bases.iter().zip(&mut renamed) {
+        if used.insert(base.as_str().into()) {
+            continue;
         }
-        used.insert(candidate.clone());
-        out.push(candidate);
+        let mut n = 2;
+        let candidate = loop {
+            let candidate = format!("{base}-{n}");
+            if !used.contains(candidate.as_str()) {
+                break candidate;
+            }
+            n += 1;
+        };
+        used.insert(candidate.clone().into());
+        *renamed = Some(candidate);
     }
-    out
+    drop(used);
+    bases
+        .into_iter()
+        .zip(renamed)
+        .map(|(base, renamed)| renamed.unwrap_or(base))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     #[test]
     fn slugs_are_safe() {
@@ -84,6 +97,7 @@ mod tests {
 #[cfg(test)]
 mod properties {
     use super::*;
+    use std::collections::HashSet;
 
     proptest::proptest! {
         /// Any name gives a slug that is a safe, non-empty file name.
@@ -94,6 +108,28 @@ mod properties {
             proptest::prop_assert!(!s.starts_with('.') && !s.starts_with('-'));
             proptest::prop_assert!(s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'));
             proptest::prop_assert!(s.len() <= MAX_SLUG + 2);
+        }
+
+        /// The slugs made in parallel are those of one pass in order (the first `foo` keeps
+        /// it, the next takes the first free `foo-N`), whatever names collide with suffixes.
+        #[test]
+        fn unique_slugs_equal_one_pass_in_order(names in proptest::collection::vec("[ab2-]{0,4}", 0..60)) {
+            let mut used = HashSet::new();
+            let expected: Vec<String> = names
+                .iter()
+                .map(|name| {
+                    let base = slug(name, "p");
+                    let mut candidate = base.clone();
+                    let mut n = 2;
+                    while used.contains(&candidate) {
+                        candidate = format!("{base}-{n}");
+                        n += 1;
+                    }
+                    used.insert(candidate.clone());
+                    candidate
+                })
+                .collect();
+            proptest::prop_assert_eq!(unique_slugs(names.iter().map(String::as_str), "p"), expected);
         }
 
         /// Unique slugs stay unique and safe whatever the names.
