@@ -23,6 +23,13 @@ const RESCALE_ABOVE: f64 = 1e100;
 /// its log posterior, in θ units) is above this in any fit: 1e-9 θ is 4e-7 Elo points.
 pub const TOLERANCE: f64 = 1e-9;
 
+/// The last Newton step aims at this fraction of [`TOLERANCE`]: from a largest step s, the CG
+/// solves to a relative accuracy of at least `TOLERANCE_AIM * TOLERANCE / s`, and the next
+/// largest step comes out at about that accuracy times s. On the 20,000-game crowd this takes 93
+/// CG iterations instead of 150 for the same 25 Newton steps (the next steps land near 1e-11 θ
+/// instead of 1e-16).
+const TOLERANCE_AIM: f64 = 0.1;
+
 /// At most this many Newton steps per fit in [`WholeHistory::converge`] (a warm start needs a
 /// handful; the bound only matters without a prior, where a player who only won has no finite
 /// optimum).
@@ -749,8 +756,12 @@ impl Graph {
             if report.largest_step <= TOLERANCE {
                 break;
             }
-            // Inexact Newton: solve more accurately as the optimum nears (superlinear steps).
-            let accuracy = report.largest_step.min(0.1);
+            // Inexact Newton: solve more accurately as the optimum nears (superlinear steps),
+            // but no more accurately than the step that ends the solve needs (see
+            // [`TOLERANCE_AIM`]): the last step before the tolerance then costs a few CG
+            // iterations instead of tens.
+            let step = report.largest_step;
+            let accuracy = step.max(TOLERANCE_AIM * TOLERANCE / step).min(0.1);
             report.cg_iterations +=
                 cg.solve(self, &diagonal, &weight, &grad, accuracy, &mut direction);
             report.newton_steps += 1;
