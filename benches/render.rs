@@ -171,13 +171,13 @@ fn main() {
             f.path.starts_with("players/") && f.bytes.windows(10).any(|w| w == b"class=\"cha")
         })
         .count();
-    let bytes: usize = site.files.iter().map(|f| f.bytes.len()).sum();
+    let bytes: usize = site.files.iter().map(|f| f.len()).sum();
     for dir in ["players/", "matches/", "maps/", "clans/"] {
         let (n, b) = site
             .files
             .iter()
             .filter(|f| f.path.starts_with(dir))
-            .fold((0, 0), |(n, b), f| (n + 1, b + f.bytes.len()));
+            .fold((0, 0), |(n, b), f| (n + 1, b + f.len()));
         println!(
             "  {dir}: {n} pages, {:.0} KB each",
             b as f64 / n.max(1) as f64 / 1e3

@@ -267,6 +267,7 @@ impl Staging {
         )?;
         Ok(OutputFile {
             bytes: Vec::new(),
+            more: Vec::new(),
             staged: Some(written),
             ..file
         })
@@ -671,7 +672,7 @@ fn stage_file(
     if mirrored && f.reuse {
         return Ok(false);
     }
-    let hash = stamps.map(|_| stamps::hash(&f.bytes));
+    let hash = stamps.map(|_| stamps::hash(f.parts()));
     if mirrored {
         let meta = std::fs::symlink_metadata(&path).ok();
         let verdict = match (stamps, hash, &meta) {
@@ -681,7 +682,7 @@ fn stage_file(
         let same = match verdict {
             Verdict::Same => true,
             Verdict::Different => false,
-            Verdict::Unknown => meta.is_some_and(|m| same_file_bytes(&path, &m, &f.bytes)),
+            Verdict::Unknown => meta.is_some_and(|m| same_file_bytes(&path, &m, f)),
         };
         if same {
             if verdict == Verdict::Unknown
@@ -710,7 +711,7 @@ fn stage_file(
     // A mirrored file was just compared: the previous one holds the same (different) bytes.
     if !mirrored
         && let Some(old) = previous.map(|p| p.join(rel))
-        && same_bytes(&old, &f.bytes)
+        && same_bytes(&old, f)
         && std::fs::hard_link(&old, &path).is_ok()
     {
         if let (Some(stamps), Some(hash)) = (stamps, hash) {
@@ -718,7 +719,7 @@ fn stage_file(
         }
         return Ok(false);
     }
-    std::fs::write(&path, &f.bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    write_parts(&path, f).with_context(|| format!("cannot write {}", path.display()))?;
     if let (Some(stamps), Some(hash)) = (stamps, hash) {
         stamps.stamp(rel, &path, hash);
     }
@@ -743,16 +744,36 @@ fn remove_tree(dir: &Path) -> std::io::Result<()> {
     std::fs::remove_dir_all(dir)
 }
 
-/// The file at `path` exists and holds exactly `bytes`.
-fn same_bytes(path: &Path, bytes: &[u8]) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| same_file_bytes(path, &m, bytes))
+/// Creates the file at `path` with `f`'s bytes, written part after part.
+fn write_parts(path: &Path, f: &OutputFile) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut file = std::fs::File::create(path)?;
+    for part in f.parts() {
+        file.write_all(part)?;
+    }
+    Ok(())
 }
 
-/// The file at `path`, of metadata `meta`, holds exactly `bytes`.
-fn same_file_bytes(path: &Path, meta: &std::fs::Metadata, bytes: &[u8]) -> bool {
+/// The file at `path` exists and holds exactly `f`'s bytes.
+fn same_bytes(path: &Path, f: &OutputFile) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| same_file_bytes(path, &m, f))
+}
+
+/// The file at `path`, of metadata `meta`, holds exactly `f`'s bytes.
+fn same_file_bytes(path: &Path, meta: &std::fs::Metadata, f: &OutputFile) -> bool {
     meta.is_file()
-        && meta.len() == bytes.len() as u64
-        && std::fs::read(path).is_ok_and(|old| old == bytes)
+        && meta.len() == f.len() as u64
+        && std::fs::read(path).is_ok_and(|old| {
+            let mut rest = old.as_slice();
+            f.parts()
+                .all(|part| match rest.split_at_checked(part.len()) {
+                    Some((head, tail)) if head == part => {
+                        rest = tail;
+                        true
+                    }
+                    _ => false,
+                })
+        })
 }
 
 /// The key of a relative path made only of normal components (so nothing can land outside the

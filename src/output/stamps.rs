@@ -65,10 +65,15 @@ fn inode(_: &std::fs::Metadata) -> u64 {
     0
 }
 
-/// The hash of a file's bytes (XXH64: 64 bits, several GB/s, so far cheaper than reading the
-/// file back).
-pub(super) fn hash(bytes: &[u8]) -> u64 {
-    twox_hash::XxHash64::oneshot(0, bytes)
+/// The hash of a file's bytes, given part after part (XXH64: 64 bits, several GB/s, so far
+/// cheaper than reading the file back); the same however the bytes are split.
+pub(super) fn hash<'a>(parts: impl Iterator<Item = &'a [u8]>) -> u64 {
+    use std::hash::Hasher as _;
+    let mut h = twox_hash::XxHash64::with_seed(0);
+    for part in parts {
+        h.write(part);
+    }
+    h.finish()
 }
 
 /// What `outputs.bin` holds: read with owned paths, saved from paths borrowed rather than
@@ -173,5 +178,35 @@ impl Stamps {
         if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, &self.file).is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file's hash is XXH64 of its bytes whole (what stamps saved by earlier builds hold),
+    /// however they are split into parts.
+    #[test]
+    fn the_hash_of_parts_is_the_hash_of_the_whole() {
+        let bytes: Vec<u8> = (0..1000u32).map(|n| (n * 7 % 251) as u8).collect();
+        let whole = twox_hash::XxHash64::oneshot(0, &bytes);
+        assert_eq!(hash(std::iter::once(&bytes[..])), whole);
+        for cuts in [
+            vec![0],
+            vec![1, 31, 32, 33],
+            vec![500, 500, 999],
+            vec![1000],
+        ] {
+            let mut parts = Vec::new();
+            let mut from = 0;
+            for cut in cuts {
+                parts.push(&bytes[from..cut]);
+                from = cut;
+            }
+            parts.push(&bytes[from..]);
+            assert_eq!(hash(parts.into_iter()), whole, "{from}");
+        }
+        assert_ne!(hash(std::iter::once(&bytes[1..])), whole);
     }
 }

@@ -200,7 +200,7 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             clan: clan_name(i),
         }
     };
-    Ok(OutputFile::new(
+    Ok(OutputFile::from_parts(
         "data/players.json",
         super::players_json::bytes(shown.len(), player)?,
     ))
@@ -243,7 +243,7 @@ fn matches_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             fairest_red_win: fairest.get(i).copied().flatten(),
         }
     };
-    Ok(OutputFile::new(
+    Ok(OutputFile::from_parts(
         "data/matches.json",
         super::matches_json::bytes(count, one)?,
     ))

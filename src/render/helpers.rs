@@ -103,13 +103,7 @@ pub(super) fn static_files(site_dir: &Path) -> Result<Vec<OutputFile>> {
     }
     Ok(files
         .into_iter()
-        .map(|(path, bytes)| OutputFile {
-            path,
-            bytes,
-            reuse: false,
-            key: None,
-            staged: None,
-        })
+        .map(|(path, bytes)| OutputFile::new(path, bytes))
         .collect())
 }
 

@@ -31,30 +31,53 @@ pub(super) fn punch(field: &mut String, mark: &'static str) -> Option<Hole> {
 /// `page` with each hole's mark replaced by its part; None when a mark is not in the page
 /// exactly once.
 pub(super) fn fill(page: &str, holes: &[Hole]) -> Option<String> {
-    let mut at: Vec<(usize, &Hole)> = Vec::with_capacity(holes.len());
-    for hole in holes {
+    let at = places(page, holes)?;
+    let extra: usize = holes.iter().map(|h| h.html.len()).sum();
+    let mut out = String::with_capacity(page.len() + extra);
+    let mut from = 0;
+    for (pos, n) in at {
+        out.push_str(&page[from..pos]);
+        out.push_str(&holes[n].html);
+        from = pos + holes[n].mark.len();
+    }
+    out.push_str(&page[from..]);
+    Some(out)
+}
+
+/// [`fill`] as the parts of a file ([`super::OutputFile::from_parts`]): the page's text
+/// between the marks, and each hole's part moved rather than copied (a part is most of the
+/// page's bytes). None when a mark is not in the page exactly once.
+pub(super) fn fill_parts(page: &str, holes: Vec<Hole>) -> Option<Vec<Vec<u8>>> {
+    let at = places(page, &holes)?;
+    let mut holes: Vec<Option<Hole>> = holes.into_iter().map(Some).collect();
+    let mut parts = Vec::with_capacity(2 * at.len() + 1);
+    let mut from = 0;
+    for (pos, n) in at {
+        let hole = holes[n].take()?;
+        parts.push(page.as_bytes()[from..pos].to_vec());
+        parts.push(hole.html.into_bytes());
+        from = pos + hole.mark.len();
+    }
+    parts.push(page.as_bytes()[from..].to_vec());
+    Some(parts)
+}
+
+/// Where each hole's mark is in `page` and which hole's it is, in the page's order; None when
+/// a mark is not in the page exactly once, or two marks overlap.
+fn places(page: &str, holes: &[Hole]) -> Option<Vec<(usize, usize)>> {
+    let mut at = Vec::with_capacity(holes.len());
+    for (n, hole) in holes.iter().enumerate() {
         let mut found = memchr::memmem::find_iter(page.as_bytes(), hole.mark.as_bytes());
         let (Some(pos), None) = (found.next(), found.next()) else {
             return None;
         };
-        at.push((pos, hole));
+        at.push((pos, n));
     }
-    at.sort_by_key(|&(pos, _)| pos);
-    let extra: usize = holes.iter().map(|h| h.html.len()).sum();
-    let mut out = String::with_capacity(page.len() + extra);
-    let mut from = 0;
-    for (pos, hole) in at {
-        // Two marks found overlapping (the NUL that ends one starting the other) are not
-        // both what the template printed.
-        if pos < from {
-            return None;
-        }
-        out.push_str(&page[from..pos]);
-        out.push_str(&hole.html);
-        from = pos + hole.mark.len();
-    }
-    out.push_str(&page[from..]);
-    Some(out)
+    at.sort_unstable();
+    // Two marks found overlapping (the NUL that ends one starting the other) are not both
+    // what the template printed.
+    let overlap = (at.windows(2)).any(|w| w[1].0 < w[0].0 + holes[w[0].1].mark.len());
+    (!overlap).then_some(at)
 }
 
 #[cfg(test)]
@@ -84,6 +107,9 @@ mod tests {
             fill(&page, &holes).as_deref(),
             Some("<p><tr>a</tr></p><div><svg/></div>")
         );
+        let parts = fill_parts(&page, holes).unwrap();
+        assert_eq!(parts.concat(), b"<p><tr>a</tr></p><div><svg/></div>");
+        assert_eq!(parts[1], b"<tr>a</tr>", "each part on its own");
     }
 
     /// A mark printed twice, or not at all, refuses the page: it is rendered whole instead.
@@ -93,5 +119,14 @@ mod tests {
         let holes: Vec<Hole> = punch(&mut a, A).into_iter().collect();
         assert_eq!(fill(&format!("{a}{a}"), &holes), None);
         assert_eq!(fill("no mark", &holes), None);
+        assert_eq!(fill_parts(&format!("{a}{a}"), holes), None);
+        // Overlapping marks: the NUL that ends one starts the other.
+        let (mut x, mut y) = ("x".to_string(), "y".to_string());
+        let holes: Vec<Hole> = [punch(&mut x, "\0a\0"), punch(&mut y, "\0b")]
+            .into_iter()
+            .flatten()
+            .collect();
+        assert_eq!(fill("<\0a\0b>", &holes), None);
+        assert_eq!(fill("<\0a\0\0b>", &holes).as_deref(), Some("<xy>"));
     }
 }

@@ -11,11 +11,12 @@ use super::data::MatchJson;
 use super::pretty_json::{field, par_objects_file};
 
 /// The pretty JSON array of the `count` matches that `one` makes from their positions, with a
-/// trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it.
+/// trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it,
+/// as its parts (see [`par_objects_file`]).
 pub(super) fn bytes<'a>(
     count: usize,
     one: impl Fn(usize) -> MatchJson<'a> + Sync,
-) -> Result<Vec<u8>> {
+) -> Result<Vec<Vec<u8>>> {
     par_objects_file(count, one, fields)
 }
 
@@ -95,7 +96,9 @@ mod tests {
             let matches: Vec<MatchJson> = (0..count).map(|n| sample(n % 3)).collect();
             let mut want = serde_json::to_vec_pretty(&matches).unwrap();
             want.push(b'\n');
-            let got = bytes(matches.len(), |i| sample(i as u32 % 3)).unwrap();
+            let got = bytes(matches.len(), |i| sample(i as u32 % 3))
+                .unwrap()
+                .concat();
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want),

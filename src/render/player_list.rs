@@ -14,10 +14,14 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::colour::escape;
+use super::holes;
 use super::paged_list::{PageLink, page_links, page_url};
 use super::templates::Templates;
 use super::views::{Common, PlayerRow};
 use super::{Keyed, OutputFile, html};
+
+/// Where the rows' markup goes while Tera renders the rest of a page ([`holes`]).
+const ROWS_MARK: &str = "\0fragstats:rows_html\0";
 
 /// Players per page of the player list.
 pub const PAGE_SIZE: usize = 1000;
@@ -60,11 +64,21 @@ pub fn pages<'a>(
                 page: k,
             };
             let path = page_url("players.html", "player-list", k);
-            let body = templates.render(
-                "players.html",
-                &common(root, "players.html"),
-                &Keyed("list", view),
-            )?;
+            let common = common(root, "players.html");
+            let mut view = view;
+            // The rows' markup, most of the page's bytes, is kept out of Tera and is a part of
+            // the file of its own ([`holes`]).
+            let hole = (view.rows_html.as_mut()).and_then(|rows| holes::punch(rows, ROWS_MARK));
+            let body = templates.render("players.html", &common, &Keyed("list", &view))?;
+            let Some(hole) = hole else {
+                return Ok(html(&path, body));
+            };
+            if let Some(parts) = holes::fill_parts(&body, vec![hole]) {
+                return Ok(OutputFile::from_parts(path, parts));
+            }
+            // A mark met elsewhere in the page: rendered whole after all.
+            view.rows_html = Some(rows_html(rows, root, first));
+            let body = templates.render("players.html", &common, &Keyed("list", &view))?;
             Ok(html(&path, body))
         })
         .collect()
@@ -226,9 +240,9 @@ mod tests {
                 "player-list/page-3.html"
             ]
         );
-        let text: Vec<&str> = files
+        let text: Vec<String> = files
             .iter()
-            .map(|f| std::str::from_utf8(&f.bytes).unwrap())
+            .map(|f| String::from_utf8(f.to_vec()).unwrap())
             .collect();
         assert!(text[0].contains("\"players/player2.html\""));
         assert!(!text[0].contains("player3.html"));
@@ -240,7 +254,7 @@ mod tests {
         assert!(text[2].contains("<td class=\"num\">5</td>"));
         let one = pages(&templates, &common, &rows, 10).unwrap();
         assert_eq!(one.len(), 1);
-        assert!(!one[0].bytes.windows(5).any(|w| w == b"pager"));
+        assert!(!one[0].to_vec().windows(5).any(|w| w == b"pager"));
     }
 
     /// The rows written in Rust are the bytes the partial's loop writes through Tera (a site
@@ -285,13 +299,36 @@ mod tests {
         assert_eq!(native.len(), 3);
         for (a, b) in native.iter().zip(&through_tera) {
             assert_eq!(
-                std::str::from_utf8(&a.bytes).unwrap(),
-                std::str::from_utf8(&b.bytes).unwrap(),
+                String::from_utf8(a.to_vec()).unwrap(),
+                String::from_utf8(b.to_vec()).unwrap(),
                 "{}",
                 a.path
             );
+            // The rows' markup is a part of its own, spliced in without a copy.
+            assert_eq!(a.more.len(), 2, "{}", a.path);
         }
-        let text = std::str::from_utf8(&native[1].bytes).unwrap();
+        let text = String::from_utf8(native[1].to_vec()).unwrap();
         assert!(text.contains("<td class=\"num\">5</td><td><bdi"), "{text}");
+    }
+
+    /// A site's own `base.html` that prints the rows' markup again meets the mark twice: the
+    /// page is rendered whole instead, the markup in both places.
+    #[test]
+    fn rows_printed_twice_are_rendered_whole() {
+        let site = SiteView::for_tests();
+        let common = |root: &'static str, current: &str| Common::for_tests(&site, root, current);
+        let rows: Vec<PlayerRow> = (1..=2).map(row).collect();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("base.html"),
+            "{% block content %}{% endblock content %}<footer>{{ list.rows_html | safe }}</footer>",
+        )
+        .unwrap();
+        let templates = Templates::load(Some(dir.path())).unwrap();
+        let files = pages(&templates, &common, &rows, 10).unwrap();
+        let text = String::from_utf8(files[0].to_vec()).unwrap();
+        let row = rows_html(&rows[..1], "", 0);
+        assert_eq!(text.matches(row.as_str()).count(), 2, "{text}");
+        assert!(!text.contains('\0'), "{text}");
     }
 }

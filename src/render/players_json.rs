@@ -11,11 +11,12 @@ use super::pretty_json::{array, field, par_objects_file};
 
 /// The pretty JSON array of the `count` players that `player` makes from their positions, with
 /// a trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it.
-/// Each is made and written as its chunk is (see [`par_objects_file`]).
+/// Each is made and written as its chunk is, and the file kept as
+/// its parts (see [`par_objects_file`]).
 pub(super) fn bytes<'a>(
     count: usize,
     player: impl Fn(usize) -> PlayerJson<'a> + Sync,
-) -> Result<Vec<u8>> {
+) -> Result<Vec<Vec<u8>>> {
     par_objects_file(count, player, fields)
 }
 
@@ -110,7 +111,9 @@ mod tests {
         for players in &lists {
             let mut want = serde_json::to_vec_pretty(players).unwrap();
             want.push(b'\n');
-            let got = bytes(players.len(), |i| players[i].clone()).unwrap();
+            let got = bytes(players.len(), |i| players[i].clone())
+                .unwrap()
+                .concat();
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want)

@@ -50,42 +50,62 @@ pub(in crate::render) fn newline(out: &mut Vec<u8>, depth: usize) {
     out.resize(out.len() + 2 * depth, b' ');
 }
 
-/// Items of a top-level array written per chunk by one thread each.
+/// Items of an array written per chunk by one thread each.
 const CHUNK: usize = 2048;
 
-/// The whole file of a top-level array of `count` items (elements one level deep, each written
-/// by `item` from its position) and a trailing newline: the bytes [`array`] then `\n` makes,
-/// written in parallel chunks and joined into one buffer of exactly their size (a public
-/// server's `players.json` is tens of MB, remade on every append).
-pub(in crate::render) fn par_array_file(
+/// Bytes per item the first chunks' buffers are sized for, before any chunk is done.
+const FIRST_GUESS: usize = 1024;
+
+/// The elements of an array of `count` items that sit `depth` levels deep, each after its
+/// comma (but the first), newline and indent, written by `item` from its position: what
+/// [`array`] writes between its brackets, in chunks made in parallel and kept apart, never
+/// joined (a public server's `players.json` is tens of MB, remade on every append). Each
+/// chunk's buffer is sized once from the bytes per item of the chunks already made (plus an
+/// eighth), so it seldom grows.
+pub(in crate::render) fn par_items(
     count: usize,
+    depth: usize,
     item: impl Fn(&mut Vec<u8>, usize) -> Result<()> + Sync,
-) -> Result<Vec<u8>> {
-    if count == 0 {
-        return Ok(b"[]\n".to_vec());
-    }
-    let chunks: Vec<Vec<u8>> = (0..count.div_ceil(CHUNK))
+) -> Result<Vec<Vec<u8>>> {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let (made_bytes, made_items) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    (0..count.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
-            let mut out = Vec::new();
-            for i in c * CHUNK..((c + 1) * CHUNK).min(count) {
+            let items = c * CHUNK..((c + 1) * CHUNK).min(count);
+            let per_item = match made_items.load(Relaxed) {
+                0 => FIRST_GUESS,
+                n => made_bytes.load(Relaxed) / n * 9 / 8 + 8,
+            };
+            let mut out = Vec::with_capacity(items.len() * per_item);
+            for i in items.clone() {
                 if i > 0 {
                     out.push(b',');
                 }
-                newline(&mut out, 1);
+                newline(&mut out, depth);
                 item(&mut out, i)?;
             }
+            made_bytes.fetch_add(out.len(), Relaxed);
+            made_items.fetch_add(items.len(), Relaxed);
             Ok(out)
         })
-        .collect::<Result<_>>()?;
-    let size = chunks.iter().map(Vec::len).sum::<usize>() + 4;
-    let mut out = Vec::with_capacity(size);
-    out.push(b'[');
-    for chunk in &chunks {
-        out.extend_from_slice(chunk);
+        .collect()
+}
+
+/// The whole file of a top-level array of `count` items (elements one level deep, each written
+/// by `item` from its position) and a trailing newline, as its parts: the bytes [`array`] then
+/// `\n` makes, in the chunks of [`par_items`] (the brackets written into the first and last).
+pub(in crate::render) fn par_array_file(
+    count: usize,
+    item: impl Fn(&mut Vec<u8>, usize) -> Result<()> + Sync,
+) -> Result<Vec<Vec<u8>>> {
+    if count == 0 {
+        return Ok(vec![b"[]\n".to_vec()]);
     }
-    out.extend_from_slice(b"\n]\n");
-    Ok(out)
+    let mut chunks = par_items(count, 1, item)?;
+    chunks.insert(0, b"[".to_vec());
+    chunks.push(b"\n]\n".to_vec());
+    Ok(chunks)
 }
 
 /// [`par_array_file`] of objects: for each position, `{`, the fields `fields` writes of what
@@ -95,7 +115,7 @@ pub(in crate::render) fn par_objects_file<T>(
     count: usize,
     make: impl Fn(usize) -> T + Sync,
     fields: impl Fn(&mut Vec<u8>, &T) -> Result<()> + Sync,
-) -> Result<Vec<u8>> {
+) -> Result<Vec<Vec<u8>>> {
     par_array_file(count, |out, i| {
         out.push(b'{');
         fields(out, &make(i))?;
@@ -119,7 +139,15 @@ mod tests {
             array(&mut want, &items, 1, |out, n| field(out, "", n)).unwrap();
             want.push(b'\n');
             let got = par_array_file(count, |out, n| field(out, "", &items[n])).unwrap();
-            assert_eq!(got, want, "{count} items");
+            assert_eq!(got.concat(), want, "{count} items");
+            // Items of a deeper array, between its brackets.
+            let mut want = Vec::new();
+            array(&mut want, &items, 3, |out, n| field(out, "", n)).unwrap();
+            let got = par_items(count, 3, |out, n| field(out, "", &items[n])).unwrap();
+            let inner = want
+                .get(1..want.len().saturating_sub(6))
+                .unwrap_or_default();
+            assert_eq!(got.concat(), inner, "{count} items three deep");
         }
     }
 }

@@ -207,44 +207,60 @@ pub(in crate::render) fn files(
                 .collect(),
         })
         .collect();
-    let json = OutputFile::new("data/ladders.json", json_bytes(&json)?);
+    let json = OutputFile::from_parts("data/ladders.json", json_parts(&json)?);
     Ok([page, json])
 }
 
-/// `data/ladders.json`'s bytes written by hand (thousands of players per ladder, remade on
+/// `data/ladders.json` written by hand as its parts (thousands of players per ladder, remade on
 /// every append): exactly what `serde_json::to_vec_pretty` then `\n` makes of `ladders`, keys
-/// and indents as literals and each value through `serde_json` (a test holds the two together).
-fn json_bytes(ladders: &[LadderJson]) -> Result<Vec<u8>> {
-    use crate::render::pretty_json::{array, field, newline};
-    let players: usize = ladders.iter().map(|l| l.players.len()).sum();
-    let mut out = Vec::with_capacity(players * 320 + 4);
-    array(&mut out, ladders, 1, |out, l| {
-        field(out, "{\n    \"kind\": ", &l.kind)?;
-        field(out, ",\n    \"key\": ", l.key)?;
-        field(out, ",\n    \"name\": ", l.name)?;
-        field(out, ",\n    \"matches\": ", &l.matches)?;
-        out.extend_from_slice(b",\n    \"players\": ");
-        array(out, &l.players, 3, |out, p| {
-            field(out, "{\n        \"plain_name\": ", p.plain_name)?;
-            field(out, ",\n        \"headline_rating\": ", &p.headline_rating)?;
-            field(out, ",\n        \"rank\": ", &p.rank)?;
-            field(out, ",\n        \"provisional\": ", &p.provisional)?;
-            field(out, ",\n        \"active\": ", &p.active)?;
-            field(out, ",\n        \"matches\": ", &p.matches)?;
-            field(out, ",\n        \"frags\": ", &p.frags)?;
-            field(out, ",\n        \"wins\": ", &p.wins)?;
-            field(out, ",\n        \"draws\": ", &p.draws)?;
-            field(out, ",\n        \"losses\": ", &p.losses)?;
-            newline(out, 3);
-            out.push(b'}');
-            Ok(())
-        })?;
-        newline(out, 1);
-        out.push(b'}');
-        Ok(())
-    })?;
-    out.push(b'\n');
-    Ok(out)
+/// and indents as literals and each value through `serde_json` (a test holds the two together);
+/// each ladder's players in the parallel chunks of [`par_items`], kept apart, never joined.
+fn json_parts(ladders: &[LadderJson]) -> Result<Vec<Vec<u8>>> {
+    use crate::render::pretty_json::{field, newline, par_items};
+    if ladders.is_empty() {
+        return Ok(vec![b"[]\n".to_vec()]);
+    }
+    let mut parts = Vec::new();
+    // The bytes since the last chunk of players.
+    let mut head = Vec::with_capacity(256);
+    for (n, l) in ladders.iter().enumerate() {
+        head.push(if n == 0 { b'[' } else { b',' });
+        newline(&mut head, 1);
+        field(&mut head, "{\n    \"kind\": ", &l.kind)?;
+        field(&mut head, ",\n    \"key\": ", l.key)?;
+        field(&mut head, ",\n    \"name\": ", l.name)?;
+        field(&mut head, ",\n    \"matches\": ", &l.matches)?;
+        head.extend_from_slice(b",\n    \"players\": ");
+        if l.players.is_empty() {
+            head.extend_from_slice(b"[]");
+        } else {
+            head.push(b'[');
+            parts.push(std::mem::take(&mut head));
+            parts.extend(par_items(l.players.len(), 3, |out, i| {
+                let p = &l.players[i];
+                field(out, "{\n        \"plain_name\": ", p.plain_name)?;
+                field(out, ",\n        \"headline_rating\": ", &p.headline_rating)?;
+                field(out, ",\n        \"rank\": ", &p.rank)?;
+                field(out, ",\n        \"provisional\": ", &p.provisional)?;
+                field(out, ",\n        \"active\": ", &p.active)?;
+                field(out, ",\n        \"matches\": ", &p.matches)?;
+                field(out, ",\n        \"frags\": ", &p.frags)?;
+                field(out, ",\n        \"wins\": ", &p.wins)?;
+                field(out, ",\n        \"draws\": ", &p.draws)?;
+                field(out, ",\n        \"losses\": ", &p.losses)?;
+                newline(out, 3);
+                out.push(b'}');
+                Ok(())
+            })?);
+            newline(&mut head, 2);
+            head.push(b']');
+        }
+        newline(&mut head, 1);
+        head.push(b'}');
+    }
+    head.extend_from_slice(b"\n]\n");
+    parts.push(head);
+    Ok(parts)
 }
 
 #[cfg(test)]
@@ -271,9 +287,10 @@ mod json_tests {
     }
 
     /// The hand-written bytes are serde_json's pretty bytes: no ladder, a ladder without
-    /// players, and ladders of one and several players with nulls and odd floats.
+    /// players, ladders of one and several players with nulls and odd floats, and one of
+    /// players in several parallel chunks.
     #[test]
-    fn json_bytes_are_serde_jsons() {
+    fn json_parts_are_serde_jsons() {
         let ladder = |kind, players: Vec<LadderPlayerJson<'static>>| LadderJson {
             kind,
             key: "ctf",
@@ -281,18 +298,24 @@ mod json_tests {
             matches: players.len() * 7,
             players,
         };
-        let lists: [Vec<LadderJson>; 3] = [
+        let lists: [Vec<LadderJson>; 4] = [
             Vec::new(),
             vec![ladder(LadderKind::GameType, Vec::new())],
             vec![
                 ladder(LadderKind::GameType, vec![player(0)]),
                 ladder(LadderKind::Game, vec![player(1), player(2), player(3)]),
             ],
+            // Players in several chunks, between ladders without any.
+            vec![
+                ladder(LadderKind::GameType, Vec::new()),
+                ladder(LadderKind::GameType, (0..5000).map(player).collect()),
+                ladder(LadderKind::Game, Vec::new()),
+            ],
         ];
         for ladders in &lists {
             let mut want = serde_json::to_vec_pretty(ladders).unwrap();
             want.push(b'\n');
-            let got = json_bytes(ladders).unwrap();
+            let got = json_parts(ladders).unwrap().concat();
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want)
