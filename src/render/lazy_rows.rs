@@ -243,7 +243,7 @@ impl Renderer<'_> {
             h.raw(b);
             h.finish()
         });
-        (total, format!("rows:{hash:016x}"))
+        (total, crate::hash::tagged_hex("rows:", hash))
     }
 
     /// Fills player `i`'s keyed `page` with its head-to-head and match tables, and clears its

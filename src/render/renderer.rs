@@ -38,6 +38,8 @@ pub(super) struct Renderer<'a> {
     /// Number of rank shards player pages load their ranks from (0: ranks are in the pages);
     /// see [`super::rank_shards`].
     pub(super) rank_shards: usize,
+    /// Each rank shard's path from the site root, made once for the pages that name them.
+    pub(super) shard_paths: Vec<String>,
     /// The site has its own `player.html`: with shards, the ladder and season ranks stay in the
     /// pages too, since a template written before they moved to shards prints them directly.
     pub(super) own_player_template: bool,
@@ -112,6 +114,7 @@ impl<'a> Renderer<'a> {
             .flat_map(|m| m.weapons.keys())
             .map(|w| (w.as_str(), weapon_label(w)))
             .collect();
+        let rank_shards = super::rank_shards::shard_count(input);
         let headline = &input.ratings.headline.value;
         let rating_texts = (input.ratings.dynamic.players.par_iter().enumerate())
             .map(|(i, rating)| RatingTexts {
@@ -124,7 +127,10 @@ impl<'a> Renderer<'a> {
             rating_texts,
             match_labels,
             weapon_labels,
-            rank_shards: super::rank_shards::shard_count(input),
+            rank_shards,
+            shard_paths: (0..rank_shards)
+                .map(super::rank_shards::shard_path)
+                .collect(),
             own_player_template: false,
             input,
             links,

@@ -205,10 +205,10 @@ pub struct PlayerPage<'a> {
     /// its own `player.html`, and loaded from this shard script (path from the site root);
     /// absent otherwise, so smaller sites' pages are as before.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rank_shard: Option<String>,
+    pub rank_shard: Option<&'a str>,
     /// With `rank_shard`: the player's key in the shard (the page's file name without `.html`).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub rank_id: String,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub rank_id: &'a str,
     /// With `rank_shard`: the player has a headline rank (neither provisional nor inactive).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ranked: bool,

@@ -111,7 +111,7 @@ impl Renderer<'_> {
             rating: &self.rating_texts[i].rating,
             becker_rank: self.becker_rank[i],
             rank_shard: None,
-            rank_id: String::new(),
+            rank_id: "",
             ranked: false,
             static_percent: st.value[i].map(static_percent),
             static_outside_percent: st.outside[i].map(static_percent),
