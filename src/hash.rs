@@ -16,6 +16,19 @@ pub fn code_hash(sources: &[&str]) -> u64 {
     h.finish()
 }
 
+/// `prefix` followed by `hash` as 16 lowercase hex digits (as `format!("{prefix}{hash:016x}")`
+/// writes it, without the formatting machinery: each player page's stubs are made so on every
+/// build).
+pub fn tagged_hex(prefix: &str, hash: u64) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(prefix.len() + 16);
+    s.push_str(prefix);
+    for shift in (0..16).rev() {
+        s.push(char::from(DIGITS[(hash >> (shift * 4)) as usize & 0xf]));
+    }
+    s
+}
+
 /// Accumulates a hash.
 #[derive(Clone)]
 pub struct Hasher(u64);
@@ -308,5 +321,15 @@ mod tests {
         other[7] ^= 0x80;
         other[8] ^= 0x10;
         assert_ne!(hash(&[&text]), hash(&[&other]));
+    }
+
+    /// `tagged_hex` writes what the format string it replaces writes, for hashes of every
+    /// length of hex digits.
+    #[test]
+    fn tagged_hex_writes_what_format_writes() {
+        for hash in [0, 1, 0xf, 0xabc, 0x0123_4567_89ab_cdef, u64::MAX, 1 << 63] {
+            assert_eq!(tagged_hex("curve:", hash), format!("curve:{hash:016x}"));
+            assert_eq!(tagged_hex("", hash), format!("{hash:016x}"));
+        }
     }
 }

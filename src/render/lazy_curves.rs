@@ -119,7 +119,7 @@ impl Renderer<'_> {
                 }
                 let mut h = crate::hash::StreamHasher::new();
                 h.raw(b);
-                format!("curve:{:016x}", h.finish())
+                crate::hash::tagged_hex("curve:", h.finish())
             })
         })
     }

@@ -32,10 +32,14 @@ use crate::hash::StreamHasher;
 type Met = (u32, u32, u32);
 
 /// One row of a player's match table before its texts: the match (index), the player's place
-/// in its lines, and their rating after it and the change it brought.
+/// in its lines, their frags, deaths and score there, and their rating after it and the
+/// change it brought.
 struct Played {
     mi: usize,
     place: usize,
+    frags: u32,
+    deaths: u32,
+    score: Option<i32>,
     after: f64,
     delta: f64,
 }
@@ -43,11 +47,59 @@ struct Played {
 /// The digest of the texts a row borrows, for each player (coloured name, link) and each match
 /// (link, labels, map, map link, game type): made once per build, so a stub reads one number
 /// per row where it read the texts, scattered in memory, of every opponent and match again on
-/// every page.
+/// every page. With them, each match's lines as a match row reads them, side by side.
 #[derive(Default)]
 pub(super) struct RowTexts {
     players: Vec<u64>,
     matches: Vec<u64>,
+    lines: MatchLines,
+}
+
+/// What a player's match row reads of each match's lines (`stats.matches[mi].lines`), copied
+/// once per build into two flat arrays: finding a player's line in each of their latest
+/// matches read the whole line records of each (scattered, several times larger) on every
+/// page, which was the most costly part of keying a crowd's player pages.
+#[derive(Default)]
+struct MatchLines {
+    /// Where match `mi`'s lines start in `players` and `numbers` (one more entry at the end).
+    starts: Vec<usize>,
+    /// Each line's identity number, match after match, in each match's order of lines.
+    players: Vec<u32>,
+    /// Each line's frags, deaths and score, in the same order.
+    numbers: Vec<(u32, u32, Option<i32>)>,
+}
+
+impl MatchLines {
+    /// The lines of `matches`, copied in one pass (no parallel loop: see
+    /// [`Renderer::row_texts`]).
+    fn new(matches: &[crate::stats::MatchStats]) -> MatchLines {
+        let count = matches.iter().map(|m| m.lines.len()).sum();
+        let mut lines = MatchLines {
+            starts: Vec::with_capacity(matches.len() + 1),
+            players: Vec::with_capacity(count),
+            numbers: Vec::with_capacity(count),
+        };
+        for m in matches {
+            lines.starts.push(lines.players.len());
+            for l in &m.lines {
+                lines.players.push(l.player);
+                lines.numbers.push((l.frags, l.deaths, l.score));
+            }
+        }
+        lines.starts.push(lines.players.len());
+        lines
+    }
+
+    /// The place (index) of player `id`'s line in match `mi` (0 when they have none there),
+    /// and the frags, deaths and score of the line at that place (none when there is none).
+    fn find(&self, mi: usize, id: u32) -> (usize, (u32, u32, Option<i32>)) {
+        let (start, end) = (self.starts[mi], self.starts[mi + 1]);
+        let place = (self.players[start..end].iter())
+            .position(|&p| p == id)
+            .unwrap_or(0);
+        let numbers = self.numbers[start..end].get(place).copied();
+        (place, numbers.unwrap_or_default())
+    }
 }
 
 /// The hash of `texts`, each length-prefixed.
@@ -81,6 +133,7 @@ impl Renderer<'_> {
     /// first: a nested parallel loop could wait on a page that waits for it).
     fn row_texts(&self) -> &RowTexts {
         self.row_texts.get_or_init(|| RowTexts {
+            lines: MatchLines::new(&self.input.stats.matches),
             players: (self.names_html.iter().zip(&self.links.players))
                 .map(|(name, url)| digest(&[name, url]))
                 .collect(),
@@ -119,17 +172,20 @@ impl Renderer<'_> {
     fn matches_played(&self, i: usize) -> Vec<Played> {
         let id = i as u32;
         let s = &self.input.stats.players[i];
+        let lines = &self.row_texts().lines;
         s.matches
             .iter()
             .rev()
             .take(PLAYER_MATCH_ROWS)
             .map(|&mi| {
-                let ms = &self.input.stats.matches[mi as usize];
-                let place = ms.lines.iter().position(|l| l.player == id).unwrap_or(0);
+                let (place, (frags, deaths, score)) = lines.find(mi as usize, id);
                 let (after, delta) = self.rating_at(i, mi).unwrap_or((0.0, 0.0));
                 Played {
                     mi: mi as usize,
                     place,
+                    frags,
+                    deaths,
+                    score,
                     after,
                     delta,
                 }
@@ -172,12 +228,11 @@ impl Renderer<'_> {
             }
             number(b, played.len() as u64);
             for p in &played {
-                let line = &self.input.stats.matches[p.mi].lines[p.place];
                 number(b, texts.matches[p.mi]);
                 number(b, p.place as u64);
-                number(b, u64::from(line.frags));
-                number(b, u64::from(line.deaths));
-                match line.score {
+                number(b, u64::from(p.frags));
+                number(b, u64::from(p.deaths));
+                match p.score {
                     Some(score) => number(b, 1 << 32 | u64::from(score as u32)),
                     None => number(b, 0),
                 }
@@ -188,7 +243,7 @@ impl Renderer<'_> {
             h.raw(b);
             h.finish()
         });
-        (total, format!("rows:{hash:016x}"))
+        (total, crate::hash::tagged_hex("rows:", hash))
     }
 
     /// Fills player `i`'s keyed `page` with its head-to-head and match tables, and clears its
@@ -224,7 +279,6 @@ impl Renderer<'_> {
             .into_iter()
             .map(|p| {
                 let m = &self.input.matches[p.mi];
-                let line = &self.input.stats.matches[p.mi].lines[p.place];
                 PlayerMatchRow {
                     rating: decimal::fixed(p.after, 1),
                     change: decimal::signed(p.delta, 1),
@@ -236,12 +290,9 @@ impl Renderer<'_> {
                     map_url: self.match_map_url(p.mi),
                     gametype: &m.gametype.name,
                     place: p.place + 1,
-                    frags: line.frags,
-                    deaths: line.deaths,
-                    score: line
-                        .score
-                        .map(|s| s.to_string())
-                        .unwrap_or_else(|| "-".into()),
+                    frags: p.frags,
+                    deaths: p.deaths,
+                    score: p.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
                 }
             })
             .collect();

@@ -45,7 +45,7 @@ fn shard_of(id: &str, shards: usize) -> usize {
 }
 
 /// The shard script's path from the site root.
-fn shard_path(shard: usize) -> String {
+pub(super) fn shard_path(shard: usize) -> String {
     format!("data/ranks/{shard:02}.js")
 }
 
@@ -57,7 +57,7 @@ fn page_id(url: &str) -> &str {
 impl Renderer<'_> {
     /// With shards: takes player `i`'s ranks (headline, Becker, on each ladder, in each season
     /// with its count of ranked players) out of `page` and names the shard that holds them.
-    pub(super) fn shard_ranks(&self, i: usize, page: &mut PlayerPage<'_>) {
+    pub(super) fn shard_ranks<'p>(&'p self, i: usize, page: &mut PlayerPage<'p>) {
         if self.rank_shards == 0 {
             return;
         }
@@ -77,8 +77,8 @@ impl Renderer<'_> {
                 season.ranked = 0;
             }
         }
-        page.rank_shard = Some(shard_path(shard_of(id, self.rank_shards)));
-        page.rank_id = id.to_string();
+        page.rank_shard = Some(&self.shard_paths[shard_of(id, self.rank_shards)]);
+        page.rank_id = id;
     }
 }
 

@@ -30,14 +30,16 @@ pub(super) struct Renderer<'a> {
     pub(super) clan_rank: Vec<usize>,
     /// Every match has a date: curves use dates on the x axis, else match numbers.
     pub(super) dated: bool,
-    /// The matches' numbers ([`Match::number`]) rise in site order: curves use them (as the
-    /// labels do), else positions.
-    pub(super) numbered: bool,
+    /// Each match's x coordinate on curves ([`Self::x_of`]), worked out once: every player
+    /// page's curve stubs read it for each point, and the matches are large records.
+    xs: Vec<f64>,
     /// Each identity's coloured name as safe HTML, built once.
     pub(super) names_html: Vec<String>,
     /// Number of rank shards player pages load their ranks from (0: ranks are in the pages);
     /// see [`super::rank_shards`].
     pub(super) rank_shards: usize,
+    /// Each rank shard's path from the site root, made once for the pages that name them.
+    pub(super) shard_paths: Vec<String>,
     /// The site has its own `player.html`: with shards, the ladder and season ranks stay in the
     /// pages too, since a template written before they moved to shards prints them directly.
     pub(super) own_player_template: bool,
@@ -45,8 +47,9 @@ pub(super) struct Renderer<'a> {
     /// crowd's player pages show each match again for each of its players.
     match_labels: Vec<MatchLabels<'a>>,
     /// Each weapon's label (by raw name, from the maps' weapon counts), made once for the
-    /// weapon tables of every player page.
-    weapon_labels: std::collections::HashMap<&'a str, String>,
+    /// weapon tables of every player page (hashed with ahash: each page looks up each of its
+    /// weapons).
+    weapon_labels: std::collections::HashMap<&'a str, String, ahash::RandomState>,
     /// See [`super::lazy_rows::RowTexts`].
     pub(super) row_texts: std::sync::OnceLock<super::lazy_rows::RowTexts>,
     /// Each identity's ratings as text, formatted once: the player tables and the player pages
@@ -111,6 +114,7 @@ impl<'a> Renderer<'a> {
             .flat_map(|m| m.weapons.keys())
             .map(|w| (w.as_str(), weapon_label(w)))
             .collect();
+        let rank_shards = super::rank_shards::shard_count(input);
         let headline = &input.ratings.headline.value;
         let rating_texts = (input.ratings.dynamic.players.par_iter().enumerate())
             .map(|(i, rating)| RatingTexts {
@@ -123,7 +127,10 @@ impl<'a> Renderer<'a> {
             rating_texts,
             match_labels,
             weapon_labels,
-            rank_shards: super::rank_shards::shard_count(input),
+            rank_shards,
+            shard_paths: (0..rank_shards)
+                .map(super::rank_shards::shard_path)
+                .collect(),
             own_player_template: false,
             input,
             links,
@@ -132,8 +139,7 @@ impl<'a> Renderer<'a> {
             becker_rank,
             clan_rank,
             dated: !input.matches.is_empty() && input.matches.iter().all(|m| m.start.is_some()),
-            numbered: input.matches.first().is_some_and(|m| m.number > 0)
-                && input.matches.windows(2).all(|w| w[0].number < w[1].number),
+            xs: xs(input.matches),
             names_html: input
                 .roster
                 .players
@@ -183,18 +189,14 @@ impl<'a> Renderer<'a> {
         change_class(last.1 - before)
     }
 
-    /// The x coordinate of a match on curves: its start time, or its number.
+    /// The x coordinate of a match on curves ([`xs`]).
     pub(super) fn x_of(&self, mi: u32) -> f64 {
-        match (self.dated, self.input.matches[mi as usize].start) {
-            (true, Some(t)) => t.and_utc().timestamp() as f64,
-            _ if self.numbered => f64::from(self.input.matches[mi as usize].number),
-            _ => f64::from(mi + 1),
-        }
+        self.xs[mi as usize]
     }
 
     /// The maps of `matches` (indices) with their share of them, most played first.
-    pub(super) fn map_shares(&self, matches: &[usize]) -> Vec<LabelCount> {
-        let mut counts: std::collections::BTreeMap<&str, u32> = Default::default();
+    pub(super) fn map_shares(&self, matches: &[usize]) -> Vec<LabelCount<'a>> {
+        let mut counts: std::collections::BTreeMap<&'a str, u32> = Default::default();
         for &i in matches {
             *counts
                 .entry(self.input.matches[i].map.as_str())
@@ -204,7 +206,7 @@ impl<'a> Renderer<'a> {
         let mut maps: Vec<LabelCount> = counts
             .into_iter()
             .map(|(name, count)| LabelCount {
-                name: name.to_string(),
+                name: name.into(),
                 count,
                 percent: percent(count, total),
                 url: self.map_url(name),
@@ -258,11 +260,10 @@ impl<'a> Renderer<'a> {
         history: &'h [(u32, f64)],
     ) -> impl Iterator<Item = (f64, f64)> + 'h {
         let step = history.len().div_ceil(CURVE_POINTS).max(1);
-        history
-            .iter()
-            .enumerate()
-            .filter(move |(n, _)| (n + 1) % step == 0 || n + 1 == history.len())
-            .map(|(_, (mi, g))| (self.x_of(*mi), *g))
+        // Every `step`-th point, and the last (when the steps miss it).
+        let last = (history.len() % step != 0).then(|| history.len() - 1);
+        ((step - 1..history.len()).step_by(step).chain(last))
+            .map(move |n| (self.x_of(history[n].0), history[n].1))
     }
 
     /// The SVG of a curve through `points` (from [`Self::curve_points`]); "" when there are
@@ -317,16 +318,17 @@ impl<'a> Renderer<'a> {
         self.match_labels[i].map_url
     }
 
-    /// A weapon's label ([`weapon_label`]).
-    pub(super) fn weapon(&self, raw: &str) -> String {
+    /// A weapon's label ([`weapon_label`]), borrowed when made beforehand.
+    pub(super) fn weapon(&self, raw: &str) -> std::borrow::Cow<'_, str> {
         match self.weapon_labels.get(raw) {
-            Some(label) => label.clone(),
-            None => weapon_label(raw),
+            Some(label) => label.as_str().into(),
+            None => weapon_label(raw).into(),
         }
     }
 
-    pub(super) fn map_url(&self, map: &str) -> String {
-        self.links.maps.get(map).cloned().unwrap_or_default()
+    /// The page of map `map`, borrowed ("" when it has none).
+    pub(super) fn map_url(&self, map: &str) -> &'a str {
+        self.links.maps.get(map).map_or("", String::as_str)
     }
 
     pub(super) fn player_ref(&self, id: u32) -> (String, String) {
@@ -346,6 +348,22 @@ impl<'a> Renderer<'a> {
             None => ("", ""),
         }
     }
+}
+
+/// The x coordinate of each match on curves: its start time when every match is dated, else
+/// its number when the matches' numbers ([`crate::model::Match::number`]) rise in site order
+/// (curves use them, as the labels do), else its position (from 1).
+fn xs(matches: &[crate::model::Match]) -> Vec<f64> {
+    let dated = !matches.is_empty() && matches.iter().all(|m| m.start.is_some());
+    let numbered = matches.first().is_some_and(|m| m.number > 0)
+        && matches.windows(2).all(|w| w[0].number < w[1].number);
+    (matches.iter().enumerate())
+        .map(|(mi, m)| match (dated, m.start) {
+            (true, Some(t)) => t.and_utc().timestamp() as f64,
+            _ if numbered => f64::from(m.number),
+            _ => f64::from(mi as u32 + 1),
+        })
+        .collect()
 }
 
 /// Match `m` (at `i` in site order) as lists label it: its start to the minute, else "Match N".

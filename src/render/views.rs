@@ -133,14 +133,16 @@ pub struct NamedCount {
     pub count: u32,
 }
 
-/// A plain label with a count and share (weapons, awards, maps).
+/// A plain label with a count and share (weapons, awards, maps). The label and link are
+/// borrowed where the renderer or the stats hold them: every player page lists its weapons,
+/// maps and awards, and is built on each build to be keyed.
 #[derive(Debug, Clone, Serialize)]
-pub struct LabelCount {
-    pub name: String,
+pub struct LabelCount<'a> {
+    pub name: std::borrow::Cow<'a, str>,
     pub count: u32,
     pub percent: u32,
-    /// Link, where the label has a page.
-    pub url: String,
+    /// Link, where the label has a page ("" otherwise).
+    pub url: &'a str,
 }
 
 /// One opponent in a head-to-head table. Borrows the opponent's name and link from the
@@ -203,10 +205,10 @@ pub struct PlayerPage<'a> {
     /// its own `player.html`, and loaded from this shard script (path from the site root);
     /// absent otherwise, so smaller sites' pages are as before.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rank_shard: Option<String>,
+    pub rank_shard: Option<&'a str>,
     /// With `rank_shard`: the player's key in the shard (the page's file name without `.html`).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub rank_id: String,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub rank_id: &'a str,
     /// With `rank_shard`: the player has a headline rank (neither provisional nor inactive).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ranked: bool,
@@ -217,7 +219,8 @@ pub struct PlayerPage<'a> {
     pub incidents: u64,
     pub clan: &'a str,
     pub clan_url: &'a str,
-    pub aliases: Vec<String>,
+    /// The coloured names seen (borrowed from the renderer's where one is the player's name).
+    pub aliases: Vec<std::borrow::Cow<'a, str>>,
     pub kills: u32,
     pub deaths: u32,
     pub kd: String,
@@ -239,9 +242,9 @@ pub struct PlayerPage<'a> {
     pub ladders: Vec<LadderPlace>,
     pub victim: Option<NamedCount>,
     pub nemesis: Option<NamedCount>,
-    pub weapons: Vec<LabelCount>,
-    pub maps: Vec<LabelCount>,
-    pub awards: Vec<LabelCount>,
+    pub weapons: Vec<LabelCount<'a>>,
+    pub maps: Vec<LabelCount<'a>>,
+    pub awards: Vec<LabelCount<'a>>,
     /// The [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered), and how many
     /// opponents there are in all.
     pub opponents: TableRows<Opponent<'a>>,
@@ -319,7 +322,7 @@ pub struct LadderPlace {
 
 /// A map page.
 #[derive(Debug, Clone, Serialize)]
-pub struct MapPage {
+pub struct MapPage<'a> {
     pub name: String,
     pub matches: usize,
     pub frags: u32,
@@ -327,7 +330,7 @@ pub struct MapPage {
     pub players: usize,
     pub top: Vec<NamedCount>,
     pub match_rows: Vec<MatchRow>,
-    pub weapons: Vec<LabelCount>,
+    pub weapons: Vec<LabelCount<'a>>,
     /// Team matches on this map won by red, by blue, drawn (from the final team scores).
     pub red_wins: u32,
     pub blue_wins: u32,
@@ -543,14 +546,14 @@ pub struct ServerRow {
 
 /// A server's page (`servers/<slug>.html`).
 #[derive(Debug, Clone, Serialize)]
-pub struct ServerPage {
+pub struct ServerPage<'a> {
     pub row: ServerRow,
     /// Matches per map, most played first.
-    pub maps: Vec<LabelCount>,
+    pub maps: Vec<LabelCount<'a>>,
     /// The players with most frags on this server.
     pub top: Vec<NamedCount>,
     /// Matches per month (`YYYY-MM`), oldest first; empty when undated.
-    pub activity: Vec<LabelCount>,
+    pub activity: Vec<LabelCount<'a>>,
     pub match_rows: Vec<MatchRow>,
 }
 

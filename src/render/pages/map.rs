@@ -9,7 +9,7 @@ impl Renderer<'_> {
         let m = &self.input.stats.maps[i];
         MapRow {
             name: m.name.clone(),
-            url: self.map_url(&m.name),
+            url: self.map_url(&m.name).to_string(),
             matches: m.matches.len(),
             frags: m.frags,
             frags_per_minute: if m.seconds == 0 {
@@ -27,7 +27,7 @@ impl Renderer<'_> {
             .collect()
     }
 
-    pub(in crate::render) fn map_page(&self, i: usize) -> MapPage {
+    pub(in crate::render) fn map_page(&self, i: usize) -> MapPage<'_> {
         let m = &self.input.stats.maps[i];
         let row = &self.map_row(i);
         let (mut red_wins, mut blue_wins, mut draws) = (0, 0, 0);
@@ -49,10 +49,10 @@ impl Renderer<'_> {
         let mut weapons: Vec<LabelCount> = weapon_frags
             .into_iter()
             .map(|(name, count)| LabelCount {
-                name,
+                name: name.into(),
                 count,
                 percent: percent(count, m.frags),
-                url: String::new(),
+                url: "",
             })
             .collect();
         weapons.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));

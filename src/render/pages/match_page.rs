@@ -24,7 +24,7 @@ impl Renderer<'_> {
         h.str(&m.source);
         h.u64(m.line);
         h.str(self.when(i));
-        h.str(&self.map_url(&m.map));
+        h.str(self.map_url(&m.map));
         h.str(&self.links.match_servers[i]);
         h.u64(self.predicted_red_win(i).map_or(u64::MAX, f64::to_bits));
         h.u64(self.fairest_red_win(i).map_or(u64::MAX, f64::to_bits));
@@ -166,7 +166,7 @@ impl Renderer<'_> {
             when: self.when(i).to_string(),
             when_sort: self.when_sort(i).to_string(),
             map: m.map.clone(),
-            map_url: self.map_url(&m.map),
+            map_url: self.map_url(&m.map).to_string(),
             gametype: m.gametype.name.clone(),
             players: ms.lines.len(),
             frags: ms.frags,
@@ -332,7 +332,7 @@ impl Renderer<'_> {
         let (best_html, best_url) = best.map(|l| self.player_ref(l.player)).unwrap_or_default();
         MatchPage {
             map: m.map.clone(),
-            map_url: self.map_url(&m.map),
+            map_url: self.map_url(&m.map).to_string(),
             gametype: m.gametype.name.clone(),
             game: crate::model::game_name(&m.game).to_string(),
             rounds: super::super::rounds::round_strip(m),

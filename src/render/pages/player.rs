@@ -53,7 +53,7 @@ impl Renderer<'_> {
                 name: self.weapon(w),
                 count: *c,
                 percent: percent(*c, total_frags),
-                url: String::new(),
+                url: "",
             })
             .collect();
         weapons.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
@@ -61,7 +61,7 @@ impl Renderer<'_> {
             .maps
             .iter()
             .map(|(m, c)| LabelCount {
-                name: m.clone(),
+                name: m.as_str().into(),
                 count: *c,
                 percent: percent(*c, s.matches.len() as u32),
                 url: self.map_url(m),
@@ -72,10 +72,10 @@ impl Renderer<'_> {
             .awards
             .iter()
             .map(|(a, c)| LabelCount {
-                name: a.clone(),
+                name: a.as_str().into(),
                 count: *c,
                 percent: 0,
-                url: String::new(),
+                url: "",
             })
             .collect();
         // Stub: the victim, the nemesis, the head-to-head and match tables are made only if
@@ -111,14 +111,20 @@ impl Renderer<'_> {
             rating: &self.rating_texts[i].rating,
             becker_rank: self.becker_rank[i],
             rank_shard: None,
-            rank_id: String::new(),
+            rank_id: "",
             ranked: false,
             static_percent: st.value[i].map(static_percent),
             static_outside_percent: st.outside[i].map(static_percent),
             incidents: st.incidents[i],
             clan,
             clan_url,
-            aliases: identity.names_seen.iter().map(|n| name_html(n)).collect(),
+            aliases: (identity.names_seen.iter())
+                .map(|n| match self.input.hidden[i] {
+                    // `names_html` holds the name's HTML, as `name_html` makes it.
+                    false if *n == identity.name => self.names_html[i].as_str().into(),
+                    _ => name_html(n).into(),
+                })
+                .collect(),
             kills: s.kills,
             deaths: s.deaths,
             kd: ratio(s.kills, s.deaths),

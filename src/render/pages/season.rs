@@ -64,7 +64,7 @@ pub struct SeasonsPage {
 
 /// `seasons/<slug>.html`.
 #[derive(Debug, Clone, Serialize)]
-pub struct SeasonPage {
+pub struct SeasonPage<'a> {
     pub row: SeasonRow,
     /// The best three ranked players.
     pub top: Vec<SeasonLadderRow>,
@@ -74,7 +74,7 @@ pub struct SeasonPage {
     /// Players with most matches in the season.
     pub active: Vec<NamedCount>,
     /// Matches per map, most played first.
-    pub maps: Vec<LabelCount>,
+    pub maps: Vec<LabelCount<'a>>,
     /// The latest matches, newest first.
     pub match_rows: Vec<MatchRow>,
     pub undated: usize,
@@ -214,7 +214,7 @@ impl Renderer<'_> {
     }
 
     /// The page of season number `s`.
-    pub(in crate::render) fn season_page(&self, s: usize) -> SeasonPage {
+    pub(in crate::render) fn season_page(&self, s: usize) -> SeasonPage<'_> {
         let season: &Season = &self.input.seasons.list[s];
         let maps = self.map_shares(&season.matches);
         let mut active: Vec<&SeasonPlayer> = season.players.iter().collect();

@@ -117,14 +117,14 @@ impl Renderer<'_> {
 
     /// The rows of `servers.html`, most matches first: the rows of `pages` (from
     /// [`Self::server_pages`], which made each server's row for its page).
-    pub(in crate::render) fn server_rows(pages: &[(String, ServerPage)]) -> Vec<ServerRow> {
+    pub(in crate::render) fn server_rows(pages: &[(String, ServerPage<'_>)]) -> Vec<ServerRow> {
         let mut rows: Vec<ServerRow> = pages.iter().map(|(_, page)| page.row.clone()).collect();
         rows.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
         rows
     }
 
     /// Every server's page, by URL.
-    pub(in crate::render) fn server_pages(&self) -> Vec<(String, ServerPage)> {
+    pub(in crate::render) fn server_pages(&self) -> Vec<(String, ServerPage<'_>)> {
         let servers: Vec<(&str, Vec<usize>)> = self.server_matches().into_iter().collect();
         servers
             .par_iter()
@@ -174,10 +174,10 @@ impl Renderer<'_> {
                 let activity = months
                     .into_iter()
                     .map(|(name, count)| LabelCount {
-                        name,
+                        name: name.into(),
                         count,
                         percent: percent(count, most),
-                        url: String::new(),
+                        url: "",
                     })
                     .collect();
                 let match_rows = matches
