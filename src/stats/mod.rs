@@ -412,6 +412,7 @@ fn count_match(
     for p in 0..n {
         lines[p].best_spree = lines[p].best_spree.max(spree[p]);
     }
+    let weapon_names: Vec<u32> = m.weapons.iter().map(|name| names.id(name)).collect();
     for k in 0..n {
         for v in 0..n {
             let count = pairs[k * n + v];
@@ -426,12 +427,11 @@ fn count_match(
             vp.deaths += count;
             *vp.killers.entry(killer).or_default() += count;
         }
-        for (weapon, name) in m.weapons.iter().enumerate() {
+        for (weapon, &name) in weapon_names.iter().enumerate() {
             let count = weapons[k * w + weapon];
             if count == 0 {
                 continue;
             }
-            let name = names.id(name);
             (players[lines[k].player as usize].weapons).add(name, count, names);
         }
     }

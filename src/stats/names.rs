@@ -64,11 +64,15 @@ pub struct NameCounts(Vec<(u32, u32)>);
 impl NameCounts {
     /// Adds `n` to the count of the name numbered `id` in `names`.
     pub fn add(&mut self, id: u32, n: u32, names: &Names) {
-        let name = names.name(id);
-        match (self.0).binary_search_by(|&(i, _)| names.name(i).cmp(name)) {
-            Ok(at) => self.0[at].1 += n,
-            Err(at) => self.0.insert(at, (id, n)),
+        // Most adds find their name among a few (a player's dozen weapons): looked for by
+        // number, no string compared; a new name goes in its place by name.
+        if let Some((_, count)) = self.0.iter_mut().find(|(i, _)| *i == id) {
+            *count += n;
+            return;
         }
+        let name = names.name(id);
+        let at = (self.0).partition_point(|&(i, _)| names.name(i) < name);
+        self.0.insert(at, (id, n));
     }
 
     /// The names (of `names`, which numbered them) and their counts, in byte order of name.
