@@ -31,7 +31,9 @@ mod renewal;
 pub use renewal::CheckpointRule;
 
 /// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
-const CHECKPOINT_FORMAT: u64 = 10;
+/// 11: a player's weapons, maps and awards are counted by number into one table of names
+/// ([`crate::stats::Names`]), not in maps of strings.
+const CHECKPOINT_FORMAT: u64 = 11;
 
 /// How the folds started.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -380,6 +382,9 @@ impl Checkpoint<'_> {
         );
         if chained != self.chain {
             return Err(CHANGED.into());
+        }
+        if !self.stats.names_sound() {
+            return Err("the saved counts name a weapon, map or award they do not hold".into());
         }
         let (players, clan_numbers) = numbered?;
         let Checkpoint {

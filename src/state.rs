@@ -29,6 +29,7 @@ use crate::parse::Checkpoint;
 use crate::progress::timed;
 
 mod lock;
+mod mapped;
 mod segments;
 mod v5;
 
@@ -697,8 +698,10 @@ const CHECKPOINT_FILE: &str = "ratings.bin";
 /// itself says whether it fits the build). Reading and decoding are timed apart (see
 /// [`crate::progress::timed`]): the file is about 100 MB on a public server's site.
 pub fn load_checkpoint(dir: &Path) -> Option<history::Checkpoint<'static>> {
+    // Mapped, not read into a buffer: the decoder reads the system's copy of the file, and
+    // none of its bytes are copied into fresh memory ([`mapped`]).
     let bytes = timed("checkpoint read", || {
-        std::fs::read(dir.join(CHECKPOINT_FILE))
+        mapped::FileBytes::read(&dir.join(CHECKPOINT_FILE))
     })
     .ok()?;
     timed("checkpoint check and decode", || decode_checkpoint(&bytes))

@@ -829,3 +829,27 @@ fn matches_dated_into_the_kept_tail_resume_it_and_equal_a_renewed_twin() {
         }
     }
 }
+
+/// A ratings checkpoint of the format before the players' counts by name were numbered
+/// (`tests/fixtures/ratings-format-10.bin`, made by that fragstats from `sample-logs/tdm.log`)
+/// is not read as one of this format: the build replays every match and gives the bytes of a
+/// full build, and the checkpoint it writes in its place is resumed by the next build.
+#[test]
+fn a_checkpoint_of_the_format_before_is_replayed_over_once() {
+    let site = Site::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("sample-logs/tdm.log"),
+        site.logs().join("tdm.log"),
+    )
+    .unwrap();
+    let state = site.dir.path().join(".fragstats");
+    std::fs::create_dir_all(&state).unwrap();
+    let old = std::fs::read(root.join("tests/fixtures/ratings-format-10.bin")).unwrap();
+    std::fs::write(state.join("ratings.bin"), &old).unwrap();
+    let how = site.check("over the old checkpoint");
+    assert!(how.contains("ratings: replayed all 5 matches"), "{how}");
+    assert_ne!(std::fs::read(state.join("ratings.bin")).unwrap(), old);
+    let how = site.check("again");
+    assert!(how.contains("ratings: resumed after match 5"), "{how}");
+}

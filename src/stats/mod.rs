@@ -3,6 +3,9 @@
 //! the [`Roster`]; knows nothing of ratings or HTML.
 
 pub mod awards;
+mod names;
+
+pub use names::{NameCounts, Names};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -60,21 +63,18 @@ pub struct PlayerStats {
     pub objectives: u32,
     /// Indices (into the ordered match list) of the matches the player took part in.
     pub matches: Vec<u32>,
-    /// Frags by weapon name.
-    #[serde(deserialize_with = "sorted_map")]
-    pub weapons: BTreeMap<String, u32>,
-    /// Matches played per map.
-    #[serde(deserialize_with = "sorted_map")]
-    pub maps: BTreeMap<String, u32>,
+    /// Frags by weapon name (named in [`Stats::names`]).
+    pub weapons: NameCounts,
+    /// Matches played per map (named in [`Stats::names`]).
+    pub maps: NameCounts,
     /// Frags made against each opponent (identity number -> count).
     #[serde(deserialize_with = "sorted_map")]
     pub victims: BTreeMap<u32, u32>,
     /// Frags suffered from each opponent.
     #[serde(deserialize_with = "sorted_map")]
     pub killers: BTreeMap<u32, u32>,
-    /// Awards received by name.
-    #[serde(deserialize_with = "sorted_map")]
-    pub awards: BTreeMap<String, u32>,
+    /// Awards received by name (named in [`Stats::names`]).
+    pub awards: NameCounts,
 }
 
 impl PlayerStats {
@@ -158,6 +158,8 @@ pub struct Stats {
     pub players: Vec<PlayerStats>,
     /// Maps in byte order of name.
     pub maps: Vec<MapStats>,
+    /// The weapon, map and award names of the players' counts.
+    pub names: Names,
 }
 
 impl Stats {
@@ -166,6 +168,15 @@ impl Stats {
         let mut stats = Stats::default();
         stats.advance(matches, roster);
         stats
+    }
+
+    /// Whether every player's counts by name name a name of [`Stats::names`], and that table
+    /// is sound: counts read back from a file are checked before use.
+    pub fn names_sound(&self) -> bool {
+        let len = self.names.len();
+        self.names.sound()
+            && (self.players.iter())
+                .all(|p| p.weapons.within(len) && p.maps.within(len) && p.awards.within(len))
     }
 
     /// Counts the matches of `matches` (the whole history, in the site's match order) after
@@ -181,7 +192,8 @@ impl Stats {
             .enumerate()
             .skip(from)
         {
-            let (ms, weapon_frags) = count_match(m, ids, &mut self.players);
+            let (ms, weapon_frags) = count_match(m, ids, &mut self.players, &mut self.names);
+            let map_name = self.names.id(&m.map);
             let at = match self.maps.binary_search_by(|s| s.name.as_str().cmp(&m.map)) {
                 Ok(at) => at,
                 Err(at) => {
@@ -212,7 +224,7 @@ impl Stats {
             for line in &ms.lines {
                 let p = &mut self.players[line.player as usize];
                 p.matches.push(mi as u32);
-                *p.maps.entry(m.map.clone()).or_default() += 1;
+                p.maps.add(map_name, 1, &self.names);
                 map.players.insert(line.player);
                 *map.frags_by_player.entry(line.player).or_default() += line.frags;
             }
@@ -283,7 +295,12 @@ impl Stats {
 /// match's frags per weapon (by index into `m.weapons`). Counts within the match are gathered in
 /// small dense tables first (match players are few) and added to the players' maps once per
 /// match.
-fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchStats, Vec<u32>) {
+fn count_match(
+    m: &Match,
+    ids: &[u32],
+    players: &mut [PlayerStats],
+    names: &mut Names,
+) -> (MatchStats, Vec<u32>) {
     // One line per identity (several match players can share one identity through aliases);
     // `line_of` maps each match player to its line.
     let mut lines: Vec<MatchLine> = Vec::new();
@@ -384,11 +401,8 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchSta
                 }
             }
             EventKind::Award => {
-                let name = &m.awards[usize::from(e.detail)];
-                *players[actor as usize]
-                    .awards
-                    .entry(name.clone())
-                    .or_default() += 1;
+                let name = names.id(&m.awards[usize::from(e.detail)]);
+                players[actor as usize].awards.add(name, 1, names);
             }
             EventKind::Headshot => players[actor as usize].headshots += 1,
             EventKind::Assist => players[actor as usize].assists += 1,
@@ -398,6 +412,7 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchSta
     for p in 0..n {
         lines[p].best_spree = lines[p].best_spree.max(spree[p]);
     }
+    let weapon_names: Vec<u32> = m.weapons.iter().map(|name| names.id(name)).collect();
     for k in 0..n {
         for v in 0..n {
             let count = pairs[k * n + v];
@@ -412,18 +427,12 @@ fn count_match(m: &Match, ids: &[u32], players: &mut [PlayerStats]) -> (MatchSta
             vp.deaths += count;
             *vp.killers.entry(killer).or_default() += count;
         }
-        for (weapon, name) in m.weapons.iter().enumerate() {
+        for (weapon, &name) in weapon_names.iter().enumerate() {
             let count = weapons[k * w + weapon];
             if count == 0 {
                 continue;
             }
-            let counts = &mut players[lines[k].player as usize].weapons;
-            match counts.get_mut(name) {
-                Some(c) => *c += count,
-                None => {
-                    counts.insert(name.clone(), count);
-                }
-            }
+            (players[lines[k].player as usize].weapons).add(name, count, names);
         }
     }
     lines.sort_by(|a, b| {
@@ -447,8 +456,6 @@ mod tests {
     fn saved_player_maps_read_back_as_btreemap_reads_them() {
         let mut p = PlayerStats::default();
         p.victims.extend([(3, 1), (7, 2), (900, 4)]);
-        p.weapons
-            .extend([("MG".to_string(), 2), ("RL".to_string(), 5)]);
         let bytes = postcard::to_allocvec(&p).unwrap();
         assert_eq!(postcard::from_bytes::<PlayerStats>(&bytes).unwrap(), p);
         // Out of order and repeated keys: sorted, the last value of a key wins.

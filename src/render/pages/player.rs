@@ -45,10 +45,11 @@ impl Renderer<'_> {
     pub(in crate::render) fn player_page(&self, i: usize) -> PlayerPage<'_> {
         let identity = &self.input.roster.players[i];
         let s = &self.input.stats.players[i];
+        let names = &self.input.stats.names;
         let total_frags: u32 = s.weapons.values().sum();
         let mut weapons: Vec<LabelCount> = s
             .weapons
-            .iter()
+            .iter(names)
             .map(|(w, c)| LabelCount {
                 name: self.weapon(w),
                 count: *c,
@@ -59,7 +60,7 @@ impl Renderer<'_> {
         weapons.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
         let mut maps: Vec<LabelCount> = s
             .maps
-            .iter()
+            .iter(names)
             .map(|(m, c)| LabelCount {
                 name: m.as_str().into(),
                 count: *c,
@@ -70,7 +71,7 @@ impl Renderer<'_> {
         maps.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
         let awards = s
             .awards
-            .iter()
+            .iter(names)
             .map(|(a, c)| LabelCount {
                 name: a.as_str().into(),
                 count: *c,
