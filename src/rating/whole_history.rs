@@ -1043,6 +1043,44 @@ mod tests {
         same_optimum(wh, "crowd");
     }
 
+    /// The final solve reads each pair once, from the row of its lower-numbered player, and a
+    /// frag of a player against themself (one record, read by no other row) once too: with
+    /// such records and players met in every order of numbering, it reaches the optimum of the
+    /// sweeps, which read every record of every row.
+    #[test]
+    fn pairs_read_once_and_self_frags_reach_the_optimum() {
+        let matches = vec![
+            vec![(3, 0), (0, 3), (3, 1), (2, 2), (1, 0)],
+            vec![(4, 2), (2, 4), (4, 4), (0, 4), (2, 3)],
+            vec![(1, 4), (3, 3), (4, 1), (0, 2)],
+        ];
+        let wh = replay(0.9, &matches, 6);
+        assert!(
+            wh.met[2]
+                .iter()
+                .any(|&(j, won, lost)| j == 2 && won == lost)
+        );
+        let mut solved = wh.clone();
+        assert!(solved.converge().converged());
+        same_optimum(wh, "self frags");
+        // Each player's curvature counts every record of their row once, their own included.
+        for (fit, &prior) in PRIORS.iter().enumerate() {
+            let t = &solved.theta[fit];
+            for (i, row) in solved.met.iter().enumerate() {
+                let mut want = prior * solved.now;
+                for &(j, won, lost) in row {
+                    let p = sigmoid(t[i] - t[j as usize]);
+                    want += (won + lost) * p * (1.0 - p);
+                }
+                let got = solved.curvature[fit][i];
+                assert!(
+                    (got - want).abs() <= 1e-12 * want,
+                    "fit {fit} player {i}: {got} {want}"
+                );
+            }
+        }
+    }
+
     /// θ and curvatures of every fit, to the bit.
     fn bits(wh: &WholeHistory) -> Vec<u64> {
         wh.theta
