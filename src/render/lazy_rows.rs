@@ -361,6 +361,45 @@ fn met(victims: &BTreeMap<u32, u32>, killers: &BTreeMap<u32, u32>) -> Vec<Met> {
 mod tests {
     use super::*;
 
+    /// The flat copy finds each player's place and numbers as a scan of the match's own lines
+    /// does; a player without a line gets place 0 and the first line's numbers, and a match
+    /// without lines none.
+    #[test]
+    fn match_lines_find_what_the_lines_hold() {
+        let line = |player, frags, deaths, score| crate::stats::MatchLine {
+            player,
+            frags,
+            deaths,
+            score,
+            ..Default::default()
+        };
+        let matches = vec![
+            crate::stats::MatchStats {
+                lines: vec![line(7, 3, 1, Some(-2)), line(2, 1, 4, None)],
+                ..Default::default()
+            },
+            crate::stats::MatchStats::default(),
+            crate::stats::MatchStats {
+                lines: vec![line(2, 9, 0, Some(30)), line(5, 0, 9, Some(0))],
+                ..Default::default()
+            },
+        ];
+        let lines = MatchLines::new(&matches);
+        for (mi, m) in matches.iter().enumerate() {
+            for id in [2, 5, 7, 8] {
+                let place = m.lines.iter().position(|l| l.player == id).unwrap_or(0);
+                let numbers = m.lines.get(place).map(|l| (l.frags, l.deaths, l.score));
+                assert_eq!(
+                    lines.find(mi, id),
+                    (place, numbers.unwrap_or_default()),
+                    "match {mi}, player {id}"
+                );
+            }
+        }
+        assert_eq!(lines.find(2, 5), (1, (0, 9, Some(0))));
+        assert_eq!(lines.find(0, 8), (0, (3, 1, Some(-2))));
+    }
+
     /// The side-by-side walk finds what looking each victim up among the killers, then adding
     /// the killers never fragged, finds: every opponent once, with both counts.
     #[test]

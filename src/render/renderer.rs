@@ -259,11 +259,7 @@ impl<'a> Renderer<'a> {
         &'h self,
         history: &'h [(u32, f64)],
     ) -> impl Iterator<Item = (f64, f64)> + 'h {
-        let step = history.len().div_ceil(CURVE_POINTS).max(1);
-        // Every `step`-th point, and the last (when the steps miss it).
-        let last = (history.len() % step != 0).then(|| history.len() - 1);
-        ((step - 1..history.len()).step_by(step).chain(last))
-            .map(move |n| (self.x_of(history[n].0), history[n].1))
+        thinned(history.len()).map(move |n| (self.x_of(history[n].0), history[n].1))
     }
 
     /// The SVG of a curve through `points` (from [`Self::curve_points`]); "" when there are
@@ -350,6 +346,15 @@ impl<'a> Renderer<'a> {
     }
 }
 
+/// The positions a curve of `len` points keeps: every `step`-th one (`step` makes about
+/// [`CURVE_POINTS`] of them) and the last, stepped to rather than filtered out of all `len`.
+fn thinned(len: usize) -> impl Iterator<Item = usize> {
+    let step = len.div_ceil(CURVE_POINTS).max(1);
+    // The steps miss the last point unless `step` divides `len`.
+    let last = (!len.is_multiple_of(step)).then(|| len - 1);
+    (step - 1..len).step_by(step).chain(last)
+}
+
 /// The x coordinate of each match on curves: its start time when every match is dated, else
 /// its number when the matches' numbers ([`crate::model::Match::number`]) rise in site order
 /// (curves use them, as the labels do), else its position (from 1).
@@ -374,5 +379,23 @@ fn when_label(m: &crate::model::Match, i: usize) -> String {
             0 => format!("Match {}", i + 1),
             n => format!("Match {n}"),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stepped positions are those the filter it replaced kept: each `n` with
+    /// `(n + 1) % step == 0`, and the last.
+    #[test]
+    fn thinned_keeps_what_the_filter_kept() {
+        for len in (0..2_000usize).chain([5_999, 6_000, 6_001, 123_457]) {
+            let step = len.div_ceil(CURVE_POINTS).max(1);
+            let filtered: Vec<usize> = (0..len)
+                .filter(|n| (n + 1) % step == 0 || n + 1 == len)
+                .collect();
+            assert_eq!(thinned(len).collect::<Vec<_>>(), filtered, "len {len}");
+        }
     }
 }
