@@ -74,7 +74,6 @@ pub fn unique_slugs<'a>(names: impl IntoIterator<Item = &'a str>, fallback: &str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashSet;
 
     #[test]
     fn slugs_are_safe() {
