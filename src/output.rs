@@ -612,10 +612,19 @@ fn write_all(
         .iter()
         .map(|f| safe_relative(&f.path))
         .collect::<Result<Vec<String>>>()?;
-    let dirs: std::collections::BTreeSet<&str> = targets
+    // Files come grouped by folder (100,000 pages in a handful of folders): a folder met again
+    // right away is not looked up in the set.
+    let mut dirs: std::collections::BTreeSet<&str> = Default::default();
+    let mut last = None;
+    for dir in targets
         .iter()
         .filter_map(|rel| Some(rel.rsplit_once('/')?.0))
-        .collect();
+    {
+        if last != Some(dir) {
+            dirs.insert(dir);
+            last = Some(dir);
+        }
+    }
     for dir in &dirs {
         let dir = staging.join(dir);
         std::fs::create_dir_all(&dir)
@@ -668,15 +677,19 @@ fn stage_file(
     mirrored: bool,
     stamps: Option<&Stamps>,
 ) -> Result<bool> {
-    let path = staging.join(rel);
     if mirrored && f.reuse {
         return Ok(false);
     }
-    let hash = stamps.map(|_| stamps::hash(f.parts()));
+    let path = staging.join(rel);
+    // The bytes' hash is taken once, and only where needed: a stamp of another size tells a
+    // changed file without it, and a file written anew is hashed part by part as each is
+    // written (read from memory once, where hashing first read players.json's 45 MB twice).
+    let mut hash: Option<u64> = None;
+    let mut hash_of = |f: &OutputFile| *hash.get_or_insert_with(|| stamps::hash(f.parts()));
     if mirrored {
         let meta = std::fs::symlink_metadata(&path).ok();
-        let verdict = match (stamps, hash, &meta) {
-            (Some(stamps), Some(hash), Some(meta)) => stamps.check(rel, meta, hash),
+        let verdict = match (stamps, &meta) {
+            (Some(stamps), Some(meta)) => stamps.check(rel, meta, f.len() as u64, || hash_of(f)),
             _ => Verdict::Unknown,
         };
         let same = match verdict {
@@ -686,9 +699,9 @@ fn stage_file(
         };
         if same {
             if verdict == Verdict::Unknown
-                && let (Some(stamps), Some(hash)) = (stamps, hash)
+                && let Some(stamps) = stamps
             {
-                stamps.stamp(rel, &path, hash);
+                stamps.stamp(rel, &path, hash_of(f));
             }
             return Ok(false);
         }
@@ -714,14 +727,17 @@ fn stage_file(
         && same_bytes(&old, f)
         && std::fs::hard_link(&old, &path).is_ok()
     {
-        if let (Some(stamps), Some(hash)) = (stamps, hash) {
-            stamps.stamp(rel, &path, hash);
+        if let Some(stamps) = stamps {
+            stamps.stamp(rel, &path, hash_of(f));
         }
         return Ok(false);
     }
-    write_parts(&path, f).with_context(|| format!("cannot write {}", path.display()))?;
-    if let (Some(stamps), Some(hash)) = (stamps, hash) {
-        stamps.stamp(rel, &path, hash);
+    let mut hasher = (stamps.is_some() && hash.is_none()).then(stamps::PartsHasher::new);
+    write_parts(&path, f, hasher.as_mut())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    if let Some(stamps) = stamps {
+        let hash = hash.or(hasher.map(stamps::PartsHasher::finish));
+        stamps.stamp(rel, &path, hash.unwrap_or_else(|| stamps::hash(f.parts())));
     }
     Ok(true)
 }
@@ -744,11 +760,19 @@ fn remove_tree(dir: &Path) -> std::io::Result<()> {
     std::fs::remove_dir_all(dir)
 }
 
-/// Creates the file at `path` with `f`'s bytes, written part after part.
-fn write_parts(path: &Path, f: &OutputFile) -> std::io::Result<()> {
+/// Creates the file at `path` with `f`'s bytes, written part after part, each given to
+/// `hasher` (when there is one) just before it is written.
+fn write_parts(
+    path: &Path,
+    f: &OutputFile,
+    mut hasher: Option<&mut stamps::PartsHasher>,
+) -> std::io::Result<()> {
     use std::io::Write as _;
     let mut file = std::fs::File::create(path)?;
     for part in f.parts() {
+        if let Some(h) = hasher.as_deref_mut() {
+            h.write(part);
+        }
         file.write_all(part)?;
     }
     Ok(())

@@ -68,12 +68,31 @@ fn inode(_: &std::fs::Metadata) -> u64 {
 /// The hash of a file's bytes, given part after part (XXH64: 64 bits, several GB/s, so far
 /// cheaper than reading the file back); the same however the bytes are split.
 pub(super) fn hash<'a>(parts: impl Iterator<Item = &'a [u8]>) -> u64 {
-    use std::hash::Hasher as _;
-    let mut h = twox_hash::XxHash64::with_seed(0);
+    let mut h = PartsHasher::new();
     for part in parts {
         h.write(part);
     }
     h.finish()
+}
+
+/// [`hash`] taken as the parts come (while they are written).
+pub(super) struct PartsHasher(twox_hash::XxHash64);
+
+impl PartsHasher {
+    /// A hash of no bytes yet.
+    pub(super) fn new() -> PartsHasher {
+        PartsHasher(twox_hash::XxHash64::with_seed(0))
+    }
+
+    /// Takes the next part's bytes.
+    pub(super) fn write(&mut self, part: &[u8]) {
+        std::hash::Hasher::write(&mut self.0, part);
+    }
+
+    /// The hash of every part taken.
+    pub(super) fn finish(self) -> u64 {
+        std::hash::Hasher::finish(&self.0)
+    }
 }
 
 /// What `outputs.bin` holds: read with owned paths, saved from paths borrowed rather than
@@ -123,16 +142,27 @@ impl Stamps {
         }
     }
 
-    /// Whether the file at `path` (site-relative `rel`), whose metadata is `meta`, holds bytes
-    /// of hash `hash`, by its stamp; an unchanged file's stamp is kept for the next build.
-    pub(super) fn check(&self, rel: &str, meta: &std::fs::Metadata, hash: u64) -> Verdict {
+    /// Whether the file at `path` (site-relative `rel`), whose metadata is `meta`, holds the
+    /// `len` bytes whose hash `hash` takes, by its stamp; an unchanged file's stamp is kept for
+    /// the next build. The hash is not taken when the stamp's size tells the answer.
+    pub(super) fn check(
+        &self,
+        rel: &str,
+        meta: &std::fs::Metadata,
+        len: u64,
+        hash: impl FnOnce() -> u64,
+    ) -> Verdict {
         let Some(stamp) = self.old.get(rel) else {
             return Verdict::Unknown;
         };
         if Meta::of(meta) != Some(stamp.meta) {
             return Verdict::Unknown;
         }
-        if stamp.hash == hash {
+        // The file is as stamped: of another size, it holds other bytes.
+        if stamp.meta.len != len {
+            return Verdict::Different;
+        }
+        if stamp.hash == hash() {
             self.record(rel, *stamp);
             Verdict::Same
         } else {
@@ -208,5 +238,34 @@ mod tests {
             assert_eq!(hash(parts.into_iter()), whole, "{from}");
         }
         assert_ne!(hash(std::iter::once(&bytes[1..])), whole);
+    }
+
+    /// A file unchanged since stamped is judged by its stamp: bytes of another size differ
+    /// without being hashed; bytes of its size by their hash. A file changed since is unknown.
+    #[test]
+    fn a_stamp_of_another_size_needs_no_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.html");
+        std::fs::write(&path, b"alpha").unwrap();
+        let stamps = Stamps::load(dir.path());
+        let alpha = hash(std::iter::once(&b"alpha"[..]));
+        stamps.stamp("a.html", &path, alpha);
+        stamps.save(&["a.html".to_string()]);
+        let stamps = Stamps::load(dir.path());
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        let unhashed = || -> u64 { panic!("hashed") };
+        assert_eq!(
+            stamps.check("a.html", &meta, 6, unhashed),
+            Verdict::Different
+        );
+        assert_eq!(stamps.check("a.html", &meta, 5, || alpha), Verdict::Same);
+        assert_eq!(
+            stamps.check("a.html", &meta, 5, || !alpha),
+            Verdict::Different
+        );
+        assert_eq!(stamps.check("b.html", &meta, 5, || alpha), Verdict::Unknown);
+        std::fs::write(&path, b"alphabet").unwrap();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        assert_eq!(stamps.check("a.html", &meta, 6, unhashed), Verdict::Unknown);
     }
 }

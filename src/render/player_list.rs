@@ -4,8 +4,9 @@
 //! Every page stays small enough for a browser to open. With the built-in templates the rows'
 //! markup is written here ([`rows_html`]), as `partials/player_table.html`'s loop writes it:
 //! the list's 60,000 rows through Tera were most of the time to render it on each build of a
-//! public server's site. Not here: the rows themselves ([`super::views::PlayerRow`]) and the
-//! player pages.
+//! public server's site. That markup, most of a page's bytes, is a part of the page's file of
+//! its own, kept out of Tera by a mark ([`super::holes`]). Not here: the rows themselves
+//! ([`super::views::PlayerRow`]) and the player pages.
 
 use std::fmt::Write;
 
@@ -47,7 +48,7 @@ pub fn pages<'a>(
             // Every page of the list marks "Players" in the navigation.
             let root = if k == 1 { "" } else { "../" };
             let rows = &rows[first..(first + page_size).min(total)];
-            let view = PlayerList {
+            let mut view = PlayerList {
                 heading: if k == 1 {
                     "Players".into()
                 } else {
@@ -65,7 +66,6 @@ pub fn pages<'a>(
             };
             let path = page_url("players.html", "player-list", k);
             let common = common(root, "players.html");
-            let mut view = view;
             // The rows' markup, most of the page's bytes, is kept out of Tera and is a part of
             // the file of its own ([`holes`]).
             let hole = (view.rows_html.as_mut()).and_then(|rows| holes::punch(rows, ROWS_MARK));
