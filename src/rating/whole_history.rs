@@ -612,6 +612,18 @@ struct Graph {
     lost: Vec<f64>,
 }
 
+/// What a pass of [`Graph::derivatives`] makes, in buffers a solve reuses.
+struct Derivatives {
+    /// Scratch: each player's gradient and curvature as the pass adds to them.
+    sums: Vec<[f64; 2]>,
+    /// The gradient of the log posterior, per player.
+    grad: Vec<f64>,
+    /// The curvature of each player's own term (the Hessian's diagonal, negated).
+    diagonal: Vec<f64>,
+    /// Each pair's weight (its term of the Hessian, negated), per pair.
+    weight: Vec<f64>,
+}
+
 /// The records of player `i`'s row against opponents `j >= i`.
 fn upper(i: usize, row: &[(u32, f64, f64)]) -> impl Iterator<Item = &(u32, f64, f64)> {
     row.iter().filter(move |e| e.0 as usize >= i)
@@ -646,23 +658,19 @@ impl Graph {
         self.start[i]..self.start[i + 1]
     }
 
-    /// Gradient of the log posterior into `grad`, the curvature of each player's own term (the
-    /// Hessian's diagonal, negated) into `diagonal` and each pair's weight into `weight`;
-    /// returns the largest coordinate Newton step |grad / diagonal|. `sums` is scratch, one
-    /// entry per player.
+    /// The log posterior's derivatives at `theta` into `into` (see [`Derivatives`]); returns the
+    /// largest coordinate Newton step |grad / diagonal|.
     ///
     /// One pass in row order: a pair adds to its own row's sums and to its opponent's (a later
     /// row, so each row is whole once reached). The order of every sum is fixed by the graph,
     /// so the bits are the same whatever the thread count (the fits run side by side).
-    fn derivatives(
-        &self,
-        prior: f64,
-        theta: &[f64],
-        sums: &mut [[f64; 2]],
-        grad: &mut [f64],
-        diagonal: &mut [f64],
-        weight: &mut [f64],
-    ) -> f64 {
+    fn derivatives(&self, prior: f64, theta: &[f64], into: &mut Derivatives) -> f64 {
+        let Derivatives {
+            sums,
+            grad,
+            diagonal,
+            weight,
+        } = into;
         for (s, &t) in sums.iter_mut().zip(theta) {
             *s = [-prior * t, prior];
         }
@@ -720,10 +728,12 @@ impl Graph {
     /// `prior`; leaves each player's final curvature in `curvature`.
     fn solve(&self, prior: f64, theta: &mut [f64], curvature: &mut [f64]) -> Convergence {
         let n = theta.len();
-        let mut grad = vec![0.0; n];
-        let mut diagonal = vec![0.0; n];
-        let mut sums = vec![[0.0; 2]; n];
-        let mut weight = vec![0.0; self.opponent.len()];
+        let mut pass = Derivatives {
+            sums: vec![[0.0; 2]; n],
+            grad: vec![0.0; n],
+            diagonal: vec![0.0; n],
+            weight: vec![0.0; self.opponent.len()],
+        };
         let mut direction = vec![0.0; n];
         let mut trial = vec![0.0; n];
         let mut cg = Cg::new(n);
@@ -732,19 +742,12 @@ impl Graph {
             newton_steps: 0,
             cg_iterations: 0,
         };
-        // Whether `grad`, `diagonal` and the largest step are those of `theta` as it is (the
+        // Whether `pass` and the largest step are those of `theta` as it is (the
         // line search leaves them so for the point it accepts): they are not computed again.
         let mut derived = false;
         for _ in 0..MAX_NEWTON_STEPS {
             if !derived {
-                report.largest_step = self.derivatives(
-                    prior,
-                    theta,
-                    &mut sums,
-                    &mut grad,
-                    &mut diagonal,
-                    &mut weight,
-                );
+                report.largest_step = self.derivatives(prior, theta, &mut pass);
                 derived = true;
             }
             if report.largest_step <= TOLERANCE {
@@ -756,8 +759,14 @@ impl Graph {
             // iterations instead of tens.
             let step = report.largest_step;
             let accuracy = step.max(TOLERANCE_AIM * TOLERANCE / step).min(0.1);
-            report.cg_iterations +=
-                cg.solve(self, &diagonal, &weight, &grad, accuracy, &mut direction);
+            report.cg_iterations += cg.solve(
+                self,
+                &pass.diagonal,
+                &pass.weight,
+                &pass.grad,
+                accuracy,
+                &mut direction,
+            );
             report.newton_steps += 1;
             // Bounded steps (as the coordinate steps are) and a line search until the posterior
             // grows: Newton's step is exact near the optimum, the line search only guards the start.
@@ -776,20 +785,13 @@ impl Graph {
             // one pass over the pairs and no value of the posterior is ever computed.
             let mut scale = if longest > 1.0 { 1.0 / longest } else { 1.0 };
             let mut moved = false;
-            let rise: f64 = grad.iter().zip(&direction).map(|(g, d)| g * d).sum();
+            let rise: f64 = pass.grad.iter().zip(&direction).map(|(g, d)| g * d).sum();
             for _ in 0..30 {
                 for ((t, &x), &d) in trial.iter_mut().zip(theta.iter()).zip(&direction) {
                     *t = x + scale * d;
                 }
-                let largest = self.derivatives(
-                    prior,
-                    &trial,
-                    &mut sums,
-                    &mut grad,
-                    &mut diagonal,
-                    &mut weight,
-                );
-                let slope: f64 = grad.iter().zip(&direction).map(|(g, d)| g * d).sum();
+                let largest = self.derivatives(prior, &trial, &mut pass);
+                let slope: f64 = pass.grad.iter().zip(&direction).map(|(g, d)| g * d).sum();
                 if slope >= 0.0 {
                     theta.copy_from_slice(&trial);
                     report.largest_step = largest;
@@ -806,18 +808,9 @@ impl Graph {
             }
         }
         if !derived {
-            report.largest_step = self.derivatives(
-                prior,
-                theta,
-                &mut sums,
-                &mut grad,
-                &mut diagonal,
-                &mut weight,
-            );
+            report.largest_step = self.derivatives(prior, theta, &mut pass);
         }
-        for (c, &d) in curvature.iter_mut().zip(&diagonal) {
-            *c = d;
-        }
+        curvature.copy_from_slice(&pass.diagonal);
         report
     }
 }
