@@ -32,8 +32,9 @@ pub use renewal::CheckpointRule;
 
 /// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
 /// 11: a player's weapons, maps and awards are counted by number into one table of names
-/// ([`crate::stats::Names`]), not in maps of strings.
-const CHECKPOINT_FORMAT: u64 = 11;
+/// ([`crate::stats::Names`]), not in maps of strings. 12: the whole-history fits' weights are
+/// floored at 1e-280, not 2.2e-308 (a saved weight at the old floor would grow differently).
+const CHECKPOINT_FORMAT: u64 = 12;
 
 /// How the folds started.
 #[derive(Debug, Clone, PartialEq, Eq)]
