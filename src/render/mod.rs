@@ -498,18 +498,26 @@ fn pages<'a>(
 
     timer.lap("index and lists");
     let player_urls = |i: usize| links.players[i].clone();
-    files.extend(render_completed_pages(
-        templates,
-        &page,
-        input.roster.players.len(),
-        "player.html",
-        &player_urls,
-        &|i| Keyed("p", r.player_page(i)),
-        &|i, Keyed(name, page)| Keyed(name, r.complete_player_page(i, page)),
-        input.cache,
-        input.sink,
-    )?);
-    files.extend(rank_shards::files(r)?);
+    // The rank shards (one sequential pass over every player, then a file per shard) are made
+    // beside the player pages: after the pages they were a stretch of one busy core.
+    let (player_pages, shards) = rayon::join(
+        || {
+            render_completed_pages(
+                templates,
+                &page,
+                input.roster.players.len(),
+                "player.html",
+                &player_urls,
+                &|i| Keyed("p", r.player_page(i)),
+                &|i, Keyed(name, page)| Keyed(name, r.complete_player_page(i, page)),
+                input.cache,
+                input.sink,
+            )
+        },
+        || rank_shards::files(r),
+    );
+    files.extend(player_pages?);
+    files.extend(shards?);
     timer.lap("player pages");
     let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
     files.extend(render_pages(

@@ -8,13 +8,12 @@
 //! its own, kept out of Tera by a mark ([`super::holes`]). Not here: the rows themselves
 //! ([`super::views::PlayerRow`]) and the player pages.
 
-use std::fmt::Write;
-
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::colour::escape;
+use super::colour::escape_into;
+use super::helpers::push_number;
 use super::holes;
 use super::paged_list::{PageLink, page_links, page_url};
 use super::templates::Templates;
@@ -127,6 +126,8 @@ const TABLE: &str = "partials/player_table.html";
 
 /// The markup `partials/player_table.html`'s loop writes for `rows` on a page at `root`, the
 /// first row numbered `offset + 1`: byte for byte (values escaped as Tera's autoescape does).
+/// Written piece by piece, numbers by [`push_number`]: through `write!`, the formatting
+/// machinery was about three quarters of the time to write a crowd's 63,000 rows, on each build.
 fn rows_html(rows: &[PlayerRow], root: &str, offset: usize) -> String {
     let mut out = String::with_capacity(rows.len() * 480);
     for (n, p) in rows.iter().enumerate() {
@@ -137,20 +138,18 @@ fn rows_html(rows: &[PlayerRow], root: &str, offset: usize) -> String {
             "<tr><td class=\"num\">"
         });
         if !unranked {
-            let _ = write!(out, "{}", offset + n + 1);
+            push_count(&mut out, offset + n + 1);
         }
         out.push_str("</td><td>");
         if p.url.is_empty() {
             out.push_str(p.name_html);
         } else {
-            let _ = write!(out, "<a href=\"{root}{}\">{}</a>", p.url, p.name_html);
+            push_link(&mut out, root, p.url, p.name_html);
         }
         if !p.division.is_empty() {
-            let _ = write!(
-                out,
-                " <span class=\"tag division\" title=\"division\">{}</span>",
-                escape(p.division)
-            );
+            out.push_str(" <span class=\"tag division\" title=\"division\">");
+            escape_into(&mut out, p.division);
+            out.push_str("</span>");
         }
         if p.inactive {
             out.push_str(" <span class=\"tag\" title=\"not seen recently: not ranked until the next match\">inactive</span>");
@@ -162,34 +161,58 @@ fn rows_html(rows: &[PlayerRow], root: &str, offset: usize) -> String {
             "down" => "&#9660;",
             _ => "&#8226;",
         };
-        let _ = write!(
-            out,
-            "</td><td class=\"num\"><b>{}</b></td><td class=\"num\">{} <span class=\"trend {}\" title=\"trend over the last 5 matches\">{trend}</span></td><td>",
-            escape(p.headline),
-            escape(p.rating),
-            escape(p.trend),
-        );
+        out.push_str("</td><td class=\"num\"><b>");
+        escape_into(&mut out, p.headline);
+        out.push_str("</b></td><td class=\"num\">");
+        escape_into(&mut out, p.rating);
+        out.push_str(" <span class=\"trend ");
+        escape_into(&mut out, p.trend);
+        out.push_str("\" title=\"trend over the last 5 matches\">");
+        out.push_str(trend);
+        out.push_str("</span></td><td>");
         if !p.clan_url.is_empty() {
-            let _ = write!(
-                out,
-                "<a href=\"{root}{}\">{}</a>",
-                p.clan_url,
-                escape(p.clan)
-            );
+            out.push_str("<a href=\"");
+            out.push_str(root);
+            out.push_str(p.clan_url);
+            out.push_str("\">");
+            escape_into(&mut out, p.clan);
+            out.push_str("</a>");
         }
-        let _ = writeln!(
-            out,
-            "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            p.kills,
-            p.deaths,
-            escape(&p.kd),
-            p.suicides,
-            p.team_kills,
-            p.captures,
-            p.matches,
-        );
+        out.push_str("</td><td class=\"num\">");
+        push_number(&mut out, p.kills);
+        out.push_str("</td><td class=\"num\">");
+        push_number(&mut out, p.deaths);
+        out.push_str("</td><td class=\"num\">");
+        escape_into(&mut out, &p.kd);
+        out.push_str("</td><td class=\"num\">");
+        push_number(&mut out, p.suicides);
+        out.push_str("</td><td class=\"num\">");
+        push_number(&mut out, p.team_kills);
+        out.push_str("</td><td class=\"num\">");
+        push_number(&mut out, p.captures);
+        out.push_str("</td><td class=\"num\">");
+        push_count(&mut out, p.matches);
+        out.push_str("</td></tr>\n");
     }
     out
+}
+
+/// `<a href="{root}{url}">{inner}</a>` onto `out` (`url` and `inner` as they are).
+fn push_link(out: &mut String, root: &str, url: &str, inner: &str) {
+    out.push_str("<a href=\"");
+    out.push_str(root);
+    out.push_str(url);
+    out.push_str("\">");
+    out.push_str(inner);
+    out.push_str("</a>");
+}
+
+/// `n` in decimal onto `out`, as `{n}` writes it.
+fn push_count(out: &mut String, n: usize) {
+    match u32::try_from(n) {
+        Ok(n) => push_number(out, n),
+        Err(_) => out.push_str(&n.to_string()),
+    }
 }
 
 #[cfg(test)]

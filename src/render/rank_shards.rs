@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
+use rayon::prelude::*;
 
 use super::OutputFile;
 use super::SiteInput;
@@ -120,8 +121,9 @@ pub(super) fn files(r: &Renderer) -> Result<Vec<OutputFile>> {
         };
         shards[shard_of(id, r.rank_shards)].insert(id, ranks);
     }
+    // A crowd has 64 shards of a thousand players each: written in parallel.
     shards
-        .iter()
+        .par_iter()
         .enumerate()
         // A JSON value is a JavaScript expression; `<` is escaped so no text closes a script
         // element.
