@@ -158,9 +158,11 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let staging = crate::output::Staging::prepare_in(&out, Some(&state_dir));
     // The checkpoint (about 100 MB on a public server's site) is decoded while the state is
     // loaded and the logs are read: it needs neither.
+    // The rating systems' saved states are restored on the same thread once it is decoded.
     let checkpoint = (!req.full).then(|| {
         let dir = state_dir.clone();
-        std::thread::spawn(move || state::load_checkpoint(&dir))
+        let rating = config.rating.clone();
+        std::thread::spawn(move || state::load_checkpoint(&dir).map(|c| c.restore(&rating)))
     });
     let mut warnings = Vec::new();
     let mut previous = load_previous(&state_dir, req.full, &mut warnings)?;
@@ -356,23 +358,25 @@ fn unreadable_warning(state_dir: &Path, log: &str) -> String {
 }
 
 /// The checkpoint a build may resume, as [`render`] takes it: none, decoded, or still being
-/// decoded on a thread (about 0.2 s for a public server's 100 MB), which `render` joins only
-/// once the identities and clans are made, so that they are made meanwhile.
+/// decoded and restored on a thread (about 0.2 s for a public server's 100 MB), which `render`
+/// joins only once the identities and clans are made, so that they are made meanwhile.
 pub enum Resume {
     /// Count and rate from the first match.
     None,
-    /// A decoded checkpoint (or none, if it could not be read).
+    /// A decoded checkpoint (or none, if it could not be read), restored when joined.
     Decoded(Option<Box<history::Checkpoint<'static>>>),
-    /// A checkpoint being read and decoded on a thread.
-    Decoding(std::thread::JoinHandle<Option<history::Checkpoint<'static>>>),
+    /// A checkpoint being read, decoded and restored ([`history::Checkpoint::restore`]) on a
+    /// thread.
+    Decoding(std::thread::JoinHandle<Option<history::Restored>>),
 }
 
 impl Resume {
-    /// The checkpoint, once decoded (a panic while decoding goes on here).
-    fn wait(self) -> Option<history::Checkpoint<'static>> {
+    /// The checkpoint, once decoded and restored for `cfg` (a panic while decoding goes on
+    /// here).
+    fn wait(self, cfg: &crate::config::RatingConfig) -> Option<history::Restored> {
         match self {
             Resume::None => None,
-            Resume::Decoded(checkpoint) => checkpoint.map(|c| *c),
+            Resume::Decoded(checkpoint) => checkpoint.map(|c| c.restore(cfg)),
             Resume::Decoding(decoding) => decoding
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
@@ -417,7 +421,7 @@ pub fn render(
     let hidden = moderation.hidden(&roster, &bots);
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     timer.lap("identities and clans");
-    let resume = resume.wait();
+    let resume = resume.wait(&config.rating);
     timer.lap("load checkpoint");
     // The per game type and per game ladders replay their matches beside the site's folds.
     let groups = crate::rating::ladders::groups(matches);

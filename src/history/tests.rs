@@ -71,7 +71,13 @@ fn resumed_folds_equal_one_fold() {
     for cut in [1, 2, 5, matches.len() / 3, matches.len() - 1] {
         let checkpoint = checkpoint_after(&matches[..cut], &cfg, clans_of);
         renumbered += usize::from(checkpoint.keys.len() < roster.players.len());
-        let folds = fold(&matches, &roster, &clans, &cfg, Some(checkpoint));
+        let folds = fold(
+            &matches,
+            &roster,
+            &clans,
+            &cfg,
+            Some(checkpoint.restore(&cfg)),
+        );
         assert_eq!(folds.replayed, Replayed::Resumed(cut), "cut after {cut}");
         assert!(outcome(&folds) == expected, "cut after {cut}");
     }
@@ -98,7 +104,13 @@ fn resumed_folds_equal_one_fold_whether_numbers_move_or_not() {
         if (same && kept) || (!same && moved) {
             continue;
         }
-        let folds = fold(&matches, &roster, &clans, &cfg, Some(checkpoint));
+        let folds = fold(
+            &matches,
+            &roster,
+            &clans,
+            &cfg,
+            Some(checkpoint.restore(&cfg)),
+        );
         assert_eq!(folds.replayed, Replayed::Resumed(cut), "cut after {cut}");
         assert!(outcome(&folds) == expected, "cut after {cut}");
         kept |= same;
@@ -180,7 +192,7 @@ fn checkpoint_refused_when_history_config_or_clans_changed() {
             roster,
             clans,
             cfg,
-            Some(saved.clone()),
+            Some(saved.clone().restore(cfg)),
         )
         .replayed
         {
@@ -188,7 +200,14 @@ fn checkpoint_refused_when_history_config_or_clans_changed() {
             other => panic!("resumed: {other:?}"),
         };
     assert_eq!(
-        fold(&matches, &roster, &clans, &cfg, Some(saved.clone())).replayed,
+        fold(
+            &matches,
+            &roster,
+            &clans,
+            &cfg,
+            Some(saved.clone().restore(&cfg))
+        )
+        .replayed,
         Replayed::Resumed(cut)
     );
     let mut reordered = matches.clone();
@@ -214,6 +233,20 @@ fn checkpoint_refused_when_history_config_or_clans_changed() {
     let mut evaluation = cfg.clone();
     evaluation.evaluation = !cfg.evaluation;
     assert!(refused(&matches, &roster, &clans, &evaluation).contains("configuration"));
+
+    // Restored under one configuration and resumed under another: refused either way round,
+    // though the checkpoint fits one of them.
+    let mixed = |restored: &RatingConfig, resumed: &RatingConfig| {
+        let restored = saved.clone().restore(restored);
+        fold(&matches, &roster, &clans, resumed, Some(restored)).replayed
+    };
+    for (a, b) in [(&cfg, &decay), (&decay, &cfg)] {
+        let replayed = mixed(a, b);
+        assert!(
+            matches!(&replayed, Replayed::Refused(why) if why.contains("configuration")),
+            "{replayed:?}"
+        );
+    }
 
     let detected = Clans::assign(&roster, &[], true);
     assert!(refused(&matches, &roster, &detected, &cfg).contains("clan"));
@@ -248,7 +281,13 @@ fn a_clan_forming_later_refuses_the_checkpoint() {
         })
         .expect("the [OA] clan forms part-way through the bot logs");
     let checkpoint = checkpoint_after(&matches[..cut], &cfg, detect);
-    let folds = fold(&matches, &roster, &clans, &cfg, Some(checkpoint));
+    let folds = fold(
+        &matches,
+        &roster,
+        &clans,
+        &cfg,
+        Some(checkpoint.restore(&cfg)),
+    );
     match &folds.replayed {
         Replayed::Refused(why) => assert!(why.contains("clan"), "{why}"),
         other => panic!("resumed: {other:?}"),
