@@ -347,3 +347,32 @@ fn headline_curve_has_a_point_per_match_played_and_ends_at_the_published_value()
         }
     }
 }
+
+/// The walk over both key lists finds the numbers a table of the roster's keys finds, and
+/// nothing when a saved key is missing or out of order (the table then says why).
+#[test]
+fn walked_player_numbers_are_the_looked_up_ones() {
+    let (matches, roster) = history("openarena");
+    let cfg = RatingConfig::default();
+    let mut saved = checkpoint_after(&matches[..2], &cfg, clans_of);
+    assert!(
+        saved.keys.len() < roster.players.len(),
+        "newcomers move numbers"
+    );
+    let looked_up: Vec<u32> = (saved.keys.iter())
+        .map(|k| roster.players.iter().position(|p| p.key == *k).unwrap() as u32)
+        .collect();
+    assert_eq!(saved.walked_numbers(&roster), Some(looked_up.clone()));
+    assert_eq!(saved.player_numbers(&roster), Ok(looked_up));
+    saved.keys.swap(0, 1);
+    assert_eq!(saved.walked_numbers(&roster), None);
+    assert!(
+        saved
+            .player_numbers(&roster)
+            .unwrap_err()
+            .contains("differently")
+    );
+    saved.keys[0] = "nobody who played".into();
+    assert_eq!(saved.walked_numbers(&roster), None);
+    assert!(saved.player_numbers(&roster).unwrap_err().contains("gone"));
+}
