@@ -7,7 +7,8 @@
 //! connected component), to be shown as less reliable.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::ops::Bound;
 
 use crate::config::StaticConfig;
 
@@ -83,6 +84,98 @@ impl FragMatrix {
             }
             same
         });
+        FragMatrix { n, pairs }
+    }
+
+    /// The matrix of [`FragMatrix::from_counts`] of the same counts, from each player's frags
+    /// against each opponent (`rows[k]`: victim -> frags, as [`crate::stats::PlayerStats`] keeps
+    /// them), in linear time without a sort: a counting pass files each frag of a killer above
+    /// its victim under the victim's row, in killer order; each row is then the merge of two
+    /// sorted runs, its own victims above it and its killers above it.
+    pub fn from_rows<'a, R>(rows: R) -> FragMatrix
+    where
+        R: ExactSizeIterator<Item = &'a BTreeMap<u32, u32>> + Clone,
+    {
+        let n = rows.len();
+        let below =
+            |k: usize, row: &'a BTreeMap<u32, u32>| row.range(..k as u32).filter(|&(_, &c)| c != 0);
+        let mut offsets = vec![0usize; n + 1];
+        let mut entries = 0;
+        for (k, row) in rows.clone().enumerate() {
+            entries += row.len();
+            for (&v, _) in below(k, row) {
+                offsets[v as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        // killers[offsets[i]..offsets[i + 1]]: (killer above i, frags of it against i).
+        let mut fill = offsets.clone();
+        let mut killers = vec![(0u32, 0u32); offsets[n]];
+        for (k, row) in rows.clone().enumerate() {
+            for (&v, &c) in below(k, row) {
+                killers[fill[v as usize]] = (k as u32, c);
+                fill[v as usize] += 1;
+            }
+        }
+        drop(fill);
+        let mut pairs = Vec::with_capacity(entries);
+        for (i, row) in rows.enumerate() {
+            let me = i as u32;
+            let mut victims = row
+                .range((Bound::Excluded(me), Bound::Unbounded))
+                .filter(|&(_, &c)| c != 0)
+                .map(|(&j, &c)| (j, c))
+                .peekable();
+            let mut killers = killers[offsets[i]..offsets[i + 1]]
+                .iter()
+                .copied()
+                .peekable();
+            loop {
+                let pair = match (victims.peek(), killers.peek()) {
+                    (None, None) => break,
+                    (Some(&(j, a_ij)), Some(&(k, a_ji))) if j == k => {
+                        victims.next();
+                        killers.next();
+                        Pair {
+                            i: me,
+                            j,
+                            a_ij,
+                            a_ji,
+                        }
+                    }
+                    (Some(&(j, a_ij)), Some(&(k, _))) if j < k => {
+                        victims.next();
+                        Pair {
+                            i: me,
+                            j,
+                            a_ij,
+                            a_ji: 0,
+                        }
+                    }
+                    (Some(&(j, a_ij)), None) => {
+                        victims.next();
+                        Pair {
+                            i: me,
+                            j,
+                            a_ij,
+                            a_ji: 0,
+                        }
+                    }
+                    (_, Some(&(k, a_ji))) => {
+                        killers.next();
+                        Pair {
+                            i: me,
+                            j: k,
+                            a_ij: 0,
+                            a_ji,
+                        }
+                    }
+                };
+                pairs.push(pair);
+            }
+        }
         FragMatrix { n, pairs }
     }
 
