@@ -252,8 +252,8 @@ pub fn rank(matrix: &FragMatrix, cfg: &StaticConfig) -> StaticRanking {
     }
 }
 
-/// Players with one partner count, smallest (incidents, larger id first) on top.
-type Bucket = BinaryHeap<Reverse<(u64, Reverse<u32>)>>;
+/// Players with one partner count by their place in the tie order, the first on top.
+type Bucket = BinaryHeap<Reverse<u32>>;
 
 /// Greedy peeling: from all players with at least `min_incidents` incidents, repeatedly remove the
 /// one with the fewest qualifying partners in the set (ties: fewer incidents, then the larger
@@ -283,21 +283,28 @@ pub fn core(matrix: &FragMatrix, incidents: &[u64], cfg: &StaticConfig) -> Vec<u
     // Bucket queue by partner count; inside a bucket a min-heap on (incidents, larger id first).
     // A decrement pushes the player into the next lower bucket; the entry left behind is stale
     // and skipped when popped (its partner count no longer matches the bucket).
+    // The tie order (fewer incidents, then the larger id) as one number per player: a heap of
+    // places compares one u32 where it compared a (u64, u32) pair, the same order.
+    let mut by_place: Vec<u32> = (0..n as u32).collect();
+    by_place.sort_unstable_by_key(|&i| (incidents[i as usize], Reverse(i)));
+    let mut place = vec![0u32; n];
+    for (at, &i) in by_place.iter().enumerate() {
+        place[i as usize] = at as u32;
+    }
     let max_partners = partners.iter().copied().max().unwrap_or(0);
     let mut buckets: Vec<Bucket> = vec![BinaryHeap::new(); max_partners + 1];
     for i in (0..n).filter(|&i| in_set[i]) {
-        buckets[partners[i]].push(Reverse((incidents[i], Reverse(i as u32))));
+        buckets[partners[i]].push(Reverse(place[i]));
     }
     let mut lowest = 0;
     while size >= 2 {
         while lowest <= max_partners && buckets[lowest].is_empty() {
             lowest += 1;
         }
-        let Some(Reverse((_, Reverse(i)))) = buckets.get_mut(lowest).and_then(BinaryHeap::pop)
-        else {
+        let Some(Reverse(at)) = buckets.get_mut(lowest).and_then(BinaryHeap::pop) else {
             break;
         };
-        let i = i as usize;
+        let i = by_place[at as usize] as usize;
         if !in_set[i] || partners[i] != lowest {
             continue;
         }
@@ -311,7 +318,7 @@ pub fn core(matrix: &FragMatrix, incidents: &[u64], cfg: &StaticConfig) -> Vec<u
             let j = j as usize;
             if in_set[j] {
                 partners[j] -= 1;
-                buckets[partners[j]].push(Reverse((incidents[j], Reverse(j as u32))));
+                buckets[partners[j]].push(Reverse(place[j]));
                 lowest = lowest.min(partners[j]);
             }
         }
