@@ -82,15 +82,7 @@ impl Headline {
 /// The static least-squares ranking of the counts' frag matrix (what [`Ratings::compute`] is
 /// given; [`crate::history::fold`] computes it beside the replays).
 pub fn static_ranking(stats: &Stats, cfg: &RatingConfig) -> StaticRanking {
-    let players = stats.players.len();
-    let matrix = FragMatrix::from_counts(
-        players,
-        stats
-            .players
-            .iter()
-            .enumerate()
-            .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
-    );
+    let matrix = FragMatrix::from_rows(stats.players.iter().map(|p| &p.victims));
     static_rank::rank(&matrix, &cfg.static_)
 }
 

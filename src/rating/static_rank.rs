@@ -7,7 +7,8 @@
 //! connected component), to be shown as less reliable.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::ops::Bound;
 
 use crate::config::StaticConfig;
 
@@ -86,6 +87,98 @@ impl FragMatrix {
         FragMatrix { n, pairs }
     }
 
+    /// The matrix of [`FragMatrix::from_counts`] of the same counts, from each player's frags
+    /// against each opponent (`rows[k]`: victim -> frags, as [`crate::stats::PlayerStats`] keeps
+    /// them), in linear time without a sort: a counting pass files each frag of a killer above
+    /// its victim under the victim's row, in killer order; each row is then the merge of two
+    /// sorted runs, its own victims above it and its killers above it.
+    pub fn from_rows<'a, R>(rows: R) -> FragMatrix
+    where
+        R: ExactSizeIterator<Item = &'a BTreeMap<u32, u32>> + Clone,
+    {
+        let n = rows.len();
+        let below =
+            |k: usize, row: &'a BTreeMap<u32, u32>| row.range(..k as u32).filter(|&(_, &c)| c != 0);
+        let mut offsets = vec![0usize; n + 1];
+        let mut entries = 0;
+        for (k, row) in rows.clone().enumerate() {
+            entries += row.len();
+            for (&v, _) in below(k, row) {
+                offsets[v as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        // killers[offsets[i]..offsets[i + 1]]: (killer above i, frags of it against i).
+        let mut fill = offsets.clone();
+        let mut killers = vec![(0u32, 0u32); offsets[n]];
+        for (k, row) in rows.clone().enumerate() {
+            for (&v, &c) in below(k, row) {
+                killers[fill[v as usize]] = (k as u32, c);
+                fill[v as usize] += 1;
+            }
+        }
+        drop(fill);
+        let mut pairs = Vec::with_capacity(entries);
+        for (i, row) in rows.enumerate() {
+            let me = i as u32;
+            let mut victims = row
+                .range((Bound::Excluded(me), Bound::Unbounded))
+                .filter(|&(_, &c)| c != 0)
+                .map(|(&j, &c)| (j, c))
+                .peekable();
+            let mut killers = killers[offsets[i]..offsets[i + 1]]
+                .iter()
+                .copied()
+                .peekable();
+            loop {
+                let pair = match (victims.peek(), killers.peek()) {
+                    (None, None) => break,
+                    (Some(&(j, a_ij)), Some(&(k, a_ji))) if j == k => {
+                        victims.next();
+                        killers.next();
+                        Pair {
+                            i: me,
+                            j,
+                            a_ij,
+                            a_ji,
+                        }
+                    }
+                    (Some(&(j, a_ij)), Some(&(k, _))) if j < k => {
+                        victims.next();
+                        Pair {
+                            i: me,
+                            j,
+                            a_ij,
+                            a_ji: 0,
+                        }
+                    }
+                    (Some(&(j, a_ij)), None) => {
+                        victims.next();
+                        Pair {
+                            i: me,
+                            j,
+                            a_ij,
+                            a_ji: 0,
+                        }
+                    }
+                    (_, Some(&(k, a_ji))) => {
+                        killers.next();
+                        Pair {
+                            i: me,
+                            j: k,
+                            a_ij: 0,
+                            a_ji,
+                        }
+                    }
+                };
+                pairs.push(pair);
+            }
+        }
+        FragMatrix { n, pairs }
+    }
+
     /// Each player's incidents: frags made plus suffered against all opponents.
     pub fn incidents(&self) -> Vec<u64> {
         let mut inc = vec![0u64; self.n];
@@ -159,8 +252,8 @@ pub fn rank(matrix: &FragMatrix, cfg: &StaticConfig) -> StaticRanking {
     }
 }
 
-/// Players with one partner count, smallest (incidents, larger id first) on top.
-type Bucket = BinaryHeap<Reverse<(u64, Reverse<u32>)>>;
+/// Players with one partner count by their place in the tie order, the first on top.
+type Bucket = BinaryHeap<Reverse<u32>>;
 
 /// Greedy peeling: from all players with at least `min_incidents` incidents, repeatedly remove the
 /// one with the fewest qualifying partners in the set (ties: fewer incidents, then the larger
@@ -190,21 +283,28 @@ pub fn core(matrix: &FragMatrix, incidents: &[u64], cfg: &StaticConfig) -> Vec<u
     // Bucket queue by partner count; inside a bucket a min-heap on (incidents, larger id first).
     // A decrement pushes the player into the next lower bucket; the entry left behind is stale
     // and skipped when popped (its partner count no longer matches the bucket).
+    // The tie order (fewer incidents, then the larger id) as one number per player: a heap of
+    // places compares one u32 where it compared a (u64, u32) pair, the same order.
+    let mut by_place: Vec<u32> = (0..n as u32).collect();
+    by_place.sort_unstable_by_key(|&i| (incidents[i as usize], Reverse(i)));
+    let mut place = vec![0u32; n];
+    for (at, &i) in by_place.iter().enumerate() {
+        place[i as usize] = at as u32;
+    }
     let max_partners = partners.iter().copied().max().unwrap_or(0);
     let mut buckets: Vec<Bucket> = vec![BinaryHeap::new(); max_partners + 1];
     for i in (0..n).filter(|&i| in_set[i]) {
-        buckets[partners[i]].push(Reverse((incidents[i], Reverse(i as u32))));
+        buckets[partners[i]].push(Reverse(place[i]));
     }
     let mut lowest = 0;
     while size >= 2 {
         while lowest <= max_partners && buckets[lowest].is_empty() {
             lowest += 1;
         }
-        let Some(Reverse((_, Reverse(i)))) = buckets.get_mut(lowest).and_then(BinaryHeap::pop)
-        else {
+        let Some(Reverse(at)) = buckets.get_mut(lowest).and_then(BinaryHeap::pop) else {
             break;
         };
-        let i = i as usize;
+        let i = by_place[at as usize] as usize;
         if !in_set[i] || partners[i] != lowest {
             continue;
         }
@@ -218,7 +318,7 @@ pub fn core(matrix: &FragMatrix, incidents: &[u64], cfg: &StaticConfig) -> Vec<u
             let j = j as usize;
             if in_set[j] {
                 partners[j] -= 1;
-                buckets[partners[j]].push(Reverse((incidents[j], Reverse(j as u32))));
+                buckets[partners[j]].push(Reverse(place[j]));
                 lowest = lowest.min(partners[j]);
             }
         }

@@ -54,15 +54,7 @@ pub fn rate(
     cfg.evaluation = false;
     let folds = crate::history::fold(&sub, &local, &clans, &cfg, None);
     let stats = &folds.stats;
-    let incidents = FragMatrix::from_counts(
-        stats.players.len(),
-        stats
-            .players
-            .iter()
-            .enumerate()
-            .flat_map(|(k, p)| p.victims.iter().map(move |(v, c)| (k as u32, *v, *c))),
-    )
-    .incidents();
+    let incidents = FragMatrix::from_rows(stats.players.iter().map(|p| &p.victims)).incidents();
     let headline = Headline::new(folds.evaluation, &incidents, &folds.dynamic.players, &cfg);
     (0..local.players.len())
         .filter(|&l| site_id[l] != usize::MAX)

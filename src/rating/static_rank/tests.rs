@@ -240,3 +240,27 @@ proptest::proptest! {
         }
     }
 }
+
+proptest::proptest! {
+    #[test]
+    fn rows_give_the_matrix_of_the_sorted_counts(
+        n in 1usize..20,
+        raw in proptest::collection::vec((0u32..20, 0u32..20, 0u32..4), 0..120),
+    ) {
+        // Each killer's victims as the counts keep them (zero counts and self-kills included).
+        let mut rows = vec![BTreeMap::<u32, u32>::new(); n];
+        for (k, v, c) in raw {
+            if (k as usize) < n && (v as usize) < n {
+                *rows[k as usize].entry(v).or_default() += c;
+            }
+        }
+        let counts = rows
+            .iter()
+            .enumerate()
+            .flat_map(|(k, row)| row.iter().map(move |(&v, &c)| (k as u32, v, c)));
+        proptest::prop_assert_eq!(
+            FragMatrix::from_rows(rows.iter()),
+            FragMatrix::from_counts(n, counts)
+        );
+    }
+}
