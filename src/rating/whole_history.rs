@@ -46,6 +46,7 @@ pub const NEGLIGIBLE_WEIGHT: f64 = 1e-30;
 /// At 1e-280 such products stay normal for any chance or θ above 1e-27, and the weight is still
 /// negligible ([`NEGLIGIBLE_WEIGHT`]).
 const WEIGHT_FLOOR: f64 = 1e-280;
+const _: () = assert!(WEIGHT_FLOOR < NEGLIGIBLE_WEIGHT);
 
 /// At most this many Newton steps per fit in [`WholeHistory::converge`] (a warm start needs a
 /// handful; the bound only matters without a prior, where a player who only won has no finite
@@ -1197,7 +1198,6 @@ mod tests {
             .map(|f| if f == 0 { (1, 0) } else { (0, 1) })
             .collect();
         let wh = replay(0.99, &vec![one; 3000], 2);
-        assert!(WEIGHT_FLOOR < NEGLIGIBLE_WEIGHT);
         assert!(wh.weights.iter().all(|&w| w >= WEIGHT_FLOOR));
         assert!(wh.weights.contains(&WEIGHT_FLOOR), "{:?}", wh.weights);
         let normal = |x: f64| x == 0.0 || x.is_normal();
