@@ -80,6 +80,11 @@ fn run(log: &Path, games: u32, per_system: bool) {
     let (t, c) = (Instant::now(), cpu());
     let solved = fit.converge();
     let (solve, solve_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
+    // The fits below NEGLIGIBLE_WEIGHT are the ones the final solve leaves unsolved.
+    let weights = fit
+        .fit_weights()
+        .iter()
+        .fold(String::new(), |s, w| format!("{s} {w:.1e}"));
     let (t, c) = (Instant::now(), cpu());
     let evaluation = fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, true);
     let (all, all_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
@@ -89,6 +94,7 @@ fn run(log: &Path, games: u32, per_system: bool) {
          whole-history replay {replay:.2} s wall, {replay_cpu:.2} s cpu ({:.0} ns cpu/frag; \
          log-loss {:.4})\n  \
          final solve {solve:.2} s wall, {solve_cpu:.2} s cpu ({:.0} ns cpu/frag; {solved})\n  \
+         fit weights {weights}\n  \
          all {} systems evaluated {all:.2} s wall, {all_cpu:.2} s cpu ({:.0} ns cpu/frag)",
         per_frag(replay_cpu),
         loss / total as f64,
