@@ -15,6 +15,17 @@ fn clans_of(roster: &Roster) -> Clans {
     Clans::assign(roster, &[clan("Es", "e"), clan("As", "a")], false)
 }
 
+/// The folds of `matches` resumed from `checkpoint`, restored under `cfg` as a build does.
+fn resumed(
+    matches: &[Match],
+    roster: &Roster,
+    clans: &Clans,
+    cfg: &RatingConfig,
+    checkpoint: Checkpoint<'static>,
+) -> Folds {
+    fold(matches, roster, clans, cfg, Some(checkpoint.restore(cfg)))
+}
+
 /// The checkpoint a previous build of `matches` alone would have saved, through its bytes, with
 /// clans assigned by `assign`.
 fn checkpoint_after(
@@ -71,13 +82,7 @@ fn resumed_folds_equal_one_fold() {
     for cut in [1, 2, 5, matches.len() / 3, matches.len() - 1] {
         let checkpoint = checkpoint_after(&matches[..cut], &cfg, clans_of);
         renumbered += usize::from(checkpoint.keys.len() < roster.players.len());
-        let folds = fold(
-            &matches,
-            &roster,
-            &clans,
-            &cfg,
-            Some(checkpoint.restore(&cfg)),
-        );
+        let folds = resumed(&matches, &roster, &clans, &cfg, checkpoint);
         assert_eq!(folds.replayed, Replayed::Resumed(cut), "cut after {cut}");
         assert!(outcome(&folds) == expected, "cut after {cut}");
     }
@@ -104,13 +109,7 @@ fn resumed_folds_equal_one_fold_whether_numbers_move_or_not() {
         if (same && kept) || (!same && moved) {
             continue;
         }
-        let folds = fold(
-            &matches,
-            &roster,
-            &clans,
-            &cfg,
-            Some(checkpoint.restore(&cfg)),
-        );
+        let folds = resumed(&matches, &roster, &clans, &cfg, checkpoint);
         assert_eq!(folds.replayed, Replayed::Resumed(cut), "cut after {cut}");
         assert!(outcome(&folds) == expected, "cut after {cut}");
         kept |= same;
@@ -186,28 +185,15 @@ fn checkpoint_refused_when_history_config_or_clans_changed() {
     let clans = clans_of(&roster);
     let cut = matches.len() - 1;
     let saved = checkpoint_after(&matches[..cut], &cfg, clans_of);
-    let refused =
-        |matches: &[Match], roster: &Roster, clans: &Clans, cfg: &RatingConfig| match fold(
-            matches,
-            roster,
-            clans,
-            cfg,
-            Some(saved.clone().restore(cfg)),
-        )
-        .replayed
-        {
+    let refused = |matches: &[Match], roster: &Roster, clans: &Clans, cfg: &RatingConfig| {
+        let replayed = resumed(matches, roster, clans, cfg, saved.clone()).replayed;
+        match replayed {
             Replayed::Refused(why) => why,
             other => panic!("resumed: {other:?}"),
-        };
+        }
+    };
     assert_eq!(
-        fold(
-            &matches,
-            &roster,
-            &clans,
-            &cfg,
-            Some(saved.clone().restore(&cfg))
-        )
-        .replayed,
+        resumed(&matches, &roster, &clans, &cfg, saved.clone()).replayed,
         Replayed::Resumed(cut)
     );
     let mut reordered = matches.clone();
@@ -281,13 +267,7 @@ fn a_clan_forming_later_refuses_the_checkpoint() {
         })
         .expect("the [OA] clan forms part-way through the bot logs");
     let checkpoint = checkpoint_after(&matches[..cut], &cfg, detect);
-    let folds = fold(
-        &matches,
-        &roster,
-        &clans,
-        &cfg,
-        Some(checkpoint.restore(&cfg)),
-    );
+    let folds = resumed(&matches, &roster, &clans, &cfg, checkpoint);
     match &folds.replayed {
         Replayed::Refused(why) => assert!(why.contains("clan"), "{why}"),
         other => panic!("resumed: {other:?}"),

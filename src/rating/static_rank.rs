@@ -280,11 +280,10 @@ pub fn core(matrix: &FragMatrix, incidents: &[u64], cfg: &StaticConfig) -> Vec<u
     let mut in_set = candidate.clone();
     let mut size = candidate.iter().filter(|c| **c).count();
     let mut partners: Vec<usize> = (0..n).map(|i| adjacency.neighbours(i).len()).collect();
-    // Bucket queue by partner count; inside a bucket a min-heap on (incidents, larger id first).
-    // A decrement pushes the player into the next lower bucket; the entry left behind is stale
-    // and skipped when popped (its partner count no longer matches the bucket).
-    // The tie order (fewer incidents, then the larger id) as one number per player: a heap of
-    // places compares one u32 where it compared a (u64, u32) pair, the same order.
+    // Bucket queue by partner count; inside a bucket a min-heap on each player's place in the
+    // tie order (fewer incidents, then the larger id), one u32 instead of an (incidents, id)
+    // pair. A decrement pushes the player into the next lower bucket; the entry left behind is
+    // stale and skipped when popped (its partner count no longer matches the bucket).
     let mut by_place: Vec<u32> = (0..n as u32).collect();
     by_place.sort_unstable_by_key(|&i| (incidents[i as usize], Reverse(i)));
     let mut place = vec![0u32; n];

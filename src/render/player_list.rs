@@ -144,7 +144,7 @@ fn rows_html(rows: &[PlayerRow], root: &str, offset: usize) -> String {
         if p.url.is_empty() {
             out.push_str(p.name_html);
         } else {
-            push_link(&mut out, root, p.url, p.name_html);
+            push_link(&mut out, root, p.url, |out| out.push_str(p.name_html));
         }
         if !p.division.is_empty() {
             out.push_str(" <span class=\"tag division\" title=\"division\">");
@@ -171,12 +171,7 @@ fn rows_html(rows: &[PlayerRow], root: &str, offset: usize) -> String {
         out.push_str(trend);
         out.push_str("</span></td><td>");
         if !p.clan_url.is_empty() {
-            out.push_str("<a href=\"");
-            out.push_str(root);
-            out.push_str(p.clan_url);
-            out.push_str("\">");
-            escape_into(&mut out, p.clan);
-            out.push_str("</a>");
+            push_link(&mut out, root, p.clan_url, |out| escape_into(out, p.clan));
         }
         out.push_str("</td><td class=\"num\">");
         push_number(&mut out, p.kills);
@@ -197,13 +192,13 @@ fn rows_html(rows: &[PlayerRow], root: &str, offset: usize) -> String {
     out
 }
 
-/// `<a href="{root}{url}">{inner}</a>` onto `out` (`url` and `inner` as they are).
-fn push_link(out: &mut String, root: &str, url: &str, inner: &str) {
+/// `<a href="{root}{url}">` onto `out` (`url` as it is), then what `inner` writes, then `</a>`.
+fn push_link(out: &mut String, root: &str, url: &str, inner: impl FnOnce(&mut String)) {
     out.push_str("<a href=\"");
     out.push_str(root);
     out.push_str(url);
     out.push_str("\">");
-    out.push_str(inner);
+    inner(out);
     out.push_str("</a>");
 }
 
