@@ -375,9 +375,14 @@ pub struct SkillKey {
 }
 
 impl SkillKey {
+    /// Whether [`SkillKey::spearman`] reads the ratings: there are at least 3 bots to rank.
+    pub fn ranks_ratings(&self) -> bool {
+        self.bots.len() >= 3
+    }
+
     /// Spearman correlation of `ratings` with the skills, and the number of bots used.
     pub fn spearman(&self, ratings: &[f64]) -> (Option<f64>, usize) {
-        if self.bots.len() < 3 {
+        if !self.ranks_ratings() {
             return (None, self.bots.len());
         }
         let skills: Vec<f64> = self.bots.iter().map(|(_, s)| *s).collect();

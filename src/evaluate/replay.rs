@@ -607,7 +607,7 @@ fn answer_key(book: &Book) -> SkillKey {
 }
 
 /// What [`finish_runs`] gives per run: its saved state (None unless asked for), report and
-/// final ratings.
+/// final ratings (empty for a follower when the answer key ranks none, [`SkillKey::ranks_ratings`]).
 type Finished = (Option<Vec<u8>>, SystemReport, Vec<f64>);
 
 /// Each run's state saved for the next build when `saves` (before the final ratings, which may
@@ -630,6 +630,12 @@ fn finish_runs(
         .enumerate()
         .map(|(i, run)| {
             let saved = saves.then(|| run.rater.save());
+            // A follower's final ratings only go into its correlation with the bots' skills:
+            // without bots to rank, they are not computed (on a public server's crowd the
+            // bradley-terry fit's own final solve was most of the followers' finish).
+            if !headline_first && !answer.ranks_ratings() {
+                return (saved, report(run, &[], answer, boundary, false), Vec::new());
+            }
             if let Some(fits) = fits {
                 run.rater.converge_from(fits);
             }
@@ -1399,6 +1405,56 @@ mod tests {
         let mut other = cfg.clone();
         other.headline.system = serde_json::from_value("glicko2".into()).unwrap();
         assert!(!Evaluator::new(&other, true).share);
+    }
+
+    /// The followers' final ratings are made only when the answer key ranks bots with them:
+    /// with it, bradley-terry's final solve moves its fit (and no other follower's state
+    /// moves); without it, no follower's state moves, and each report is the one the computed
+    /// ratings give.
+    #[test]
+    fn followers_rate_only_for_an_answer_key() {
+        let (matches, roster) = history("openarena");
+        let cfg = RatingConfig::default();
+        // The followers replayed, and the book's answer key and boundary.
+        let replayed = || {
+            let mut e = Evaluator::new(&cfg, true);
+            e.advance(&matches, &roster, 0);
+            let followers = e.runs.split_off(LEADERS);
+            (followers, answer_key(&e.book), boundary(&e.book))
+        };
+        let finish = |key: Option<&SkillKey>| {
+            let (mut runs, own_key, boundary) = replayed();
+            let finished = finish_runs(
+                &mut runs,
+                key.unwrap_or(&own_key),
+                boundary,
+                false,
+                None,
+                true,
+            );
+            // The followers whose state the final ratings moved (the saves are from before).
+            let solved = (runs.iter().zip(&finished))
+                .filter(|(r, f)| f.0.as_ref() != Some(&r.rater.save()))
+                .map(|(r, _)| r.rater.id())
+                .collect::<Vec<_>>();
+            (finished, solved, runs, boundary)
+        };
+        let (rated, solved, runs, boundary) = finish(None);
+        assert!(
+            replayed().1.ranks_ratings(),
+            "the bot logs have an answer key"
+        );
+        let bradley_terry = rated.iter().find(|f| f.1.id == "bradley-terry").unwrap();
+        assert!(!bradley_terry.2.is_empty());
+        assert_eq!(solved, ["bradley-terry"], "bradley-terry solves its fit");
+        let none = SkillKey { bots: Vec::new() };
+        let (unrated, unsolved, _, _) = finish(Some(&none));
+        assert!(unrated.iter().all(|f| f.2.is_empty()));
+        assert!(unsolved.is_empty(), "{unsolved:?}: no follower moves");
+        for ((run, (_, _, ratings)), (_, without, _)) in runs.iter().zip(&rated).zip(&unrated) {
+            let expected = report(run, ratings, &none, boundary, false);
+            assert_eq!(format!("{without:?}"), format!("{expected:?}"));
+        }
     }
 
     /// A checkpoint is refused when it holds other systems than the evaluation runs.
