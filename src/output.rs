@@ -321,11 +321,14 @@ impl Staging {
                 return Ok(Published {
                     written: written.len(),
                     removal: Some(std::thread::spawn(move || {
-                        save_stamps(stamps, &targets);
-                        if keep_as_spare(&old, &out, &written, &spare).is_err() {
-                            remove_tree(&old)?;
-                        }
-                        Ok(())
+                        // Two independent jobs of about equal length, side by side.
+                        std::thread::scope(|s| {
+                            s.spawn(|| save_stamps(stamps, &targets));
+                            if keep_as_spare(&old, &out, &written, &spare).is_err() {
+                                remove_tree(&old)?;
+                            }
+                            Ok(())
+                        })
                     })),
                     old: staging,
                 });
@@ -413,14 +416,20 @@ fn site_identity(_: &Path) -> Option<String> {
 /// Files and folders the new site no longer has stay: the next build removes them from its
 /// staging folder. Interrupted, it leaves a staging folder that the next build removes.
 fn keep_as_spare(old: &Path, site: &Path, written: &[String], spare: &Path) -> Result<()> {
+    // Each folder is made once per run of its files (the written files come folder by folder).
+    let mut made: Option<&Path> = None;
     for rel in written {
         let to = old.join(rel);
         match std::fs::remove_file(&to) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
             _ => {}
         }
-        if let Some(dir) = to.parent() {
+        let folder = Path::new(rel).parent();
+        if let Some(dir) = to.parent()
+            && made != folder
+        {
             std::fs::create_dir_all(dir)?;
+            made = folder;
         }
         std::fs::hard_link(site.join(rel), &to)?;
     }
