@@ -5,7 +5,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Links, OutputFile, SiteInput};
+use super::{Links, OutputFile, PageSink, SiteInput};
 use crate::model::identity::Identity;
 use crate::model::names::plain_name;
 
@@ -132,23 +132,43 @@ pub struct MatchJson<'a> {
 /// `data/players.json`, `data/matches.json`, `data/clans.json`, `data/diagnostics.json` (what was
 /// skipped, per file and reason, examples redacted) and the search index. The large ones are
 /// made in parallel: on a public server's site `players.json` alone is tens of MB.
-pub fn data_files(input: &SiteInput, links: &Links) -> Result<Vec<OutputFile>> {
+/// Each given to `sink` (if any) as soon as it is made, so the big ones are written while the
+/// others are still being made.
+pub fn data_files(
+    input: &SiteInput,
+    links: &Links,
+    sink: Option<&PageSink>,
+) -> Result<Vec<OutputFile>> {
+    let sunk = |file: Result<OutputFile>| super::sunk(sink, file?);
     let ((players, matches), (search, balance)) = rayon::join(
-        || rayon::join(|| players_file(input, links), || matches_file(input, links)),
-        || rayon::join(|| search_files(input, links), || balance_file(input)),
+        || {
+            rayon::join(
+                || sunk(players_file(input, links)),
+                || sunk(matches_file(input, links)),
+            )
+        },
+        || {
+            rayon::join(
+                || {
+                    let (files, index) = search_files(input, links)?;
+                    let files = files.into_iter().map(|f| sunk(Ok(f)));
+                    files.chain([sunk(Ok(index))]).collect::<Result<Vec<_>>>()
+                },
+                || sunk(Ok(balance_file(input))),
+            )
+        },
     );
-    let (mut files, index) = search?;
+    let mut files = search?;
     files.extend([
-        balance,
+        balance?,
         players?,
         matches?,
-        clans_file(input, links)?,
-        json_file("data/diagnostics.json", input.diagnostics)?,
-        json_file(
+        sunk(clans_file(input, links))?,
+        sunk(json_file("data/diagnostics.json", input.diagnostics))?,
+        sunk(json_file(
             "data/seasons.json",
             &super::pages::season::seasons_json(input.seasons, input.roster),
-        )?,
-        index,
+        ))?,
     ]);
     Ok(files)
 }

@@ -498,26 +498,34 @@ fn pages<'a>(
 
     timer.lap("index and lists");
     let player_urls = |i: usize| links.players[i].clone();
-    // The rank shards (one sequential pass over every player, then a file per shard) are made
-    // beside the player pages: after the pages they were a stretch of one busy core.
-    let (player_pages, shards) = rayon::join(
+    // The rank shards (one sequential pass over every player, then a file per shard) and the
+    // data files are made beside the player pages, and the data files are staged as soon as
+    // each is made: after the pages, writing and hashing players.json (45 MB on a public
+    // server's site) and its siblings was a stretch of one busy core at the end of the build.
+    let ((player_pages, shards), data) = rayon::join(
         || {
-            render_completed_pages(
-                templates,
-                &page,
-                input.roster.players.len(),
-                "player.html",
-                &player_urls,
-                &|i| Keyed("p", r.player_page(i)),
-                &|i, Keyed(name, page)| Keyed(name, r.complete_player_page(i, page)),
-                input.cache,
-                input.sink,
+            rayon::join(
+                || {
+                    render_completed_pages(
+                        templates,
+                        &page,
+                        input.roster.players.len(),
+                        "player.html",
+                        &player_urls,
+                        &|i| Keyed("p", r.player_page(i)),
+                        &|i, Keyed(name, page)| Keyed(name, r.complete_player_page(i, page)),
+                        input.cache,
+                        input.sink,
+                    )
+                },
+                || rank_shards::files(r),
             )
         },
-        || rank_shards::files(r),
+        || data::data_files(input, links, input.sink),
     );
     files.extend(player_pages?);
     files.extend(shards?);
+    files.extend(data?);
     timer.lap("player pages");
     let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
     files.extend(render_pages(
@@ -603,7 +611,6 @@ fn pages<'a>(
     ) {
         files.push(html("feed.xml", xml));
     }
-    files.extend(data::data_files(input, links)?);
     files.extend(static_files(input.site_dir)?);
     Ok(files)
 }
@@ -744,7 +751,7 @@ fn view_key(shared: u64, url: &str, view: &impl Serialize) -> Option<u64> {
 }
 
 /// `file` given to `sink`, if there is one.
-fn sunk(sink: Option<&PageSink>, file: OutputFile) -> Result<OutputFile> {
+pub(crate) fn sunk(sink: Option<&PageSink>, file: OutputFile) -> Result<OutputFile> {
     match sink {
         Some(sink) => sink(file),
         None => Ok(file),
