@@ -74,44 +74,48 @@ impl Roster {
     /// Resolves identities for `matches`, which must be in chronological order (the latest name
     /// used wins as the display name).
     pub fn build(matches: &[Match], aliases: &Aliases) -> Roster {
+        use rayon::prelude::*;
         let keys = Keys::assign(matches, aliases);
-        // One hash lookup per match player gives its identity's slot (in order of first
-        // appearance); the slots are renumbered in byte order of their keys at the end.
-        // Hashed with ahash: 160,000 lookups on a public server's site, where the standard
-        // hasher's cost showed among the build's steps.
-        let mut slot_of: FastMap<&str, u32> = FastMap::default();
-        // Per slot: the key, the latest name, and the names seen (with repeats, until the end).
-        let mut slots: Vec<(&str, &str, Vec<&str>)> = Vec::new();
-        let match_slots: Vec<Vec<u32>> = matches
-            .iter()
-            .map(|m| {
-                m.players
-                    .iter()
-                    .map(|p| {
-                        let key = keys.of(p, aliases);
-                        let slot = *slot_of.entry(key).or_insert_with(|| {
-                            slots.push((key, "", Vec::new()));
-                            (slots.len() - 1) as u32
-                        });
-                        let (_, latest, seen) = &mut slots[slot as usize];
-                        *latest = &p.name;
-                        if seen.last() != Some(&p.name.as_str()) {
-                            seen.push(&p.name);
-                        }
-                        slot
-                    })
-                    .collect()
-            })
+        // The matches are cut into one run per thread, each resolved on its own (one hash
+        // lookup per match player, which on a public server's site was a stretch of one busy
+        // core); the runs' identities are then merged in match order, so the latest name is the
+        // one of the last run that saw the identity. The identities are renumbered in byte
+        // order of their keys at the end, so the order of the slots does not show.
+        let run = matches
+            .len()
+            .div_ceil(rayon::current_num_threads().max(1))
+            .max(1);
+        let mut runs: Vec<Slots> = matches
+            .par_chunks(run)
+            .map(|chunk| Slots::of(chunk, &keys, aliases))
             .collect();
-        drop(slot_of);
+        let mut merged = if runs.is_empty() {
+            Slots::default()
+        } else {
+            runs.remove(0)
+        };
+        for later in runs {
+            merged.absorb(later);
+        }
+        Roster::numbered(merged)
+    }
+
+    /// The identities of `resolved`, numbered in byte order of their keys.
+    fn numbered(resolved: Slots) -> Roster {
+        use rayon::prelude::*;
+        let Slots {
+            mut slots,
+            match_slots,
+            ..
+        } = resolved;
         let mut order: Vec<u32> = (0..slots.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| slots[a as usize].0.cmp(slots[b as usize].0));
+        order.par_sort_unstable_by(|&a, &b| slots[a as usize].0.cmp(slots[b as usize].0));
         let mut number = vec![0u32; slots.len()];
         for (n, &slot) in order.iter().enumerate() {
             number[slot as usize] = n as u32;
         }
         let match_players = match_slots
-            .into_iter()
+            .into_par_iter()
             .map(|mut ids| {
                 for id in &mut ids {
                     *id = number[*id as usize];
@@ -119,12 +123,14 @@ impl Roster {
                 ids
             })
             .collect();
+        slots.par_iter_mut().for_each(|(_, _, seen)| {
+            seen.sort_unstable();
+            seen.dedup();
+        });
         let mut players: Vec<Identity> = order
-            .iter()
+            .par_iter()
             .map(|&slot| {
-                let (key, name, seen) = &mut slots[slot as usize];
-                seen.sort_unstable();
-                seen.dedup();
+                let (key, name, seen) = &slots[slot as usize];
                 Identity {
                     key: key.to_string(),
                     name: name.to_string(),
@@ -137,6 +143,68 @@ impl Roster {
             players,
             match_players,
         }
+    }
+}
+
+/// Identities resolved over a run of matches, before they are numbered: per slot the key, the
+/// latest name and the names seen (with repeats, until the end), and each match player's slot.
+#[derive(Default)]
+struct Slots<'a> {
+    slot_of: FastMap<&'a str, u32>,
+    slots: Vec<(&'a str, &'a str, Vec<&'a str>)>,
+    match_slots: Vec<Vec<u32>>,
+}
+
+impl<'a> Slots<'a> {
+    /// The slot of `key`, a new one (in order of first appearance) when it has none yet.
+    fn slot(&mut self, key: &'a str) -> u32 {
+        *self.slot_of.entry(key).or_insert_with(|| {
+            self.slots.push((key, "", Vec::new()));
+            (self.slots.len() - 1) as u32
+        })
+    }
+
+    /// The identities of `matches` (in chronological order).
+    fn of(matches: &'a [Match], keys: &'a Keys, aliases: &'a Aliases) -> Slots<'a> {
+        let mut run = Slots::default();
+        run.match_slots = matches
+            .iter()
+            .map(|m| {
+                m.players
+                    .iter()
+                    .map(|p| {
+                        let slot = run.slot(keys.of(p, aliases));
+                        let (_, latest, seen) = &mut run.slots[slot as usize];
+                        *latest = &p.name;
+                        if seen.last() != Some(&p.name.as_str()) {
+                            seen.push(&p.name);
+                        }
+                        slot
+                    })
+                    .collect()
+            })
+            .collect();
+        run
+    }
+
+    /// Adds the identities of the run of matches right after this one.
+    fn absorb(&mut self, later: Slots<'a>) {
+        let mut moved = Vec::with_capacity(later.slots.len());
+        for (key, latest, seen) in later.slots {
+            let slot = self.slot(key);
+            let (_, mine, names) = &mut self.slots[slot as usize];
+            *mine = latest;
+            let repeat = names.last().is_some() && names.last() == seen.first();
+            names.extend(seen.into_iter().skip(usize::from(repeat)));
+            moved.push(slot);
+        }
+        self.match_slots
+            .extend(later.match_slots.into_iter().map(|mut ids| {
+                for id in &mut ids {
+                    *id = moved[*id as usize];
+                }
+                ids
+            }));
     }
 }
 
@@ -235,6 +303,45 @@ mod uid_tests {
             p.uid = *uid;
         }
         m
+    }
+
+    /// Matches resolved in runs and merged give exactly the roster of one run over them all:
+    /// every cut into two or three runs, with renames, a name taken by another id, names
+    /// repeated across a cut and identities met only in later runs.
+    #[test]
+    fn runs_merged_equal_one_run() {
+        let matches = [
+            game(&[("A", Some(1)), ("B", Some(2))]),
+            game(&[("A2", Some(1)), ("B", Some(2)), ("C", None)]),
+            game(&[("A2", Some(1)), ("A", Some(3))]),
+            game(&[("B", Some(2)), ("C", None), ("A2", Some(1))]),
+            game(&[("A", Some(1)), ("D", None)]),
+            game(&[("A", Some(1)), ("B3", Some(2)), ("D", None)]),
+            game(&[("E", None)]),
+        ];
+        let cfg = crate::config::Config {
+            identity: crate::config::IdentityMode::Guid,
+            ..Default::default()
+        };
+        let aliases = Aliases::for_config(&cfg);
+        let keys = Keys::assign(&matches, &aliases);
+        let of = |ms| Slots::of(ms, &keys, &aliases);
+        let one = Roster::numbered(of(&matches));
+        assert_eq!(one.players.len(), 6);
+        assert!(one.players[0].names_seen.len() == 2, "{:?}", one.players);
+        let same = |r: Roster, cut: &str| {
+            assert_eq!(r.players, one.players, "{cut}");
+            assert_eq!(r.match_players, one.match_players, "{cut}");
+        };
+        same(Roster::build(&matches, &aliases), "built");
+        for a in 0..=matches.len() {
+            for b in a..=matches.len() {
+                let mut merged = of(&matches[..a]);
+                merged.absorb(of(&matches[a..b]));
+                merged.absorb(of(&matches[b..]));
+                same(Roster::numbered(merged), &format!("cut at {a} and {b}"));
+            }
+        }
     }
 
     #[test]
