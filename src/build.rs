@@ -443,20 +443,23 @@ pub fn render(
         tallies,
     } = folds;
     let ratings = Ratings::compute(dynamic, evaluation, static_, &config.rating);
-    let standing =
-        crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden);
-    let (ladders, tallies) = timed("ladder tables", || {
-        crate::rating::ladders::ladders(
-            config,
-            matches,
-            &roster,
-            &stats,
-            &ratings.headline,
-            &hidden,
-            rated,
-            tallies,
-        )
-    });
+    let (standing, (ladders, tallies)) = rayon::join(
+        || crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden),
+        || {
+            timed("ladder tables", || {
+                crate::rating::ladders::ladders(
+                    config,
+                    matches,
+                    &roster,
+                    &stats,
+                    &ratings.headline,
+                    &hidden,
+                    rated,
+                    tallies,
+                )
+            })
+        },
+    );
     timer.lap("counts and ratings");
     // Nothing is computed for a site without seasons.
     let seasons =

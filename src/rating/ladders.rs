@@ -340,7 +340,8 @@ pub fn ladders(
                 (true, true) => 1,
                 (false, _) => 2,
             };
-            entries.sort_by(|a, b| {
+            // A stable sort in parallel (a public server's ladders have tens of thousands).
+            entries.par_sort_by(|a, b| {
                 group_of(a)
                     .cmp(&group_of(b))
                     .then(b.rating.total_cmp(&a.rating))

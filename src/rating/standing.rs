@@ -6,6 +6,7 @@
 use std::cmp::Ordering;
 
 use chrono::NaiveDate;
+use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::model::{Match, Team};
@@ -96,7 +97,7 @@ impl Standing {
         let players = stats.players.len();
         let last_seen: Vec<Option<NaiveDate>> = stats
             .players
-            .iter()
+            .par_iter()
             .map(|s| {
                 s.matches
                     .iter()
@@ -130,7 +131,8 @@ impl Standing {
             (false, _) => 2,
         };
         let mut ladder: Vec<usize> = (0..players).filter(|&i| !hidden[i]).collect();
-        ladder.sort_by(|&a, &b| {
+        // A stable sort in parallel (a public server's ladder has tens of thousands).
+        ladder.par_sort_by(|&a, &b| {
             group(a)
                 .cmp(&group(b))
                 .then(value(b).total_cmp(&value(a)))
