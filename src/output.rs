@@ -247,7 +247,8 @@ impl Staging {
     /// Puts one rendered page into the staging folder now (see [`crate::render::PageSink`]);
     /// returns it without its bytes. Pages to keep as they are stay for [`Staging::publish`].
     pub fn stage(&self, file: OutputFile) -> Result<OutputFile> {
-        if file.reuse {
+        // Kept pages are linked when publishing; a file staged already keeps what it wrote.
+        if file.reuse || file.staged.is_some() {
             return Ok(file);
         }
         let mirrored = self.mirrored();
@@ -936,6 +937,26 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["kept-link", "public"]);
+    }
+
+    /// A file given to the sink twice (staged while rendering, then passed on again) keeps the
+    /// bytes it was staged with: the second staging, of a file whose bytes went to the staging
+    /// folder, writes nothing.
+    #[test]
+    fn a_staged_file_staged_again_keeps_its_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        write_site(&out, &[page("a.html", b"old")]).unwrap();
+        let staging = Staging::prepare(&out);
+        let once = staging.stage(page("servers/s.html", b"server")).unwrap();
+        assert!(once.bytes.is_empty() && once.staged.is_some());
+        let twice = staging.stage(once).unwrap();
+        assert_eq!(twice.staged, Some(true));
+        staging.publish(&[twice]).unwrap().finish().unwrap();
+        assert_eq!(
+            std::fs::read(out.join("servers/s.html")).unwrap(),
+            b"server"
+        );
     }
 
     /// Builds with a state folder compare pages with their stamps (`outputs.bin`), not by reading

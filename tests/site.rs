@@ -316,6 +316,38 @@ fn builds_site_from_real_logs_with_exact_counts() {
             "{url}"
         );
         assert!(out.join(url).is_file(), "page of {name} at {url}");
+        // The page's weapon list adds up to the kills, most frags first, and its map list to
+        // the matches (both are made only for the pages rendered: no stand-in shows).
+        let page = std::fs::read_to_string(out.join(url)).unwrap();
+        let numbers = |heading: &str| -> Vec<u64> {
+            let section = &page[page
+                .find(heading)
+                .unwrap_or_else(|| panic!("{name}: {heading}"))..];
+            let section = &section[..section.find("</section>").unwrap()];
+            (section.split(r#"<td class="num">"#).skip(1))
+                .map(|cell| cell[..cell.find('<').unwrap()].parse().unwrap())
+                .collect()
+        };
+        let weapons = numbers("<h2>Weapons</h2>");
+        assert_eq!(
+            weapons.iter().sum::<u64>(),
+            u64::from(got.kills),
+            "weapons of {name}"
+        );
+        assert!(
+            weapons.is_sorted_by(|a, b| a >= b),
+            "weapons of {name}: {weapons:?}"
+        );
+        let maps = numbers("<h2>Maps</h2>");
+        assert_eq!(
+            maps.iter().sum::<u64>(),
+            p["matches"].as_u64().unwrap(),
+            "maps of {name}"
+        );
+        assert!(
+            !page.contains("labels:") && !page.contains("rows:"),
+            "{name}"
+        );
     }
     // Every OpenArena bot has a page.
     for bot in [

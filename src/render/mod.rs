@@ -12,6 +12,7 @@ pub mod feed;
 mod helpers;
 mod holes;
 mod lazy_curves;
+mod lazy_labels;
 mod lazy_rows;
 pub mod markdown;
 mod match_list;
@@ -502,7 +503,10 @@ fn pages<'a>(
     // data files are made beside the player pages, and the data files are staged as soon as
     // each is made: after the pages, writing and hashing players.json (45 MB on a public
     // server's site) and its siblings was a stretch of one busy core at the end of the build.
-    let ((player_pages, shards), data) = rayon::join(
+    // So are the files made so far (the player list's pages, 27 MB, and ladders.json, 18 MB, on
+    // a public server's site): staged here, beside the pages, rather than when publishing.
+    let made = std::mem::take(&mut files);
+    let ((player_pages, shards), (data, made)) = rayon::join(
         || {
             rayon::join(
                 || {
@@ -521,8 +525,17 @@ fn pages<'a>(
                 || rank_shards::files(r),
             )
         },
-        || data::data_files(input, links, input.sink),
+        || {
+            rayon::join(
+                || data::data_files(input, links, input.sink),
+                || {
+                    (made.into_iter().map(|file| sunk(input.sink, file)))
+                        .collect::<Result<Vec<_>>>()
+                },
+            )
+        },
     );
+    files.extend(made?);
     files.extend(player_pages?);
     files.extend(shards?);
     files.extend(data?);

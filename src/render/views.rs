@@ -245,6 +245,10 @@ pub struct PlayerPage<'a> {
     pub weapons: Vec<LabelCount<'a>>,
     pub maps: Vec<LabelCount<'a>>,
     pub awards: Vec<LabelCount<'a>>,
+    /// Only in the view a page is keyed by: the stand-in of `weapons`, `maps` and `awards`,
+    /// left empty there (see `lazy_labels`); empty, and so left out, in the view rendered.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub labels_stub: String,
     /// The [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered), and how many
     /// opponents there are in all.
     pub opponents: TableRows<Opponent<'a>>,

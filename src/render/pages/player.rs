@@ -45,43 +45,12 @@ impl Renderer<'_> {
     pub(in crate::render) fn player_page(&self, i: usize) -> PlayerPage<'_> {
         let identity = &self.input.roster.players[i];
         let s = &self.input.stats.players[i];
-        let names = &self.input.stats.names;
-        let total_frags: u32 = s.weapons.values().sum();
-        let mut weapons: Vec<LabelCount> = s
-            .weapons
-            .iter(names)
-            .map(|(w, c)| LabelCount {
-                name: self.weapon(w),
-                count: *c,
-                percent: percent(*c, total_frags),
-                url: "",
-            })
-            .collect();
-        weapons.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
-        let mut maps: Vec<LabelCount> = s
-            .maps
-            .iter(names)
-            .map(|(m, c)| LabelCount {
-                name: m.as_str().into(),
-                count: *c,
-                percent: percent(*c, s.matches.len() as u32),
-                url: self.map_url(m),
-            })
-            .collect();
-        maps.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
-        let awards = s
-            .awards
-            .iter(names)
-            .map(|(a, c)| LabelCount {
-                name: a.as_str().into(),
-                count: *c,
-                percent: 0,
-                url: "",
-            })
-            .collect();
         // Stub: the victim, the nemesis, the head-to-head and match tables are made only if
         // the page is rendered (`fill_player_rows`).
         let (opponents_total, rows_stub) = self.player_rows_stub(i);
+        // Stub: the weapon, map and award lists are made only if the page is rendered
+        // (`fill_player_labels`).
+        let labels_stub = self.player_labels_stub(i);
         let st = &self.input.ratings.static_;
         let headline = &self.input.ratings.headline;
         let provisional = headline.provisional[i];
@@ -143,9 +112,10 @@ impl Renderer<'_> {
             ladders: self.ladder_places(i),
             victim: None,
             nemesis: None,
-            weapons,
-            maps,
-            awards,
+            weapons: Vec::new(),
+            maps: Vec::new(),
+            awards: Vec::new(),
+            labels_stub,
             opponents: TableRows::default(),
             opponents_total,
             match_rows: TableRows::default(),
@@ -170,6 +140,7 @@ impl Renderer<'_> {
     ) -> PlayerPage<'p> {
         let mut page = self.draw_player_curves(i, page);
         self.fill_player_rows(i, &mut page);
+        self.fill_player_labels(i, &mut page);
         page
     }
 
