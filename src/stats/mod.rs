@@ -273,11 +273,11 @@ impl Stats {
         if kept == to.len() {
             return;
         }
-        for m in &mut self.matches {
+        self.matches.par_iter_mut().for_each(|m| {
             for line in &mut m.lines {
                 line.player = id(line.player);
             }
-        }
+        });
         for map in &mut self.maps {
             map.players = std::mem::take(&mut map.players)
                 .into_iter()
