@@ -498,6 +498,73 @@ fn pages<'a>(
     )?);
 
     timer.lap("index and lists");
+    // The map, clan and match pages, made beside the player pages too (the end of each is a
+    // stretch where one core works and the other waits).
+    let other_pages = || -> Result<Vec<OutputFile>> {
+        let mut files = Vec::new();
+        let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
+        files.extend(render_pages(
+            templates,
+            &page,
+            input.stats.maps.len(),
+            "map.html",
+            &map_urls,
+            &|i| Keyed("map", r.map_page(i)),
+            input.cache,
+            input.sink,
+        )?);
+        let clan_urls = |i: usize| links.clans[i].clone();
+        files.extend(render_pages(
+            templates,
+            &page,
+            input.clans.clans.len(),
+            "clan.html",
+            &clan_urls,
+            &|i| Keyed("clan", r.clan_page(i)),
+            input.cache,
+            input.sink,
+        )?);
+        let own_template = templates.overridden("match.html");
+        let match_pages: Vec<OutputFile> = (0..input.matches.len())
+            .into_par_iter()
+            .map(|i| {
+                let url = links.matches[i].clone();
+                let common = page("../", &url);
+                let key = r.match_key(i, salt);
+                if input.cache.keys.get(&url) == Some(&key) {
+                    return Ok(kept(url, key));
+                }
+                let mut view = r.match_page(i, own_template);
+                let body = if templates.builtin() {
+                    // The kill list and the timeline are most of a page's bytes: spliced in after
+                    // Tera rendered the rest ([`holes`]).
+                    let holes: Vec<holes::Hole> = [
+                        holes::punch(&mut view.kills_html, KILLS_MARK),
+                        holes::punch(&mut view.timeline_svg, TIMELINE_MARK),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                    let punched = templates.render("match.html", &common, &Keyed("m", view))?;
+                    match holes::fill(&punched, &holes) {
+                        Some(body) => body,
+                        // A mark met elsewhere in the page: rendered whole after all.
+                        None => {
+                            let view = r.match_page(i, own_template);
+                            templates.render("match.html", &common, &Keyed("m", view))?
+                        }
+                    }
+                } else {
+                    templates.render("match.html", &common, &Keyed("m", view))?
+                };
+                let mut file = html(&url, body);
+                file.key = Some(key);
+                sunk(input.sink, file)
+            })
+            .collect::<Result<_>>()?;
+        files.extend(match_pages);
+        Ok(files)
+    };
     let player_urls = |i: usize| links.players[i].clone();
     // The rank shards (one sequential pass over every player, then a file per shard) and the
     // data files are made beside the player pages, and the data files are staged as soon as
@@ -506,7 +573,7 @@ fn pages<'a>(
     // So are the files made so far (the player list's pages, 27 MB, and ladders.json, 18 MB, on
     // a public server's site): staged here, beside the pages, rather than when publishing.
     let made = std::mem::take(&mut files);
-    let ((player_pages, shards), (data, made)) = rayon::join(
+    let ((player_pages, (shards, others)), (data, made)) = rayon::join(
         || {
             rayon::join(
                 || {
@@ -522,7 +589,7 @@ fn pages<'a>(
                         input.sink,
                     )
                 },
-                || rank_shards::files(r),
+                || rayon::join(|| rank_shards::files(r), other_pages),
             )
         },
         || {
@@ -539,70 +606,8 @@ fn pages<'a>(
     files.extend(player_pages?);
     files.extend(shards?);
     files.extend(data?);
-    timer.lap("player pages");
-    let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
-    files.extend(render_pages(
-        templates,
-        &page,
-        input.stats.maps.len(),
-        "map.html",
-        &map_urls,
-        &|i| Keyed("map", r.map_page(i)),
-        input.cache,
-        input.sink,
-    )?);
-    let clan_urls = |i: usize| links.clans[i].clone();
-    files.extend(render_pages(
-        templates,
-        &page,
-        input.clans.clans.len(),
-        "clan.html",
-        &clan_urls,
-        &|i| Keyed("clan", r.clan_page(i)),
-        input.cache,
-        input.sink,
-    )?);
-    let own_template = templates.overridden("match.html");
-    let match_pages: Vec<OutputFile> = (0..input.matches.len())
-        .into_par_iter()
-        .map(|i| {
-            let url = links.matches[i].clone();
-            let common = page("../", &url);
-            let key = r.match_key(i, salt);
-            if input.cache.keys.get(&url) == Some(&key) {
-                return Ok(kept(url, key));
-            }
-            let mut view = r.match_page(i, own_template);
-            let body = if templates.builtin() {
-                // The kill list and the timeline are most of a page's bytes: spliced in after
-                // Tera rendered the rest ([`holes`]).
-                let holes: Vec<holes::Hole> = [
-                    holes::punch(&mut view.kills_html, KILLS_MARK),
-                    holes::punch(&mut view.timeline_svg, TIMELINE_MARK),
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
-                let punched = templates.render("match.html", &common, &Keyed("m", view))?;
-                match holes::fill(&punched, &holes) {
-                    Some(body) => body,
-                    // A mark met elsewhere in the page: rendered whole after all.
-                    None => {
-                        let view = r.match_page(i, own_template);
-                        templates.render("match.html", &common, &Keyed("m", view))?
-                    }
-                }
-            } else {
-                templates.render("match.html", &common, &Keyed("m", view))?
-            };
-            let mut file = html(&url, body);
-            file.key = Some(key);
-            sunk(input.sink, file)
-        })
-        .collect::<Result<_>>()?;
-    files.extend(match_pages);
-
-    timer.lap("map, clan and match pages");
+    files.extend(others?);
+    timer.lap("player, map, clan and match pages");
     for p in content_pages {
         let view = Keyed(
             "page",
