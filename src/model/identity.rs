@@ -85,15 +85,12 @@ impl Roster {
             .len()
             .div_ceil(rayon::current_num_threads().max(1))
             .max(1);
-        let mut runs: Vec<Slots> = matches
+        let runs: Vec<Slots> = matches
             .par_chunks(run)
             .map(|chunk| Slots::of(chunk, &keys, aliases))
             .collect();
-        let mut merged = if runs.is_empty() {
-            Slots::default()
-        } else {
-            runs.remove(0)
-        };
+        let mut runs = runs.into_iter();
+        let mut merged = runs.next().unwrap_or_default();
         for later in runs {
             merged.absorb(later);
         }
