@@ -6,8 +6,9 @@
 //! code that makes them). Equal stubs make equal lists, so an equal key still means an equal
 //! page; a page that is rendered gets its lists first ([`Renderer::fill_player_labels`]), and
 //! its stub is cleared (an empty stub is left out of the view, so templates see what they saw
-//! before). The lists, each entry with its four named fields, were about half of what every
-//! keyed view of a public server's 63,000 player pages encoded on each append.
+//! before). On a public server's append the 63,000 keyed views encoded to 76 MB (about 1.2 KB
+//! each, counted once with a throwaway counter, not by a benchmark); the lists, each entry
+//! with its four named fields, were roughly half of each view by their fields.
 
 use std::sync::OnceLock;
 
