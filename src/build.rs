@@ -503,6 +503,7 @@ pub fn render(
             cache,
             site_dir,
             sink,
+            leftovers,
         },
         compare,
     );
