@@ -162,7 +162,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let checkpoint = (!req.full).then(|| {
         let dir = state_dir.clone();
         let rating = config.rating.clone();
-        std::thread::spawn(move || state::load_checkpoint(&dir).map(|c| c.restore(&rating)))
+        std::thread::spawn(move || state::load_checkpoint(&dir, &rating))
     });
     let mut warnings = Vec::new();
     let mut previous = load_previous(&state_dir, req.full, &mut warnings)?;

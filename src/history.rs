@@ -71,7 +71,8 @@ pub struct Checkpoint<'a> {
     clan_of: Vec<Option<u32>>,
     stats: Cow<'a, Stats>,
     ladder: Ladder,
-    evaluation: ReplayCheckpoint,
+    #[serde(borrow)]
+    evaluation: ReplayCheckpoint<'a>,
     /// The per game type (and per game) ladders' tallies over the same matches.
     tallies: Tallies,
 }
@@ -155,7 +156,7 @@ pub struct Folds {
 /// the matches folded: with the counts, the next build's [`Checkpoint`].
 pub struct Continuation {
     ladder: Ladder,
-    evaluation: ReplayCheckpoint,
+    evaluation: ReplayCheckpoint<'static>,
     chain: u64,
 }
 
@@ -370,21 +371,39 @@ impl Continuation {
     }
 }
 
-impl Checkpoint<'static> {
+impl Checkpoint<'_> {
+    /// The same checkpoint, all of it its own (the counts and the systems' saved bytes).
+    pub fn into_owned(self) -> Checkpoint<'static> {
+        Checkpoint {
+            fingerprint: self.fingerprint,
+            matches: self.matches,
+            chain: self.chain,
+            keys: self.keys,
+            clans: self.clans,
+            clan_of: self.clan_of,
+            stats: Cow::Owned(self.stats.into_owned()),
+            ladder: self.ladder,
+            evaluation: self.evaluation.into_owned(),
+            tallies: self.tallies,
+        }
+    }
+
     /// The checkpoint with its evaluation replay restored for `cfg`, which needs neither this
     /// build's roster nor its clans: it can run while they are made. A checkpoint made under
-    /// another configuration or fragstats is not restored (it is refused on resuming).
+    /// another configuration or fragstats is not restored (it is refused on resuming). The
+    /// systems' saved bytes may be borrowed (from the checkpoint file in memory): only the
+    /// states restored from them are kept.
     pub fn restore(mut self, cfg: &RatingConfig) -> Restored {
+        let evaluation = std::mem::take(&mut self.evaluation);
         let evaluator = if self.fingerprint != fingerprint(cfg) {
             Err(OTHER_CONFIG.into())
         } else {
-            let evaluation = std::mem::take(&mut self.evaluation);
             timed("restore the rating systems", || {
                 Evaluator::resume(evaluation, cfg, cfg.evaluation)
             })
         };
         Restored {
-            checkpoint: self,
+            checkpoint: self.into_owned(),
             evaluator,
         }
     }

@@ -697,19 +697,26 @@ const CHECKPOINT_FILE: &str = "ratings.bin";
 /// cannot be read (everything is then counted and rated from the first match; the checkpoint
 /// itself says whether it fits the build). Reading and decoding are timed apart (see
 /// [`crate::progress::timed`]): the file is about 100 MB on a public server's site.
-pub fn load_checkpoint(dir: &Path) -> Option<history::Checkpoint<'static>> {
+pub fn load_checkpoint(dir: &Path, cfg: &crate::config::RatingConfig) -> Option<history::Restored> {
     // Mapped, not read into a buffer: the decoder reads the system's copy of the file, and
-    // none of its bytes are copied into fresh memory ([`mapped`]).
+    // none of its bytes are copied into fresh memory ([`mapped`]). The rating systems' saved
+    // bytes are borrowed from it while their states are restored.
     let bytes = timed("checkpoint read", || {
         mapped::FileBytes::read(&dir.join(CHECKPOINT_FILE))
     })
     .ok()?;
-    timed("checkpoint check and decode", || decode_checkpoint(&bytes))
+    let checkpoint = timed("checkpoint check and decode", || decode_borrowed(&bytes))?;
+    Some(checkpoint.restore(cfg))
 }
 
 /// The checkpoint in the bytes of a checkpoint file, if they hold an undamaged one of this
 /// fragstats.
 pub fn decode_checkpoint(bytes: &[u8]) -> Option<history::Checkpoint<'static>> {
+    decode_borrowed(bytes).map(history::Checkpoint::into_owned)
+}
+
+/// [`decode_checkpoint`], the rating systems' saved bytes borrowed from `bytes`.
+fn decode_borrowed(bytes: &[u8]) -> Option<history::Checkpoint<'_>> {
     // A cache of what the matches give (checked against them before use), so compact postcard:
     // another layout is simply not used.
     let (header, sum, body) = sealed_parts(bytes)?;

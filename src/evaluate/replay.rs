@@ -10,6 +10,7 @@
 
 mod ahead;
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
@@ -166,50 +167,75 @@ struct Run {
 
 /// One system's saved state.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct SavedRun {
+struct SavedRun<'a> {
     id: String,
-    #[serde(with = "byte_string")]
-    rater: Vec<u8>,
+    #[serde(borrow, with = "byte_string")]
+    rater: Cow<'a, [u8]>,
     scores: Scores,
+}
+
+impl SavedRun<'_> {
+    /// The same run, its bytes its own.
+    fn into_owned(self) -> SavedRun<'static> {
+        SavedRun {
+            id: self.id,
+            rater: Cow::Owned(self.rater.into_owned()),
+            scores: self.scores,
+        }
+    }
 }
 
 /// A saved rater's bytes written and read as one byte string. In postcard this is the
 /// encoding of a sequence of bytes (their number, then the bytes), so checkpoints keep their
-/// bytes; but it is read with one copy instead of byte by byte into a vector grown step by
-/// step (tens of megabytes for the whole-history fits of a public server).
+/// bytes; read from a checkpoint in memory they are borrowed from it, not copied (tens of
+/// megabytes for the whole-history fits of a public server, copied into fresh memory on
+/// every append, where the state restored from them is all that is kept).
 mod byte_string {
     use serde::{Deserializer, Serializer};
+    use std::borrow::Cow;
 
     /// Writes `bytes` as a byte string.
-    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(
+        bytes: &Cow<'_, [u8]>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
         serializer.serialize_bytes(bytes)
     }
 
-    /// Reads a byte string (or a sequence of bytes, where a format writes it as one).
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
-        deserializer.deserialize_byte_buf(Bytes)
+    /// Reads a byte string (or a sequence of bytes, where a format writes it as one),
+    /// borrowed from the input where the format can lend it.
+    pub fn deserialize<'de: 'a, 'a, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Cow<'a, [u8]>, D::Error> {
+        deserializer.deserialize_bytes(Bytes)
     }
 
     /// The visitor of [`deserialize`].
     struct Bytes;
 
     impl<'de> serde::de::Visitor<'de> for Bytes {
-        type Value = Vec<u8>;
+        type Value = Cow<'de, [u8]>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("the saved state of a rating system")
         }
-        fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-            Ok(v.to_vec())
+        fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(v))
         }
-        fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-            Ok(v)
+        fn visit_bytes<E>(self, v: &[u8]) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v.to_vec()))
         }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+        fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v))
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
             let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
             while let Some(b) = seq.next_element()? {
                 bytes.push(b);
             }
-            Ok(bytes)
+            Ok(Cow::Owned(bytes))
         }
     }
 }
@@ -217,16 +243,25 @@ mod byte_string {
 /// The replay stopped after a match, to be resumed by the next build (by default, before the
 /// first match of no system).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ReplayCheckpoint {
+pub struct ReplayCheckpoint<'a> {
     book: Book,
     /// The headline system first.
-    runs: Vec<SavedRun>,
+    #[serde(borrow)]
+    runs: Vec<SavedRun<'a>>,
 }
 
-impl ReplayCheckpoint {
+impl ReplayCheckpoint<'_> {
     /// Number of matches replayed.
     pub fn matches(&self) -> u64 {
         self.book.matches
+    }
+
+    /// The same checkpoint, the systems' saved bytes its own.
+    pub fn into_owned(self) -> ReplayCheckpoint<'static> {
+        ReplayCheckpoint {
+            book: self.book,
+            runs: self.runs.into_iter().map(SavedRun::into_owned).collect(),
+        }
     }
 }
 
@@ -569,7 +604,7 @@ impl Evaluator {
 
     /// Stops the replay: the checkpoint to resume from next time, and every system's report
     /// with its final ratings (the headline's in `roster` order).
-    pub fn finish(self, roster: &Roster) -> (Evaluation, ReplayCheckpoint) {
+    pub fn finish(self, roster: &Roster) -> (Evaluation, ReplayCheckpoint<'static>) {
         let Evaluator {
             book,
             mut runs,
@@ -694,7 +729,7 @@ fn finish_shared(
 /// not asked for).
 pub struct Comparison {
     reports: Vec<SystemReport>,
-    saved: Option<Vec<SavedRun>>,
+    saved: Option<Vec<SavedRun<'static>>>,
 }
 
 /// Finishes the runs that follow the leaders (see [`finish_runs`]), those that are one fit of
@@ -715,7 +750,7 @@ fn finish_followers(
         if let Some(rater) = rater {
             saved.push(SavedRun {
                 id: run.rater.id().to_string(),
-                rater,
+                rater: Cow::Owned(rater),
                 scores: run.scores,
             });
         }
@@ -729,7 +764,7 @@ fn finish_followers(
 impl Comparison {
     /// Adds the followers' reports to the leaders' `evaluation` and their states to the
     /// leaders' `checkpoint`: what [`Evaluator::finish`] returns for all of them.
-    pub fn complete(self, evaluation: &mut Evaluation, checkpoint: &mut ReplayCheckpoint) {
+    pub fn complete(self, evaluation: &mut Evaluation, checkpoint: &mut ReplayCheckpoint<'static>) {
         evaluation.systems.extend(self.reports);
         in_system_order(&mut evaluation.systems);
         checkpoint.runs.extend(self.saved.expect(UNSAVED));
@@ -761,7 +796,7 @@ impl Comparison {
 
     /// Adds the followers' saved states to the leaders' `checkpoint` (the half of
     /// [`Comparison::complete`] the build needs once the pages have the [`Comparison::of_all`]).
-    pub fn complete_checkpoint(self, checkpoint: &mut ReplayCheckpoint) {
+    pub fn complete_checkpoint(self, checkpoint: &mut ReplayCheckpoint<'static>) {
         checkpoint.runs.extend(self.saved.expect(UNSAVED));
     }
 }
@@ -803,7 +838,11 @@ fn finish_leaders(
     share: bool,
     roster: &Roster,
     saves: bool,
-) -> (Evaluation, Option<ReplayCheckpoint>, Option<SettledFits>) {
+) -> (
+    Evaluation,
+    Option<ReplayCheckpoint<'static>>,
+    Option<SettledFits>,
+) {
     let boundary = boundary(&book);
     let answer = answer_key(&book);
     let (finished, fits) = match &mut runs[..] {
@@ -877,7 +916,7 @@ fn finish_leaders(
                 .zip(saved)
                 .map(|(run, rater)| SavedRun {
                     id: run.rater.id().to_string(),
-                    rater,
+                    rater: Cow::Owned(rater),
                     scores: run.scores,
                 })
                 .collect(),
@@ -1270,7 +1309,7 @@ mod tests {
 
     /// A saved run's rater bytes, written as one byte string, have the postcard encoding of
     /// the sequence of bytes they used to be written as (checkpoints keep their bytes), and
-    /// read back the same.
+    /// read back the same, borrowed from the bytes read.
     #[test]
     fn saved_rater_bytes_keep_their_encoding() {
         #[derive(Serialize)]
@@ -1282,7 +1321,7 @@ mod tests {
         let rater: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
         let run = SavedRun {
             id: "whole-history".into(),
-            rater: rater.clone(),
+            rater: Cow::Owned(rater.clone()),
             scores: Scores::default(),
         };
         let bytes = postcard::to_allocvec(&run).unwrap();
@@ -1294,6 +1333,10 @@ mod tests {
         assert_eq!(bytes, postcard::to_allocvec(&sequence).unwrap());
         let back: SavedRun = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(back.rater, run.rater);
+        assert!(
+            matches!(back.rater, Cow::Borrowed(_)),
+            "read from memory, the bytes are borrowed, not copied"
+        );
         assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
     }
 

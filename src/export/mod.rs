@@ -90,16 +90,15 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     let matches: &[crate::model::Match] = &matches;
     let roster = Roster::build(matches, &aliases);
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
-    let checkpoint = crate::state::load_checkpoint(&plan.state_dir);
+    let resume = crate::state::load_checkpoint(&plan.state_dir, &config.rating);
     // An export needs the headline system's ratings, not the evaluation of every other system
     // (the costliest fold, and one that does not change them): without a build's checkpoint
     // to resume (made under the site's configuration, evaluation included), only the headline
     // system is replayed. The tests check that both ways give the same tables.
     let mut rating = config.rating.clone();
-    if checkpoint.is_none() {
+    if resume.is_none() {
         rating.evaluation = false;
     }
-    let resume = checkpoint.map(|c| c.restore(&rating));
     let Folds {
         stats,
         dynamic,

@@ -140,7 +140,7 @@ fn a_checkpoint_torn_by_a_crash_is_refused() {
     let bytes = crate::state::encode_checkpoint(&checkpoint).unwrap();
     let dir = tempfile::tempdir().unwrap();
     crate::state::save_checkpoint(dir.path(), &bytes).unwrap();
-    assert!(crate::state::load_checkpoint(dir.path()).is_some());
+    assert!(crate::state::load_checkpoint(dir.path(), &cfg).is_some());
     let len = bytes.len();
     let mut torn = vec![
         bytes[..len / 2].to_vec(),
@@ -168,7 +168,7 @@ fn a_checkpoint_torn_by_a_crash_is_refused() {
     for (k, damaged) in torn.iter().enumerate() {
         crate::state::save_checkpoint(dir.path(), damaged).unwrap();
         assert!(
-            crate::state::load_checkpoint(dir.path()).is_none(),
+            crate::state::load_checkpoint(dir.path(), &cfg).is_none(),
             "torn checkpoint {k} read"
         );
     }

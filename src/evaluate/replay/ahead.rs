@@ -132,7 +132,11 @@ impl Leaders {
     /// model's predictions and skills) and, when `saves`, the checkpoint of their states, which
     /// [`super::Comparison::complete`] completes with the followers'. Saving costs a public
     /// server's site about 0.08 s: a build that keeps no new checkpoint skips it.
-    pub fn finish(self, roster: &Roster, saves: bool) -> (Evaluation, Option<ReplayCheckpoint>) {
+    pub fn finish(
+        self,
+        roster: &Roster,
+        saves: bool,
+    ) -> (Evaluation, Option<ReplayCheckpoint<'static>>) {
         let (evaluation, checkpoint, fits) =
             finish_leaders(self.book, self.runs, self.share, roster, saves);
         // Set once: only this consumes the leaders.
