@@ -195,10 +195,7 @@ mod byte_string {
     use std::borrow::Cow;
 
     /// Writes `bytes` as a byte string.
-    pub fn serialize<S: Serializer>(
-        bytes: &Cow<'_, [u8]>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_bytes(bytes)
     }
 
