@@ -530,12 +530,13 @@ fn pages<'a>(
             input.sink,
         )?);
         let own_template = templates.overridden("match.html");
+        let keys = r.match_keys(salt);
         let match_pages: Vec<OutputFile> = (0..input.matches.len())
             .into_par_iter()
             .map(|i| {
                 let url = links.matches[i].clone();
                 let common = page("../", &url);
-                let key = r.match_key(i, salt);
+                let key = keys[i];
                 if input.cache.keys.get(&url) == Some(&key) {
                     return Ok(kept(url, key));
                 }
