@@ -258,25 +258,21 @@ mod tests {
     /// of a [`Hasher`] fed the same fields, for texts of many lengths.
     #[test]
     fn fields_kept_and_hashed_later_equal_fields_hashed_at_once() {
-        let feed = |k: usize, f: &mut dyn FnMut(&dyn Fn(&mut dyn Fields))| {
-            f(&|h: &mut dyn Fields| {
-                h.u64(k as u64);
-                h.str(&"é".repeat(k % 7));
-                h.bytes(&vec![k as u8; k * 3]);
-                h.raw(b"x");
-            });
-        };
+        fn fill(k: usize, h: &mut dyn Fields) {
+            h.u64(k as u64);
+            h.str(&"é".repeat(k % 7));
+            h.bytes(&vec![k as u8; k * 3]);
+            h.raw(b"x");
+        }
         let mut kept: Vec<Vec<u8>> = Vec::new();
         let mut direct: Vec<u64> = Vec::new();
         for k in 0..40 {
-            feed(k, &mut |fields| {
-                let mut bytes = Vec::new();
-                fields(&mut bytes);
-                kept.push(bytes);
-                let mut h = Hasher::new();
-                fields(&mut h);
-                direct.push(h.finish());
-            });
+            let mut bytes = Vec::new();
+            fill(k, &mut bytes);
+            kept.push(bytes);
+            let mut h = Hasher::new();
+            fill(k, &mut h);
+            direct.push(h.finish());
         }
         let texts: Vec<(&[u8], Option<usize>)> = kept.iter().map(|b| (&b[..], None)).collect();
         let later: Vec<u64> = fnv_many(&texts).into_iter().map(|(_, h)| h).collect();
