@@ -375,57 +375,6 @@ fn pages<'a>(
     let map_rows = r.map_rows();
     timer.lap("rows");
 
-    let mut top_maps = map_rows.clone();
-    top_maps.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
-    top_maps.truncate(10);
-    let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
-        input.ratings.static_.value[i]
-    });
-    let established = player_rows
-        .iter()
-        .take_while(|p| !p.provisional && !p.inactive)
-        .count();
-    // The index shows the first ten of the provisional players and counts them all.
-    let provisional = || player_rows[established..].iter().filter(|p| !p.inactive);
-    let provisional_top: Vec<PlayerRow> = provisional().take(10).cloned().collect();
-    // The first ten of Becker's ladder, by the ranks the renderer gave it.
-    let mut becker_ids = [None; 10];
-    for (i, &rank) in r.becker_rank.iter().enumerate() {
-        if let Some(at) = becker_ids.get_mut(rank.wrapping_sub(1)) {
-            *at = Some(i);
-        }
-    }
-    let becker_top: Vec<PlayerRow> = becker_ids
-        .into_iter()
-        .flatten()
-        .map(|i| r.player_row(i))
-        .collect();
-    let index = IndexPage {
-        updated: updated_line(input.matches),
-        totals: r.totals(),
-        top_players: &player_rows[..established.min(25)],
-        provisional: &provisional_top,
-        provisional_count: provisional().count(),
-        provisional_incidents: input.config.rating.headline.provisional_incidents,
-        becker_top,
-        recent_matches: &match_rows[..match_rows.len().min(10)],
-        top_maps,
-        static_core: &static_rows[..static_rows.len().min(25)],
-        static_core_size: static_rows.len(),
-        awards: r.awards(),
-        season: r.current_season(),
-    };
-    files.push(html(
-        "index.html",
-        templates.render("index.html", &page("", "index.html"), &index)?,
-    ));
-    let top = |name: &'static str| page("", name);
-    files.extend(player_list::pages(
-        templates,
-        &page,
-        &player_rows,
-        player_list::PAGE_SIZE,
-    )?);
     // What every page under a folder shares (templates, site fields, navigation), hashed once;
     // each page's own URL (the only common field that differs) goes into its key.
     let salt = {
@@ -434,75 +383,138 @@ fn pages<'a>(
         h.bytes(&serde_json::to_vec(&page("../", "")).unwrap_or_default());
         h.finish()
     };
-    files.extend(match_list::pages(
-        templates,
-        &page,
-        &match_rows,
-        input.cache,
-        salt,
-        match_list::PAGE_SIZE,
-        input.sink,
-    )?);
-    files.push(top_page(
-        templates,
-        top("maps.html"),
-        &Keyed("maps", &map_rows),
-    )?);
-    files.extend(paged_list::pages(
-        templates,
-        &page,
-        "clans.html",
-        "clan-list",
-        "clans",
-        &r.clan_rows(),
-        paged_list::PAGE_SIZE,
-    )?);
-    let server_pages = r.server_pages();
-    files.extend(paged_list::pages(
-        templates,
-        &page,
-        "servers.html",
-        "server-list",
-        "servers",
-        &Renderer::server_rows(&server_pages),
-        paged_list::PAGE_SIZE,
-    )?);
-    files.extend(render_pages(
-        templates,
-        &page,
-        server_pages.len(),
-        "server.html",
-        &|i| server_pages[i].0.clone(),
-        &|i| Keyed("server", &server_pages[i].1),
-        input.cache,
-        input.sink,
-    )?);
-    files.extend(pages::ladders::files(r, templates, top("ladders.html"))?);
-    if input.config.seasons.configured() {
+    // The index and the lists (players, matches, maps, clans, servers, ladders), made beside
+    // the pages below and staged as soon as they are made (the player list's pages, 27 MB,
+    // and ladders.json, 18 MB, on a public server's site).
+    let lists = || -> Result<Vec<OutputFile>> {
+        let mut files = Vec::new();
+
+        let mut top_maps = map_rows.clone();
+        top_maps.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
+        top_maps.truncate(10);
+        let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
+            input.ratings.static_.value[i]
+        });
+        let established = player_rows
+            .iter()
+            .take_while(|p| !p.provisional && !p.inactive)
+            .count();
+        // The index shows the first ten of the provisional players and counts them all.
+        let provisional = || player_rows[established..].iter().filter(|p| !p.inactive);
+        let provisional_top: Vec<PlayerRow> = provisional().take(10).cloned().collect();
+        // The first ten of Becker's ladder, by the ranks the renderer gave it.
+        let mut becker_ids = [None; 10];
+        for (i, &rank) in r.becker_rank.iter().enumerate() {
+            if let Some(at) = becker_ids.get_mut(rank.wrapping_sub(1)) {
+                *at = Some(i);
+            }
+        }
+        let becker_top: Vec<PlayerRow> = becker_ids
+            .into_iter()
+            .flatten()
+            .map(|i| r.player_row(i))
+            .collect();
+        let index = IndexPage {
+            updated: updated_line(input.matches),
+            totals: r.totals(),
+            top_players: &player_rows[..established.min(25)],
+            provisional: &provisional_top,
+            provisional_count: provisional().count(),
+            provisional_incidents: input.config.rating.headline.provisional_incidents,
+            becker_top,
+            recent_matches: &match_rows[..match_rows.len().min(10)],
+            top_maps,
+            static_core: &static_rows[..static_rows.len().min(25)],
+            static_core_size: static_rows.len(),
+            awards: r.awards(),
+            season: r.current_season(),
+        };
+        files.push(html(
+            "index.html",
+            templates.render("index.html", &page("", "index.html"), &index)?,
+        ));
+        let top = |name: &'static str| page("", name);
+        files.extend(player_list::pages(
+            templates,
+            &page,
+            &player_rows,
+            player_list::PAGE_SIZE,
+        )?);
+        files.extend(match_list::pages(
+            templates,
+            &page,
+            &match_rows,
+            input.cache,
+            salt,
+            match_list::PAGE_SIZE,
+            input.sink,
+        )?);
         files.push(top_page(
             templates,
-            top("seasons.html"),
-            &Keyed("seasons", r.seasons_page()),
+            top("maps.html"),
+            &Keyed("maps", &map_rows),
+        )?);
+        files.extend(paged_list::pages(
+            templates,
+            &page,
+            "clans.html",
+            "clan-list",
+            "clans",
+            &r.clan_rows(),
+            paged_list::PAGE_SIZE,
+        )?);
+        let server_pages = r.server_pages();
+        files.extend(paged_list::pages(
+            templates,
+            &page,
+            "servers.html",
+            "server-list",
+            "servers",
+            &Renderer::server_rows(&server_pages),
+            paged_list::PAGE_SIZE,
         )?);
         files.extend(render_pages(
             templates,
             &page,
-            input.seasons.list.len(),
-            "season.html",
-            &|s| links.seasons[s].clone(),
-            &|s| Keyed("season", r.season_page(s)),
+            server_pages.len(),
+            "server.html",
+            &|i| server_pages[i].0.clone(),
+            &|i| Keyed("server", &server_pages[i].1),
             input.cache,
             input.sink,
         )?);
-    }
-    // The team balancer: all in the browser, from data/balance.js; the report from the build.
-    files.push(top_page(
-        templates,
-        top("balance.html"),
-        &Keyed("balance", r.balance_report()),
-    )?);
+        files.extend(pages::ladders::files(r, templates, top("ladders.html"))?);
+        if input.config.seasons.configured() {
+            files.push(top_page(
+                templates,
+                top("seasons.html"),
+                &Keyed("seasons", r.seasons_page()),
+            )?);
+            files.extend(render_pages(
+                templates,
+                &page,
+                input.seasons.list.len(),
+                "season.html",
+                &|s| links.seasons[s].clone(),
+                &|s| Keyed("season", r.season_page(s)),
+                input.cache,
+                input.sink,
+            )?);
+        }
+        // The team balancer: all in the browser, from data/balance.js; the report from the build.
+        files.push(top_page(
+            templates,
+            top("balance.html"),
+            &Keyed("balance", r.balance_report()),
+        )?);
 
-    timer.lap("index and lists");
+        input.leftovers.discard(index);
+        input.leftovers.discard((static_rows, server_pages));
+        files
+            .into_iter()
+            .map(|file| sunk(input.sink, file))
+            .collect()
+    };
     // The map, clan and match pages, made beside the player pages too (the end of each is a
     // stretch where one core works and the other waits).
     let other_pages = || -> Result<Vec<OutputFile>> {
@@ -577,9 +589,6 @@ fn pages<'a>(
     // data files are made beside the player pages, and the data files are staged as soon as
     // each is made: after the pages, writing and hashing players.json (45 MB on a public
     // server's site) and its siblings was a stretch of one busy core at the end of the build.
-    // So are the files made so far (the player list's pages, 27 MB, and ladders.json, 18 MB, on
-    // a public server's site): staged here, beside the pages, rather than when publishing.
-    let made = std::mem::take(&mut files);
     let ((player_pages, (shards, others)), (data, made)) = rayon::join(
         || {
             rayon::join(
@@ -599,22 +608,14 @@ fn pages<'a>(
                 || rayon::join(|| rank_shards::files(r), other_pages),
             )
         },
-        || {
-            rayon::join(
-                || data::data_files(input, links, input.sink),
-                || {
-                    (made.into_iter().map(|file| sunk(input.sink, file)))
-                        .collect::<Result<Vec<_>>>()
-                },
-            )
-        },
+        || rayon::join(|| data::data_files(input, links, input.sink), lists),
     );
     files.extend(made?);
     files.extend(player_pages?);
     files.extend(shards?);
     files.extend(data?);
     files.extend(others?);
-    timer.lap("player, map, clan and match pages");
+    timer.lap("index, lists and pages");
     for p in content_pages {
         let view = Keyed(
             "page",
@@ -637,10 +638,7 @@ fn pages<'a>(
         files.push(html("feed.xml", xml));
     }
     files.extend(static_files(input.site_dir)?);
-    input.leftovers.discard(index);
-    input
-        .leftovers
-        .discard((player_rows, match_rows, map_rows, static_rows, server_pages));
+    input.leftovers.discard((player_rows, match_rows, map_rows));
     Ok(files)
 }
 
