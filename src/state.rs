@@ -29,7 +29,7 @@ use crate::parse::Checkpoint;
 use crate::progress::timed;
 
 mod lock;
-mod mapped;
+pub(crate) mod mapped;
 mod segments;
 mod v5;
 

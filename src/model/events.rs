@@ -14,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Event;
+use crate::state::mapped::FileBytes;
 
 /// A match's events in order; derefs to `Vec<Event>`. Either packed or decoded (or both, once
 /// packed events were read).
@@ -27,7 +28,7 @@ pub struct Events {
 #[derive(Clone)]
 enum Packed {
     Own(Box<[u8]>),
-    Shared(Arc<Vec<u8>>, Range<usize>),
+    Shared(Arc<FileBytes>, Range<usize>),
 }
 
 impl Deref for Packed {
@@ -43,15 +44,15 @@ impl Deref for Packed {
 
 thread_local! {
     /// The bytes being decoded inside [`sharing`] on this thread.
-    static SHARED: RefCell<Option<Arc<Vec<u8>>>> = const { RefCell::new(None) };
+    static SHARED: RefCell<Option<Arc<FileBytes>>> = const { RefCell::new(None) };
 }
 
 /// Runs `decode` on `bytes`: the packed events it deserializes from them (borrowed, as
 /// `rmp_serde::from_slice` gives them) refer to `bytes` instead of copying them. Decoding runs
 /// on the calling thread only (it must not hand work to other threads).
-pub fn sharing<T>(bytes: &Arc<Vec<u8>>, decode: impl FnOnce(&[u8]) -> T) -> T {
+pub fn sharing<T>(bytes: &Arc<FileBytes>, decode: impl FnOnce(&[u8]) -> T) -> T {
     /// Restores the bytes an outer call was sharing, also when `decode` panics.
-    struct Restore(Option<Arc<Vec<u8>>>);
+    struct Restore(Option<Arc<FileBytes>>);
     impl Drop for Restore {
         fn drop(&mut self) {
             SHARED.set(self.0.take());
@@ -238,7 +239,7 @@ mod tests {
             Events::from(vec![event(1), event(2)]),
             Events::from(vec![event(3)]),
         ];
-        let bytes = Arc::new(rmp_serde::to_vec(&all).unwrap());
+        let bytes = Arc::new(FileBytes::Read(rmp_serde::to_vec(&all).unwrap()));
         let shared: Vec<Events> = sharing(&bytes, |b| rmp_serde::from_slice(b).unwrap());
         let copied: Vec<Events> = rmp_serde::from_slice(&bytes).unwrap();
         assert!(
@@ -250,7 +251,7 @@ mod tests {
                 let packed = e.packed.as_ref().unwrap();
                 assert_eq!(matches!(packed, Packed::Own(_)), own);
             }
-            assert_eq!(rmp_serde::to_vec(events).unwrap(), *bytes);
+            assert_eq!(rmp_serde::to_vec(events).unwrap(), &bytes[..]);
             assert!(events.iter().all(Events::is_packed));
             assert_eq!(events, &all);
         }

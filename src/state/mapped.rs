@@ -1,7 +1,8 @@
 //! A state file's bytes read through a read-only memory map of it, for the ratings checkpoint
-//! (about 100 MB on a public server's site), which a build reads whole and decodes once. Read
-//! into a buffer, its bytes are copied out of the system's page cache into fresh memory, which
-//! is dear (the first touch of every page); mapped, the decoder reads the page cache itself.
+//! (about 100 MB on a public server's site) and the state's segments of matches (about 60 MB
+//! there, whose packed events are decoded from these bytes while the build runs). Read into a
+//! buffer, its bytes are copied out of the system's page cache into fresh memory, which is
+//! dear (the first touch of every page); mapped, the decoder reads the page cache itself.
 //! Falls back to an ordinary read where a file cannot be mapped (an empty one).
 
 use std::fs::File;
