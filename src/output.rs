@@ -151,16 +151,25 @@ impl Staging {
                 // A spare an earlier version kept beside the output is not needed there.
                 if beside.join(SPARE_STAMP).is_file() {
                     let _ = std::fs::remove_dir_all(&beside);
-                    let _ = std::fs::remove_dir_all(trash_of(&beside));
                 }
                 dir.join(format!("{name}.next"))
             }
-            _ => beside,
+            _ => beside.clone(),
         };
-        let trash = trash_of(&spare);
-        let emptying = trash.exists().then(|| {
+        // Every trash a build may have left: beside this build's spare folder, and where the
+        // spare was kept when the state folder was (or was not) on the output's filesystem.
+        let trashes: Vec<PathBuf> = [Some(spare.clone()), Some(beside)]
+            .into_iter()
+            .chain([state_dir.map(|dir| dir.join(format!("{name}.next")))])
+            .flatten()
+            .map(|spare| trash_of(&spare))
+            .filter(|trash| trash.symlink_metadata().is_ok())
+            .collect();
+        let emptying = (!trashes.is_empty()).then(|| {
             std::thread::spawn(move || {
-                let _ = std::fs::remove_dir_all(trash);
+                for trash in trashes {
+                    empty_trash(&trash);
+                }
             })
         });
         let mut staging = Staging {
@@ -455,9 +464,12 @@ fn keep_as_spare(
     }
     // Each folder is made once per run of its files (the written files come folder by folder).
     let mut made: Option<&Path> = None;
+    // Named by this process and a count, so a trash the last emptying left part of (say, a
+    // file it could not remove) clashes with nothing.
+    let pid = std::process::id();
     for (n, rel) in written.iter().enumerate() {
         let to = old.join(rel);
-        match std::fs::rename(&to, trash.join(n.to_string())) {
+        match std::fs::rename(&to, trash.join(format!("{pid}-{n}"))) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
             _ => {}
         }
@@ -485,6 +497,20 @@ fn trash_of(spare: &Path) -> PathBuf {
     let mut name = spare.as_os_str().to_owned();
     name.push(".trash");
     PathBuf::from(name)
+}
+
+/// Removes the trash at `trash`, whatever is there: a folder with all it holds, or a file or
+/// link in its place (which would otherwise keep every later build from keeping its spare).
+fn empty_trash(trash: &Path) {
+    match trash.symlink_metadata() {
+        Ok(meta) if meta.is_dir() => {
+            let _ = std::fs::remove_dir_all(trash);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(trash);
+        }
+        Err(_) => {}
+    }
 }
 
 /// Moves the spare folder to `staging` when it mirrors exactly the site published in `site`
@@ -1035,8 +1061,15 @@ mod tests {
         let site = |a: &[u8], b: &[u8]| [page("a.html", a), page("players/b.html", b)];
         assert_eq!(build(&site(b"a1", b"b1")), 2);
         assert!(in_trash().is_empty(), "a first build replaces nothing");
+        // A file in the trash's place is removed, not left to keep every build from keeping
+        // its spare folder.
+        std::fs::write(&trash, b"in the way").unwrap();
         assert_eq!(build(&site(b"a2", b"b1")), 1);
         assert_eq!(in_trash(), [b"a1".to_vec()]);
+        assert!(
+            state.join("public.next").join(SPARE_STAMP).is_file(),
+            "spare kept"
+        );
         assert_eq!(build(&site(b"a3", b"b2")), 2);
         assert_eq!(
             in_trash(),
