@@ -39,20 +39,20 @@ impl Hasher {
         Hasher(0xcbf2_9ce4_8422_2325)
     }
 
-    /// Adds a field of bytes, length-prefixed so `("ab", "c")` and `("a", "bc")` differ.
+    /// Adds a field of bytes, length-prefixed so `("ab", "c")` and `("a", "bc")` differ (laid
+    /// out by [`Fields`], as every field here).
     pub fn bytes(&mut self, b: &[u8]) {
-        self.raw(&(b.len() as u64).to_le_bytes());
-        self.raw(b);
+        Fields::bytes(self, b);
     }
 
     /// Adds a string.
     pub fn str(&mut self, s: &str) {
-        self.bytes(s.as_bytes());
+        Fields::str(self, s);
     }
 
     /// Adds a number.
     pub fn u64(&mut self, v: u64) {
-        self.raw(&v.to_le_bytes());
+        Fields::u64(self, v);
     }
 
     /// Adds bytes as they are (no length prefix).
@@ -71,7 +71,7 @@ impl Hasher {
 
 /// Where the fields of a [`Hasher`] hash go: a hasher absorbs them at once; a byte vector keeps
 /// them, to be hashed later beside others ([`fnv_many`]) to the same value. The provided
-/// methods lay the fields out as [`Hasher`]'s own do.
+/// methods are the one layout of fields ([`Hasher`]'s own methods are these).
 pub trait Fields {
     /// Adds bytes as they are (no length prefix).
     fn raw(&mut self, b: &[u8]);

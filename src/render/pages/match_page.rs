@@ -24,20 +24,16 @@ impl Renderer<'_> {
         (0..count.div_ceil(CHUNK))
             .into_par_iter()
             .flat_map_iter(|c| {
+                // Each match's fields lie between two consecutive bounds.
                 let mut bytes = Vec::new();
-                let mut ends = Vec::with_capacity(CHUNK);
+                let mut bounds = vec![0];
                 for i in c * CHUNK..((c + 1) * CHUNK).min(count) {
                     self.match_key_fields(i, salt, &mut bytes);
-                    ends.push(bytes.len());
+                    bounds.push(bytes.len());
                 }
-                let mut start = 0;
-                let texts: Vec<(&[u8], Option<usize>)> = ends
-                    .iter()
-                    .map(|&end| {
-                        let text = (&bytes[start..end], None);
-                        start = end;
-                        text
-                    })
+                let texts: Vec<(&[u8], Option<usize>)> = bounds
+                    .windows(2)
+                    .map(|w| (&bytes[w[0]..w[1]], None))
                     .collect();
                 fnv_many(&texts).into_iter().map(|(_, key)| key)
             })
