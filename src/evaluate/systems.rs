@@ -160,20 +160,12 @@ pub trait FragRater: Send {
     fn restore(&mut self, bytes: &[u8]) -> Result<(), postcard::Error>;
 }
 
-/// `value`'s postcard bytes, in a buffer of their exact size, measured first: a saved state
-/// runs to tens of megabytes (the whole-history fits of a public server), which grown step by
-/// step were copied about twice over into fresh memory.
-pub(crate) fn encode_sized<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    let size = postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
-        .expect("measuring an encoding cannot fail");
-    postcard::to_extend(value, Vec::with_capacity(size)).expect("encoding to memory cannot fail")
-}
-
 /// Implements [`FragRater::save`] and [`FragRater::restore`] over the listed fields.
 macro_rules! saved_fields {
     ($($field:ident),*) => {
         fn save(&self) -> Vec<u8> {
-            $crate::evaluate::systems::encode_sized(&($(&self.$field,)*))
+            $crate::state::extend_sized(&($(&self.$field,)*), Vec::new())
+                .expect("encoding to memory cannot fail")
         }
         fn restore(&mut self, bytes: &[u8]) -> Result<(), postcard::Error> {
             let ($($field,)*) = postcard::from_bytes(bytes)?;
