@@ -383,138 +383,14 @@ fn pages<'a>(
         h.bytes(&serde_json::to_vec(&page("../", "")).unwrap_or_default());
         h.finish()
     };
-    // The index and the lists (players, matches, maps, clans, servers, ladders), made beside
-    // the pages below and staged as soon as they are made (the player list's pages, 27 MB,
-    // and ladders.json, 18 MB, on a public server's site).
-    let lists = || -> Result<Vec<OutputFile>> {
-        let mut files = Vec::new();
-
-        let mut top_maps = map_rows.clone();
-        top_maps.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
-        top_maps.truncate(10);
-        let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
-            input.ratings.static_.value[i]
-        });
-        let established = player_rows
-            .iter()
-            .take_while(|p| !p.provisional && !p.inactive)
-            .count();
-        // The index shows the first ten of the provisional players and counts them all.
-        let provisional = || player_rows[established..].iter().filter(|p| !p.inactive);
-        let provisional_top: Vec<PlayerRow> = provisional().take(10).cloned().collect();
-        // The first ten of Becker's ladder, by the ranks the renderer gave it.
-        let mut becker_ids = [None; 10];
-        for (i, &rank) in r.becker_rank.iter().enumerate() {
-            if let Some(at) = becker_ids.get_mut(rank.wrapping_sub(1)) {
-                *at = Some(i);
-            }
-        }
-        let becker_top: Vec<PlayerRow> = becker_ids
-            .into_iter()
-            .flatten()
-            .map(|i| r.player_row(i))
-            .collect();
-        let index = IndexPage {
-            updated: updated_line(input.matches),
-            totals: r.totals(),
-            top_players: &player_rows[..established.min(25)],
-            provisional: &provisional_top,
-            provisional_count: provisional().count(),
-            provisional_incidents: input.config.rating.headline.provisional_incidents,
-            becker_top,
-            recent_matches: &match_rows[..match_rows.len().min(10)],
-            top_maps,
-            static_core: &static_rows[..static_rows.len().min(25)],
-            static_core_size: static_rows.len(),
-            awards: r.awards(),
-            season: r.current_season(),
-        };
-        files.push(html(
-            "index.html",
-            templates.render("index.html", &page("", "index.html"), &index)?,
-        ));
-        let top = |name: &'static str| page("", name);
-        files.extend(player_list::pages(
-            templates,
-            &page,
-            &player_rows,
-            player_list::PAGE_SIZE,
-        )?);
-        files.extend(match_list::pages(
-            templates,
-            &page,
-            &match_rows,
-            input.cache,
-            salt,
-            match_list::PAGE_SIZE,
-            input.sink,
-        )?);
-        files.push(top_page(
-            templates,
-            top("maps.html"),
-            &Keyed("maps", &map_rows),
-        )?);
-        files.extend(paged_list::pages(
-            templates,
-            &page,
-            "clans.html",
-            "clan-list",
-            "clans",
-            &r.clan_rows(),
-            paged_list::PAGE_SIZE,
-        )?);
-        let server_pages = r.server_pages();
-        files.extend(paged_list::pages(
-            templates,
-            &page,
-            "servers.html",
-            "server-list",
-            "servers",
-            &Renderer::server_rows(&server_pages),
-            paged_list::PAGE_SIZE,
-        )?);
-        files.extend(render_pages(
-            templates,
-            &page,
-            server_pages.len(),
-            "server.html",
-            &|i| server_pages[i].0.clone(),
-            &|i| Keyed("server", &server_pages[i].1),
-            input.cache,
-            input.sink,
-        )?);
-        files.extend(pages::ladders::files(r, templates, top("ladders.html"))?);
-        if input.config.seasons.configured() {
-            files.push(top_page(
-                templates,
-                top("seasons.html"),
-                &Keyed("seasons", r.seasons_page()),
-            )?);
-            files.extend(render_pages(
-                templates,
-                &page,
-                input.seasons.list.len(),
-                "season.html",
-                &|s| links.seasons[s].clone(),
-                &|s| Keyed("season", r.season_page(s)),
-                input.cache,
-                input.sink,
-            )?);
-        }
-        // The team balancer: all in the browser, from data/balance.js; the report from the build.
-        files.push(top_page(
-            templates,
-            top("balance.html"),
-            &Keyed("balance", r.balance_report()),
-        )?);
-
-        input.leftovers.discard(index);
-        input.leftovers.discard((static_rows, server_pages));
-        files
-            .into_iter()
-            .map(|file| sunk(input.sink, file))
-            .collect()
+    // The index and the lists, made beside the pages below and staged as soon as they are
+    // made (the player list's pages, 27 MB, and ladders.json, 18 MB, on a public server's site).
+    let rows = ListRows {
+        players: &player_rows,
+        matches: &match_rows,
+        maps: &map_rows,
     };
+    let lists = || index_and_lists(input, templates, links, page, r, &rows, salt);
     // The map, clan and match pages, made beside the player pages too (the end of each is a
     // stretch where one core works and the other waits).
     let other_pages = || -> Result<Vec<OutputFile>> {
@@ -640,6 +516,154 @@ fn pages<'a>(
     files.extend(static_files(input.site_dir)?);
     input.leftovers.discard((player_rows, match_rows, map_rows));
     Ok(files)
+}
+
+/// The rows every list of the site shows, made once for all of them.
+struct ListRows<'r> {
+    players: &'r [PlayerRow<'r>],
+    matches: &'r [MatchRow],
+    maps: &'r [views::MapRow],
+}
+
+/// The index and the lists (players, matches, maps, clans, servers, ladders, seasons) and the
+/// balance report, each staged as soon as it is made ([`sunk`]). `salt` is what the match list's
+/// pages share in their keys.
+fn index_and_lists<'a>(
+    input: &SiteInput,
+    templates: &Templates,
+    links: &Links,
+    page: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
+    r: &Renderer,
+    rows: &ListRows,
+    salt: u64,
+) -> Result<Vec<OutputFile>> {
+    let mut files = Vec::new();
+    let mut top_maps = rows.maps.to_vec();
+    top_maps.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
+    top_maps.truncate(10);
+    let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
+        input.ratings.static_.value[i]
+    });
+    let established = rows
+        .players
+        .iter()
+        .take_while(|p| !p.provisional && !p.inactive)
+        .count();
+    // The index shows the first ten of the provisional players and counts them all.
+    let provisional = || rows.players[established..].iter().filter(|p| !p.inactive);
+    let provisional_top: Vec<PlayerRow> = provisional().take(10).cloned().collect();
+    // The first ten of Becker's ladder, by the ranks the renderer gave it.
+    let mut becker_ids = [None; 10];
+    for (i, &rank) in r.becker_rank.iter().enumerate() {
+        if let Some(at) = becker_ids.get_mut(rank.wrapping_sub(1)) {
+            *at = Some(i);
+        }
+    }
+    let becker_top: Vec<PlayerRow> = becker_ids
+        .into_iter()
+        .flatten()
+        .map(|i| r.player_row(i))
+        .collect();
+    let index = IndexPage {
+        updated: updated_line(input.matches),
+        totals: r.totals(),
+        top_players: &rows.players[..established.min(25)],
+        provisional: &provisional_top,
+        provisional_count: provisional().count(),
+        provisional_incidents: input.config.rating.headline.provisional_incidents,
+        becker_top,
+        recent_matches: &rows.matches[..rows.matches.len().min(10)],
+        top_maps,
+        static_core: &static_rows[..static_rows.len().min(25)],
+        static_core_size: static_rows.len(),
+        awards: r.awards(),
+        season: r.current_season(),
+    };
+    files.push(html(
+        "index.html",
+        templates.render("index.html", &page("", "index.html"), &index)?,
+    ));
+    let top = |name: &'static str| page("", name);
+    files.extend(player_list::pages(
+        templates,
+        &page,
+        rows.players,
+        player_list::PAGE_SIZE,
+    )?);
+    files.extend(match_list::pages(
+        templates,
+        &page,
+        rows.matches,
+        input.cache,
+        salt,
+        match_list::PAGE_SIZE,
+        input.sink,
+    )?);
+    files.push(top_page(
+        templates,
+        top("maps.html"),
+        &Keyed("maps", rows.maps),
+    )?);
+    files.extend(paged_list::pages(
+        templates,
+        &page,
+        "clans.html",
+        "clan-list",
+        "clans",
+        &r.clan_rows(),
+        paged_list::PAGE_SIZE,
+    )?);
+    let server_pages = r.server_pages();
+    files.extend(paged_list::pages(
+        templates,
+        &page,
+        "servers.html",
+        "server-list",
+        "servers",
+        &Renderer::server_rows(&server_pages),
+        paged_list::PAGE_SIZE,
+    )?);
+    files.extend(render_pages(
+        templates,
+        &page,
+        server_pages.len(),
+        "server.html",
+        &|i| server_pages[i].0.clone(),
+        &|i| Keyed("server", &server_pages[i].1),
+        input.cache,
+        input.sink,
+    )?);
+    files.extend(pages::ladders::files(r, templates, top("ladders.html"))?);
+    if input.config.seasons.configured() {
+        files.push(top_page(
+            templates,
+            top("seasons.html"),
+            &Keyed("seasons", r.seasons_page()),
+        )?);
+        files.extend(render_pages(
+            templates,
+            &page,
+            input.seasons.list.len(),
+            "season.html",
+            &|s| links.seasons[s].clone(),
+            &|s| Keyed("season", r.season_page(s)),
+            input.cache,
+            input.sink,
+        )?);
+    }
+    // The team balancer: all in the browser, from data/balance.js; the report from the build.
+    files.push(top_page(
+        templates,
+        top("balance.html"),
+        &Keyed("balance", r.balance_report()),
+    )?);
+
+    input.leftovers.discard(index);
+    input.leftovers.discard((static_rows, server_pages));
+    files
+        .into_iter()
+        .map(|file| sunk(input.sink, file))
+        .collect()
 }
 
 /// The most pages one job of a parallel loop over pages keys or renders. Rayon splits a loop
