@@ -922,6 +922,27 @@ mod tests {
         OutputFile::new(path, bytes.to_vec())
     }
 
+    /// Publishes `files` to `out` as a build with the state folder `state` does; returns how
+    /// many were written.
+    fn build_with_state(out: &Path, state: &Path, files: &[OutputFile]) -> usize {
+        let published = Staging::prepare_in(out, Some(state))
+            .publish(files)
+            .unwrap();
+        let written = published.written;
+        published.finish().unwrap();
+        written
+    }
+
+    /// The names in folder `dir`, sorted.
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     fn file(path: &str) -> OutputFile {
         page(path, b"x")
     }
@@ -959,11 +980,7 @@ mod tests {
             "unchanged pages keep their modification time"
         );
         // Nothing left beside it but the next build's staging folder and the trash.
-        let mut beside: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        beside.sort();
+        let beside = names_in(dir.path());
         assert_eq!(beside, [".public.next", ".public.next.trash", "public"]);
 
         let foreign = dir.path().join("home");
@@ -1039,14 +1056,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (out, state) = (dir.path().join("public"), dir.path().join("state"));
         std::fs::create_dir_all(&state).unwrap();
-        let build = |files: &[OutputFile]| {
-            let published = Staging::prepare_in(&out, Some(&state))
-                .publish(files)
-                .unwrap();
-            let written = published.written;
-            published.finish().unwrap();
-            written
-        };
+        let build = |files: &[OutputFile]| build_with_state(&out, &state, files);
         let trash = state.join("public.next.trash");
         let in_trash = || -> Vec<Vec<u8>> {
             let mut held: Vec<Vec<u8>> = std::fs::read_dir(&trash)
@@ -1092,11 +1102,7 @@ mod tests {
             in_trash().is_empty(),
             "a build that writes nothing leaves none"
         );
-        let mut beside: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        beside.sort();
+        let beside = names_in(dir.path());
         assert_eq!(beside, ["public", "state"], "nothing beside the output");
     }
 
@@ -1110,14 +1116,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (out, state) = (dir.path().join("public"), dir.path().join("state"));
         std::fs::create_dir_all(&state).unwrap();
-        let build = |files: &[OutputFile]| {
-            let published = Staging::prepare_in(&out, Some(&state))
-                .publish(files)
-                .unwrap();
-            let written = published.written;
-            published.finish().unwrap();
-            written
-        };
+        let build = |files: &[OutputFile]| build_with_state(&out, &state, files);
         let site = [
             page("a.html", b"alpha"),
             page("b.html", b"bravo"),
