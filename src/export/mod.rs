@@ -90,7 +90,16 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     let matches: &[crate::model::Match] = &matches;
     let roster = Roster::build(matches, &aliases);
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
-    let resume = crate::state::load_checkpoint(&plan.state_dir, &config.rating);
+    // Read with the state folder's lock held, as a build does: a build renewing the
+    // checkpoint meanwhile writes over the file that was the checkpoint before (its spare).
+    let resume = {
+        let _lock = plan.state_dir.is_dir().then(|| {
+            crate::state::lock(&plan.state_dir, || {
+                eprintln!("waiting for a fragstats build of this site to finish");
+            })
+        });
+        crate::state::load_checkpoint(&plan.state_dir, &config.rating)
+    };
     // An export needs the headline system's ratings, not the evaluation of every other system
     // (the costliest fold, and one that does not change them): without a build's checkpoint
     // to resume (made under the site's configuration, evaluation included), only the headline

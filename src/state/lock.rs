@@ -105,6 +105,7 @@ mod tests {
         ];
         let other = [
             "ratings.bin",
+            "ratings.spare.bin",
             ".ratings.bin.tmp-",
             ".notes.tmp-1",
             "state.bin.tmp-1",

@@ -48,10 +48,13 @@ impl std::ops::Deref for FileBytes {
         match self {
             // SAFETY: `ptr` is a live mapping of `len` readable bytes (made in `Map::of`,
             // unmapped only on drop, which cannot happen while `self` is borrowed). Fragstats
-            // writes its state files only through a temporary file renamed over them
-            // (`stage_file_with`), never in place, and only under the state folder's lock, so
-            // the mapped file's bytes do not change while they are read. (Another program
-            // cutting the file short meanwhile would end the process with SIGBUS.)
+            // writes its state files only under the state folder's lock, and in place only the
+            // checkpoint's spare, which is never mapped: the other files are written through a
+            // temporary file renamed over them (`stage_file_with`), and a checkpoint is swapped
+            // out to be the spare (`spare`) only by a build holding the lock, as every reader
+            // of it does while it is mapped. So the mapped file's bytes do not change while
+            // they are read. (Another program cutting the file short meanwhile would end the
+            // process with SIGBUS.)
             FileBytes::Mapped(map) => unsafe {
                 std::slice::from_raw_parts(map.ptr.cast::<u8>(), map.len)
             },

@@ -1,0 +1,167 @@
+//! The ratings checkpoint written over a spare file and swapped in, not written to a new file
+//! renamed over the old one. On a public server's site the checkpoint is about 70 MB: a new
+//! file costs the system fresh pages and blocks for all of it, and the rename frees the old
+//! file's (with online discard, a few tens of milliseconds), while overwriting a file of about
+//! the same size reuses both. `benches/file_replace.py` measures the two ways; on the
+//! development machine (72 MB, ext4 mounted with `discard`) a new file took 20 ms to write and
+//! its rename over the old one 40-57 ms, against 12-14 ms to overwrite the spare and under
+//! 0.1 ms to swap.
+//!
+//! The swap is Linux's `renameat2(RENAME_EXCHANGE)`: atomic, so a crash leaves the old
+//! checkpoint or the new one under [`super::CHECKPOINT_FILE`], and the spare then holds the
+//! other. Only a build holding the state folder's lock writes the spare, and every reader of
+//! the checkpoint holds the lock while it reads it ([`super::load_checkpoint`]), so no mapped
+//! file is written in place. Where the swap is not available (another system, a file system
+//! without it, no checkpoint yet) the spare is renamed over the checkpoint as any state file.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+/// Writes `bytes` over the file at `spare` (made anew if it is not a plain file of its own:
+/// missing, a link, or linked under another name too), then swaps it with `target`, or renames
+/// it over `target` where swapping is not possible.
+pub fn write_and_swap(spare: &Path, target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = open_own(spare)?;
+    file.write_all(bytes)?;
+    file.set_len(bytes.len() as u64)?;
+    drop(file);
+    match exchange(spare, target) {
+        Ok(()) => Ok(()),
+        Err(_) => std::fs::rename(spare, target),
+    }
+}
+
+/// The plain file at `path`, opened for writing from its start, with no other name: a hard
+/// link (a backup made with `cp -l`) or a symbolic link is removed and a new file made, so
+/// that writing in place changes nothing outside the state folder.
+fn open_own(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    if let Ok(file) = options.open(path)
+        && is_own(&file)
+    {
+        return Ok(file);
+    }
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    options.create_new(true).open(path)
+}
+
+/// Whether `file` is a plain file with no other name.
+fn is_own(file: &File) -> bool {
+    let Ok(meta) = file.metadata() else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.is_file() && meta.nlink() == 1
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+/// Swaps the files at `a` and `b` in one step.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| invalid());
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both paths are NUL-terminated strings that outlive the call; renameat2 reads
+    // them and nothing else. Called through `syscall`, as not every C library wraps it.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Swapping is Linux's alone: elsewhere the spare is renamed.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+#[cfg(target_os = "linux")]
+fn invalid() -> std::io::Error {
+    std::io::ErrorKind::InvalidInput.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(unix)]
+    use std::os::unix::fs::MetadataExt;
+
+    /// Three writes: the target holds the newest bytes and the spare the ones before; the
+    /// spare's file is the one written before (overwritten in place, cut to the new length).
+    #[test]
+    fn the_target_holds_the_newest_bytes_and_the_spare_the_ones_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let (spare, target) = (dir.path().join("spare"), dir.path().join("target"));
+        write_and_swap(&spare, &target, b"first, the longest of all").unwrap();
+        assert_eq!(
+            std::fs::read(&target).unwrap(),
+            b"first, the longest of all"
+        );
+        assert!(!spare.exists(), "with no target, the spare is renamed");
+        write_and_swap(&spare, &target, b"second").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"second");
+        #[cfg(target_os = "linux")]
+        {
+            assert_eq!(std::fs::read(&spare).unwrap(), b"first, the longest of all");
+            let first = std::fs::metadata(&spare).unwrap().ino();
+            write_and_swap(&spare, &target, b"third").unwrap();
+            assert_eq!(std::fs::read(&target).unwrap(), b"third");
+            assert_eq!(std::fs::read(&spare).unwrap(), b"second");
+            assert_eq!(
+                std::fs::metadata(&target).unwrap().ino(),
+                first,
+                "the spare was written in place"
+            );
+        }
+    }
+
+    /// A spare linked under another name (a backup's hard link, or a symbolic link) is not
+    /// written through: the other name keeps its bytes.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_spare_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let (spare, target) = (dir.path().join("spare"), dir.path().join("target"));
+        let backup = dir.path().join("backup");
+        std::fs::write(&backup, b"kept").unwrap();
+        std::fs::hard_link(&backup, &spare).unwrap();
+        write_and_swap(&spare, &target, b"new").unwrap();
+        assert_eq!(std::fs::read(&backup).unwrap(), b"kept");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::write(&elsewhere, b"untouched").unwrap();
+        let _ = std::fs::remove_file(&spare);
+        std::os::unix::fs::symlink(&elsewhere, &spare).unwrap();
+        write_and_swap(&spare, &target, b"newer").unwrap();
+        assert_eq!(std::fs::read(&elsewhere).unwrap(), b"untouched");
+        assert_eq!(std::fs::read(&target).unwrap(), b"newer");
+    }
+}
