@@ -4,6 +4,8 @@
 # a new checkpoint (on the crowd, after about 70 appends: history/renewal.rs). Prints the
 # plain appends' wall time (least, median, most) and the renewing append's wall and processor
 # time: the figure issue 18's "append one match under 1 s" has to hold for every append.
+# FRAGSTATS_TIMINGS=1 step timings of the last plain append and of the renewing one go to
+# SITE_DIR/timings-plain.txt and SITE_DIR/timings-renewal.txt.
 #
 #   sh benches/append_cycle.sh [SITE_DIR] [CROWD]
 #       SITE_DIR  a site made by benches/build_speed.sh (default
@@ -35,12 +37,15 @@ while [ $n -lt 200 ]; do
     n=$((n + 1))
     # A match no earlier run appended (the seed changes with the log's size).
     python3 "$gen" 1 "$(stat -c %s "$newest")" "$crowd" >> "$newest"
-    /usr/bin/time -f "%e %U %S" -o .cycle-time "$bin" build > /dev/null 2>&1
+    FRAGSTATS_TIMINGS=1 /usr/bin/time -f "%e %U %S" -o .cycle-time "$bin" build \
+        > /dev/null 2> .cycle-timings
     if [ "$(mark)" != "$before" ]; then
+        mv .cycle-timings timings-renewal.txt
         awk -v n=$n '{ printf "append %d renewed the checkpoint: wall %.2f s  cpu %.2f s\n", n, $1, $2 + $3 }' .cycle-time
         break
     fi
     cut -d' ' -f1 .cycle-time >> .cycle-times
+    mv .cycle-timings timings-plain.txt
 done
 sort -n .cycle-times | awk '{ t[NR] = $1 } END {
     if (NR == 0) exit
