@@ -12,6 +12,7 @@ use fragstats::build::render;
 use fragstats::config::Config;
 use fragstats::leftovers::Leftovers;
 use fragstats::model::{Event, EventKind, GameType, Match, MatchPlayer, NO_PLAYER, Team};
+use fragstats::render::PageCache;
 
 /// The same allocator as the binary.
 #[global_allocator]
@@ -125,7 +126,7 @@ fn main() {
         &diagnostics,
         &config,
         Path::new("/nonexistent-bench-site"),
-        &Default::default(),
+        PageCache::default,
         fragstats::build::Resume::None,
         Default::default(),
         None,
@@ -141,7 +142,7 @@ fn main() {
         &diagnostics,
         &config,
         Path::new("/nonexistent-bench-site"),
-        &Default::default(),
+        PageCache::default,
         fragstats::build::Resume::Decoded(
             site.checkpoint
                 .as_deref()

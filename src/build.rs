@@ -182,24 +182,30 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     timer.lap("read logs");
     // Pages the previous build made that are still in the output, with what they were made
     // from: as the staging folder's mirroring listed them (done by now, beside loading the
-    // state), else by a walk of the output (100,000 files on a public server's site).
-    let walked;
-    let present = if previous_pages.is_empty() {
-        None
-    } else if let Some(files) = staging.mirrored_files() {
-        Some(files)
-    } else {
-        walked = crate::output::files_in(&out);
-        Some(&walked)
+    // state), else by a walk of the output (100,000 files on a public server's site). Made on
+    // a thread of its own and joined when the pages are rendered: waiting for the listing
+    // here held up the identities and ratings, which need no page (see `render`).
+    let page_cache = || {
+        timed("page cache", || {
+            let walked;
+            let present = if previous_pages.is_empty() {
+                None
+            } else if let Some(files) = staging.mirrored_files() {
+                Some(files)
+            } else {
+                walked = crate::output::files_in(&out);
+                Some(&walked)
+            };
+            let mut keys =
+                PageKeys::with_capacity_and_hasher(previous_pages.len(), Default::default());
+            keys.extend(
+                previous_pages
+                    .into_iter()
+                    .filter(|(path, _)| present.is_some_and(|p| p.contains(path.as_str()))),
+            );
+            PageCache { keys }
+        })
     };
-    let mut keys = PageKeys::with_capacity_and_hasher(previous_pages.len(), Default::default());
-    keys.extend(
-        previous_pages
-            .into_iter()
-            .filter(|(path, _)| present.is_some_and(|p| p.contains(path.as_str()))),
-    );
-    let cache = PageCache { keys };
-    timer.lap("page cache");
     // Joined inside `render` once the identities and clans are made (they need no checkpoint).
     let resume = checkpoint.map_or(Resume::None, Resume::Decoding);
     let stage = |file| staging.stage(file);
@@ -207,12 +213,18 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // they replace the old ones only where the state is saved, after the site.
     let (site, prepared) = std::thread::scope(|s| {
         let prepared = s.spawn(|| state::prepare(&state_dir, &new_state));
+        let cache = s.spawn(page_cache);
+        let cache = || {
+            cache
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        };
         let site = render(
             &matches,
             &diagnostics,
             &config,
             &site_dir,
-            &cache,
+            cache,
             resume,
             req.checkpoint,
             Some(&stage),
@@ -288,8 +300,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     };
     // The matches, pages and state are freed, or left to the system when the process ends
     // now (see [`Leftovers`]).
-    req.leftovers
-        .discard((matches, files, new_state, archive, cache));
+    req.leftovers.discard((matches, files, new_state, archive));
     Ok(built)
 }
 
@@ -396,15 +407,16 @@ pub struct RenderedSite {
 
 /// Everything after parsing: identities, counts, clans, ratings and pages, in memory. Counting
 /// and rating resume from `resume` when that covers a start of `matches` (see [`history`]);
-/// `rule` says whether their end is worth a new checkpoint. What the pages were made from is
-/// freed at the end, or left as `leftovers` says.
+/// `rule` says whether their end is worth a new checkpoint. `cache` gives the pages the output
+/// holds and their keys when the pages are rendered (it may still be in the making until
+/// then). What the pages were made from is freed at the end, or left as `leftovers` says.
 #[allow(clippy::too_many_arguments)]
 pub fn render(
     matches: &[Match],
     diagnostics: &Diagnostics,
     config: &Config,
     site_dir: &Path,
-    cache: &PageCache,
+    cache: impl FnOnce() -> PageCache,
     resume: Resume,
     rule: CheckpointRule,
     sink: Option<&PageSink>,
@@ -486,6 +498,8 @@ pub fn render(
         }
         evaluation
     };
+    let cache = cache();
+    timer.lap("page cache (joined)");
     let files = render_site(
         &SiteInput {
             config,
@@ -500,7 +514,7 @@ pub fn render(
             ladders: &ladders,
             seasons: &seasons,
             diagnostics,
-            cache,
+            cache: &cache,
             site_dir,
             sink,
             leftovers,
@@ -512,7 +526,7 @@ pub fn render(
     let players = roster.players.len();
     // About 70 ms of freeing on a public server's site (see [`Leftovers`]).
     leftovers.discard((ratings, standing, ladders, seasons));
-    leftovers.discard((stats, roster, clans, hidden, bots, applied));
+    leftovers.discard((stats, roster, clans, hidden, bots, applied, cache));
     Ok(RenderedSite {
         files,
         players,
