@@ -370,31 +370,42 @@ impl Evaluator {
         if runs.len() != ids.len() || runs.iter().zip(&ids).any(|(r, id)| r.id != *id) {
             return Err("the set of rating systems changed".into());
         }
-        // The systems are decoded side by side, and beside the index of the book's keys; a
-        // damaged one is named in the order of the systems, as one after the other would.
-        let (index, restored) = rayon::join(
-            || {
-                book.keys
-                    .iter()
-                    .enumerate()
-                    .map(|(i, k)| (k.clone(), i as u32))
-                    .collect()
-            },
-            || {
-                runs.into_par_iter()
-                    .map(|saved| {
-                        let mut rater = systems::by_id(&saved.id, cfg).expect("ids were checked");
-                        rater.restore(&saved.rater).map_err(|e| {
-                            format!("the saved state of {} is damaged ({e})", saved.id)
-                        })?;
-                        Ok(Run {
-                            rater,
-                            scores: saved.scores,
-                        })
-                    })
-                    .collect::<Vec<Result<Run, String>>>()
-            },
-        );
+        // The systems are decoded side by side, each on a thread of its own, and beside the
+        // index of the book's keys; a damaged one is named in the order of the systems, as one
+        // after the other would. Not on rayon's threads: a build restores them while it makes
+        // its identities there, and a worker that took the whole-history fit (0.05 s on a
+        // public server's site) held up the identities, waiting on it, with the other core
+        // idle (perf timeline of a crowd append); threads of their own share the cores.
+        let restore = |saved: SavedRun| {
+            let mut rater = systems::by_id(&saved.id, cfg).expect("ids were checked");
+            rater
+                .restore(&saved.rater)
+                .map_err(|e| format!("the saved state of {} is damaged ({e})", saved.id))?;
+            Ok(Run {
+                rater,
+                scores: saved.scores,
+            })
+        };
+        let (index, restored) = std::thread::scope(|s| {
+            let restoring = runs
+                .into_iter()
+                .map(|saved| s.spawn(move || restore(saved)))
+                .collect::<Vec<_>>();
+            let index = book
+                .keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), i as u32))
+                .collect();
+            let restored = restoring
+                .into_iter()
+                .map(|run| {
+                    run.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect::<Vec<Result<Run, String>>>();
+            (index, restored)
+        });
         book.index = index;
         let mut live = restored.into_iter().collect::<Result<Vec<Run>, String>>()?;
         let share = share_fit(&mut live);
