@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use chrono::NaiveDate;
-use fragstats::build::render;
+use fragstats::build::{NewCheckpoint, render};
 use fragstats::config::Config;
 use fragstats::leftovers::Leftovers;
 use fragstats::model::{Event, EventKind, GameType, Match, MatchPlayer, NO_PLAYER, Team};
@@ -130,6 +130,7 @@ fn main() {
         fragstats::build::Resume::None,
         Default::default(),
         None,
+        None,
         Leftovers::Free,
     )
     .expect("render");
@@ -143,13 +144,14 @@ fn main() {
         &config,
         Path::new("/nonexistent-bench-site"),
         PageCache::default,
-        fragstats::build::Resume::Decoded(
-            site.checkpoint
-                .as_deref()
-                .and_then(fragstats::state::decode_checkpoint)
-                .map(Box::new),
-        ),
+        fragstats::build::Resume::Decoded(match &site.checkpoint {
+            Some(NewCheckpoint::Encoded(bytes)) => {
+                fragstats::state::decode_checkpoint(bytes).map(Box::new)
+            }
+            _ => None,
+        }),
         Default::default(),
+        None,
         None,
         Leftovers::Free,
     )

@@ -227,6 +227,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
             cache,
             resume,
             req.checkpoint,
+            Some(&state_dir),
             Some(&stage),
             req.leftovers,
         );
@@ -236,14 +237,15 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         (site, prepared)
     });
     let mut site = site?;
-    // Written (not flushed) while the site is published and the state saved: it is checked
-    // against the matches before use, so one newer than the state (a crash in between) is
-    // still right, and one that fits no state is refused. A build that kept the checkpoint it
-    // resumed has none to write: the old file stays, and resumes the next build too.
-    let checkpoint = site
-        .checkpoint
-        .take()
-        .map(|bytes| state::CheckpointSave::start(&state_dir, bytes));
+    // Written (not flushed) while the site is rendered and published and the state saved: it
+    // is checked against the matches before use, so one newer than the state (a crash in
+    // between) is still right, and one that fits no state is refused. A build that kept the
+    // checkpoint it resumed has none to write: the old file stays, and resumes the next build
+    // too.
+    let checkpoint = site.checkpoint.take().map(|made| match made {
+        NewCheckpoint::Saving(saving) => saving,
+        NewCheckpoint::Encoded(bytes) => state::CheckpointSave::start(&state_dir, bytes),
+    });
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
     new_state.pages = files
@@ -396,18 +398,27 @@ impl Resume {
 }
 
 /// The files of a site rendered from matches (in site order), how many players it has, and the
-/// checkpoint of the counts and ratings for the next build (the bytes of its file; None when
-/// the build keeps the one it resumed, see [`CheckpointRule`]).
+/// checkpoint of the counts and ratings for the next build (None when the build keeps the one
+/// it resumed, see [`CheckpointRule`]).
 pub struct RenderedSite {
     pub files: Vec<crate::render::OutputFile>,
     pub players: usize,
-    pub checkpoint: Option<Vec<u8>>,
+    pub checkpoint: Option<NewCheckpoint>,
     pub replayed: Replayed,
+}
+
+/// The checkpoint [`render`] made for the next build.
+pub enum NewCheckpoint {
+    /// Being saved into the state folder, from as soon as it was encoded.
+    Saving(state::CheckpointSave),
+    /// The bytes of its file, for a caller that gave no state folder.
+    Encoded(Vec<u8>),
 }
 
 /// Everything after parsing: identities, counts, clans, ratings and pages, in memory. Counting
 /// and rating resume from `resume` when that covers a start of `matches` (see [`history`]);
-/// `rule` says whether their end is worth a new checkpoint. `cache` gives the pages the output
+/// `rule` says whether their end is worth a new checkpoint, saved into `state_dir` (if given) as
+/// soon as it is encoded, beside the pages. `cache` gives the pages the output
 /// holds and their keys when the pages are rendered (it may still be in the making until
 /// then). What the pages were made from is freed at the end, or left as `leftovers` says.
 #[allow(clippy::too_many_arguments)]
@@ -419,6 +430,7 @@ pub fn render(
     cache: impl FnOnce() -> PageCache,
     resume: Resume,
     rule: CheckpointRule,
+    state_dir: Option<&Path>,
     sink: Option<&PageSink>,
     leftovers: Leftovers,
 ) -> Result<RenderedSite> {
@@ -494,7 +506,14 @@ pub fn render(
                 &config.rating,
                 tallies,
             );
-            checkpoint = Some(state::encode_checkpoint(&folded));
+            // Written while the pages are made, not after them: on a public server's site the
+            // file (70 MB) took 0.15-0.2 s to write, and the build waited for it at its end.
+            checkpoint = Some(
+                state::encode_checkpoint(&folded).map(|bytes| match state_dir {
+                    Some(dir) => NewCheckpoint::Saving(state::CheckpointSave::start(dir, bytes)),
+                    None => NewCheckpoint::Encoded(bytes),
+                }),
+            );
         }
         evaluation
     };
