@@ -156,7 +156,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let timer = Timer::new();
     // Hard-links the current site into a staging folder while the new one is computed.
     let staging = crate::output::Staging::prepare_in(&out, Some(&state_dir));
-    // The checkpoint (about 100 MB on a public server's site) is decoded while the state is
+    // The checkpoint (about 56 MB on a public server's site) is decoded while the state is
     // loaded and the logs are read: it needs neither.
     // The rating systems' saved states are restored on the same thread once it is decoded.
     let checkpoint = (!req.full).then(|| {
@@ -371,7 +371,7 @@ fn unreadable_warning(state_dir: &Path, log: &str) -> String {
 }
 
 /// The checkpoint a build may resume, as [`render`] takes it: none, decoded, or still being
-/// decoded and restored on a thread (about 0.2 s for a public server's 100 MB), which `render`
+/// decoded and restored on a thread (about 0.2 s for a public server's 56 MB), which `render`
 /// joins only once the identities and clans are made, so that they are made meanwhile.
 pub enum Resume {
     /// Count and rate from the first match.
@@ -507,7 +507,7 @@ pub fn render(
                 tallies,
             );
             // Written while the pages are made, not after them: on a public server's site the
-            // file (70 MB) took 0.15-0.2 s to write, and the build waited for it at its end.
+            // file (72 MB then) took 0.15-0.2 s to write, and the build waited for it at its end.
             checkpoint = Some(
                 state::encode_checkpoint(&folded).map(|bytes| match state_dir {
                     Some(dir) => NewCheckpoint::Saving(state::CheckpointSave::start(dir, bytes)),

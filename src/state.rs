@@ -698,7 +698,7 @@ const CHECKPOINT_FILE: &str = "ratings.bin";
 /// [`lock`] (see [`spare`]): None when there is none or it cannot be read (everything is then
 /// counted and rated from the first match; the checkpoint itself says whether it fits the
 /// build). Reading and decoding are timed apart (see [`crate::progress::timed`]): the file is
-/// about 70 MB on a public server's site.
+/// about 56 MB on a public server's site.
 pub fn load_checkpoint(dir: &Path, cfg: &crate::config::RatingConfig) -> Option<history::Restored> {
     // Mapped, not read into a buffer: the decoder reads the system's copy of the file, and
     // none of its bytes are copied into fresh memory ([`mapped`]). The rating systems' saved
@@ -725,7 +725,7 @@ fn decode_borrowed(bytes: &[u8]) -> Option<history::Checkpoint<'_>> {
     if header != Header::current() {
         return None;
     }
-    // The checksum (about 0.02 s over a public server's 100 MB) is computed beside the
+    // The checksum (about 0.02 s over a public server's 56 MB) is computed beside the
     // decoding, on a thread of its own (rayon's are loading the state meanwhile): what damaged
     // bytes decode to is dropped unused. Decoding them is safe: every length read from the
     // input is checked against the bytes left, and no reader reserves more than a bounded
@@ -741,7 +741,7 @@ fn decode_borrowed(bytes: &[u8]) -> Option<history::Checkpoint<'_>> {
 }
 
 /// `bytes` followed by `value`'s postcard encoding, `bytes` grown once to hold it (its size is
-/// measured first). The checkpoint (70 MB on a public server's site) and the rating systems'
+/// measured first). The checkpoint (56 MB on a public server's site) and the rating systems'
 /// saved states in it (the whole-history fit's 22 MB), grown step by step, were copied over
 /// and over into fresh memory: a build that writes a new checkpoint peaked at 680 MB there,
 /// 605 MB encoded this way.
@@ -773,7 +773,7 @@ const CHECKPOINT_SPARE: &str = "ratings.spare.bin";
 /// spare, which is then swapped with the old checkpoint ([`spare`]), so a crash leaves the old
 /// file or the new one. It is not flushed to disk first: it is a cache of what the matches
 /// give, so a file a crash damaged fails its checksum and the next build rates every match
-/// again, and nothing is lost (flushing its ~70 MB cost a public server's site about 0.1 s
+/// again, and nothing is lost (flushing its ~56 MB cost a public server's site about 0.1 s
 /// per build). Where the spare cannot be written, a new file is renamed over the old one.
 pub fn save_checkpoint(dir: &Path, bytes: &[u8]) -> Result<()> {
     timed("checkpoint write", || {

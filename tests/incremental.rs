@@ -830,8 +830,8 @@ fn matches_dated_into_the_kept_tail_resume_it_and_equal_a_renewed_twin() {
     }
 }
 
-/// A ratings checkpoint of the format before the fits' weight floor was raised
-/// (`tests/fixtures/ratings-format-11.bin`, made by that fragstats, 33e5e35, from
+/// A ratings checkpoint of the format before the fixed-prior fit's pair records were saved once
+/// (`tests/fixtures/ratings-format-12.bin`, made by that fragstats, c5d78b5, from
 /// `sample-logs/tdm.log` with this test's config, which that fragstats resumes) is not read as
 /// one of this format: the build replays every match and gives the bytes of a
 /// full build, and the checkpoint it writes in its place is resumed by the next build.
@@ -846,7 +846,7 @@ fn a_checkpoint_of_the_format_before_is_replayed_over_once() {
     .unwrap();
     let state = site.dir.path().join(".fragstats");
     std::fs::create_dir_all(&state).unwrap();
-    let old = std::fs::read(root.join("tests/fixtures/ratings-format-11.bin")).unwrap();
+    let old = std::fs::read(root.join("tests/fixtures/ratings-format-12.bin")).unwrap();
     std::fs::write(state.join("ratings.bin"), &old).unwrap();
     let how = site.check("over the old checkpoint");
     assert!(how.contains("ratings: replayed all 5 matches"), "{how}");

@@ -142,6 +142,11 @@ pub trait FragRater: Send {
     fn whole_history(&mut self) -> Option<&mut WholeHistory> {
         None
     }
+    /// The whole-history fit the system keeps, whatever its priors (the fixed-prior one too):
+    /// for saving the pair records once ([`WholeHistory::save_pairs_elsewhere`]).
+    fn any_fit(&mut self) -> Option<&mut WholeHistory> {
+        None
+    }
     /// With `true`, the system stops learning frags and match ends into its own
     /// [`FragRater::whole_history`]: the evaluator lends it another fit that learns the same
     /// (swapped into its place wherever it is read) and hands it the final copy; `false`
@@ -510,6 +515,9 @@ impl FragRater for WholeHistoryRater {
     }
     fn whole_history(&mut self) -> Option<&mut WholeHistory> {
         (!self.single).then_some(&mut self.fit)
+    }
+    fn any_fit(&mut self) -> Option<&mut WholeHistory> {
+        Some(&mut self.fit)
     }
     fn converge_from(&mut self, whole: &SettledFits) -> bool {
         self.fit.converge_from(whole)

@@ -58,7 +58,7 @@ pub fn lock(dir: &Path, waiting: impl FnOnce()) -> StateLock {
 }
 
 /// Removes the temporary files of the state folder's own files that a killed build left (the
-/// rating checkpoint's is about 100 MB on a public server's site): with the lock held, no
+/// rating checkpoint's is about 56 MB on a public server's site): with the lock held, no
 /// build is writing them.
 fn remove_leftovers(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {

@@ -1,5 +1,5 @@
 //! A state file's bytes read through a read-only memory map of it, for the ratings checkpoint
-//! (about 100 MB on a public server's site) and the state's segments of matches (about 60 MB
+//! (about 56 MB on a public server's site) and the state's segments of matches (about 60 MB
 //! there, whose packed events are decoded from these bytes while the build runs). Read into a
 //! buffer, its bytes are copied out of the system's page cache into fresh memory, which is
 //! dear (the first touch of every page); mapped, the decoder reads the page cache itself.

@@ -1,5 +1,5 @@
 //! The ratings checkpoint written over a spare file and swapped in, not written to a new file
-//! renamed over the old one. On a public server's site the checkpoint is about 70 MB: a new
+//! renamed over the old one. On a public server's site the checkpoint is about 56 MB: a new
 //! file costs the system fresh pages and blocks for all of it, and the rename frees the old
 //! file's (with online discard, a few tens of milliseconds), while overwriting a file of about
 //! the same size reuses both. `benches/file_replace.py` measures the two ways; on the
