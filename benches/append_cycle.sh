@@ -4,8 +4,8 @@
 # a new checkpoint (on the crowd, after about 70 appends: history/renewal.rs). Prints the
 # plain appends' wall time (least, median, most) and the renewing append's wall and processor
 # time: the figure issue 18's "append one match under 1 s" has to hold for every append.
-# FRAGSTATS_TIMINGS=1 step timings of the last plain append and of the renewing one go to
-# SITE_DIR/timings-plain.txt and SITE_DIR/timings-renewal.txt.
+# FRAGSTATS_TIMINGS=1 step timings of the last plain append, of the slowest one and of the
+# renewing one go to SITE_DIR/timings-plain.txt, timings-slowest.txt and timings-renewal.txt.
 #
 #   sh benches/append_cycle.sh [SITE_DIR] [CROWD]
 #       SITE_DIR  a site made by benches/build_speed.sh (default
@@ -44,7 +44,11 @@ while [ $n -lt 200 ]; do
         awk -v n=$n '{ printf "append %d renewed the checkpoint: wall %.2f s  cpu %.2f s\n", n, $1, $2 + $3 }' .cycle-time
         break
     fi
-    cut -d' ' -f1 .cycle-time >> .cycle-times
+    wall=$(cut -d' ' -f1 .cycle-time)
+    echo "$wall" >> .cycle-times
+    if [ "$(sort -n .cycle-times | tail -n 1)" = "$wall" ]; then
+        cp .cycle-timings timings-slowest.txt
+    fi
     mv .cycle-timings timings-plain.txt
 done
 sort -n .cycle-times | awk '{ t[NR] = $1 } END {
