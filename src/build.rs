@@ -150,7 +150,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         ..
     } = Plan::new(req)?;
     // Held until the build returns: another build of this site waits (see state::lock).
-    let _lock = state::lock(&state_dir, || {
+    let lock = state::lock(&state_dir, || {
         eprintln!("waiting for another fragstats build of this site to finish");
     });
     let timer = Timer::new();
@@ -162,7 +162,9 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let checkpoint = (!req.full).then(|| {
         let dir = state_dir.clone();
         let rating = config.rating.clone();
-        std::thread::spawn(move || state::load_checkpoint(&dir, &rating))
+        Decoding(Some(std::thread::spawn(move || {
+            state::load_checkpoint(&dir, &rating)
+        })))
     });
     let mut warnings = Vec::new();
     let mut previous = load_previous(&state_dir, req.full, &mut warnings)?;
@@ -227,7 +229,8 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
             cache,
             resume,
             req.checkpoint,
-            Some(&state_dir),
+            // Written over its spare, beside the pages, only with the lock held.
+            lock.held().then_some(state_dir.as_path()),
             Some(&stage),
             req.leftovers,
         );
@@ -237,14 +240,14 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         (site, prepared)
     });
     let mut site = site?;
-    // Written (not flushed) while the site is rendered and published and the state saved: it
-    // is checked against the matches before use, so one newer than the state (a crash in
-    // between) is still right, and one that fits no state is refused. A build that kept the
-    // checkpoint it resumed has none to write: the old file stays, and resumes the next build
-    // too.
+    // Written (not flushed) while the site is rendered and published and the state saved, and
+    // put in the old one's place once the site is published: it is checked against the matches
+    // before use, so one newer than the state (a crash in between) is still right, and one that
+    // fits no state is refused. A build that kept the checkpoint it resumed has none to write:
+    // the old file stays, and resumes the next build too.
     let checkpoint = site.checkpoint.take().map(|made| match made {
         NewCheckpoint::Saving(saving) => saving,
-        NewCheckpoint::Encoded(bytes) => state::CheckpointSave::start(&state_dir, bytes),
+        NewCheckpoint::Encoded(bytes) => state::CheckpointSave::start(&state_dir, bytes, false),
     });
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
@@ -283,7 +286,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     if let Err(e) = saved {
         warnings.push(format!("{e:#}: the next build will read every log again"));
     }
-    if let Some(Err(e)) = checkpoint.map(state::CheckpointSave::wait) {
+    if let Some(Err(e)) = checkpoint.map(state::CheckpointSave::commit) {
         warnings.push(format!("{e:#}: the next build will rate every match again"));
     }
     published.finish()?;
@@ -380,7 +383,31 @@ pub enum Resume {
     Decoded(Option<Box<history::Checkpoint<'static>>>),
     /// A checkpoint being read, decoded and restored ([`history::Checkpoint::restore`]) on a
     /// thread.
-    Decoding(std::thread::JoinHandle<Option<history::Restored>>),
+    Decoding(Decoding),
+}
+
+/// The thread reading, decoding and restoring a checkpoint ([`state::load_checkpoint`]).
+/// Dropped unjoined (a build that stops early), it is joined: its mapping of the file ends
+/// while the state folder's lock is held, as [`state::load_checkpoint`] needs.
+pub struct Decoding(Option<std::thread::JoinHandle<Option<history::Restored>>>);
+
+impl Decoding {
+    /// The restored checkpoint (a panic while decoding goes on here).
+    fn join(mut self) -> Option<history::Restored> {
+        self.0.take().and_then(|decoding| {
+            decoding
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+}
+
+impl Drop for Decoding {
+    fn drop(&mut self) {
+        if let Some(decoding) = self.0.take() {
+            let _ = decoding.join();
+        }
+    }
 }
 
 impl Resume {
@@ -390,9 +417,7 @@ impl Resume {
         match self {
             Resume::None => None,
             Resume::Decoded(checkpoint) => checkpoint.map(|c| c.restore(cfg)),
-            Resume::Decoding(decoding) => decoding
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Resume::Decoding(decoding) => decoding.join(),
         }
     }
 }
@@ -417,8 +442,9 @@ pub enum NewCheckpoint {
 
 /// Everything after parsing: identities, counts, clans, ratings and pages, in memory. Counting
 /// and rating resume from `resume` when that covers a start of `matches` (see [`history`]);
-/// `rule` says whether their end is worth a new checkpoint, saved into `state_dir` (if given) as
-/// soon as it is encoded, beside the pages. `cache` gives the pages the output
+/// `rule` says whether their end is worth a new checkpoint, written over the checkpoint's spare
+/// in `state_dir` (if given: the caller holds its lock) as soon as it is encoded, beside the
+/// pages, and put in place by the caller ([`state::CheckpointSave::commit`]). `cache` gives the pages the output
 /// holds and their keys when the pages are rendered (it may still be in the making until
 /// then). What the pages were made from is freed at the end, or left as `leftovers` says.
 #[allow(clippy::too_many_arguments)]
@@ -510,7 +536,9 @@ pub fn render(
             // file (72 MB then) took 0.15-0.2 s to write, and the build waited for it at its end.
             checkpoint = Some(
                 state::encode_checkpoint(&folded).map(|bytes| match state_dir {
-                    Some(dir) => NewCheckpoint::Saving(state::CheckpointSave::start(dir, bytes)),
+                    Some(dir) => {
+                        NewCheckpoint::Saving(state::CheckpointSave::start(dir, bytes, true))
+                    }
                     None => NewCheckpoint::Encoded(bytes),
                 }),
             );

@@ -769,41 +769,65 @@ pub fn encode_checkpoint(checkpoint: &history::Checkpoint) -> Result<Vec<u8>> {
 /// current one, overwritten by the next ([`spare`]).
 const CHECKPOINT_SPARE: &str = "ratings.spare.bin";
 
-/// Saves the checkpoint file (made by [`encode_checkpoint`]) into `dir`: written over the
-/// spare, which is then swapped with the old checkpoint ([`spare`]), so a crash leaves the old
-/// file or the new one. It is not flushed to disk first: it is a cache of what the matches
-/// give, so a file a crash damaged fails its checksum and the next build rates every match
-/// again, and nothing is lost (flushing its ~56 MB cost a public server's site about 0.1 s
-/// per build). Where the spare cannot be written, a new file is renamed over the old one.
-pub fn save_checkpoint(dir: &Path, bytes: &[u8]) -> Result<()> {
+/// Writes the checkpoint file (made by [`encode_checkpoint`]) into `dir`, to replace the old one
+/// when committed ([`WrittenCheckpoint::commit`]): over the spare when `in_place` (the caller
+/// holds the folder's [`lock`]; see [`spare`]), else (or where the spare cannot be written) to
+/// a temporary file. It is not flushed to disk: it is a cache of what the matches give, so a
+/// file a crash damaged fails its checksum and the next build rates every match again, and
+/// nothing is lost (flushing its ~56 MB cost a public server's site about 0.1 s per build).
+fn write_checkpoint(dir: &Path, bytes: &[u8], in_place: bool) -> Result<WrittenCheckpoint> {
     timed("checkpoint write", || {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create state folder {}", dir.display()))?;
-        let target = dir.join(CHECKPOINT_FILE);
-        match spare::write_and_swap(&dir.join(CHECKPOINT_SPARE), &target, bytes) {
-            Ok(()) => Ok(()),
-            Err(_) => stage_file_with(dir, CHECKPOINT_FILE, bytes, false)?.commit(),
+        let spare = dir.join(CHECKPOINT_SPARE);
+        if in_place && spare::write(&spare, bytes).is_ok() {
+            return Ok(WrittenCheckpoint::Spare {
+                spare,
+                target: dir.join(CHECKPOINT_FILE),
+            });
         }
+        stage_file_with(dir, CHECKPOINT_FILE, bytes, false).map(WrittenCheckpoint::Staged)
     })
 }
 
-/// [`save_checkpoint`] on a thread of its own, so that writing the file (and the system's
-/// freeing the old one on the rename) goes on beside the rest of a build. Dropped, it waits.
-pub struct CheckpointSave(Option<std::thread::JoinHandle<Result<()>>>);
+/// A checkpoint file written beside the current one, waiting to replace it. Dropped
+/// uncommitted, the current one stays (a staged file is removed; the spare is overwritten by
+/// the next checkpoint anyway).
+enum WrittenCheckpoint {
+    Spare { spare: PathBuf, target: PathBuf },
+    Staged(Staged),
+}
+
+impl WrittenCheckpoint {
+    /// Puts the file in the place of the current checkpoint.
+    fn commit(self) -> Result<()> {
+        match self {
+            WrittenCheckpoint::Spare { spare, target } => spare::swap_in(&spare, &target)
+                .with_context(|| format!("cannot replace {}", target.display())),
+            WrittenCheckpoint::Staged(staged) => staged.commit(),
+        }
+    }
+}
+
+/// A checkpoint written on a thread of its own ([`write_checkpoint`]) beside the rest of a
+/// build, which commits it once the site is published: a build that fails keeps the checkpoint
+/// it had. Dropped uncommitted, it waits for the writing and leaves the current checkpoint.
+pub struct CheckpointSave(Option<std::thread::JoinHandle<Result<WrittenCheckpoint>>>);
 
 impl CheckpointSave {
-    /// Starts saving `bytes` as the checkpoint file in `dir`.
-    pub fn start(dir: &Path, bytes: Vec<u8>) -> CheckpointSave {
+    /// Starts writing `bytes` as the next checkpoint file in `dir`, over its spare when
+    /// `in_place` (the caller holds the folder's [`lock`]).
+    pub fn start(dir: &Path, bytes: Vec<u8>, in_place: bool) -> CheckpointSave {
         let dir = dir.to_path_buf();
         CheckpointSave(Some(std::thread::spawn(move || {
-            save_checkpoint(&dir, &bytes)
+            write_checkpoint(&dir, &bytes, in_place)
         })))
     }
 
-    /// Waits until the file is saved.
-    pub fn wait(mut self) -> Result<()> {
+    /// Waits until the file is written, then puts it in the place of the old checkpoint.
+    pub fn commit(mut self) -> Result<()> {
         match self.0.take().map(std::thread::JoinHandle::join) {
-            Some(Ok(saved)) => saved,
+            Some(Ok(written)) => written?.commit(),
             Some(Err(panic)) => std::panic::resume_unwind(panic),
             None => Ok(()),
         }
@@ -821,6 +845,39 @@ impl Drop for CheckpointSave {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A checkpoint written and committed replaces the old one; one dropped uncommitted (a
+    /// build that failed after writing it) leaves the old one, over its spare or staged.
+    #[test]
+    fn a_checkpoint_replaces_the_old_one_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let current = || std::fs::read(dir.path().join(CHECKPOINT_FILE)).unwrap();
+        CheckpointSave::start(dir.path(), b"first".to_vec(), true)
+            .commit()
+            .unwrap();
+        assert_eq!(current(), b"first");
+        for in_place in [true, false] {
+            drop(CheckpointSave::start(
+                dir.path(),
+                b"dropped".to_vec(),
+                in_place,
+            ));
+            assert_eq!(current(), b"first", "in place {in_place}");
+            let names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
+        }
+        CheckpointSave::start(dir.path(), b"second".to_vec(), false)
+            .commit()
+            .unwrap();
+        assert_eq!(current(), b"second");
+        CheckpointSave::start(dir.path(), b"third".to_vec(), true)
+            .commit()
+            .unwrap();
+        assert_eq!(current(), b"third");
+    }
 
     #[test]
     fn sealed_bytes_are_header_checksum_body() {

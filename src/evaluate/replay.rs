@@ -328,11 +328,12 @@ fn share_fit(runs: &mut [Run]) -> bool {
 /// averaged one ("whole-history") is also replayed: fed the same frags with the same decay, the
 /// two learn the same records, which the checkpoint then holds once (on a public server's site
 /// 17 MB less to encode and write, of 72). A `resumed` fixed-prior fit takes its copy of them
-/// from the averaged one. Returns whether the records are saved once.
-fn share_pairs(runs: &mut [Run], resumed: bool) -> bool {
+/// from the averaged one (a fit restored without records it cannot take is an error). Returns
+/// whether the records are saved once.
+fn share_pairs(runs: &mut [Run], resumed: bool) -> Result<bool, String> {
     let position = |id: &str| runs.iter().position(|r| r.rater.id() == id);
     let (Some(whole), Some(single)) = (position("whole-history"), position("bradley-terry")) else {
-        return false;
+        return Ok(false);
     };
     let (whole, single) = if whole < single {
         let (a, b) = runs.split_at_mut(single);
@@ -342,13 +343,13 @@ fn share_pairs(runs: &mut [Run], resumed: bool) -> bool {
         (&mut b[0], &mut a[single])
     };
     let (Some(whole), Some(single)) = (whole.rater.any_fit(), single.rater.any_fit()) else {
-        return false;
+        return Ok(false);
     };
-    if resumed {
-        single.take_pairs_from(whole);
+    if resumed && single.lacks_pairs() && !single.take_pairs_from(whole) {
+        return Err("the saved state of bradley-terry lacks its pair records".into());
     }
     single.save_pairs_elsewhere(true);
-    true
+    Ok(true)
 }
 
 impl Evaluator {
@@ -362,7 +363,7 @@ impl Evaluator {
             })
             .collect();
         let share = share_fit(&mut runs);
-        share_pairs(&mut runs, false);
+        share_pairs(&mut runs, false).expect("a new replay takes no pair records");
         Evaluator {
             book: Book::default(),
             runs,
@@ -404,20 +405,23 @@ impl Evaluator {
         // its identities there, and a worker that took the whole-history fit (0.05 s on a
         // public server's site) held up the identities, waiting on it, with the other core
         // idle (perf timeline of a crowd append); threads of their own share the cores.
-        let restore = |saved: SavedRun| {
+        let restore = |saved: &SavedRun| {
             let mut rater = systems::by_id(&saved.id, cfg).expect("ids were checked");
             rater
                 .restore(&saved.rater)
                 .map_err(|e| format!("the saved state of {} is damaged ({e})", saved.id))?;
-            Ok(Run {
-                rater,
-                scores: saved.scores,
-            })
+            Ok(rater)
         };
-        let (index, restored) = std::thread::scope(|s| {
+        let (index, raters) = std::thread::scope(|s| {
+            // A thread that cannot be made (a limit on threads) leaves its system to be
+            // restored here.
             let restoring = runs
-                .into_iter()
-                .map(|saved| s.spawn(move || restore(saved)))
+                .iter()
+                .map(|saved| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, move || restore(saved))
+                        .ok()
+                })
                 .collect::<Vec<_>>();
             let index = book
                 .keys
@@ -425,19 +429,32 @@ impl Evaluator {
                 .enumerate()
                 .map(|(i, k)| (k.clone(), i as u32))
                 .collect();
-            let restored = restoring
+            let raters = restoring
                 .into_iter()
-                .map(|run| {
-                    run.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                .zip(&runs)
+                .map(|(thread, saved)| match thread {
+                    Some(thread) => thread
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    None => restore(saved),
                 })
-                .collect::<Vec<Result<Run, String>>>();
-            (index, restored)
+                .collect::<Vec<Result<Box<dyn FragRater>, String>>>();
+            (index, raters)
         });
+        let restored = raters
+            .into_iter()
+            .zip(runs)
+            .map(|(rater, saved)| {
+                Ok(Run {
+                    rater: rater?,
+                    scores: saved.scores,
+                })
+            })
+            .collect::<Vec<Result<Run, String>>>();
         book.index = index;
         let mut live = restored.into_iter().collect::<Result<Vec<Run>, String>>()?;
         let share = share_fit(&mut live);
-        share_pairs(&mut live, true);
+        share_pairs(&mut live, true)?;
         Ok((
             Evaluator {
                 book,
@@ -1507,7 +1524,7 @@ mod tests {
                 }
             }
         };
-        for headline in ["whole-history", "glicko2"] {
+        for headline in ["whole-history", "glicko2", "bradley-terry"] {
             let mut cfg = RatingConfig::default();
             cfg.headline.system = serde_json::from_value(headline.into()).unwrap();
             for set in ["openarena", "public/hl-cs16"] {
@@ -1542,8 +1559,14 @@ mod tests {
         // Without the averaged fit (no other systems), the fixed-prior headline saves its own.
         let mut cfg = RatingConfig::default();
         cfg.headline.system = serde_json::from_value("bradley-terry".into()).unwrap();
-        assert!(!share_pairs(&mut Evaluator::new(&cfg, false).runs, false));
-        assert!(share_pairs(&mut Evaluator::new(&cfg, true).runs, false));
+        assert_eq!(
+            share_pairs(&mut Evaluator::new(&cfg, false).runs, false),
+            Ok(false)
+        );
+        assert_eq!(
+            share_pairs(&mut Evaluator::new(&cfg, true).runs, false),
+            Ok(true)
+        );
     }
 
     /// The followers' final ratings are made only when the answer key ranks bots with them:

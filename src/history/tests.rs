@@ -139,7 +139,9 @@ fn a_checkpoint_torn_by_a_crash_is_refused() {
     );
     let bytes = crate::state::encode_checkpoint(&checkpoint).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    crate::state::save_checkpoint(dir.path(), &bytes).unwrap();
+    crate::state::CheckpointSave::start(dir.path(), bytes.clone(), true)
+        .commit()
+        .unwrap();
     assert!(crate::state::load_checkpoint(dir.path(), &cfg).is_some());
     let len = bytes.len();
     let mut torn = vec![
@@ -166,7 +168,9 @@ fn a_checkpoint_torn_by_a_crash_is_refused() {
         .expect("a byte whose change still decodes");
     torn.push(flipped);
     for (k, damaged) in torn.iter().enumerate() {
-        crate::state::save_checkpoint(dir.path(), damaged).unwrap();
+        crate::state::CheckpointSave::start(dir.path(), damaged.clone(), true)
+            .commit()
+            .unwrap();
         assert!(
             crate::state::load_checkpoint(dir.path(), &cfg).is_none(),
             "torn checkpoint {k} read"

@@ -329,6 +329,12 @@ impl WholeHistory {
         self.met.saved_elsewhere = elsewhere;
     }
 
+    /// Whether the fit has players but no pair records at all: restored from a state saved
+    /// without them ([`WholeHistory::save_pairs_elsewhere`]), before it takes them.
+    pub fn lacks_pairs(&self) -> bool {
+        self.met.is_empty() && !self.fresh.is_empty()
+    }
+
     /// Restored from a state saved without its pair records
     /// ([`WholeHistory::save_pairs_elsewhere`]), takes a copy of those of `other`, the fit that
     /// saved them (the same decay, restored from the same checkpoint). Returns whether it did:

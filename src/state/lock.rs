@@ -15,7 +15,15 @@ const LOCK_FILE: &str = "lock";
 /// ends: the system releases it with the file).
 #[derive(Debug)]
 pub struct StateLock {
-    _file: Option<File>,
+    file: Option<File>,
+}
+
+impl StateLock {
+    /// Whether the lock was taken (else the build goes on unlocked, see [`lock`]): only then
+    /// does a build write a state file in place (the checkpoint's spare, `super::spare`).
+    pub fn held(&self) -> bool {
+        self.file.is_some()
+    }
 }
 
 /// Locks the state folder `dir` (creating it), waiting for another build that holds it to
@@ -31,7 +39,7 @@ pub fn lock(dir: &Path, waiting: impl FnOnce()) -> StateLock {
             .open(dir.join(LOCK_FILE))
     });
     let Ok(file) = file else {
-        return StateLock { _file: None };
+        return StateLock { file: None };
     };
     let flock = |op| {
         // SAFETY: flock on a file descriptor this function owns, open until it returns.
@@ -47,14 +55,14 @@ pub fn lock(dir: &Path, waiting: impl FnOnce()) -> StateLock {
                 match flock(libc::LOCK_EX) {
                     Ok(()) => break,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => return StateLock { _file: None },
+                    Err(_) => return StateLock { file: None },
                 }
             }
         }
-        Err(_) => return StateLock { _file: None },
+        Err(_) => return StateLock { file: None },
     }
     remove_leftovers(dir);
-    StateLock { _file: Some(file) }
+    StateLock { file: Some(file) }
 }
 
 /// Removes the temporary files of the state folder's own files that a killed build left (the

@@ -7,25 +7,31 @@
 //! its rename over the old one 40-57 ms, against 12-14 ms to overwrite the spare and under
 //! 0.1 ms to swap.
 //!
-//! The swap is Linux's `renameat2(RENAME_EXCHANGE)`: atomic, so a crash leaves the old
-//! checkpoint or the new one under [`super::CHECKPOINT_FILE`], and the spare then holds the
-//! other. Only a build holding the state folder's lock writes the spare, and every reader of
-//! the checkpoint holds the lock while it reads it ([`super::load_checkpoint`]), so no mapped
-//! file is written in place. Where the swap is not available (another system, a file system
-//! without it, no checkpoint yet) the spare is renamed over the checkpoint as any state file.
+//! The swap is Linux's `renameat2(RENAME_EXCHANGE)`, done once the build has published its
+//! site: a killed build leaves the old checkpoint or the new one under
+//! [`super::CHECKPOINT_FILE`], and the spare then holds the other. Like the old way, the file
+//! is not flushed to disk first, so after a power loss it may hold blocks of both: its
+//! checksum refuses it, and the next build rates every match again. Only a build holding the
+//! state folder's lock writes the spare, and every reader of the checkpoint holds the lock
+//! while it reads it ([`super::load_checkpoint`]), so no mapped file is written in place.
+//! Where the swap is not available (another system, a file system without it, no checkpoint
+//! yet) the spare is renamed over the checkpoint as any state file.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 
 /// Writes `bytes` over the file at `spare` (made anew if it is not a plain file of its own:
-/// missing, a link, or linked under another name too), then swaps it with `target`, or renames
-/// it over `target` where swapping is not possible.
-pub fn write_and_swap(spare: &Path, target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// missing, a link, linked under another name too, or another kind of file).
+pub fn write(spare: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = open_own(spare)?;
     file.write_all(bytes)?;
-    file.set_len(bytes.len() as u64)?;
-    drop(file);
+    file.set_len(bytes.len() as u64)
+}
+
+/// Puts the file at `spare` in the place of `target`: swapped with it, or renamed over it
+/// where swapping is not possible.
+pub fn swap_in(spare: &Path, target: &Path) -> std::io::Result<()> {
     match exchange(spare, target) {
         Ok(()) => Ok(()),
         Err(_) => std::fs::rename(spare, target),
@@ -33,17 +39,20 @@ pub fn write_and_swap(spare: &Path, target: &Path, bytes: &[u8]) -> std::io::Res
 }
 
 /// The plain file at `path`, opened for writing from its start, with no other name: a hard
-/// link (a backup made with `cp -l`) or a symbolic link is removed and a new file made, so
-/// that writing in place changes nothing outside the state folder.
+/// link (a backup made with `cp -l`), a symbolic link or another kind of file (a pipe, whose
+/// opening would wait for a reader) is removed and a new file made, so that writing in place
+/// changes nothing outside the state folder.
 fn open_own(path: &Path) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
     options.write(true).create(true).truncate(false);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW);
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
-    if let Ok(file) = options.open(path)
+    let plain = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_file());
+    if plain
+        && let Ok(file) = options.open(path)
         && is_own(&file)
     {
         return Ok(file);
@@ -113,25 +122,31 @@ mod tests {
     #[cfg(unix)]
     use std::os::unix::fs::MetadataExt;
 
+    /// Writes the spare and swaps it in, as a checkpoint is saved.
+    fn save(spare: &Path, target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        write(spare, bytes)?;
+        swap_in(spare, target)
+    }
+
     /// Three writes: the target holds the newest bytes and the spare the ones before; the
     /// spare's file is the one written before (overwritten in place, cut to the new length).
     #[test]
     fn the_target_holds_the_newest_bytes_and_the_spare_the_ones_before() {
         let dir = tempfile::tempdir().unwrap();
         let (spare, target) = (dir.path().join("spare"), dir.path().join("target"));
-        write_and_swap(&spare, &target, b"first, the longest of all").unwrap();
+        save(&spare, &target, b"first, the longest of all").unwrap();
         assert_eq!(
             std::fs::read(&target).unwrap(),
             b"first, the longest of all"
         );
         assert!(!spare.exists(), "with no target, the spare is renamed");
-        write_and_swap(&spare, &target, b"second").unwrap();
+        save(&spare, &target, b"second").unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"second");
         #[cfg(target_os = "linux")]
         {
             assert_eq!(std::fs::read(&spare).unwrap(), b"first, the longest of all");
             let first = std::fs::metadata(&spare).unwrap().ino();
-            write_and_swap(&spare, &target, b"third").unwrap();
+            save(&spare, &target, b"third").unwrap();
             assert_eq!(std::fs::read(&target).unwrap(), b"third");
             assert_eq!(std::fs::read(&spare).unwrap(), b"second");
             assert_eq!(
@@ -143,7 +158,7 @@ mod tests {
     }
 
     /// A spare linked under another name (a backup's hard link, or a symbolic link) is not
-    /// written through: the other name keeps its bytes.
+    /// written through: the other name keeps its bytes; a pipe in its place is replaced.
     #[cfg(unix)]
     #[test]
     fn a_linked_spare_is_not_written_through() {
@@ -152,7 +167,7 @@ mod tests {
         let backup = dir.path().join("backup");
         std::fs::write(&backup, b"kept").unwrap();
         std::fs::hard_link(&backup, &spare).unwrap();
-        write_and_swap(&spare, &target, b"new").unwrap();
+        save(&spare, &target, b"new").unwrap();
         assert_eq!(std::fs::read(&backup).unwrap(), b"kept");
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
 
@@ -160,8 +175,16 @@ mod tests {
         std::fs::write(&elsewhere, b"untouched").unwrap();
         let _ = std::fs::remove_file(&spare);
         std::os::unix::fs::symlink(&elsewhere, &spare).unwrap();
-        write_and_swap(&spare, &target, b"newer").unwrap();
+        save(&spare, &target, b"newer").unwrap();
         assert_eq!(std::fs::read(&elsewhere).unwrap(), b"untouched");
         assert_eq!(std::fs::read(&target).unwrap(), b"newer");
+
+        // A pipe is not opened (that would wait for a reader): a file is made in its place.
+        std::fs::remove_file(&spare).unwrap();
+        let fifo = std::ffi::CString::new(spare.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        save(&spare, &target, b"newest").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"newest");
     }
 }
