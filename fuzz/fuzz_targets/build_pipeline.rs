@@ -10,6 +10,7 @@ use fragstats::read::order_and_dedupe;
 use fragstats::config::Config;
 use fragstats::diagnostics::{Diagnostics, FileReport};
 use fragstats::leftovers::Leftovers;
+use fragstats::render::PageCache;
 use fragstats::parse::{LogFormat, Source, q3::Quake3};
 use libfuzzer_sys::fuzz_target;
 
@@ -22,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let matches = order_and_dedupe(matches, std::slice::from_mut(&mut report), &[0]);
     let config = Config::default();
     let diagnostics = Diagnostics { files: vec![report] };
-    let site = render(&matches, &diagnostics, &config, Path::new("/nonexistent-fuzz-site"), &Default::default(), Resume::None, Default::default(), None, Leftovers::Free).unwrap();
+    let site = render(&matches, &diagnostics, &config, Path::new("/nonexistent-fuzz-site"), PageCache::default, Resume::None, Default::default(), None, None, Leftovers::Free).unwrap();
     for f in &site.files {
         assert!(!f.path.contains("..") && !f.path.starts_with('/'), "{}", f.path);
         if f.path.ends_with(".html") {
