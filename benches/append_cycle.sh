@@ -41,7 +41,8 @@ while [ $n -lt 200 ]; do
         > /dev/null 2> .cycle-timings
     if [ "$(mark)" != "$before" ]; then
         mv .cycle-timings timings-renewal.txt
-        awk -v n=$n '{ printf "append %d renewed the checkpoint: wall %.2f s  cpu %.2f s\n", n, $1, $2 + $3 }' .cycle-time
+        awk -v n=$n '{ printf "append %d renewed the checkpoint: wall %.2f s  cpu %.2f s\n",
+            n, $1, $2 + $3 }' .cycle-time
         break
     fi
     wall=$(cut -d' ' -f1 .cycle-time)
@@ -53,4 +54,5 @@ while [ $n -lt 200 ]; do
 done
 sort -n .cycle-times | awk '{ t[NR] = $1 } END {
     if (NR == 0) exit
-    printf "%d plain appends: wall least %.2f s  median %.2f s  most %.2f s\n", NR, t[1], t[int((NR + 1) / 2)], t[NR] }'
+    printf "%d plain appends: wall least %.2f s  median %.2f s  most %.2f s\n",
+        NR, t[1], t[int((NR + 1) / 2)], t[NR] }'

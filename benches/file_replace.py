@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Two ways to replace a big file, as fragstats replaces its ratings checkpoint (src/state/spare.rs):
+"""Two ways to replace a big file, as fragstats replaces its ratings checkpoint
+(src/state/spare.rs):
 
   new    write a new file, rename it over the old one (the rename frees the old file)
   spare  write over a spare file of about the same size, swap it with the old one

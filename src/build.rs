@@ -434,7 +434,7 @@ pub struct RenderedSite {
 
 /// The checkpoint [`render`] made for the next build.
 pub enum NewCheckpoint {
-    /// Being saved into the state folder, from as soon as it was encoded.
+    /// Being written into the state folder from as soon as it was encoded, to be committed.
     Saving(state::CheckpointSave),
     /// The bytes of its file, for a caller that gave no state folder.
     Encoded(Vec<u8>),
@@ -444,9 +444,10 @@ pub enum NewCheckpoint {
 /// and rating resume from `resume` when that covers a start of `matches` (see [`history`]);
 /// `rule` says whether their end is worth a new checkpoint, written over the checkpoint's spare
 /// in `state_dir` (if given: the caller holds its lock) as soon as it is encoded, beside the
-/// pages, and put in place by the caller ([`state::CheckpointSave::commit`]). `cache` gives the pages the output
-/// holds and their keys when the pages are rendered (it may still be in the making until
-/// then). What the pages were made from is freed at the end, or left as `leftovers` says.
+/// pages, and put in place by the caller ([`state::CheckpointSave::commit`]). `cache` gives
+/// the pages the output holds and their keys when the pages are rendered (it may still be in
+/// the making until then). What the pages were made from is freed at the end, or left as
+/// `leftovers` says.
 #[allow(clippy::too_many_arguments)]
 pub fn render(
     matches: &[Match],
