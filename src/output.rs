@@ -621,8 +621,9 @@ fn recover(parent: &Path, name: &str, out: &Path, own: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Swaps two folders in one step (Linux `renameat2(RENAME_EXCHANGE)`), so a reader sees either
-/// the old or the new site, never none. Fails where the system cannot do it.
+/// Swaps two folders or files in one step (Linux `renameat2(RENAME_EXCHANGE)`), so a reader sees
+/// either the old or the new one (site, or ratings checkpoint), never none. Fails where the
+/// system cannot do it.
 #[cfg(target_os = "linux")]
 pub(crate) fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     use std::ffi::CString;

@@ -32,7 +32,8 @@ pub fn write(spare: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Puts the file at `spare` in the place of `target`: swapped with it, or renamed over it
 /// where swapping is not possible.
 pub fn swap_in(spare: &Path, target: &Path) -> std::io::Result<()> {
-    match exchange(spare, target) {
+    // The same swap that puts a new site in place of the old one.
+    match crate::output::exchange(spare, target) {
         Ok(()) => Ok(()),
         Err(_) => std::fs::rename(spare, target),
     }
@@ -78,42 +79,6 @@ fn is_own(file: &File) -> bool {
     {
         meta.is_file()
     }
-}
-
-/// Swaps the files at `a` and `b` in one step.
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| invalid());
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both paths are NUL-terminated strings that outlive the call; renameat2 reads
-    // them and nothing else. Called through `syscall`, as not every C library wraps it.
-    let done = unsafe {
-        libc::syscall(
-            libc::SYS_renameat2,
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if done == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-/// Swapping is Linux's alone: elsewhere the spare is renamed.
-#[cfg(not(target_os = "linux"))]
-fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
-    Err(std::io::ErrorKind::Unsupported.into())
-}
-
-#[cfg(target_os = "linux")]
-fn invalid() -> std::io::Error {
-    std::io::ErrorKind::InvalidInput.into()
 }
 
 #[cfg(test)]
