@@ -934,16 +934,6 @@ mod tests {
         written
     }
 
-    /// The names in folder `dir`, sorted.
-    fn names_in(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
     fn file(path: &str) -> OutputFile {
         page(path, b"x")
     }
@@ -981,7 +971,7 @@ mod tests {
             "unchanged pages keep their modification time"
         );
         // Nothing left beside it but the next build's staging folder and the trash.
-        let beside = names_in(dir.path());
+        let beside = crate::testdata::names_in(dir.path());
         assert_eq!(beside, [".public.next", ".public.next.trash", "public"]);
 
         let foreign = dir.path().join("home");
@@ -1103,7 +1093,7 @@ mod tests {
             in_trash().is_empty(),
             "a build that writes nothing leaves none"
         );
-        let beside = names_in(dir.path());
+        let beside = crate::testdata::names_in(dir.path());
         assert_eq!(beside, ["public", "state"], "nothing beside the output");
     }
 

@@ -863,10 +863,7 @@ mod tests {
                 in_place,
             ));
             assert_eq!(current(), b"first", "in place {in_place}");
-            let names: Vec<String> = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
+            let names = crate::testdata::names_in(dir.path());
             assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
         }
         CheckpointSave::start(dir.path(), b"second".to_vec(), false)

@@ -3,6 +3,16 @@
 use crate::model::identity::{Aliases, Roster};
 use crate::model::{Events, GameType, Match, MatchPlayer, Team};
 
+/// The names in folder `dir`, sorted.
+pub fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// The matches of `../shared/data/<set>` in site order, and their roster.
 pub fn history(set: &str) -> (Vec<Match>, Roster) {
     let root = std::path::PathBuf::from(format!(

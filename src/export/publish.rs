@@ -137,14 +137,7 @@ fn remove_stale(parent: &Path, name: &str) {
 mod tests {
     use super::*;
 
-    fn files(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
+    use crate::testdata::names_in;
 
     /// A failed export leaves the previous one untouched and no staging folder behind; a
     /// successful one replaces it whole.
@@ -156,20 +149,20 @@ mod tests {
             std::fs::write(dir.join("a"), "1").map_err(Into::into)
         })
         .unwrap();
-        assert_eq!(files(&out), [MARKER, "a"]);
+        assert_eq!(names_in(&out), [MARKER, "a"]);
         let failed: Result<()> = publish(&out, |dir| {
             std::fs::write(dir.join("b"), "half")?;
             bail!("disk full")
         });
         assert_eq!(failed.unwrap_err().to_string(), "disk full");
-        assert_eq!(files(&out), [MARKER, "a"]);
-        assert_eq!(files(tmp.path()), ["export"]);
+        assert_eq!(names_in(&out), [MARKER, "a"]);
+        assert_eq!(names_in(tmp.path()), ["export"]);
         publish(&out, |dir| {
             std::fs::write(dir.join("c"), "2").map_err(Into::into)
         })
         .unwrap();
-        assert_eq!(files(&out), [MARKER, "c"]);
-        assert_eq!(files(tmp.path()), ["export"]);
+        assert_eq!(names_in(&out), [MARKER, "c"]);
+        assert_eq!(names_in(tmp.path()), ["export"]);
     }
 
     /// A folder of someone else's files is never replaced; the message says what to do.
@@ -179,7 +172,7 @@ mod tests {
         std::fs::write(tmp.path().join("thesis.tex"), "x").unwrap();
         let err = publish(tmp.path(), |_| Ok(())).unwrap_err().to_string();
         assert!(err.contains("give --out a new or empty folder"), "{err}");
-        assert_eq!(files(tmp.path()), ["thesis.tex"]);
+        assert_eq!(names_in(tmp.path()), ["thesis.tex"]);
         let file = tmp.path().join("thesis.tex");
         let err = publish(&file, |_| Ok(())).unwrap_err().to_string();
         assert!(err.contains("is a file, not a folder"), "{err}");
@@ -195,8 +188,8 @@ mod tests {
             std::fs::write(dir.join("a"), "1").map_err(Into::into)
         })
         .unwrap();
-        assert_eq!(files(&out), [MARKER, "a"]);
-        assert_eq!(files(tmp.path()), ["export"]);
+        assert_eq!(names_in(&out), [MARKER, "a"]);
+        assert_eq!(names_in(tmp.path()), ["export"]);
     }
 
     /// The staging folder of a killed export is removed by the next one.
@@ -208,6 +201,6 @@ mod tests {
         std::fs::create_dir(&stale).unwrap();
         std::fs::write(stale.join(MARKER), MARKER_TEXT).unwrap();
         publish(&tmp.path().join("export"), |_| Ok(())).unwrap();
-        assert_eq!(files(tmp.path()), ["export"]);
+        assert_eq!(names_in(tmp.path()), ["export"]);
     }
 }
