@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use crate::config::Config;
 use crate::diagnostics::Diagnostics;
 use crate::history::{self, CheckpointRule, Folds, Replayed};
+use crate::joined::Joined;
 use crate::leftovers::Leftovers;
 use crate::model::Match;
 use crate::model::clans::Clans;
@@ -162,9 +163,8 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     let checkpoint = (!req.full).then(|| {
         let dir = state_dir.clone();
         let rating = config.rating.clone();
-        Decoding(Some(std::thread::spawn(move || {
-            state::load_checkpoint(&dir, &rating)
-        })))
+        // Joined on drop, before the lock: the file is mapped while it is read.
+        Joined::spawn(move || state::load_checkpoint(&dir, &rating))
     });
     let mut warnings = Vec::new();
     let mut previous = load_previous(&state_dir, req.full, &mut warnings)?;
@@ -247,7 +247,9 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // the old file stays, and resumes the next build too.
     let checkpoint = site.checkpoint.take().map(|made| match made {
         NewCheckpoint::Saving(saving) => saving,
-        NewCheckpoint::Encoded(bytes) => state::CheckpointSave::start(&state_dir, bytes, false),
+        NewCheckpoint::Encoded(bytes) => {
+            state::CheckpointSave::start(&state_dir, bytes, lock.held())
+        }
     });
     let files = std::mem::take(&mut site.files);
     let mut new_state = new_state;
@@ -382,32 +384,8 @@ pub enum Resume {
     /// A decoded checkpoint (or none, if it could not be read), restored when joined.
     Decoded(Option<Box<history::Checkpoint<'static>>>),
     /// A checkpoint being read, decoded and restored ([`history::Checkpoint::restore`]) on a
-    /// thread.
-    Decoding(Decoding),
-}
-
-/// The thread reading, decoding and restoring a checkpoint ([`state::load_checkpoint`]).
-/// Dropped unjoined (a build that stops early), it is joined: its mapping of the file ends
-/// while the state folder's lock is held, as [`state::load_checkpoint`] needs.
-pub struct Decoding(Option<std::thread::JoinHandle<Option<history::Restored>>>);
-
-impl Decoding {
-    /// The restored checkpoint (a panic while decoding goes on here).
-    fn join(mut self) -> Option<history::Restored> {
-        self.0.take().and_then(|decoding| {
-            decoding
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    }
-}
-
-impl Drop for Decoding {
-    fn drop(&mut self) {
-        if let Some(decoding) = self.0.take() {
-            let _ = decoding.join();
-        }
-    }
+    /// thread ([`state::load_checkpoint`]: joined before the state folder's lock is let go).
+    Decoding(Joined<Option<history::Restored>>),
 }
 
 impl Resume {

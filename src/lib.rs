@@ -16,6 +16,7 @@ pub mod export;
 pub mod hash;
 pub mod history;
 pub mod init;
+pub mod joined;
 pub mod leftovers;
 pub mod model;
 pub mod output;

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::FileReport;
 use crate::history;
+use crate::joined::Joined;
 use crate::model::Match;
 use crate::parse::Checkpoint;
 use crate::progress::timed;
@@ -812,33 +813,21 @@ impl WrittenCheckpoint {
 /// A checkpoint written on a thread of its own ([`write_checkpoint`]) beside the rest of a
 /// build, which commits it once the site is published: a build that fails keeps the checkpoint
 /// it had. Dropped uncommitted, it waits for the writing and leaves the current checkpoint.
-pub struct CheckpointSave(Option<std::thread::JoinHandle<Result<WrittenCheckpoint>>>);
+pub struct CheckpointSave(Joined<Result<WrittenCheckpoint>>);
 
 impl CheckpointSave {
     /// Starts writing `bytes` as the next checkpoint file in `dir`, over its spare when
     /// `in_place` (the caller holds the folder's [`lock`]).
     pub fn start(dir: &Path, bytes: Vec<u8>, in_place: bool) -> CheckpointSave {
         let dir = dir.to_path_buf();
-        CheckpointSave(Some(std::thread::spawn(move || {
+        CheckpointSave(Joined::spawn(move || {
             write_checkpoint(&dir, &bytes, in_place)
-        })))
+        }))
     }
 
     /// Waits until the file is written, then puts it in the place of the old checkpoint.
-    pub fn commit(mut self) -> Result<()> {
-        match self.0.take().map(std::thread::JoinHandle::join) {
-            Some(Ok(written)) => written?.commit(),
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => Ok(()),
-        }
-    }
-}
-
-impl Drop for CheckpointSave {
-    fn drop(&mut self) {
-        if let Some(saving) = self.0.take() {
-            let _ = saving.join();
-        }
+    pub fn commit(self) -> Result<()> {
+        self.0.join()?.commit()
     }
 }
 
