@@ -335,12 +335,8 @@ fn share_pairs(runs: &mut [Run], resumed: bool) -> Result<bool, String> {
     let (Some(whole), Some(single)) = (position("whole-history"), position("bradley-terry")) else {
         return Ok(false);
     };
-    let (whole, single) = if whole < single {
-        let (a, b) = runs.split_at_mut(single);
-        (&mut a[whole], &mut b[0])
-    } else {
-        let (a, b) = runs.split_at_mut(whole);
-        (&mut b[0], &mut a[single])
+    let Ok([whole, single]) = runs.get_disjoint_mut([whole, single]) else {
+        return Ok(false);
     };
     let (Some(whole), Some(single)) = (whole.rater.any_fit(), single.rater.any_fit()) else {
         return Ok(false);
@@ -441,7 +437,8 @@ impl Evaluator {
                 .collect::<Vec<Result<Box<dyn FragRater>, String>>>();
             (index, raters)
         });
-        let restored = raters
+        book.index = index;
+        let mut live = raters
             .into_iter()
             .zip(runs)
             .map(|(rater, saved)| {
@@ -450,9 +447,7 @@ impl Evaluator {
                     scores: saved.scores,
                 })
             })
-            .collect::<Vec<Result<Run, String>>>();
-        book.index = index;
-        let mut live = restored.into_iter().collect::<Result<Vec<Run>, String>>()?;
+            .collect::<Result<Vec<Run>, String>>()?;
         let share = share_fit(&mut live);
         share_pairs(&mut live, true)?;
         Ok((

@@ -329,8 +329,9 @@ impl WholeHistory {
         self.met.saved_elsewhere = elsewhere;
     }
 
-    /// Whether the fit has players but no pair records at all: restored from a state saved
-    /// without them ([`WholeHistory::save_pairs_elsewhere`]), before it takes them.
+    /// Whether the fit has players but no pair records at all (not even a row per player): it
+    /// was restored from a state saved without them ([`WholeHistory::save_pairs_elsewhere`]),
+    /// and has not taken them yet.
     pub fn lacks_pairs(&self) -> bool {
         self.met.is_empty() && !self.fresh.is_empty()
     }
@@ -340,9 +341,10 @@ impl WholeHistory {
     /// saved them (the same decay, restored from the same checkpoint). Returns whether it did:
     /// a fit that has its records, or none to take, is left as it is.
     pub fn take_pairs_from(&mut self, other: &WholeHistory) -> bool {
-        // Saved without them, the records come back as no rows at all (not a row per player).
-        let missing = self.met.is_empty() && self.fresh.len() == other.met.len();
-        if !missing || self.decay.to_bits() != other.decay.to_bits() {
+        if !self.lacks_pairs()
+            || self.fresh.len() != other.met.len()
+            || self.decay.to_bits() != other.decay.to_bits()
+        {
             return false;
         }
         self.met.rows.clone_from(&other.met.rows);
