@@ -513,14 +513,12 @@ pub fn render(
             );
             // Written while the pages are made, not after them: on a public server's site the
             // file (72 MB then) took 0.15-0.2 s to write, and the build waited for it at its end.
-            checkpoint = Some(
-                state::encode_checkpoint(&folded).map(|bytes| match state_dir {
-                    Some(dir) => {
-                        NewCheckpoint::Saving(state::CheckpointSave::start(dir, bytes, true))
-                    }
-                    None => NewCheckpoint::Encoded(bytes),
-                }),
-            );
+            checkpoint = Some(match state_dir {
+                Some(dir) => Ok(NewCheckpoint::Saving(state::CheckpointSave::write(
+                    dir, &folded, true,
+                ))),
+                None => state::encode_checkpoint(&folded).map(NewCheckpoint::Encoded),
+            });
         }
         evaluation
     };

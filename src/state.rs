@@ -31,6 +31,7 @@ use crate::progress::timed;
 
 mod lock;
 pub(crate) mod mapped;
+mod sealed_file;
 mod segments;
 mod spare;
 mod v5;
@@ -810,24 +811,59 @@ impl WrittenCheckpoint {
     }
 }
 
-/// A checkpoint written on a thread of its own ([`write_checkpoint`]) beside the rest of a
-/// build, which commits it once the site is published: a build that fails keeps the checkpoint
-/// it had. Dropped uncommitted, it waits for the writing and leaves the current checkpoint.
-pub struct CheckpointSave(Joined<Result<WrittenCheckpoint>>);
+/// A checkpoint written beside the rest of a build, which commits it once the site is
+/// published: a build that fails keeps the checkpoint it had. Dropped uncommitted, it waits
+/// for the writing and leaves the current checkpoint.
+pub struct CheckpointSave(Saving);
+
+/// How a [`CheckpointSave`] is written.
+enum Saving {
+    /// Bytes encoded before, written on a thread of its own ([`write_checkpoint`]).
+    Writing(Joined<Result<WrittenCheckpoint>>),
+    /// Encoded straight into the file ([`CheckpointSave::write`]).
+    Written(Result<WrittenCheckpoint>),
+}
 
 impl CheckpointSave {
     /// Starts writing `bytes` as the next checkpoint file in `dir`, over its spare when
     /// `in_place` (the caller holds the folder's [`lock`]).
     pub fn start(dir: &Path, bytes: Vec<u8>, in_place: bool) -> CheckpointSave {
         let dir = dir.to_path_buf();
-        CheckpointSave(Joined::spawn(move || {
+        CheckpointSave(Saving::Writing(Joined::spawn(move || {
             write_checkpoint(&dir, &bytes, in_place)
-        }))
+        })))
+    }
+
+    /// Writes the checkpoint file of `checkpoint` into `dir` now: encoded straight over the
+    /// spare when `in_place` (the caller holds the folder's [`lock`]; see [`sealed_file`]),
+    /// else (or where the spare cannot be written) encoded in memory and written to a
+    /// temporary file.
+    pub fn write(dir: &Path, checkpoint: &history::Checkpoint, in_place: bool) -> CheckpointSave {
+        let written = timed("checkpoint encode and write", || {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create state folder {}", dir.display()))?;
+            let spare = dir.join(CHECKPOINT_SPARE);
+            if in_place
+                && let Ok(file) = spare::open(&spare)
+                && sealed_file::write(&file, &Header::current(), checkpoint).is_ok()
+            {
+                return Ok(WrittenCheckpoint::Spare {
+                    spare,
+                    target: dir.join(CHECKPOINT_FILE),
+                });
+            }
+            let bytes = encode_checkpoint(checkpoint)?;
+            stage_file_with(dir, CHECKPOINT_FILE, &bytes, false).map(WrittenCheckpoint::Staged)
+        });
+        CheckpointSave(Saving::Written(written))
     }
 
     /// Waits until the file is written, then puts it in the place of the old checkpoint.
     pub fn commit(self) -> Result<()> {
-        self.0.join()?.commit()
+        match self.0 {
+            Saving::Writing(writing) => writing.join()?.commit(),
+            Saving::Written(written) => written?.commit(),
+        }
     }
 }
 

@@ -176,6 +176,16 @@ fn a_checkpoint_torn_by_a_crash_is_refused() {
             "torn checkpoint {k} read"
         );
     }
+    // Encoded straight into the file, over a spare of another length or to a new file: the
+    // same bytes, read back.
+    for in_place in [true, true, false] {
+        crate::state::CheckpointSave::write(dir.path(), &checkpoint, in_place)
+            .commit()
+            .unwrap();
+        let file = std::fs::read(dir.path().join("ratings.bin")).unwrap();
+        assert!(file == bytes, "written in place {in_place}");
+        assert!(crate::state::load_checkpoint(dir.path(), &cfg).is_some());
+    }
 }
 
 /// A checkpoint is refused, and everything folded from the first match, when what it saw

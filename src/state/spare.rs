@@ -26,7 +26,7 @@ use std::path::Path;
 /// Writes `bytes` over the file at `spare` (made anew if it is not a plain file of its own:
 /// missing, a link, linked under another name too, or another kind of file).
 pub fn write(spare: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = open_own(spare)?;
+    let mut file = open(spare)?;
     file.write_all(bytes)?;
     file.set_len(bytes.len() as u64)
 }
@@ -45,7 +45,7 @@ pub fn swap_in(spare: &Path, target: &Path) -> std::io::Result<()> {
 /// link (a backup made with `cp -l`), a symbolic link or another kind of file (a pipe, whose
 /// opening would wait for a reader) is removed and a new file made, so that writing in place
 /// changes nothing outside the state folder.
-fn open_own(path: &Path) -> std::io::Result<File> {
+pub fn open(path: &Path) -> std::io::Result<File> {
     if let Some(file) = crate::output::open_own(path) {
         return Ok(file);
     }
