@@ -12,10 +12,7 @@ use rayon::prelude::*;
 
 use crate::render::OutputFile;
 
-mod recycle;
 mod stamps;
-use recycle::Bin;
-pub(crate) use recycle::open_own;
 use stamps::{Stamps, Verdict};
 
 /// Marker file that says "this folder is a fragstats site, safe to replace".
@@ -41,11 +38,9 @@ pub struct Staging {
     path: PathBuf,
     /// The spare staging folder kept between builds ([`Staging::spare`]).
     spare: PathBuf,
-    /// The removal of what earlier builds left in trashes ([`trash_of`]), in the background
-    /// from the start of the build.
+    /// The removal of the files the previous build moved to its trash ([`trash_of`]), in the
+    /// background from the start of the build.
     emptying: Mutex<Option<JoinHandle<()>>>,
-    /// The previous build's trash, whose files this build writes over ([`recycle`]).
-    bin: Option<Bin>,
     /// The published site, when there is one to link unchanged files from.
     previous: Option<PathBuf>,
     mirroring: Mutex<Option<JoinHandle<Mirror>>>,
@@ -161,17 +156,13 @@ impl Staging {
             }
             _ => beside.clone(),
         };
-        // The previous build's trash, taken over to be written over; then every trash, bin
-        // and bin's leftovers a build may have left: beside this build's spare folder, and
-        // where the spare was kept when the state folder was (or was not) on the output's
-        // filesystem.
-        let bin = Bin::take_over(&trash_of(&spare), &bin_of(&spare));
+        // Every trash a build may have left: beside this build's spare folder, and where the
+        // spare was kept when the state folder was (or was not) on the output's filesystem.
         let trashes: Vec<PathBuf> = [Some(spare.clone()), Some(beside)]
             .into_iter()
             .chain([state_dir.map(|dir| dir.join(format!("{name}.next")))])
             .flatten()
-            .flat_map(|spare| [trash_of(&spare), bin_of(&spare), leftovers_of(&spare)])
-            .filter(|trash| bin.as_ref().is_none_or(|bin| bin.dir() != trash))
+            .map(|spare| trash_of(&spare))
             .filter(|trash| trash.symlink_metadata().is_ok())
             .collect();
         let emptying = (!trashes.is_empty()).then(|| {
@@ -184,7 +175,6 @@ impl Staging {
         let mut staging = Staging {
             spare,
             emptying: Mutex::new(emptying),
-            bin,
             out: out.to_path_buf(),
             parent,
             name,
@@ -303,7 +293,6 @@ impl Staging {
             self.previous.as_deref(),
             mirrored.files.contains(&rel),
             self.stamps(),
-            self.bin.as_ref(),
         )?;
         Ok(OutputFile {
             bytes: Vec::new(),
@@ -343,7 +332,6 @@ impl Staging {
             self.previous.as_deref(),
             &mirrored,
             stamps.as_ref(),
-            self.bin.as_ref(),
         ) {
             Ok(staged) => staged,
             Err(e) => {
@@ -351,15 +339,6 @@ impl Staging {
                 return Err(e);
             }
         };
-        // What is left in the bin was not written over: the next build removes it.
-        if let Some(bin) = self.bin.take()
-            && std::fs::remove_dir(bin.dir()).is_err()
-        {
-            let leftovers = leftovers_of(&self.spare);
-            if std::fs::rename(bin.dir(), &leftovers).is_err() {
-                let _ = std::fs::remove_dir_all(bin.dir());
-            }
-        }
         let staging = std::mem::take(&mut self.path);
         if out.exists() {
             timer.lap("  stage the site");
@@ -405,16 +384,12 @@ impl Staging {
 }
 
 impl Drop for Staging {
-    /// A build that stops before publishing leaves no staging folder behind, and its bin as
-    /// the trash it was (for the next build, less what this one took).
+    /// A build that stops before publishing leaves no staging folder behind.
     fn drop(&mut self) {
         if let Some(m) = self.mirroring.get_mut().ok().and_then(Option::take) {
             let _ = m.join();
         }
         self.emptied();
-        if let Some(bin) = self.bin.take() {
-            let _ = std::fs::rename(bin.dir(), trash_of(&self.spare));
-        }
         if let Some(s) = self.stamps_loading.get_mut().ok().and_then(Option::take) {
             let _ = s.join();
         }
@@ -471,10 +446,10 @@ fn site_identity(_: &Path) -> Option<String> {
 /// Turns `old` (the site this build replaced, at the path of its staging folder) into the
 /// mirror of the site now published in `site`: the files this build `written` are hard-linked
 /// into it in place of theirs, it is stamped with the site's identity and renamed to `spare`.
-/// Their old versions (each the last link to its bytes) are moved to `trash`, where the next
-/// build writes its files over them ([`recycle`]): removing them here cost the build their
-/// freeing (ext4 with online discard: 40-110 ms for the 500-1,000 files of an append to a
-/// public server's site, against 15-35 ms to move them). Files and folders the new site no
+/// Their old versions (each the last link to its bytes) are moved to `trash`, which the next
+/// build empties in the background: freeing a file's blocks can stall (ext4 with online
+/// discard: 40-110 ms for the 500-1,000 files of an append to a public server's site, against
+/// 15-35 ms to move them), and the build waits for this. Files and folders the new site no
 /// longer has stay: the next build removes them from its staging folder. Interrupted, it
 /// leaves a staging folder and a trash that the next build removes.
 fn keep_as_spare(
@@ -489,13 +464,12 @@ fn keep_as_spare(
     }
     // Each folder is made once per run of its files (the written files come folder by folder).
     let mut made: Option<&Path> = None;
-    // Named by their path, for the next build to write over ([`recycle`]); a path too long
-    // for that by this process and a count (`~` is not in a name by path).
+    // Named by this process and a count, so a trash the last emptying left part of (say, a
+    // file it could not remove) clashes with nothing.
     let pid = std::process::id();
     for (n, rel) in written.iter().enumerate() {
         let to = old.join(rel);
-        let name = recycle::name(rel).unwrap_or_else(|| format!("~{pid}-{n}"));
-        match std::fs::rename(&to, trash.join(name)) {
+        match std::fs::rename(&to, trash.join(format!("{pid}-{n}"))) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
             _ => {}
         }
@@ -520,23 +494,8 @@ fn keep_as_spare(
 /// Where [`keep_as_spare`] moves the old versions of the files a build wrote: beside the
 /// `spare` folder (on its filesystem), named after it.
 fn trash_of(spare: &Path) -> PathBuf {
-    beside_spare(spare, ".trash")
-}
-
-/// Where a build moves the previous build's trash to write its files over them ([`Bin`]).
-fn bin_of(spare: &Path) -> PathBuf {
-    beside_spare(spare, ".bin")
-}
-
-/// Where a build moves what it did not take from its bin, for the next build to remove.
-fn leftovers_of(spare: &Path) -> PathBuf {
-    beside_spare(spare, ".leftovers")
-}
-
-/// The path of the `spare` folder with `suffix` added to its name.
-fn beside_spare(spare: &Path, suffix: &str) -> PathBuf {
     let mut name = spare.as_os_str().to_owned();
-    name.push(suffix);
+    name.push(".trash");
     PathBuf::from(name)
 }
 
@@ -722,7 +681,6 @@ fn write_all(
     previous: Option<&Path>,
     mirrored: &Mirror,
     stamps: Option<&Stamps>,
-    bin: Option<&Bin>,
 ) -> Result<(Vec<String>, Vec<String>)> {
     std::fs::create_dir_all(staging)
         .with_context(|| format!("cannot create {}", staging.display()))?;
@@ -765,7 +723,6 @@ fn write_all(
                 previous,
                 mirrored.files.contains(rel),
                 stamps,
-                bin,
             ),
         })
         .collect::<Result<_>>()?;
@@ -800,7 +757,6 @@ fn stage_file(
     previous: Option<&Path>,
     mirrored: bool,
     stamps: Option<&Stamps>,
-    bin: Option<&Bin>,
 ) -> Result<bool> {
     if mirrored && f.reuse {
         return Ok(false);
@@ -857,19 +813,9 @@ fn stage_file(
         }
         return Ok(false);
     }
-    let new_hasher = || (stamps.is_some() && hash.is_none()).then(stamps::PartsHasher::new);
-    let mut hasher = new_hasher();
-    // Over its old version from the bin where there is one, else a new file.
-    let over_old = bin.and_then(|bin| bin.take(rel, &path)).map(|old| {
-        old.overwrite(f, hasher.as_mut()).or_else(|_| {
-            hasher = new_hasher();
-            std::fs::remove_file(&path)
-        })
-    });
-    if !matches!(over_old, Some(Ok(()))) {
-        write_parts(&path, f, hasher.as_mut())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
+    let mut hasher = (stamps.is_some() && hash.is_none()).then(stamps::PartsHasher::new);
+    write_parts(&path, f, hasher.as_mut())
+        .with_context(|| format!("cannot write {}", path.display()))?;
     if let Some(stamps) = stamps {
         let hash = hash.or(hasher.map(stamps::PartsHasher::finish));
         stamps.stamp(rel, &path, hash.unwrap_or_else(|| stamps::hash(f.parts())));
@@ -1068,7 +1014,7 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, [".public.next.trash", "kept-link", "public"]);
+        assert_eq!(names, ["kept-link", "public"]);
     }
 
     /// A file given to the sink twice (staged while rendering, then passed on again) keeps the
@@ -1149,85 +1095,6 @@ mod tests {
         );
         let beside = crate::testdata::names_in(dir.path());
         assert_eq!(beside, ["public", "state"], "nothing beside the output");
-    }
-
-    /// A changed file is written over its version of two builds before (the same inode), cut
-    /// to its new length and holding exactly its new bytes; an old version with another name
-    /// (a hard link a backup kept), a symbolic link or a pipe in the trash is not written
-    /// through, and a new file is made. What a build did not write over is removed by the
-    /// build after it.
-    #[test]
-    #[cfg(unix)]
-    fn changed_files_are_written_over_their_old_versions() {
-        use std::os::unix::fs::MetadataExt;
-        let dir = tempfile::tempdir().unwrap();
-        let (out, state) = (dir.path().join("public"), dir.path().join("state"));
-        std::fs::create_dir_all(&state).unwrap();
-        let build = |files: &[OutputFile]| build_with_state(&out, &state, files);
-        let trash = state.join("public.next.trash");
-        let inode = |path: &Path| std::fs::symlink_metadata(path).unwrap().ino();
-        // Lengths across block boundaries: 3 blocks and a bit, then shorter, then longer.
-        let bytes = |n: usize, seed: u8| -> Vec<u8> {
-            (0..n).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect()
-        };
-        let site = |n: usize, seed: u8| {
-            [
-                page("data/big.json", &bytes(n, seed)),
-                page("players/b.html", &[seed]),
-                page("players/c.html", &[seed]),
-            ]
-        };
-        build(&site(13_000, 1));
-        let first = inode(&out.join("data/big.json"));
-        build(&site(20_000, 2));
-        let second = inode(&out.join("data/big.json"));
-        // A backup links c's old version; a link and a pipe stand in for b's.
-        let backup = dir.path().join("backup");
-        std::fs::hard_link(trash.join("players%2Fc.html"), &backup).unwrap();
-        let target = dir.path().join("target");
-        std::fs::write(&target, b"not ours").unwrap();
-        std::fs::remove_file(trash.join("players%2Fb.html")).unwrap();
-        std::os::unix::fs::symlink(&target, trash.join("players%2Fb.html")).unwrap();
-        for (n, seed, old) in [(5_000, 3, first), (9_000, 4, second)] {
-            build(&site(n, seed));
-            assert_eq!(inode(&out.join("data/big.json")), old, "written over");
-            assert_eq!(
-                std::fs::read(out.join("data/big.json")).unwrap(),
-                bytes(n, seed)
-            );
-            assert_eq!(std::fs::read(out.join("players/b.html")).unwrap(), [seed]);
-            assert_eq!(std::fs::read(out.join("players/c.html")).unwrap(), [seed]);
-        }
-        assert_eq!(
-            std::fs::read(&backup).unwrap(),
-            [1],
-            "the backup keeps its bytes"
-        );
-        assert_eq!(std::fs::read(&target).unwrap(), b"not ours");
-        assert!(
-            std::fs::symlink_metadata(out.join("players/b.html"))
-                .unwrap()
-                .is_file()
-        );
-        let pipe = trash.join("players%2Fb.html");
-        std::fs::remove_file(&pipe).unwrap();
-        let made = std::process::Command::new("mkfifo")
-            .arg(&pipe)
-            .status()
-            .unwrap();
-        assert!(made.success());
-        build(&site(9_000, 5));
-        assert_eq!(std::fs::read(out.join("players/b.html")).unwrap(), [5]);
-        // The next build writes b and c only: big's old version is left, then removed.
-        build(&[page("players/b.html", &[6]), page("players/c.html", &[6])]);
-        let leftovers = state.join("public.next.leftovers");
-        assert_eq!(crate::testdata::names_in(&leftovers), ["data%2Fbig.json"]);
-        build(&[page("players/b.html", &[7]), page("players/c.html", &[7])]);
-        assert!(!leftovers.exists(), "removed by the build after");
-        assert_eq!(
-            crate::testdata::names_in(&state),
-            ["outputs.bin", "public.next", "public.next.trash"]
-        );
     }
 
     /// Builds with a state folder compare pages with their stamps (`outputs.bin`), not by reading

@@ -46,21 +46,41 @@ pub fn swap_in(spare: &Path, target: &Path) -> std::io::Result<()> {
 /// opening would wait for a reader) is removed and a new file made, so that writing in place
 /// changes nothing outside the state folder.
 pub fn open(path: &Path) -> std::io::Result<File> {
-    if let Some(file) = crate::output::open_own(path) {
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let plain = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_file());
+    if plain
+        && let Ok(file) = options.open(path)
+        && is_own(&file)
+    {
         return Ok(file);
     }
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
+    options.create_new(true).open(path)
+}
+
+/// Whether `file` is a plain file with no other name.
+fn is_own(file: &File) -> bool {
+    let Ok(meta) = file.metadata() else {
+        return false;
+    };
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW);
+        use std::os::unix::fs::MetadataExt;
+        meta.is_file() && meta.nlink() == 1
     }
-    options.open(path)
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
 }
 
 #[cfg(test)]
