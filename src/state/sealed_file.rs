@@ -49,7 +49,7 @@ pub(super) fn write(
 
 /// Where the encoding goes: a buffer written to the file whenever it is full, the checksum
 /// taken of the body's bytes on the way. The first write error is kept (postcard's errors
-/// carry none); nothing more is written after it.
+/// carry none); nothing more is written after it, and the encoding stops.
 struct Sink<'f> {
     file: &'f File,
     buffer: Vec<u8>,
@@ -72,6 +72,15 @@ impl Sink<'_> {
             if self.buffer.len() == BUFFER {
                 self.flush();
             }
+        }
+    }
+
+    /// An error once a write failed, so that the encoding stops there (the write's own error
+    /// is the one reported).
+    fn going(&self) -> postcard::Result<()> {
+        match self.failed {
+            Some(_) => Err(postcard::Error::SerializeBufferFull),
+            None => Ok(()),
         }
     }
 
@@ -99,15 +108,15 @@ impl postcard::ser_flavors::Flavor for &mut Sink<'_> {
     fn try_push(&mut self, data: u8) -> postcard::Result<()> {
         if self.buffer.len() + 1 < BUFFER {
             self.buffer.push(data);
-        } else {
-            self.extend(&[data]);
+            return Ok(());
         }
-        Ok(())
+        self.extend(&[data]);
+        self.going()
     }
 
     fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
         self.extend(data);
-        Ok(())
+        self.going()
     }
 
     fn finalize(self) -> postcard::Result<()> {
@@ -141,5 +150,18 @@ mod tests {
         .unwrap();
         assert!(expected.len() > 2 * BUFFER);
         assert_eq!(std::fs::read(&path).unwrap(), expected);
+    }
+
+    /// A file that cannot be written (opened to read only) gives the write's error.
+    #[test]
+    fn a_write_that_fails_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sealed");
+        std::fs::write(&path, b"old").unwrap();
+        let file = File::open(&path).unwrap();
+        let value = vec![1u64 << 40; 3 * BUFFER / 8];
+        let err = write(&file, &super::super::Header::current(), &value).unwrap_err();
+        assert!(err.downcast_ref::<std::io::Error>().is_some(), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
     }
 }
