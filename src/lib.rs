@@ -15,6 +15,7 @@ pub mod evaluate;
 pub mod export;
 pub mod hash;
 pub mod history;
+pub mod idle;
 pub mod init;
 pub mod joined;
 pub mod leftovers;

@@ -170,7 +170,7 @@ impl Staging {
         // single-threaded stretches (0.02 s less wall time over 16 alternating appends).
         let emptying = (!trashes.is_empty()).then(|| {
             std::thread::spawn(move || {
-                idle_priority();
+                crate::idle::lower_to_idle();
                 for trash in trashes {
                     empty_trash(&trash);
                 }
@@ -501,17 +501,6 @@ fn trash_of(spare: &Path) -> PathBuf {
     let mut name = spare.as_os_str().to_owned();
     name.push(".trash");
     PathBuf::from(name)
-}
-
-/// Runs the calling thread only when a processor would otherwise be idle (Linux's
-/// `SCHED_IDLE`), where the system allows it.
-fn idle_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        let param = libc::sched_param { sched_priority: 0 };
-        // SAFETY: changes only the calling thread's policy (pid 0), with a valid parameter.
-        let _ = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
-    }
 }
 
 /// Removes the trash at `trash`, whatever is there: a folder with all it holds, or a file or
@@ -998,18 +987,6 @@ mod tests {
             "{err}"
         );
         assert!(foreign.join("precious.txt").is_file());
-    }
-
-    /// The trash is emptied by a thread that runs only on an otherwise idle processor.
-    #[test]
-    #[cfg(target_os = "linux")]
-    fn the_trash_is_emptied_at_idle_priority() {
-        let policy = std::thread::spawn(|| {
-            idle_priority();
-            // SAFETY: reads the calling thread's policy.
-            unsafe { libc::sched_getscheduler(0) }
-        });
-        assert_eq!(policy.join().unwrap(), libc::SCHED_IDLE);
     }
 
     /// Staging starts as hard links to the published files: a changed file is replaced, never
