@@ -240,15 +240,15 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         (site, prepared)
     });
     let mut site = site?;
-    // Written (not flushed) while the site is rendered and published and the state saved, and
-    // put in the old one's place once the site is published: it is checked against the matches
+    // Written (not flushed) while the site is rendered (else here, without the lock), and put
+    // in the old one's place once the site is published: it is checked against the matches
     // before use, so one newer than the state (a crash in between) is still right, and one that
     // fits no state is refused. A build that kept the checkpoint it resumed has none to write:
     // the old file stays, and resumes the next build too.
     let checkpoint = site.checkpoint.take().map(|made| match made {
         NewCheckpoint::Saving(saving) => saving,
         NewCheckpoint::Encoded(bytes) => {
-            state::CheckpointSave::start(&state_dir, bytes, lock.held())
+            state::CheckpointSave::from_bytes(&state_dir, &bytes, lock.held())
         }
     });
     let files = std::mem::take(&mut site.files);
@@ -412,7 +412,7 @@ pub struct RenderedSite {
 
 /// The checkpoint [`render`] made for the next build.
 pub enum NewCheckpoint {
-    /// Being written into the state folder from as soon as it was encoded, to be committed.
+    /// Written into the state folder (encoded straight over its spare), to be committed.
     Saving(state::CheckpointSave),
     /// The bytes of its file, for a caller that gave no state folder.
     Encoded(Vec<u8>),
@@ -420,9 +420,9 @@ pub enum NewCheckpoint {
 
 /// Everything after parsing: identities, counts, clans, ratings and pages, in memory. Counting
 /// and rating resume from `resume` when that covers a start of `matches` (see [`history`]);
-/// `rule` says whether their end is worth a new checkpoint, written over the checkpoint's spare
-/// in `state_dir` (if given: the caller holds its lock) as soon as it is encoded, beside the
-/// pages, and put in place by the caller ([`state::CheckpointSave::commit`]). `cache` gives
+/// `rule` says whether their end is worth a new checkpoint, encoded straight over the
+/// checkpoint's spare in `state_dir` (if given: the caller holds its lock) beside the pages,
+/// and put in place by the caller ([`state::CheckpointSave::commit`]). `cache` gives
 /// the pages the output holds and their keys when the pages are rendered (it may still be in
 /// the making until then). What the pages were made from is freed at the end, or left as
 /// `leftovers` says.

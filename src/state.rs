@@ -24,7 +24,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::FileReport;
 use crate::history;
-use crate::joined::Joined;
 use crate::model::Match;
 use crate::parse::Checkpoint;
 use crate::progress::timed;
@@ -771,25 +770,29 @@ pub fn encode_checkpoint(checkpoint: &history::Checkpoint) -> Result<Vec<u8>> {
 /// current one, overwritten by the next ([`spare`]).
 const CHECKPOINT_SPARE: &str = "ratings.spare.bin";
 
-/// Writes the checkpoint file (made by [`encode_checkpoint`]) into `dir`, to replace the old one
-/// when committed ([`WrittenCheckpoint::commit`]): over the spare when `in_place` (the caller
-/// holds the folder's [`lock`]; see [`spare`]), else (or where the spare cannot be written) to
-/// a temporary file. It is not flushed to disk: it is a cache of what the matches give, so a
-/// file a crash damaged fails its checksum and the next build rates every match again, and
-/// nothing is lost (flushing its ~56 MB cost a public server's site about 0.1 s per build).
-fn write_checkpoint(dir: &Path, bytes: &[u8], in_place: bool) -> Result<WrittenCheckpoint> {
-    timed("checkpoint write", || {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create state folder {}", dir.display()))?;
-        let spare = dir.join(CHECKPOINT_SPARE);
-        if in_place && spare::write(&spare, bytes).is_ok() {
-            return Ok(WrittenCheckpoint::Spare {
-                spare,
-                target: dir.join(CHECKPOINT_FILE),
-            });
-        }
-        stage_file_with(dir, CHECKPOINT_FILE, bytes, false).map(WrittenCheckpoint::Staged)
-    })
+/// Writes the next checkpoint file into `dir`, to replace the old one when committed
+/// ([`WrittenCheckpoint::commit`]): over the spare by `into_spare` when `in_place` (the caller
+/// holds the folder's [`lock`]; see [`spare`]), else (or where the spare cannot be written)
+/// the bytes `whole` gives to a temporary file. It is not flushed to disk: it is a cache of what
+/// the matches give, so a file a crash damaged fails its checksum and the next build rates every
+/// match again, and nothing is lost (flushing its ~56 MB cost a public server's site about
+/// 0.1 s per build).
+fn write_checkpoint<'a>(
+    dir: &Path,
+    in_place: bool,
+    into_spare: impl FnOnce(&Path) -> Result<()>,
+    whole: impl FnOnce() -> Result<std::borrow::Cow<'a, [u8]>>,
+) -> Result<WrittenCheckpoint> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create state folder {}", dir.display()))?;
+    let spare = dir.join(CHECKPOINT_SPARE);
+    if in_place && into_spare(&spare).is_ok() {
+        return Ok(WrittenCheckpoint::Spare {
+            spare,
+            target: dir.join(CHECKPOINT_FILE),
+        });
+    }
+    stage_file_with(dir, CHECKPOINT_FILE, &whole()?, false).map(WrittenCheckpoint::Staged)
 }
 
 /// A checkpoint file written beside the current one, waiting to replace it. Dropped
@@ -812,58 +815,41 @@ impl WrittenCheckpoint {
 }
 
 /// A checkpoint written beside the rest of a build, which commits it once the site is
-/// published: a build that fails keeps the checkpoint it had. Dropped uncommitted, it waits
-/// for the writing and leaves the current checkpoint.
-pub struct CheckpointSave(Saving);
-
-/// How a [`CheckpointSave`] is written.
-enum Saving {
-    /// Bytes encoded before, written on a thread of its own ([`write_checkpoint`]).
-    Writing(Joined<Result<WrittenCheckpoint>>),
-    /// Encoded straight into the file ([`CheckpointSave::write`]).
-    Written(Result<WrittenCheckpoint>),
-}
+/// published: a build that fails keeps the checkpoint it had. Dropped uncommitted, it leaves
+/// the current checkpoint.
+pub struct CheckpointSave(Result<WrittenCheckpoint>);
 
 impl CheckpointSave {
-    /// Starts writing `bytes` as the next checkpoint file in `dir`, over its spare when
-    /// `in_place` (the caller holds the folder's [`lock`]).
-    pub fn start(dir: &Path, bytes: Vec<u8>, in_place: bool) -> CheckpointSave {
-        let dir = dir.to_path_buf();
-        CheckpointSave(Saving::Writing(Joined::spawn(move || {
-            write_checkpoint(&dir, &bytes, in_place)
-        })))
+    /// Writes `bytes` (made by [`encode_checkpoint`]) as the next checkpoint file in `dir`,
+    /// over its spare when `in_place` (the caller holds the folder's [`lock`]).
+    pub fn from_bytes(dir: &Path, bytes: &[u8], in_place: bool) -> CheckpointSave {
+        CheckpointSave(timed("checkpoint write", || {
+            write_checkpoint(
+                dir,
+                in_place,
+                |spare| Ok(spare::write(spare, bytes)?),
+                || Ok(bytes.into()),
+            )
+        }))
     }
 
-    /// Writes the checkpoint file of `checkpoint` into `dir` now: encoded straight over the
-    /// spare when `in_place` (the caller holds the folder's [`lock`]; see [`sealed_file`]),
-    /// else (or where the spare cannot be written) encoded in memory and written to a
-    /// temporary file.
+    /// Writes the checkpoint file of `checkpoint` into `dir`: encoded straight over the spare
+    /// when `in_place` (the caller holds the folder's [`lock`]; see [`sealed_file`]), else (or
+    /// where the spare cannot be written) encoded in memory and written to a temporary file.
     pub fn write(dir: &Path, checkpoint: &history::Checkpoint, in_place: bool) -> CheckpointSave {
-        let written = timed("checkpoint encode and write", || {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create state folder {}", dir.display()))?;
-            let spare = dir.join(CHECKPOINT_SPARE);
-            if in_place
-                && let Ok(file) = spare::open(&spare)
-                && sealed_file::write(&file, &Header::current(), checkpoint).is_ok()
-            {
-                return Ok(WrittenCheckpoint::Spare {
-                    spare,
-                    target: dir.join(CHECKPOINT_FILE),
-                });
-            }
-            let bytes = encode_checkpoint(checkpoint)?;
-            stage_file_with(dir, CHECKPOINT_FILE, &bytes, false).map(WrittenCheckpoint::Staged)
-        });
-        CheckpointSave(Saving::Written(written))
+        CheckpointSave(timed("checkpoint encode and write", || {
+            write_checkpoint(
+                dir,
+                in_place,
+                |spare| sealed_file::write(&spare::open(spare)?, &Header::current(), checkpoint),
+                || Ok(encode_checkpoint(checkpoint)?.into()),
+            )
+        }))
     }
 
-    /// Waits until the file is written, then puts it in the place of the old checkpoint.
+    /// Puts the file written in the place of the old checkpoint.
     pub fn commit(self) -> Result<()> {
-        match self.0 {
-            Saving::Writing(writing) => writing.join()?.commit(),
-            Saving::Written(written) => written?.commit(),
-        }
+        self.0?.commit()
     }
 }
 
@@ -877,25 +863,21 @@ mod tests {
     fn a_checkpoint_replaces_the_old_one_only_when_committed() {
         let dir = tempfile::tempdir().unwrap();
         let current = || std::fs::read(dir.path().join(CHECKPOINT_FILE)).unwrap();
-        CheckpointSave::start(dir.path(), b"first".to_vec(), true)
+        CheckpointSave::from_bytes(dir.path(), b"first", true)
             .commit()
             .unwrap();
         assert_eq!(current(), b"first");
         for in_place in [true, false] {
-            drop(CheckpointSave::start(
-                dir.path(),
-                b"dropped".to_vec(),
-                in_place,
-            ));
+            drop(CheckpointSave::from_bytes(dir.path(), b"dropped", in_place));
             assert_eq!(current(), b"first", "in place {in_place}");
             let names = crate::testdata::names_in(dir.path());
             assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
         }
-        CheckpointSave::start(dir.path(), b"second".to_vec(), false)
+        CheckpointSave::from_bytes(dir.path(), b"second", false)
             .commit()
             .unwrap();
         assert_eq!(current(), b"second");
-        CheckpointSave::start(dir.path(), b"third".to_vec(), true)
+        CheckpointSave::from_bytes(dir.path(), b"third", true)
             .commit()
             .unwrap();
         assert_eq!(current(), b"third");

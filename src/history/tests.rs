@@ -139,7 +139,7 @@ fn a_checkpoint_torn_by_a_crash_is_refused() {
     );
     let bytes = crate::state::encode_checkpoint(&checkpoint).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    crate::state::CheckpointSave::start(dir.path(), bytes.clone(), true)
+    crate::state::CheckpointSave::from_bytes(dir.path(), &bytes, true)
         .commit()
         .unwrap();
     assert!(crate::state::load_checkpoint(dir.path(), &cfg).is_some());
@@ -168,7 +168,7 @@ fn a_checkpoint_torn_by_a_crash_is_refused() {
         .expect("a byte whose change still decodes");
     torn.push(flipped);
     for (k, damaged) in torn.iter().enumerate() {
-        crate::state::CheckpointSave::start(dir.path(), damaged.clone(), true)
+        crate::state::CheckpointSave::from_bytes(dir.path(), damaged, true)
             .commit()
             .unwrap();
         assert!(
