@@ -1,7 +1,10 @@
 //! Who is who across matches: a player is their plain name (colour codes removed, trimmed), unless
-//! an alias rule from `site.toml` maps that name to another; with `identity = "guid"`, a player
-//! whose log gives an account or client id ([`super::MatchPlayer::uid`]) is that id, keyed by
-//! the first name it used. Assigns every identity a dense number.
+//! an alias rule from `site.toml` maps that name to another, or their log names an account. A
+//! player whose log gives an authenticated account (a Steam id, a Call of Duty or Enemy Territory
+//! GUID: [`super::logs_accounts`]) is that account, whatever `identity` says; with
+//! `identity = "guid"`, so is a Quake 3-family player with a client id. Either id
+//! ([`super::MatchPlayer::uid`]) is keyed by the first name it used. Bots are their name. Assigns
+//! every identity a dense number.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -170,7 +173,7 @@ impl<'a> Slots<'a> {
                 m.players
                     .iter()
                     .map(|p| {
-                        let slot = run.slot(keys.of(p, aliases));
+                        let slot = run.slot(keys.of(m, p, aliases));
                         let (_, latest, seen) = &mut run.slots[slot as usize];
                         *latest = &p.name;
                         if seen.last() != Some(&p.name.as_str()) {
@@ -219,9 +222,16 @@ fn tell_apart(players: &mut [Identity]) {
     }
 }
 
-/// Keys of the players with an id, under `identity = "guid"`: the (aliased) first name each id
-/// used, in match order, with ` (2)`, ` (3)`, ... when an earlier id took it. A player without an
-/// id who uses a name an id took is that id's player; otherwise the name is the key.
+/// The id a match player of `m` is known by, if any: an account the log authenticates (never a
+/// bot's), or under `identity = "guid"` any id the log gives.
+fn account_of(m: &Match, p: &super::MatchPlayer, aliases: &Aliases) -> Option<u64> {
+    p.uid
+        .filter(|_| aliases.by_uid || (!p.bot && super::logs_accounts(&m.game)))
+}
+
+/// Keys of the players with an id ([`account_of`]): the (aliased) first name each id used, in
+/// match order, with ` (2)`, ` (3)`, ... when an earlier id took it. A player without an id who
+/// uses a name an id took is that id's player; otherwise the name is the key.
 struct Keys {
     by_uid: HashMap<u64, String>,
     /// Key names taken by ids, and the id that took each first.
@@ -234,11 +244,13 @@ impl Keys {
             by_uid: HashMap::new(),
             taken: HashMap::new(),
         };
-        if !aliases.by_uid {
-            return keys;
-        }
-        for p in matches.iter().flat_map(|m| &m.players) {
-            let Some(uid) = p.uid else { continue };
+        for (m, p) in matches
+            .iter()
+            .flat_map(|m| m.players.iter().map(move |p| (m, p)))
+        {
+            let Some(uid) = account_of(m, p, aliases) else {
+                continue;
+            };
             if keys.by_uid.contains_key(&uid) {
                 continue;
             }
@@ -255,9 +267,9 @@ impl Keys {
         keys
     }
 
-    /// The identity key of a match player.
-    fn of<'a>(&'a self, p: &'a super::MatchPlayer, aliases: &'a Aliases) -> &'a str {
-        if let Some(key) = p.uid.and_then(|u| self.by_uid.get(&u)) {
+    /// The identity key of a player of match `m`.
+    fn of<'a>(&'a self, m: &Match, p: &'a super::MatchPlayer, aliases: &'a Aliases) -> &'a str {
+        if let Some(key) = account_of(m, p, aliases).and_then(|u| self.by_uid.get(&u)) {
             return key;
         }
         let name = aliases.key(&p.plain);
@@ -339,6 +351,41 @@ mod uid_tests {
                 same(Roster::numbered(merged), &format!("cut at {a} and {b}"));
             }
         }
+    }
+
+    /// Issue 38: where the log names an account (TF2's Steam id), the account is the player
+    /// under the default `identity = "name"`: a rename chain is one player, shown by the latest
+    /// name, the old ones kept; a bot and a Quake 3 client id stay their name.
+    #[test]
+    fn an_account_is_one_player_whatever_its_names() {
+        let in_game = |code: &str, mut m: Match| {
+            m.game = code.into();
+            m
+        };
+        let mut bot = game(&[("b", Some(9)), ("b2", Some(9))]);
+        bot.players[0].bot = true;
+        bot.players[1].bot = true;
+        let matches = [
+            in_game("tf2", game(&[("neet", Some(1)), ("x", Some(2))])),
+            in_game("tf2", game(&[("GAUNTSUCKS neet", Some(1))])),
+            in_game("tf2", game(&[("HEALMEBARNCOW neet", Some(1))])),
+            in_game("tf2", game(&[("brown magic", Some(1)), ("x", None)])),
+            in_game("tf2", bot),
+            // A Quake 3 client id is chosen by the player: the name decides.
+            in_game("quake3", game(&[("q", Some(5))])),
+            in_game("quake3", game(&[("q2", Some(5))])),
+        ];
+        let r = Roster::build(&matches, &Aliases::default());
+        let keys: Vec<&str> = r.players.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["b", "b2", "neet", "q", "q2", "x"]);
+        let neet = &r.players[2];
+        assert_eq!(neet.name, "brown magic");
+        assert_eq!(neet.names_seen.len(), 4, "{:?}", neet.names_seen);
+        for m in 0..4 {
+            assert_eq!(r.match_players[m][0], 2, "match {m}");
+        }
+        // A player without an account who uses a name an account took is that account's.
+        assert_eq!(r.match_players[3][1], 5);
     }
 
     #[test]

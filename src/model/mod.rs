@@ -242,6 +242,13 @@ pub fn game_name(code: &str) -> &str {
     }
 }
 
+/// True when the logs of game `code` name a player's authenticated account (Half-Life engine
+/// games' Steam ids, Call of Duty and Enemy Territory GUIDs): the account is the player. The
+/// Quake 3 family's client ids are the player's own to choose, so its logs do not.
+pub fn logs_accounts(code: &str) -> bool {
+    !matches!(code, "quake3" | "openarena" | "urt" | "")
+}
+
 impl Match {
     /// Players that took part in play.
     pub fn active_players(&self) -> impl Iterator<Item = (usize, &MatchPlayer)> {
