@@ -230,6 +230,50 @@ fn cod_and_et_logs_have_exact_counts_per_file() {
     }
 }
 
+/// Issue 38: for every Half-Life log (TF2, CS 1.6, CS:GO, CS2, Left 4 Dead 2), a site built
+/// from that file alone has, for every player of the naive count (a Steam account, else a name),
+/// exactly one player page whose names include one of that player's, with its kills, deaths,
+/// suicides and team kills: a renamed account is one player, a horde's kill a suicide.
+#[test]
+fn half_life_logs_have_exact_counts_per_account() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = ["hl-tf2", "hl-cs16", "hl-csgo", "hl-cs2", "hl-other"]
+        .iter()
+        .flat_map(|d| walk(&shared().join("public").join(d)))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 13, "{files:?}");
+    for (n, f) in files.iter().enumerate() {
+        let dir = tmp.path().join(format!("site{n}"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("site.toml"), "").unwrap();
+        let out = dir.join("public");
+        let o = build_site(&out, std::slice::from_ref(f), &dir);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let want = games::hl_counts(&std::fs::read(f).unwrap());
+        let players = json(&out.join("data/players.json"));
+        let players = players.as_array().unwrap();
+        let names_of = |p: &serde_json::Value| -> Vec<String> {
+            let names = p["names"].as_array().unwrap().iter();
+            names.map(|n| plain(n.as_str().unwrap())).collect()
+        };
+        let tally = |p: &serde_json::Value| -> games::Tally {
+            ["kills", "deaths", "suicides", "team_kills"].map(|k| p[k].as_u64().unwrap() as u32)
+        };
+        for (key, (counts, names)) in &want {
+            let pages: Vec<&serde_json::Value> = players
+                .iter()
+                .filter(|p| names_of(p).iter().any(|n| names.contains(n)))
+                .collect();
+            assert_eq!(pages.len(), 1, "{}: {key} {names:?}", f.display());
+            assert_eq!(tally(pages[0]), *counts, "{}: {key} {names:?}", f.display());
+        }
+        let counted: u32 = want.values().map(|(t, _)| t[0] + t[1]).sum();
+        let got: u32 = players.iter().map(|p| tally(p)[0] + tally(p)[1]).sum();
+        assert_eq!(got, counted, "{}: kills and deaths in all", f.display());
+    }
+}
+
 /// Issue 16: an ET game log (`g_log`, level-time stamps, the Quake 3 frame) is read as ET, not
 /// as Quake 3: game `et`, ET weapon labels, the naive count's kills, and times.
 #[test]

@@ -644,11 +644,9 @@ impl Parser<'_> {
         if framed.kind == FrameKind::Http {
             self.carry.cs2 = true;
         }
-        // Valid UTF-8 is the rule: checked by the fast validator before the lossy one.
-        let event = match std::str::from_utf8(framed.event) {
-            Ok(s) => std::borrow::Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(framed.event),
-        };
+        // Valid UTF-8 is the rule; an old server's Latin-1 or Windows-1251 name (`«`) is decoded
+        // as such, so two names never decode to the same text.
+        let event = super::builder::decode(framed.event);
         let line = At {
             at,
             number,

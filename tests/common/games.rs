@@ -24,18 +24,30 @@ fn lines(bytes: &[u8]) -> Vec<String> {
 }
 
 /// A Call of Duty `games_mp.log`: `K;` lines, victim first. Within a game a client is its GUID,
-/// or slot and name where the GUID is empty or zeros; a GUID player is counted under the last
-/// name it had in that game. Slot -1 or the victim's own slot: suicide. Same allies/axis side
-/// outside `dm`: team kill.
+/// or slot and name where the GUID is empty or zeros. A GUID is one player across games (issue
+/// 38), counted under the last name it had in the first game it played; the others under the
+/// last name they had in each game. Slot -1 or the victim's own slot: suicide. Same allies/axis
+/// side outside `dm`: team kill.
 pub fn cod_counts(bytes: &[u8]) -> HashMap<String, Tally> {
     let mut out: HashMap<String, Tally> = HashMap::new();
     // Per game: tallies per client key, and the latest name per key.
     let mut game: HashMap<String, Tally> = HashMap::new();
     let mut names: HashMap<String, String> = HashMap::new();
+    // Per GUID, the name it is counted under.
+    let mut accounts: HashMap<String, String> = HashMap::new();
     let mut dm = false;
     let mut flush = |game: &mut HashMap<String, Tally>, names: &HashMap<String, String>| {
-        for (key, t) in game.drain() {
-            let e = out.entry(plain(&names[&key])).or_default();
+        let mut keys: Vec<String> = game.keys().cloned().collect();
+        keys.sort();
+        for key in keys {
+            let t = game.remove(&key).unwrap_or_default();
+            let name = plain(&names[&key]);
+            let name = if key.contains('/') {
+                name
+            } else {
+                accounts.entry(key).or_insert(name).clone()
+            };
+            let e = out.entry(name).or_default();
             for i in 0..4 {
                 e[i] += t[i];
             }
@@ -182,6 +194,136 @@ pub fn et_as_game_log(console: &[u8]) -> Vec<u8> {
         out.extend_from_slice(game);
         out.push(b'\n');
         seconds += 2;
+    }
+    out
+}
+
+/// A Half-Life log player block's text (between its quotes): name and Steam id. The block ends
+/// in `<uid><authid><team>`, or in Left 4 Dead 2's eight groups (`<uid><authid><team><character>
+/// <state><health><setpos ...><Area N>`); names may hold `<`, so the groups are taken from the
+/// right.
+fn hl_block(block: &str) -> Option<(String, String)> {
+    let groups = if block.contains("><setpos") { 8 } else { 3 };
+    let mut rest = block;
+    let mut taken = Vec::new();
+    for _ in 0..groups {
+        let body = rest.strip_suffix('>')?;
+        let open = body.rfind('<')?;
+        taken.push(&body[open + 1..]);
+        rest = &body[..open];
+    }
+    let authid = taken[groups - 2];
+    Some((rest.to_string(), authid.to_string()))
+}
+
+/// Who a Half-Life block names, by issue 38: a real Steam account (`STEAM_X:Y:Z` and `[U:1:N]`
+/// alike, not the shared ids below 1000 nor Podbot's 12345), else the plain name; None for a
+/// non-player (an empty id: Left 4 Dead's infected, entities) or the console.
+fn hl_who(name: &str, authid: &str) -> Option<(String, String)> {
+    if authid.is_empty() || authid == "Console" {
+        return None;
+    }
+    let account = if let Some(r) = authid.strip_prefix("STEAM_") {
+        let p: Vec<u64> = r.split(':').filter_map(|x| x.parse().ok()).collect();
+        (p.len() == 3 && p[1] <= 1).then(|| p[2] * 2 + p[1])
+    } else {
+        authid
+            .strip_prefix("[U:1:")
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|n| n.parse().ok())
+    };
+    let key = match account {
+        Some(a) if a >= 1000 && a != 24_690 => format!("#{a}"),
+        _ => plain(name),
+    };
+    Some((key, plain(name)))
+}
+
+/// A Half-Life log: per player (a Steam account, else a plain name), kills, deaths, suicides and
+/// team kills from its `killed` and `committed suicide` lines, by RANKING.md "What counts": a
+/// kill of oneself is a suicide, a kill by a non-player (Left 4 Dead's horde, a trigger) the
+/// victim's suicide, a kill of a non-player nothing; a kill of a player of the same side (the
+/// block's team, both named and the same) a team kill. Also every name each player used.
+pub fn hl_counts(bytes: &[u8]) -> HashMap<String, (Tally, std::collections::BTreeSet<String>)> {
+    let mut out: HashMap<String, (Tally, std::collections::BTreeSet<String>)> = HashMap::new();
+    for line in lines(bytes) {
+        // The event after the frame: `L 02/12/2014 - 11:10:02: ` or CS2's `... 11:10:02.123 - `.
+        let ev = if let Some(at) = line.find(": (DEATH)\"") {
+            &line[at + 10..]
+        } else if let Some(at) = line.find(": \"") {
+            &line[at + 3..]
+        } else if let Some(at) = line.find(" - \"") {
+            &line[at + 4..]
+        } else {
+            continue;
+        };
+        let skip_pos = |s: &str| -> usize {
+            // `"... [x y z] killed` (CS:GO) or `" killed` (others)
+            s.find("\" killed \"")
+                .or_else(|| s.find("] killed \""))
+                .unwrap_or(usize::MAX)
+        };
+        let mut note = |who: &(String, String), i: usize| {
+            let e = out.entry(who.0.clone()).or_default();
+            if i < 4 {
+                e.0[i] += 1;
+            }
+            e.1.insert(who.1.clone());
+        };
+        if let Some(k) = Some(skip_pos(ev)).filter(|&k| k != usize::MAX) {
+            let killer_part = ev[..k].trim_end_matches(|c| c != '>');
+            let victim_text = &ev[k..];
+            let victim_text = &victim_text[victim_text.find("killed \"").unwrap() + 8..];
+            let Some(end) = victim_text
+                .rfind("\" with \"")
+                .or_else(|| victim_text.rfind("\" ["))
+            else {
+                continue;
+            };
+            let victim_block = &victim_text[..end];
+            let (Some((kn, ka)), Some((vn, va))) = (hl_block(killer_part), hl_block(victim_block))
+            else {
+                continue;
+            };
+            let team = |b: &str| -> String {
+                let groups = if b.contains("><setpos") { 6 } else { 1 };
+                let mut rest = b;
+                let mut t = "";
+                for _ in 0..groups {
+                    let body = rest.strip_suffix('>').unwrap_or("");
+                    let open = body.rfind('<').unwrap_or(0);
+                    t = &body[(open + 1).min(body.len())..];
+                    rest = &body[..open];
+                }
+                t.to_ascii_lowercase()
+            };
+            let (killer, victim) = (hl_who(&kn, &ka), hl_who(&vn, &va));
+            let Some(victim) = victim else { continue };
+            match killer {
+                None => {
+                    note(&victim, 1);
+                    note(&victim, 2);
+                }
+                Some(killer) if killer.0 == victim.0 => {
+                    note(&victim, 1);
+                    note(&victim, 2);
+                }
+                Some(killer) => {
+                    let (kt, vt) = (team(killer_part), team(victim_block));
+                    let sides = ["red", "blue", "ct", "terrorist", "survivor", "infected", "t"];
+                    let same = kt == vt && sides.contains(&kt.as_str());
+                    note(&victim, 1);
+                    note(&killer, if same { 3 } else { 0 });
+                }
+            }
+        } else if let Some(s) = ev.find(" committed suicide with \"") {
+            if let Some((n, a)) = hl_block(ev[..s].trim_end_matches(|c| c != '>'))
+                && let Some(who) = hl_who(&n, &a)
+            {
+                note(&who, 1);
+                note(&who, 2);
+            }
+        }
     }
     out
 }
