@@ -178,6 +178,10 @@ pub struct LadderConfig {
     /// scripts (`data/ranks/`) instead of carrying them, so one new match does not rewrite
     /// every page. Default: [`crate::render::rank_shards::SHARD_ABOVE`].
     pub rank_shards_above: Option<usize>,
+    /// On a site with the logs of several games, the index and the player list show one ladder
+    /// per game (ratings of games whose players never met are not comparable); true shows the
+    /// one ladder of every match instead. Default: false.
+    pub combined: bool,
 }
 
 /// One `[[divisions]]` entry: a name and a bar (`top_percent` or `min_rating`; neither = every

@@ -237,6 +237,55 @@ fn game_ladders_equal_builds_on_only_that_games_logs() {
     assert!(page.contains("id=\"game-urt\"") && page.contains(">Urban Terror "));
 }
 
+/// Issue 38: a site of several games shows a ladder per game on the index and the player list
+/// (the biggest game first), numbers no one on a ladder of every game, and tells each player's
+/// games in `data/players.json`; `[ladder] combined = true` gives back the one ladder.
+#[test]
+fn several_games_show_a_ladder_per_game_unless_combined() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = [
+        shared().join("openarena/duel"),
+        shared().join("public/urt/urt43-lan-rodov.log"),
+        shared().join("public/hl-tf2"),
+    ];
+    let out = build(tmp.path(), "games", &logs, "");
+    let ladders = json(&out, "data/ladders.json");
+    let mut games: Vec<(u64, &str)> = ladders
+        .iter()
+        .filter(|l| l["kind"] == "game")
+        .map(|l| (l["matches"].as_u64().unwrap(), l["key"].as_str().unwrap()))
+        .collect();
+    assert_eq!(games.len(), 3, "{games:?}");
+    games.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let list = std::fs::read_to_string(out.join("players.html")).unwrap();
+    for page in [&index, &list] {
+        let at: Vec<usize> = games
+            .iter()
+            .map(|(_, g)| page.find(&format!("<section class=\"card wide\" id=\"game-{g}\"")))
+            .map(|at| at.expect("a section per game"))
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "biggest game first");
+    }
+    assert!(!index.contains("<h2>Ladder</h2>"));
+    // The list of every player numbers no one: ranks are per game.
+    let table = &list[list.find("id=\"all\"").unwrap()..];
+    assert!(!table.contains("<tr><td class=\"num\">1</td>"), "{table}");
+    let players = json(&out, "data/players.json");
+    let tf2 = players
+        .iter()
+        .find(|p| p["name"] == "HEALMEBARNCOW neet")
+        .expect("the account's latest name");
+    assert_eq!(tf2["games"], serde_json::json!(["tf2"]));
+    assert!(players.iter().all(|p| p["games"].is_array()));
+
+    let out = build(tmp.path(), "combined", &logs, "[ladder]\ncombined = true\n");
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("<h2>Ladder</h2>") && !index.contains("id=\"game-tf2\""));
+    let list = std::fs::read_to_string(out.join("players.html")).unwrap();
+    assert!(list.contains("<tr><td class=\"num\">1</td>"));
+}
+
 /// Urban Terror CTF matches cut off by a map change have no score line: their score is the
 /// captures each side made (counted here from the log's own `Flag: <slot> 2:` lines and the
 /// capturer's team in its userinfo), the match page shows it and names the winner and the best

@@ -69,6 +69,9 @@ pub struct PlayerJson<'a> {
     pub static_rating_outside: Option<f64>,
     /// Clan name, or null.
     pub clan: Option<&'a str>,
+    /// The games the player took part in ([`crate::model::game_name`]'s codes: `tf2`, `urt`,
+    /// ...), in byte order.
+    pub games: Vec<&'a str>,
 }
 
 /// One object of `data/clans.json`.
@@ -218,12 +221,26 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             incidents: st.incidents[i],
             static_rating_outside: st.outside[i],
             clan: clan_name(i),
+            games: games_of(input, &s.matches),
         }
     };
     Ok(OutputFile::from_parts(
         "data/players.json",
         super::players_json::bytes(shown.len(), player)?,
     ))
+}
+
+/// The game codes of the matches numbered `played`, each once, in byte order.
+fn games_of<'a>(input: &SiteInput<'a>, played: &[u32]) -> Vec<&'a str> {
+    let mut games: Vec<&str> = Vec::new();
+    for &m in played {
+        let game = input.matches[m as usize].game.as_str();
+        if !games.contains(&game) {
+            games.push(game);
+        }
+    }
+    games.sort_unstable();
+    games
 }
 
 /// `data/matches.json`: each match's object made as its chunk is written.

@@ -564,10 +564,12 @@ fn index_and_lists<'a>(
         .flatten()
         .map(|i| r.player_row(i))
         .collect();
+    let game_boards = pages::ladders::game_boards(r, 10);
     let index = IndexPage {
         updated: updated_line(input.matches),
         totals: r.totals(),
         top_players: &rows.players[..established.min(25)],
+        game_boards: &game_boards,
         provisional: &provisional_top,
         provisional_count: provisional().count(),
         provisional_incidents: input.config.rating.headline.provisional_incidents,
@@ -588,6 +590,7 @@ fn index_and_lists<'a>(
         templates,
         &page,
         rows.players,
+        &game_boards,
         player_list::PAGE_SIZE,
     )?);
     files.extend(match_list::pages(

@@ -17,6 +17,7 @@ use super::helpers::push_number;
 use super::holes;
 use super::paged_list::{PageLink, page_links, page_url};
 use super::templates::Templates;
+use super::pages::ladders::Board;
 use super::views::{Common, PlayerRow};
 use super::{Keyed, OutputFile, html};
 
@@ -27,13 +28,17 @@ const ROWS_MARK: &str = "\0fragstats:rows_html\0";
 pub const PAGE_SIZE: usize = 1000;
 
 /// `players.html` and, when there are more than `page_size` rows, the further pages. `rows`
-/// are in ladder order.
+/// are in ladder order. `games` are the ladders of each game on a site of several
+/// ([`super::pages::ladders::game_boards`]): the first page shows them, and no page numbers
+/// the rows of every game as one ladder.
 pub fn pages<'a>(
     templates: &Templates,
     common: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
     rows: &[PlayerRow],
+    games: &[Board],
     page_size: usize,
 ) -> Result<Vec<OutputFile>> {
+    let ranked = games.is_empty();
     let page_size = page_size.max(1);
     let total = rows.len();
     let count = total.div_ceil(page_size).max(1);
@@ -57,8 +62,10 @@ pub fn pages<'a>(
                     rows,
                     counted: native,
                 },
-                rows_html: native.then(|| rows_html(rows, root, first)),
+                rows_html: native.then(|| rows_html(rows, root, first, ranked)),
                 offset: first,
+                ranked,
+                games: if k == 1 { games } else { &[] },
                 total,
                 pages: &links,
                 page: k,
@@ -76,7 +83,7 @@ pub fn pages<'a>(
                 return Ok(OutputFile::from_parts(path, parts));
             }
             // A mark met elsewhere in the page: rendered whole after all.
-            view.rows_html = Some(rows_html(rows, root, first));
+            view.rows_html = Some(rows_html(rows, root, first, ranked));
             let body = templates.render("players.html", &common, &Keyed("list", &view))?;
             Ok(html(&path, body))
         })
@@ -94,6 +101,10 @@ struct PlayerList<'a> {
     rows_html: Option<String>,
     /// Rows before this page (its first row's place in the ladder is `offset + 1`).
     offset: usize,
+    /// The rows are one ladder, numbered (false on a site of several games).
+    ranked: bool,
+    /// Each game's ladder, on the first page of a site of several games.
+    games: &'a [Board],
     /// Players in all.
     total: usize,
     /// Every page of the list, empty when one holds everyone.
@@ -125,10 +136,11 @@ impl Serialize for Rows<'_> {
 const TABLE: &str = "partials/player_table.html";
 
 /// The markup `partials/player_table.html`'s loop writes for `rows` on a page at `root`, the
-/// first row numbered `offset + 1`: byte for byte (values escaped as Tera's autoescape does).
+/// first row numbered `offset + 1` (none numbered unless `ranked`): byte for byte (values
+/// escaped as Tera's autoescape does).
 /// Written piece by piece, numbers by [`push_number`]: through `write!`, the formatting
 /// machinery was about three quarters of the time to write a crowd's 63,000 rows, on each build.
-fn rows_html(rows: &[PlayerRow], root: &str, offset: usize) -> String {
+fn rows_html(rows: &[PlayerRow], root: &str, offset: usize, ranked: bool) -> String {
     let mut out = String::with_capacity(rows.len() * 480);
     for (n, p) in rows.iter().enumerate() {
         let unranked = p.provisional || p.inactive;
@@ -137,7 +149,7 @@ fn rows_html(rows: &[PlayerRow], root: &str, offset: usize) -> String {
         } else {
             "<tr><td class=\"num\">"
         });
-        if !unranked {
+        if !unranked && ranked {
             push_count(&mut out, offset + n + 1);
         }
         out.push_str("</td><td>");
@@ -248,7 +260,7 @@ mod tests {
         let site = SiteView::for_tests();
         let common = |root: &'static str, current: &str| Common::for_tests(&site, root, current);
         let rows: Vec<PlayerRow> = (1..=5).map(row).collect();
-        let files = pages(&templates, &common, &rows, 2).unwrap();
+        let files = pages(&templates, &common, &rows, &[], 2).unwrap();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(
             paths,
@@ -270,7 +282,7 @@ mod tests {
         assert!(text[1].contains("<td class=\"num\">4</td>"));
         assert!(text[1].contains("\"../players.html\""));
         assert!(text[2].contains("<td class=\"num\">5</td>"));
-        let one = pages(&templates, &common, &rows, 10).unwrap();
+        let one = pages(&templates, &common, &rows, &[], 10).unwrap();
         assert_eq!(one.len(), 1);
         assert!(!one[0].to_vec().windows(5).any(|w| w == b"pager"));
     }
@@ -312,8 +324,8 @@ mod tests {
             .1;
         std::fs::write(dir.path().join(TABLE), source).unwrap();
         let looped = Templates::load(Some(dir.path())).unwrap();
-        let native = pages(&builtin, &common, &rows, 3).unwrap();
-        let through_tera = pages(&looped, &common, &rows, 3).unwrap();
+        let native = pages(&builtin, &common, &rows, &[], 3).unwrap();
+        let through_tera = pages(&looped, &common, &rows, &[], 3).unwrap();
         assert_eq!(native.len(), 3);
         for (a, b) in native.iter().zip(&through_tera) {
             assert_eq!(
@@ -343,9 +355,9 @@ mod tests {
         )
         .unwrap();
         let templates = Templates::load(Some(dir.path())).unwrap();
-        let files = pages(&templates, &common, &rows, 10).unwrap();
+        let files = pages(&templates, &common, &rows, &[], 10).unwrap();
         let text = String::from_utf8(files[0].to_vec()).unwrap();
-        let row = rows_html(&rows[..1], "", 0);
+        let row = rows_html(&rows[..1], "", 0, true);
         assert_eq!(text.matches(row.as_str()).count(), 2, "{text}");
         assert!(!text.contains('\0'), "{text}");
     }

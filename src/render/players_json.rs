@@ -56,6 +56,8 @@ fn fields(out: &mut Vec<u8>, p: &PlayerJson) -> Result<()> {
         &p.static_rating_outside,
     )?;
     field(out, ",\n    \"clan\": ", &p.clan)?;
+    out.extend_from_slice(b",\n    \"games\": ");
+    array(out, &p.games, 3, |out, game| field(out, "", game))?;
     Ok(())
 }
 
@@ -94,6 +96,7 @@ mod tests {
             incidents: u64::MAX,
             static_rating_outside: (n == 2).then_some(1e300),
             clan: (n == 2).then_some("[clan]"),
+            games: if n == 2 { vec!["tf2", "urt"] } else { vec![] },
         }
     }
 

@@ -40,6 +40,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/partials/becker_table.html"),
     ),
     (
+        "partials/board_table.html",
+        include_str!("../../templates/partials/board_table.html"),
+    ),
+    (
         "partials/player_table.html",
         include_str!("../../templates/partials/player_table.html"),
     ),

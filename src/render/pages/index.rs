@@ -11,6 +11,8 @@ pub(in crate::render) struct IndexPage<'a> {
     pub(in crate::render) updated: String,
     pub(in crate::render) totals: Totals,
     pub(in crate::render) top_players: &'a [PlayerRow<'a>],
+    /// One ladder per game in place of `top_players` when the logs hold several games.
+    pub(in crate::render) game_boards: &'a [super::ladders::Board],
     /// The first provisional players, and how many there are.
     pub(in crate::render) provisional: &'a [PlayerRow<'a>],
     pub(in crate::render) provisional_count: usize,

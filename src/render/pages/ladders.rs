@@ -36,7 +36,7 @@ struct LaddersPage<'a> {
 
 /// One ladder on the page.
 #[derive(Serialize)]
-struct Board {
+pub(in crate::render) struct Board {
     /// In-page anchor (`type-ctf`, `game-urt`).
     anchor: String,
     /// `game_type` or `game`.
@@ -53,6 +53,7 @@ struct Board {
     more: usize,
 }
 
+/// One player's row on a [`Board`].
 #[derive(Serialize)]
 struct BoardRow {
     rank: Option<u32>,
@@ -114,6 +115,58 @@ pub(in crate::render) fn anchors(ladders: &[Ladder]) -> Vec<String> {
         .collect()
 }
 
+/// The board of ladder `l` (anchored at `anchor` on `ladders.html`) with its first `rows` rows.
+fn board(r: &Renderer, l: &Ladder, anchor: String, first_game: bool, rows: usize) -> Board {
+    Board {
+        anchor,
+        kind: l.group.kind,
+        name: l.group.name.clone(),
+        first_game,
+        matches: l.group.matches.len(),
+        players: l.entries.len(),
+        ranked: l.entries.iter().filter(|e| e.rank.is_some()).count(),
+        rows: l
+            .entries
+            .iter()
+            .take(rows)
+            .map(|e| {
+                let (name_html, url) = r.player_ref(e.player);
+                BoardRow {
+                    rank: e.rank,
+                    name_html,
+                    url,
+                    rating: format!("{:.0}", e.rating),
+                    provisional: e.provisional,
+                    inactive: !e.active,
+                    matches: e.matches,
+                    frags: e.frags,
+                    wins: e.record[0],
+                    draws: e.record[1],
+                    losses: e.record[2],
+                }
+            })
+            .collect(),
+        more: l.entries.len().saturating_sub(rows),
+    }
+}
+
+/// The ladder of each game, the site's biggest game first, each with its first `rows` rows:
+/// what the index and the player list show in place of the one ladder of every match when the
+/// logs hold several games (their players never met: their ratings are not comparable). Empty
+/// on a site of one game, or where `[ladder] combined` asks for the one ladder.
+pub(in crate::render) fn game_boards(r: &Renderer, rows: usize) -> Vec<Board> {
+    let ladders = r.input.ladders;
+    if r.input.config.ladder.combined {
+        return Vec::new();
+    }
+    ladders
+        .iter()
+        .zip(anchors(ladders))
+        .filter(|(l, _)| l.group.kind == LadderKind::Game)
+        .map(|(l, anchor)| board(r, l, anchor, false, rows))
+        .collect()
+}
+
 /// `ladders.html` (with `common` for the page) and `data/ladders.json`.
 pub(in crate::render) fn files(
     r: &Renderer,
@@ -126,37 +179,10 @@ pub(in crate::render) fn files(
         .iter()
         .zip(anchors(ladders))
         .enumerate()
-        .map(|(n, (l, anchor))| Board {
-            anchor,
-            kind: l.group.kind,
-            name: l.group.name.clone(),
-            first_game: l.group.kind == LadderKind::Game
-                && (n == 0 || ladders[n - 1].group.kind != LadderKind::Game),
-            matches: l.group.matches.len(),
-            players: l.entries.len(),
-            ranked: l.entries.iter().filter(|e| e.rank.is_some()).count(),
-            rows: l
-                .entries
-                .iter()
-                .take(BOARD_ROWS)
-                .map(|e| {
-                    let (name_html, url) = r.player_ref(e.player);
-                    BoardRow {
-                        rank: e.rank,
-                        name_html,
-                        url,
-                        rating: format!("{:.0}", e.rating),
-                        provisional: e.provisional,
-                        inactive: !e.active,
-                        matches: e.matches,
-                        frags: e.frags,
-                        wins: e.record[0],
-                        draws: e.record[1],
-                        losses: e.record[2],
-                    }
-                })
-                .collect(),
-            more: l.entries.len().saturating_sub(BOARD_ROWS),
+        .map(|(n, (l, anchor))| {
+            let first_game = l.group.kind == LadderKind::Game
+                && (n == 0 || ladders[n - 1].group.kind != LadderKind::Game);
+            board(r, l, anchor, first_game, BOARD_ROWS)
         })
         .collect();
     let ranked: Vec<usize> = r
