@@ -39,7 +39,7 @@ pub use lock::{StateLock, lock};
 pub use segments::{Sealed, Segment};
 
 /// Bump when the parsers' output changes for the same input: stored matches become invalid.
-pub const PARSER_VERSION: u32 = 7;
+pub const PARSER_VERSION: u32 = 8;
 /// Bump when the layout of [`State`] changes. Segments store a [`Match`](crate::model::Match)'s
 /// fields by position: reordering its fields, or adding one anywhere but last, is a layout
 /// change too (`states_of_earlier_versions_lose_no_match_on_upgrade` fails without the bump).

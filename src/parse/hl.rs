@@ -590,7 +590,8 @@ const CUT_OFF: &str = "cut-off line (the frame stops early: the file was cut ins
 const NO_FRAME: &str =
     "line without a Half-Life frame (`L MM/DD/YYYY - hh:mm:ss: `): continued text or garbage";
 const BAD_STAMP: &str = "impossible date or time in the frame";
-const NPC: &str = "kill of or by a non-player character (empty id: Left 4 Dead infected)";
+const NPC: &str =
+    "death, suicide or assist of a non-player character (empty id: Left 4 Dead infected)";
 const MALFORMED: &str = "malformed line (player block or quoted field missing)";
 const UNKNOWN: &str = "line of no known kind (server, engine or plugin text)";
 
@@ -928,6 +929,19 @@ impl Parser<'_> {
         let Some((actor, rest)) =
             player_at(body, 4, verb_follows).or_else(|| player_at(body, 3, verb_follows))
         else {
+            // `"trigger_hurt" killed "V<..>" with ...`: an entity named without a player block.
+            if let Some((entity, rest)) = quoted(body)
+                && let Some(victim) = rest.strip_prefix(" killed ")
+            {
+                let killer = Block {
+                    name: entity,
+                    uid: "",
+                    authid: "",
+                    team: None,
+                };
+                self.kill(&killer, victim, line, report);
+                return;
+            }
             report.skip_line(MALFORMED, line.number, body);
             return;
         };
@@ -1034,15 +1048,30 @@ impl Parser<'_> {
             return;
         };
         let after = skip_position(after);
-        let (weapon, tail) = after
-            .strip_prefix(" with ")
-            .and_then(quoted)
-            .unwrap_or(("world", after));
+        let named = after.strip_prefix(" with ").and_then(quoted);
+        let (weapon, tail) = named.unwrap_or(("world", after));
         let (ka, va) = (ident(actor), ident(&victim));
-        if !matches!(ka, Ident::Player { .. }) || !matches!(va, Ident::Player { .. }) {
+        if !matches!(va, Ident::Player { .. }) {
             report.skip_line(NPC, line.number, rest);
             return;
         }
+        if ka == Ident::Npc {
+            // RANKING.md: a player killed by a non-player (the horde, a `trigger_hurt`) dies by
+            // suicide, as by the world.
+            let weapon = match named {
+                Some((w, _)) if !w.is_empty() => w,
+                _ => actor.name,
+            };
+            let b = self.playing(line, report);
+            b.played = true;
+            if let Some(v) = b.player_as(&victim, va, line.at, line.number, true) {
+                b.m.players[v as usize].active = true;
+                let w = b.weapon(weapon);
+                b.push_detail(line.at, line.number, EventKind::Suicide, v, NO_PLAYER, w);
+            }
+            return;
+        }
+
         let headshot = tail.contains("headshot")
             && properties(tail).any(|(k, v)| match v {
                 None => k == "headshot",

@@ -132,8 +132,13 @@ fn naive_counts(bytes: &[u8]) -> Counts {
             let right = right.rsplit_once(" with \"").unwrap().0;
             let right = strip_pos(right);
             let (vn, va, vt) = naive_block(right);
-            if aa.is_empty() || va.is_empty() {
-                continue; // common infected
+            if va.is_empty() {
+                continue; // common infected killed
+            }
+            if aa.is_empty() {
+                // Killed by the horde: the victim's suicide.
+                out.entry(naive_key(&vn, &va)).or_default()[2] += 1;
+                continue;
             }
             let (ak, vk) = (naive_key(&an, &aa), naive_key(&vn, &va));
             if ak == vk {
@@ -560,4 +565,62 @@ fn resuming_from_a_checkpoint_gives_the_same_matches() {
         assert_eq!(rest[..], whole[c.matches..], "{}", path.display());
         assert_eq!(resumed_report, report, "{}", path.display());
     }
+}
+
+/// The frame and an attacker block of common infected, both from line 141 of the Left 4 Dead 2
+/// log, and the human's block from its line 1289 (`was incapped by`), marked dead. The file has
+/// no survivor killed by the horde; a real server writes the kill as the infected's kills of
+/// each other are written (line 141), with the survivor as the object.
+const L4D2_INFECTED: &str = "L 05/09/2013 - 17:33:20: (DEATH)\"infected<80><><Infected><infected><ALIVE><6><setpos_exact 5808.03 -1898.41 24.03; setang 0.00 224.10 0.00><Area 82076>\"";
+const L4D2_WINTERSONG: &str = "\"wintersong<2><STEAM_1:1:40994333><Survivor><Coach><DEAD><0+0><setpos_exact 4515.68 -2739.46 62.03; setang 9.64 -3.64 0.00><Area 321642>\"";
+
+/// Issue 38: a survivor killed by the horde dies by suicide (RANKING.md, "What counts"), with
+/// the weapon named; the infected's kills of each other stay skipped.
+#[test]
+fn l4d2_horde_death_is_the_victims_suicide() {
+    let text = format!(
+        "{L4D2_INFECTED} killed {L4D2_WINTERSONG} with \"infected\"\n\
+         L 05/09/2013 - 17:33:20: (DEATH)\"infected<80><><Infected><infected><ALIVE><6><setpos_exact 5808.03 -1898.41 24.03; setang 0.00 224.10 0.00><Area 82076>\" killed \"infected<398><><Infected><infected><DEAD><-2><setpos_exact 5788.74 -1917.06 12.03; setang 0.00 44.15 0.00><Area 81940>\" with \"infected\"\n"
+    );
+    let (m, r) = parse(&text);
+    assert_eq!(m.len(), 1);
+    let ws = player(&m[0], "wintersong");
+    assert!(ws.active && ws.uid.is_some());
+    let deaths: Vec<&Event> = m[0]
+        .events
+        .iter()
+        .filter(|e| e.kind == K::Suicide)
+        .collect();
+    assert_eq!(deaths.len(), 1);
+    assert_eq!(m[0].weapons[deaths[0].detail as usize], "infected");
+    assert_eq!(deaths[0].line, 1);
+    assert_eq!(count(&m[0], K::Frag), 0);
+    assert!(m[0].players.iter().all(|p| p.name != "infected"));
+    assert_eq!(skipped(&r, NPC), 1);
+    assert_eq!(r.skipped_lines[NPC].examples[0].line, 2);
+}
+
+/// A killer with no weapon (the witch's `with ""`, as in the log's line 1836) or no player block
+/// at all (`"trigger_hurt" killed`): the weapon is the killer's name.
+#[test]
+fn death_by_an_entity_is_named_after_it() {
+    let witch = "L 05/09/2013 - 17:55:53: (DEATH)\"witch<180><><Infected><witch><ALIVE><68><setpos_exact 868.51 -1557.75 280.03; setang 0.00 198.79 0.00><Area 190843>\"";
+    let text = format!(
+        "{witch} killed {L4D2_WINTERSONG} with \"\"\n\
+         L 05/09/2013 - 17:56:10: \"trigger_hurt\" killed \"Rochelle<130><BOT><Survivor><Producer><DEAD><0+0><setpos_exact 632.25 -4097.97 342.97; setang 32.78 37.83 0.00><Area 6423>\"\n\
+         L 08/05/2013 - 20:51:30: \"worldspawn<0><><>\" killed \"Blah<8><STEAM_0:0:67410624><CT>\" with \"world\"\n"
+    );
+    let (m, r) = parse(&text);
+    assert_eq!(r.skipped_line_count(), 0, "{:?}", r.skipped_lines);
+    let weapons: Vec<&str> = m
+        .iter()
+        .flat_map(|m| {
+            m.events
+                .iter()
+                .filter(|e| e.kind == K::Suicide)
+                .map(|e| m.weapons[e.detail as usize].as_str())
+        })
+        .collect();
+    assert_eq!(weapons, ["witch", "trigger_hurt", "world"]);
+    assert!(m.iter().all(|m| m.players.iter().all(|p| p.active)));
 }
