@@ -15,7 +15,7 @@
 
 mod syntax;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
 use std::io::BufRead;
 
@@ -39,6 +39,8 @@ use syntax::{
 const MAX_ROUNDS: usize = 10_000;
 /// Kill lines in the opening that fixes a match's stable id ([`Match::id`]).
 const ID_KILLS: u32 = 4;
+/// Seconds a new map may wait for its first player before the wait stops being pre-game time.
+const IDLE_START: i64 = 300;
 
 /// The Half-Life log standard parser.
 pub struct HalfLife;
@@ -79,6 +81,7 @@ impl LogFormat for HalfLife {
             emitted: 0,
             stamp: ([0; 25], None),
             kill_line: false,
+            emptied: false,
         };
         if let Some(c) = resume {
             reader = reader.starting_at(c.line, c.offset);
@@ -119,6 +122,12 @@ struct Carry {
     map: Option<String>,
     /// `Server name is` / the `hostname` cvar.
     server: String,
+    /// Keys of the players on the server now (seen in a line, not yet disconnected), within
+    /// the log file.
+    present: BTreeSet<u64>,
+    /// The server was seen to empty (its last player left) and no log file started since:
+    /// `present` is then everyone on it, and an empty `present` is an empty server.
+    presence_known: bool,
 }
 
 /// How a log names a player.
@@ -470,6 +479,7 @@ impl Builder {
         }
         let rel = self.rel(at);
         self.m.players[i as usize].left = Some(rel);
+        self.last = self.last.max(at);
         self.push(at, line, EventKind::Leave, i, NO_PLAYER);
     }
 
@@ -584,13 +594,16 @@ struct Parser<'s> {
     stamp: (StampBytes, Option<NaiveDateTime>),
     /// The line being read is a kill (it counts toward the match id's opening).
     kill_line: bool,
+    /// The line being read emptied the server: the match ends after it.
+    emptied: bool,
 }
 
 const CUT_OFF: &str = "cut-off line (the frame stops early: the file was cut inside it)";
 const NO_FRAME: &str =
     "line without a Half-Life frame (`L MM/DD/YYYY - hh:mm:ss: `): continued text or garbage";
 const BAD_STAMP: &str = "impossible date or time in the frame";
-const NPC: &str = "kill of or by a non-player character (empty id: Left 4 Dead infected)";
+const NPC: &str =
+    "death, suicide or assist of a non-player character (empty id: Left 4 Dead infected)";
 const MALFORMED: &str = "malformed line (player block or quoted field missing)";
 const UNKNOWN: &str = "line of no known kind (server, engine or plugin text)";
 
@@ -660,7 +673,55 @@ impl Parser<'_> {
             b.hash_line(line.stamp, false);
             b.hash_line(ev.as_bytes(), kill);
         }
+        // The last player's leave is the emptied match's last line.
+        if std::mem::take(&mut self.emptied) && self.current.is_some() {
+            self.close(Some("ended: the server emptied"), false, report, emit);
+            return true;
+        }
         ended
+    }
+
+    /// No player is on the server (as far as the log has shown since its last emptying).
+    fn server_empty(&self) -> bool {
+        self.carry.presence_known && self.carry.present.is_empty()
+    }
+
+    /// A player named in a line is on the server. The first player on an empty server starts a
+    /// match when none is open; a map that waited longer than [`IDLE_START`] for its first
+    /// player starts with them (the idle server was not pre-game).
+    fn arrive(&mut self, who: &Ident, line: &At) {
+        let Ident::Player { key, .. } = *who else {
+            return;
+        };
+        let was_empty = self.server_empty();
+        if !self.carry.present.insert(key) {
+            return;
+        }
+        match self.current.as_mut() {
+            None if was_empty => self.open(line, false),
+            Some(b)
+                if b.m.players.is_empty()
+                    && b.m.events.is_empty()
+                    && (line.at - b.start).num_seconds() > IDLE_START =>
+            {
+                b.start = line.at;
+                b.last = line.at;
+                b.m.start = Some(line.at);
+            }
+            _ => {}
+        }
+    }
+
+    /// A player left the server; when it was the last one, the open match ends after this line
+    /// (nothing more belongs to it) and the server is known to be empty.
+    fn depart(&mut self, who: &Ident) {
+        let Ident::Player { key, .. } = *who else {
+            return;
+        };
+        if self.carry.present.remove(&key) && self.carry.present.is_empty() {
+            self.carry.presence_known = true;
+            self.emptied = true;
+        }
     }
 
     /// The open match, or a new one for a line of play when none is open. Play after
@@ -698,9 +759,6 @@ impl Parser<'_> {
             .strip_prefix("(DEATH)")
             .or_else(|| ev.strip_prefix("(INCAP)"))
             .unwrap_or(ev);
-        if let Some(b) = self.current.as_mut() {
-            b.last = b.last.max(line.at);
-        }
         if body.starts_with('"') {
             self.player_line(body, line, report);
             return false;
@@ -715,6 +773,9 @@ impl Parser<'_> {
             }
             self.carry.version = property(rest, "version").unwrap_or("").to_string();
             self.carry.map = None;
+            // A new file: who is on the server is unknown until they show.
+            self.carry.present.clear();
+            self.carry.presence_known = false;
             return closed;
         }
         if ev.starts_with("Log file closed") {
@@ -793,6 +854,10 @@ impl Parser<'_> {
             report.skip_line(MALFORMED, line.number, rest);
             return;
         };
+        // An empty server goes on logging rounds and results on its own: they are no match's.
+        if self.server_empty() && what != "Match_Start" {
+            return;
+        }
         match what {
             "Round_Start" => {
                 // The first round after `Game_Over` starts the next match on the same map.
@@ -815,6 +880,7 @@ impl Parser<'_> {
                     && !b.game_over
                 {
                     b.game_over = true;
+                    b.last = b.last.max(line.at);
                     let reason = tail
                         .trim()
                         .strip_prefix("reason ")
@@ -834,6 +900,7 @@ impl Parser<'_> {
                 if played {
                     self.close(Some("restarted by Match_Start"), false, report, emit);
                 }
+                let empty = self.server_empty();
                 match self.current.as_mut() {
                     // Warm-up without play: the match starts now.
                     Some(b) => {
@@ -841,9 +908,10 @@ impl Parser<'_> {
                             b.m.map.clone_from(m);
                         }
                     }
-                    None => {
+                    None if !empty => {
                         self.open(line, false);
                     }
+                    None => {}
                 }
             }
             _ => {}
@@ -864,6 +932,9 @@ impl Parser<'_> {
                 return;
             };
             if is_round_win(what) {
+                if self.server_empty() {
+                    return;
+                }
                 let b = self.playing(line, report);
                 b.note_team(name);
                 if let (Some(ct), Some(t)) = (property(props, "CT"), property(props, "T"))
@@ -883,10 +954,22 @@ impl Parser<'_> {
         }
         for word in [" scored ", " current score ", " final score "] {
             if let Some(t) = tail.strip_prefix(word) {
-                let score = quoted(t).and_then(|(s, _)| s.trim().parse::<i32>().ok());
-                if let (Some(team), Some(score), Some(b)) = (team, score, self.current.as_mut()) {
+                let (score, t) = quoted(t).unwrap_or(("", t));
+                // `with "0" players`: a score of an empty team is no result.
+                let players = t
+                    .trim_start()
+                    .strip_prefix("with ")
+                    .and_then(quoted)
+                    .and_then(|(n, _)| n.trim().parse::<u32>().ok());
+                if self.server_empty() || players == Some(0) {
+                    return;
+                }
+                if let (Some(team), Ok(score), Some(b)) =
+                    (team, score.trim().parse::<i32>(), self.current.as_mut())
+                {
                     b.note_team(name);
                     b.team_score(team, score);
+                    b.last = b.last.max(line.at);
                 }
                 return;
             }
@@ -926,6 +1009,19 @@ impl Parser<'_> {
         let Some((actor, rest)) =
             player_at(body, 4, verb_follows).or_else(|| player_at(body, 3, verb_follows))
         else {
+            // `"trigger_hurt" killed "V<..>" with ...`: an entity named without a player block.
+            if let Some((entity, rest)) = quoted(body)
+                && let Some(victim) = rest.strip_prefix(" killed ")
+            {
+                let killer = Block {
+                    name: entity,
+                    uid: "",
+                    authid: "",
+                    team: None,
+                };
+                self.kill(&killer, victim, line, report);
+                return;
+            }
             report.skip_line(MALFORMED, line.number, body);
             return;
         };
@@ -936,6 +1032,10 @@ impl Parser<'_> {
         }
         if actor.authid == "Console" {
             return;
+        }
+        let who = ident(&actor);
+        if !verb.starts_with("disconnected") {
+            self.arrive(&who, line);
         }
         if let Some(victim) = verb.strip_prefix("killed ") {
             self.kill(&actor, victim, line, report);
@@ -968,6 +1068,7 @@ impl Parser<'_> {
             {
                 b.leave(i, line.at, line.number);
             }
+            self.depart(&who);
         } else if let Some(t) = verb.strip_prefix("joined team ") {
             let team = quoted(t).map(|(t, _)| t).unwrap_or("");
             self.sighting(
@@ -1006,15 +1107,23 @@ impl Parser<'_> {
     /// `changed name to "New"`: the same player under a new name. A player known by name (no
     /// Steam id) keeps their match entry under both names.
     fn rename(&mut self, actor: &Block, new: &str, line: &At) {
+        // A player known by name is present under the new name only.
+        let renamed = Block {
+            name: new,
+            ..*actor
+        };
+        if let (Ident::Player { key: old, .. }, Ident::Player { key, .. }) =
+            (ident(actor), ident(&renamed))
+            && old != key
+        {
+            self.carry.present.remove(&old);
+            self.carry.present.insert(key);
+        }
         let Some(b) = self.current.as_mut() else {
             return;
         };
         let Some(i) = b.player(actor, line.at, line.number, false) else {
             return;
-        };
-        let renamed = Block {
-            name: new,
-            ..*actor
         };
         if let Ident::Player { key, .. } = ident(&renamed) {
             b.by_key.entry(key).or_insert(i);
@@ -1032,15 +1141,31 @@ impl Parser<'_> {
             return;
         };
         let after = skip_position(after);
-        let (weapon, tail) = after
-            .strip_prefix(" with ")
-            .and_then(quoted)
-            .unwrap_or(("world", after));
+        let named = after.strip_prefix(" with ").and_then(quoted);
+        let (weapon, tail) = named.unwrap_or(("world", after));
         let (ka, va) = (ident(actor), ident(&victim));
-        if !matches!(ka, Ident::Player { .. }) || !matches!(va, Ident::Player { .. }) {
+        if !matches!(va, Ident::Player { .. }) {
             report.skip_line(NPC, line.number, rest);
             return;
         }
+        self.arrive(&va, line);
+        if ka == Ident::Npc {
+            // RANKING.md: a player killed by a non-player (the horde, a `trigger_hurt`) dies by
+            // suicide, as by the world.
+            let weapon = match named {
+                Some((w, _)) if !w.is_empty() => w,
+                _ => actor.name,
+            };
+            let b = self.playing(line, report);
+            b.played = true;
+            if let Some(v) = b.player_as(&victim, va, line.at, line.number, true) {
+                b.m.players[v as usize].active = true;
+                let w = b.weapon(weapon);
+                b.push_detail(line.at, line.number, EventKind::Suicide, v, NO_PLAYER, w);
+            }
+            return;
+        }
+
         let headshot = tail.contains("headshot")
             && properties(tail).any(|(k, v)| match v {
                 None => k == "headshot",
@@ -1085,6 +1210,7 @@ impl Parser<'_> {
             report.skip_line(NPC, line.number, rest);
             return;
         }
+        self.arrive(&va, line);
         let b = self.playing(line, report);
         if let (Some(a), Some(v)) = (
             b.player_as(actor, aa, line.at, line.number, true),

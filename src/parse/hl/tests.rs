@@ -132,8 +132,13 @@ fn naive_counts(bytes: &[u8]) -> Counts {
             let right = right.rsplit_once(" with \"").unwrap().0;
             let right = strip_pos(right);
             let (vn, va, vt) = naive_block(right);
-            if aa.is_empty() || va.is_empty() {
-                continue; // common infected
+            if va.is_empty() {
+                continue; // common infected killed
+            }
+            if aa.is_empty() {
+                // Killed by the horde: the victim's suicide.
+                out.entry(naive_key(&vn, &va)).or_default()[2] += 1;
+                continue;
             }
             let (ak, vk) = (naive_key(&an, &aa), naive_key(&vn, &va));
             if ak == vk {
@@ -562,4 +567,231 @@ fn resuming_from_a_checkpoint_gives_the_same_matches() {
         assert_eq!(rest[..], whole[c.matches..], "{}", path.display());
         assert_eq!(resumed_report, report, "{}", path.display());
     }
+}
+
+/// The frame and an attacker block of common infected, both from line 141 of the Left 4 Dead 2
+/// log, and the human's block from its line 1289 (`was incapped by`), marked dead. The file has
+/// no survivor killed by the horde; a real server writes the kill as the infected's kills of
+/// each other are written (line 141), with the survivor as the object.
+const L4D2_INFECTED: &str = "L 05/09/2013 - 17:33:20: (DEATH)\"infected<80><><Infected><infected><ALIVE><6><setpos_exact 5808.03 -1898.41 24.03; setang 0.00 224.10 0.00><Area 82076>\"";
+const L4D2_WINTERSONG: &str = "\"wintersong<2><STEAM_1:1:40994333><Survivor><Coach><DEAD><0+0><setpos_exact 4515.68 -2739.46 62.03; setang 9.64 -3.64 0.00><Area 321642>\"";
+
+/// Issue 38: a survivor killed by the horde dies by suicide (RANKING.md, "What counts"), with
+/// the weapon named; the infected's kills of each other stay skipped.
+#[test]
+fn l4d2_horde_death_is_the_victims_suicide() {
+    let text = format!(
+        "{L4D2_INFECTED} killed {L4D2_WINTERSONG} with \"infected\"\n\
+         L 05/09/2013 - 17:33:20: (DEATH)\"infected<80><><Infected><infected><ALIVE><6><setpos_exact 5808.03 -1898.41 24.03; setang 0.00 224.10 0.00><Area 82076>\" killed \"infected<398><><Infected><infected><DEAD><-2><setpos_exact 5788.74 -1917.06 12.03; setang 0.00 44.15 0.00><Area 81940>\" with \"infected\"\n"
+    );
+    let (m, r) = parse(&text);
+    assert_eq!(m.len(), 1);
+    let ws = player(&m[0], "wintersong");
+    assert!(ws.active && ws.uid.is_some());
+    let deaths: Vec<&Event> = m[0]
+        .events
+        .iter()
+        .filter(|e| e.kind == K::Suicide)
+        .collect();
+    assert_eq!(deaths.len(), 1);
+    assert_eq!(m[0].weapons[deaths[0].detail as usize], "infected");
+    assert_eq!(deaths[0].line, 1);
+    assert_eq!(count(&m[0], K::Frag), 0);
+    assert!(m[0].players.iter().all(|p| p.name != "infected"));
+    assert_eq!(skipped(&r, NPC), 1);
+    assert_eq!(r.skipped_lines[NPC].examples[0].line, 2);
+}
+
+/// A killer with no weapon (the witch's `with ""`, as in the log's line 1836) or no player block
+/// at all (`"trigger_hurt" killed`): the weapon is the killer's name.
+#[test]
+fn death_by_an_entity_is_named_after_it() {
+    let witch = "L 05/09/2013 - 17:55:53: (DEATH)\"witch<180><><Infected><witch><ALIVE><68><setpos_exact 868.51 -1557.75 280.03; setang 0.00 198.79 0.00><Area 190843>\"";
+    let text = format!(
+        "{witch} killed {L4D2_WINTERSONG} with \"\"\n\
+         L 05/09/2013 - 17:56:10: \"trigger_hurt\" killed \"Rochelle<130><BOT><Survivor><Producer><DEAD><0+0><setpos_exact 632.25 -4097.97 342.97; setang 32.78 37.83 0.00><Area 6423>\"\n\
+         L 08/05/2013 - 20:51:30: \"worldspawn<0><><>\" killed \"Blah<8><STEAM_0:0:67410624><CT>\" with \"world\"\n"
+    );
+    let (m, r) = parse(&text);
+    assert_eq!(r.skipped_line_count(), 0, "{:?}", r.skipped_lines);
+    let weapons: Vec<&str> = m
+        .iter()
+        .flat_map(|m| {
+            m.events
+                .iter()
+                .filter(|e| e.kind == K::Suicide)
+                .map(|e| m.weapons[e.detail as usize].as_str())
+        })
+        .collect();
+    assert_eq!(weapons, ["witch", "trigger_hurt", "world"]);
+    assert!(m.iter().all(|m| m.players.iter().all(|p| p.active)));
+}
+
+/// Issue 38: the CS 1.6 log `L0805066` has no `Log file closed` and the next file starts eight
+/// days later: the match ends with its last line of play, not with the next file's first line.
+/// Per match: start, length (the played span), rounds.
+#[test]
+fn cs16_log_without_close_ends_with_its_play() {
+    let Some((m, _)) = public("cs16-podbot-lan-2013-L0000000.log") else {
+        return;
+    };
+    let got: Vec<(String, u32, usize)> = m
+        .iter()
+        .map(|m| {
+            (
+                m.start.unwrap().to_string(),
+                m.duration_seconds,
+                m.rounds.len(),
+            )
+        })
+        .collect();
+    // To the last kill or round, not to `Log file closed` (10 s later in each closed file).
+    let want = [
+        ("2013-08-05 20:50:00", 2130, 24),
+        ("2013-08-05 21:25:41", 2127, 19),
+        // L0805066: its last kill is at 22:25:50 (line 1432); it was 722,489 s (200 hours).
+        ("2013-08-05 22:01:19", 1471, 12),
+        ("2013-08-14 06:42:48", 1229, 13),
+        ("2013-08-14 08:26:01", 1229, 12),
+    ];
+    let want: Vec<(String, u32, usize)> = want
+        .iter()
+        .map(|(s, d, r)| (s.to_string(), *d, *r))
+        .collect();
+    assert_eq!(got, want);
+    assert!(m.iter().all(|m| m.duration_seconds < 6 * 3600 && !m.open));
+}
+
+/// The opening of a TF2 match (`full_kothviaduct.log`-style lines) with two players.
+const TF2_OPEN: &str = "L 02/07/2011 - 18:26:21: Log file started (file \"logs/L0207000.log\") (game \"/home/tf2/orangebox/tf\") (version \"4426\")\n\
+L 02/07/2011 - 18:26:21: Loading map \"koth_viaduct\"\n\
+L 02/07/2011 - 18:26:40: \"Ant<2><STEAM_0:1:16481274><>\" connected, address \"0.0.0.0:27005\"\n\
+L 02/07/2011 - 18:26:41: \"Bee<3><STEAM_0:0:11692450><>\" connected, address \"0.0.0.0:27005\"\n\
+L 02/07/2011 - 18:26:45: \"Ant<2><STEAM_0:1:16481274><Unassigned>\" joined team \"Red\"\n\
+L 02/07/2011 - 18:26:46: \"Bee<3><STEAM_0:0:11692450><Unassigned>\" joined team \"Blue\"\n";
+
+/// Four rounds, each a kill and a win, 3:3 at the end (`current score` lines after each).
+fn tf2_four_rounds() -> String {
+    let mut t = String::from(TF2_OPEN);
+    let scores = [(1, 0), (2, 1), (3, 2), (3, 3)];
+    for (r, (red, blue)) in scores.iter().enumerate() {
+        let min = 30 + r * 5;
+        let (k, v, winner) = if r % 2 == 0 {
+            (
+                "Ant<2><STEAM_0:1:16481274><Red>",
+                "Bee<3><STEAM_0:0:11692450><Blue>",
+                "Red",
+            )
+        } else {
+            (
+                "Bee<3><STEAM_0:0:11692450><Blue>",
+                "Ant<2><STEAM_0:1:16481274><Red>",
+                "Blue",
+            )
+        };
+        t += &format!(
+            "L 02/07/2011 - 18:{min}:00: \"{k}\" killed \"{v}\" with \"scattergun\" (attacker_position \"1 2 3\") (victim_position \"4 5 6\")\n\
+             L 02/07/2011 - 18:{min}:30: World triggered \"Round_Win\" (winner \"{winner}\")\n\
+             L 02/07/2011 - 18:{min}:30: Team \"Red\" current score \"{red}\" with \"1\" players\n\
+             L 02/07/2011 - 18:{min}:30: Team \"Blue\" current score \"{blue}\" with \"1\" players\n"
+        );
+    }
+    t
+}
+
+/// Issue 38: a TF2 server that empties after a match of 4 rounds (3:3) and then logs a
+/// `Round_Win` and 0:0 scores `with "0" players` every few minutes for a week: the match keeps
+/// its 4 rounds, its 3:3, and lasts to the last player's leave.
+#[test]
+fn tf2_server_idling_for_a_week_after_its_match() {
+    let mut t = tf2_four_rounds();
+    t += "L 02/07/2011 - 18:46:00: \"Bee<3><STEAM_0:0:11692450><Blue>\" disconnected (reason \"Disconnect by user.\")\n\
+          L 02/07/2011 - 18:47:10: \"Ant<2><STEAM_0:1:16481274><Red>\" disconnected (reason \"Disconnect by user.\")\n";
+    let start = chrono::NaiveDate::from_ymd_opt(2011, 2, 7)
+        .unwrap()
+        .and_hms_opt(18, 50, 0)
+        .unwrap();
+    for i in 0..7 * 24 * 12 {
+        let at = (start + chrono::Duration::minutes(5 * i)).format("%m/%d/%Y - %H:%M:%S");
+        t += &format!(
+            "L {at}: World triggered \"Round_Win\" (winner \"Red\")\n\
+             L {at}: Team \"Red\" current score \"0\" with \"0\" players\n\
+             L {at}: Team \"Blue\" current score \"0\" with \"0\" players\n"
+        );
+    }
+    let (m, r) = parse(&t);
+    assert_eq!(m.len(), 1);
+    let m = &m[0];
+    assert_eq!(m.rounds.len(), 4);
+    assert_eq!(m.team_scores, Some([3, 3]));
+    // From the map's start (18:26:21) to the last leave (18:47:10).
+    assert_eq!(m.start.unwrap().to_string(), "2011-02-07 18:26:21");
+    assert_eq!(m.duration_seconds, 20 * 60 + 49);
+    assert!(!m.open);
+    assert_eq!(
+        r.notes
+            .get("match ended: the server emptied")
+            .map(|t| t.count),
+        Some(1)
+    );
+    // Someone comes back a week later and plays: a new match, from their arrival.
+    let mut back = t.clone();
+    back += "L 02/14/2011 - 20:00:00: \"Ant<4><STEAM_0:1:16481274><>\" connected, address \"0.0.0.0:27005\"\n\
+             L 02/14/2011 - 20:00:05: \"Ant<4><STEAM_0:1:16481274><Unassigned>\" joined team \"Red\"\n\
+             L 02/14/2011 - 20:03:00: \"Ant<4><STEAM_0:1:16481274><Red>\" committed suicide with \"world\"\n";
+    let (m2, _) = parse(&back);
+    assert_eq!(m2.len(), 2);
+    assert_eq!(m2[0], *m, "the emptied match does not change");
+    assert_eq!(m2[1].start.unwrap().to_string(), "2011-02-14 20:00:00");
+    assert_eq!(m2[1].duration_seconds, 180);
+    assert!(m2[1].rounds.is_empty() && m2[1].team_scores.is_none());
+    assert!(m2[1].open && !m2[1].partial);
+}
+
+/// A player who leaves and comes back while others stay (CS 1.6 `Blah<8>` -> `Blah<15>`, same
+/// Steam id) does not end the match.
+#[test]
+fn a_reconnect_while_others_play_keeps_the_match() {
+    let mut t = tf2_four_rounds();
+    let four = t.len();
+    t.insert_str(
+        four,
+        "L 02/07/2011 - 18:50:00: \"Bee<3><STEAM_0:0:11692450><Blue>\" disconnected (reason \"timed out\")\n\
+         L 02/07/2011 - 18:50:20: \"Bee<9><STEAM_0:0:11692450><>\" connected, address \"0.0.0.0:27005\"\n\
+         L 02/07/2011 - 18:50:30: \"Bee<9><STEAM_0:0:11692450><Unassigned>\" joined team \"Blue\"\n\
+         L 02/07/2011 - 18:52:00: \"Bee<9><STEAM_0:0:11692450><Blue>\" killed \"Ant<2><STEAM_0:1:16481274><Red>\" with \"scattergun\"\n",
+    );
+    let (m, _) = parse(&t);
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0].rounds.len(), 4);
+    assert_eq!(count(&m[0], K::Frag), 5);
+    assert_eq!(m[0].players.len(), 2);
+}
+
+/// Issue 38: a CS log cut inside a match (no `Log file closed`, no next map): the match ends
+/// with the file's last line of play and stays open (the file may go on).
+#[test]
+fn cs_log_cut_mid_match_ends_at_the_end_of_file() {
+    let Some(path) = public_logs()
+        .into_iter()
+        .find(|p| p.ends_with("cs16-podbot-lan-2013-L0000000.log"))
+    else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap();
+    // The first log file up to its line 400 (20:50:00 ... inside its 14th round).
+    let cut: String = text.lines().take(400).map(|l| format!("{l}\n")).collect();
+    let last = text.lines().nth(399).unwrap();
+    let (m, _) = parse(&cut);
+    assert_eq!(m.len(), 1);
+    assert!(m[0].open);
+    let (whole, _) = public("cs16-podbot-lan-2013-L0000000.log").unwrap();
+    assert_eq!(m[0].id, whole[0].id, "same opening, same id");
+    assert!(m[0].rounds.len() < whole[0].rounds.len());
+    let played = m[0].events.last().unwrap();
+    assert!(played.line <= 400, "{last}");
+    assert_eq!(
+        m[0].duration_seconds,
+        played.time.max(m[0].rounds.last().unwrap().end)
+    );
 }
