@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-/// Turns first-person-shooter server logs (Quake 3, OpenArena, Urban Terror) into a static
-/// statistics website: rankings, player, map and match pages. Open the result from disk or
-/// publish it on any web host.
+/// Turns first-person-shooter server logs (Quake 3, OpenArena, Urban Terror, the Half-Life log
+/// standard of Counter-Strike, Team Fortress 2 and Left 4 Dead 2, Call of Duty, Enemy Territory)
+/// into a static statistics website: rankings, player, clan, map and match pages. Open the
+/// result from disk or publish it on any web host.
 #[derive(Debug, Parser)]
 #[command(name = "fragstats", version)]
 pub struct Cli {

@@ -548,6 +548,57 @@ fn bad_config_and_missing_paths_fail_with_one_line() {
     );
 }
 
+/// The help of `fragstats` and of each of its commands, as `docs/commands.md` holds it.
+fn commands_doc(tmp: &Path) -> String {
+    let mut doc = String::from(
+        "# Command reference\n\nWhat `fragstats --help` and `fragstats <command> --help` print \
+         (checked by the tests: `FRAGSTATS_BLESS=1 cargo test --release --test site help` \
+         rewrites this file from the binary).\n",
+    );
+    let top = fragstats(&["--help"], tmp);
+    let mut commands = Vec::new();
+    let text = String::from_utf8(top.stdout).unwrap();
+    let mut listing = false;
+    for line in text.lines() {
+        if line == "Commands:" {
+            listing = true;
+        } else if listing && line.starts_with("  ") {
+            let name = line.split_whitespace().next().unwrap().to_string();
+            if name != "help" {
+                commands.push(name);
+            }
+        } else {
+            listing = false;
+        }
+    }
+    doc.push_str(&format!("\n## fragstats\n\n```text\n{}```\n", text));
+    for c in &commands {
+        let o = fragstats(&[c, "--help"], tmp);
+        assert!(o.status.success(), "{c} --help");
+        let text = String::from_utf8(o.stdout).unwrap();
+        doc.push_str(&format!("\n## fragstats {c}\n\n```text\n{text}```\n"));
+    }
+    doc
+}
+
+/// Issue 39: the docs give every command's help as the binary prints it.
+#[test]
+fn help_of_every_command_is_in_the_docs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let want = commands_doc(tmp.path());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/commands.md");
+    if std::env::var_os("FRAGSTATS_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let got = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        got == want,
+        "docs/commands.md differs from the binary's help: rewrite it with \
+         `FRAGSTATS_BLESS=1 cargo test --release --test site help`"
+    );
+    assert!(want.contains("## fragstats balance") && want.contains("## fragstats build"));
+}
+
 #[test]
 fn help_explains_every_option() {
     let o = fragstats(&["build", "--help"], Path::new("."));
