@@ -353,4 +353,88 @@ mod tests {
         let out = Moderation::new(&cfg, &aliases).apply(std::slice::from_ref(&m), &aliases);
         assert!(matches!(out, Cow::Borrowed(_)));
     }
+
+    /// The moderation of `toml` applied to `matches` as a build applies it: the warnings for
+    /// entries that matched nobody, and the filter of names never to publish.
+    fn moderated(toml: &str, matches: &[Match]) -> (Vec<String>, NameFilter) {
+        let cfg = config(toml);
+        let aliases = Aliases::for_config(&cfg);
+        let moderation = Moderation::new(&cfg, &aliases);
+        let applied = moderation.apply(matches, &aliases);
+        let excluded = moderation.excluded(matches, &aliases);
+        let roster = Roster::build(&applied, &aliases);
+        let bots = bots(&applied, &roster);
+        let hidden = moderation.hidden(&roster, &bots);
+        (
+            moderation.unmatched(&cfg, &aliases, &roster, &bots, &excluded),
+            moderation.unpublished(&cfg, &roster, &hidden, &excluded),
+        )
+    }
+
+    #[test]
+    fn entries_that_match_nobody_are_named_with_the_nearest_player() {
+        let mut m = crate::testdata::bare_match(
+            "ffa",
+            &[
+                ("Isgalamido", Team::Free),
+                ("Gargoyle", Team::Free),
+                ("Bob", Team::Free),
+            ],
+        );
+        m.players[1].name = "^1Garg^7oyle".into();
+        let (warnings, _) = moderated(
+            "bots = \"hide\"\n[moderation]\nhide = [\"Isgalamidoo\", \"B^1ob\", \"Zed\"]\n\
+             exclude = [\"Gargoyle\", \"Bbo\"]\n",
+            std::slice::from_ref(&m),
+        );
+        assert_eq!(
+            warnings,
+            [
+                "hide: no player `Isgalamidoo`; did you mean `Isgalamido`?",
+                "hide: no player `Zed`",
+                "exclude: no player `Bbo`; did you mean `Bob`?",
+                "bots = \"hide\": no player of the logs is a bot",
+            ]
+        );
+        let (warnings, _) = moderated(
+            "[moderation]\nhide = [\"Bob\"]\nexclude = [\"^3Gargoyle\"]\n",
+            std::slice::from_ref(&m),
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn unpublished_names_are_every_name_of_the_hidden_and_excluded() {
+        let m = crate::testdata::bare_match(
+            "ffa",
+            &[
+                ("Alice", Team::Free),
+                ("Bob", Team::Free),
+                ("Carol", Team::Free),
+            ],
+        );
+        let mut later = m.clone();
+        later.players[0].name = "^1Al^7ice".into();
+        later.players[2].name = "^2Carol".into();
+        let (_, filter) = moderated(
+            "[aliases]\nBob = [\"Bobby\"]\n[moderation]\nhide = [\"^4Ali^7ce\", \"Bob\"]\n\
+             exclude = [\"Carol\"]\n",
+            &[m, later],
+        );
+        assert_eq!(
+            filter.text("^1Al^7ice, Alice, Bobby, Bob and ^2Carol met Dave"),
+            "^1[hidden], [hidden], [hidden], [hidden] and ^2[hidden] met Dave"
+        );
+    }
+
+    #[test]
+    fn nearest_name_only_when_it_is_close() {
+        let names = ["Isgalamido", "Agea", "Pl4StiK0"];
+        let near = |n: &str| nearest(n, names.iter().copied());
+        assert_eq!(near("Isgalamidoo"), Some("Isgalamido"));
+        assert_eq!(near("Agae"), Some("Agea"), "a swap is one edit");
+        assert_eq!(near("Pl4stik0"), Some("Pl4StiK0"));
+        assert_eq!(near("Agxyz"), None);
+        assert_eq!(near("Zed"), None);
+    }
 }
