@@ -162,8 +162,9 @@ impl NameFilter {
                 plain[start..end].chars().next(),
                 plain[..end].chars().next_back(),
             );
-            !(word(first) && word(plain[..start].chars().next_back()))
-                && !(word(last) && word(plain[end..].chars().next()))
+            let runs_on_before = word(first) && word(plain[..start].chars().next_back());
+            let runs_on_after = word(last) && word(plain[end..].chars().next());
+            !runs_on_before && !runs_on_after
         };
         let mut found: Vec<(usize, usize)> = Vec::new();
         for name in &self.names {
