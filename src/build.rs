@@ -2,6 +2,7 @@
 //! matches -> identities -> counts -> pages -> atomic write. Each step is a plain function of the
 //! previous step's data.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -30,7 +31,8 @@ pub struct BuildRequest {
     pub out: Option<PathBuf>,
     /// Log paths replacing the config's.
     pub paths: Vec<PathBuf>,
-    /// Any skipped file or line makes the build fail (after writing the site).
+    /// Any skipped file or line makes the build fail (after writing the site); a `[moderation]`
+    /// entry that matches no player makes it fail before the site is published.
     pub strict: bool,
     /// Ignore the incremental state and read every log from the start.
     pub full: bool,
@@ -240,6 +242,15 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         (site, prepared)
     });
     let mut site = site?;
+    // A `hide` or `exclude` entry that matched nobody may be a typo that publishes the very
+    // player it meant to remove: under --strict the new site is not published.
+    if req.strict && !site.unmatched.is_empty() {
+        anyhow::bail!(
+            "--strict: the site was not published: {}",
+            site.unmatched.join("; ")
+        );
+    }
+    warnings.append(&mut site.unmatched);
     // Written (not flushed) while the site is rendered (else here, without the lock), and put
     // in the old one's place once the site is published: it is checked against the matches
     // before use, so one newer than the state (a crash in between) is still right, and one that
@@ -408,6 +419,9 @@ pub struct RenderedSite {
     pub players: usize,
     pub checkpoint: Option<NewCheckpoint>,
     pub replayed: Replayed,
+    /// `[moderation]` and `bots` settings that matched no player (see
+    /// [`Moderation::unmatched`]): for the terminal only, they quote the config.
+    pub unmatched: Vec<String>,
 }
 
 /// The checkpoint [`render`] made for the next build.
@@ -443,11 +457,21 @@ pub fn render(
     let aliases = Aliases::for_config(config);
     let moderation = Moderation::new(config, &aliases);
     // Excluded players (bans, bots under `bots = "exclude"`) leave before anything is counted.
+    let original = matches;
     let applied = moderation.apply(matches, &aliases);
     let matches = &*applied;
     let roster = Roster::build(matches, &aliases);
     let bots = crate::model::moderation::bots(matches, &roster);
     let hidden = moderation.hidden(&roster, &bots);
+    let excluded = match &applied {
+        Cow::Owned(_) => moderation.excluded(original, &aliases),
+        Cow::Borrowed(_) => Default::default(),
+    };
+    let unmatched = moderation.unmatched(config, &aliases, &roster, &bots, &excluded);
+    // The examples of skipped lines quote the logs: the names the site hides leave them here,
+    // for this build's `[moderation]` (the state keeps them as read).
+    let diagnostics =
+        diagnostics.without_names(&moderation.unpublished(config, &roster, &hidden, &excluded));
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     timer.lap("identities and clans");
     let resume = resume.wait(&config.rating);
@@ -537,7 +561,7 @@ pub fn render(
             standing: &standing,
             ladders: &ladders,
             seasons: &seasons,
-            diagnostics,
+            diagnostics: &diagnostics,
             cache: &cache,
             site_dir,
             sink,
@@ -556,6 +580,7 @@ pub fn render(
         players,
         checkpoint,
         replayed,
+        unmatched,
     })
 }
 

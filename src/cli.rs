@@ -208,7 +208,9 @@ pub struct BuildArgs {
     /// Output folder, replacing `output` from the config. [default: public/ beside the config]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Exit with status 3 when any file or line was skipped (the site is still written).
+    /// Exit with status 3 when any file or line was skipped (the site is still written); a
+    /// `hide`, `exclude` or `bots` setting that matches no player fails the build (status 1)
+    /// before the site is published.
     #[arg(long)]
     pub strict: bool,
     /// Ignore the incremental state (`.fragstats/`) and read every log from the start.

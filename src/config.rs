@@ -542,21 +542,10 @@ impl Config {
         Config::parse(&text, &path.display().to_string())
     }
 
-    /// Checks values serde cannot: colours must be hex colours (they go into CSS), factors must
-    /// be in range.
+    /// Checks values serde cannot: colours must be hex colours (they go into CSS), every number
+    /// must be in its range.
     pub fn validate(&self, origin: &str) -> Result<()> {
-        let decay = self.rating.whole_history.decay;
-        if !(decay > 0.0 && decay <= 1.0) {
-            anyhow::bail!(
-                "{origin}: rating.whole_history.decay = {decay} must be above 0 and at most 1 (1 = no decay)"
-            );
-        }
-        let tau = self.rating.glicko2.tau;
-        if !(tau > 0.0 && tau.is_finite()) {
-            anyhow::bail!(
-                "{origin}: rating.glicko2.tau = {tau} must be a positive number (Glickman suggests 0.3 to 1.2)"
-            );
-        }
+        self.validate_numbers(origin)?;
         for (n, link) in self.nav.iter().enumerate() {
             if link.url.trim().is_empty() || link.label.trim().is_empty() {
                 anyhow::bail!(
@@ -604,8 +593,13 @@ impl Config {
                     "{origin}: {which}: top_percent = {p} must be above 0 and at most 100"
                 );
             }
-            if d.min_rating.is_some_and(|r| !r.is_finite()) {
-                anyhow::bail!("{origin}: {which}: min_rating must be a number");
+            if let Some(r) = d.min_rating {
+                Range::closed(-1_000_000.0, 1_000_000.0).check(
+                    origin,
+                    &format!("{which}: min_rating"),
+                    r,
+                    "",
+                )?;
             }
         }
         self.validate_seasons(origin)?;
@@ -629,7 +623,156 @@ impl Config {
     }
 }
 
+/// The values a numeric key allows: `low` to `high`, `low` itself only when `low_allowed`.
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    low: f64,
+    low_allowed: bool,
+    high: f64,
+}
+
+impl Range {
+    /// From `low` to `high`, both allowed.
+    const fn closed(low: f64, high: f64) -> Range {
+        Range {
+            low,
+            low_allowed: true,
+            high,
+        }
+    }
+
+    /// Above `low`, at most `high`.
+    const fn above(low: f64, high: f64) -> Range {
+        Range {
+            low,
+            low_allowed: false,
+            high,
+        }
+    }
+
+    /// Refuses `value` of `key` outside the range (or not a number), naming both and the range;
+    /// `why` (if not empty) says what the ends mean.
+    fn check(self, origin: &str, key: &str, value: f64, why: &str) -> Result<()> {
+        let inside = if self.low_allowed {
+            value >= self.low
+        } else {
+            value > self.low
+        } && value <= self.high;
+        if inside {
+            return Ok(());
+        }
+        let (low, high) = (self.low, self.high);
+        let range = if self.low_allowed {
+            format!("between {low} and {high}")
+        } else {
+            format!("above {low} and at most {high}")
+        };
+        let why = if why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({why})")
+        };
+        anyhow::bail!("{origin}: {key} = {value} is out of range: it must be {range}{why}")
+    }
+}
+
+/// Weights of the dynamic rating's incidents: none negative, none worth more than 100 frags.
+const WEIGHT: Range = Range::closed(0.0, 100.0);
+
 impl Config {
+    /// Every number of `[rating]` and `[ladder]` in its range (those of `[balance]`,
+    /// `[seasons]` and `[[divisions]]` are checked with their tables).
+    fn validate_numbers(&self, origin: &str) -> Result<()> {
+        let r = &self.rating;
+        let d = &r.dynamic;
+        let checks: [(&str, f64, Range, &str); 20] = [
+            (
+                "rating.dynamic.k",
+                d.k,
+                Range::closed(0.0, 1000.0),
+                "0 keeps every rating",
+            ),
+            (
+                "rating.dynamic.initial",
+                d.initial,
+                Range::closed(-10_000.0, 10_000.0),
+                "",
+            ),
+            ("rating.dynamic.frag", d.frag, WEIGHT, ""),
+            ("rating.dynamic.capture", d.capture, WEIGHT, ""),
+            ("rating.dynamic.flag_return", d.flag_return, WEIGHT, ""),
+            ("rating.dynamic.flag_pickup", d.flag_pickup, WEIGHT, ""),
+            (
+                "rating.dynamic.flag_carrier_kill",
+                d.flag_carrier_kill,
+                WEIGHT,
+                "",
+            ),
+            ("rating.dynamic.bomb_plant", d.bomb_plant, WEIGHT, ""),
+            ("rating.dynamic.bomb_defuse", d.bomb_defuse, WEIGHT, ""),
+            ("rating.dynamic.bomb_explode", d.bomb_explode, WEIGHT, ""),
+            ("rating.dynamic.point_capture", d.point_capture, WEIGHT, ""),
+            (
+                "rating.dynamic.decay_points",
+                d.decay_points,
+                Range::closed(0.0, 1000.0),
+                "0 = no decay",
+            ),
+            (
+                "rating.dynamic.decay_every_days",
+                f64::from(d.decay_every_days),
+                Range::closed(1.0, 3650.0),
+                "days of log time",
+            ),
+            (
+                "rating.static.min_pair_frags",
+                f64::from(r.static_.min_pair_frags),
+                Range::closed(1.0, 100_000.0),
+                "",
+            ),
+            (
+                "rating.static.min_incidents",
+                f64::from(r.static_.min_incidents),
+                Range::closed(0.0, 1_000_000.0),
+                "",
+            ),
+            (
+                "rating.headline.provisional_incidents",
+                f64::from(r.headline.provisional_incidents),
+                Range::closed(0.0, 1_000_000.0),
+                "0 = nobody is provisional",
+            ),
+            (
+                "rating.whole_history.decay",
+                r.whole_history.decay,
+                Range::above(0.0, 1.0),
+                "1 = no decay",
+            ),
+            (
+                "rating.glicko2.tau",
+                r.glicko2.tau,
+                Range::above(0.0, 10.0),
+                "Glickman suggests 0.3 to 1.2",
+            ),
+            (
+                "ladder.inactive_after_days",
+                self.ladder.inactive_after_days.map_or(0.0, f64::from),
+                Range::closed(0.0, 36_500.0),
+                "days of log time",
+            ),
+            (
+                "ladder.rank_shards_above",
+                self.ladder.rank_shards_above.map_or(0.0, |n| n as f64),
+                Range::closed(0.0, 10_000_000.0),
+                "players",
+            ),
+        ];
+        for (key, value, range, why) in checks {
+            range.check(origin, key, value, why)?;
+        }
+        Ok(())
+    }
+
     /// `[balance]`: penalties and tolerances are points (0 or more), the guard a probability.
     fn validate_balance(&self, origin: &str) -> Result<()> {
         let b = &self.balance;
@@ -803,5 +946,75 @@ mod tests {
         assert_eq!(c.rating.static_.min_pair_frags, 5);
         let err = Config::parse("[rating.dynamic]\nduel = \"round\"\n", "s").unwrap_err();
         assert!(err.to_string().contains("unknown variant `round`"), "{err}");
+    }
+
+    /// Issue 39: a number that makes no sense is refused with its key, its value and the range.
+    #[test]
+    fn numbers_out_of_range_name_key_value_and_range() {
+        for (text, says) in [
+            (
+                "[rating.dynamic]\nk = -5.0\n",
+                "s: rating.dynamic.k = -5 is out of range: it must be between 0 and 1000 (0 \
+                 keeps every rating)",
+            ),
+            (
+                "[rating.dynamic]\ncapture = 1e9\n",
+                "rating.dynamic.capture = 1000000000 is out of range: it must be between 0 and 100",
+            ),
+            (
+                "[rating.dynamic]\nfrag = nan\n",
+                "rating.dynamic.frag = NaN is out of range",
+            ),
+            (
+                "[rating.dynamic]\ndecay_every_days = 0\n",
+                "rating.dynamic.decay_every_days = 0 is out of range: it must be between 1 and 3650",
+            ),
+            (
+                "[rating.static]\nmin_pair_frags = 0\n",
+                "rating.static.min_pair_frags = 0 is out of range: it must be between 1 and 100000",
+            ),
+            (
+                "[rating.headline]\nprovisional_incidents = 2000000\n",
+                "rating.headline.provisional_incidents = 2000000 is out of range",
+            ),
+            (
+                "[rating.whole_history]\ndecay = 0\n",
+                "rating.whole_history.decay = 0 is out of range: it must be above 0 and at most 1 \
+                 (1 = no decay)",
+            ),
+            (
+                "[rating.glicko2]\ntau = -1\n",
+                "rating.glicko2.tau = -1 is out of range: it must be above 0 and at most 10",
+            ),
+            (
+                "[ladder]\ninactive_after_days = 40000\n",
+                "ladder.inactive_after_days = 40000 is out of range: it must be between 0 and 36500",
+            ),
+            (
+                "[ladder]\nrank_shards_above = 20000000\n",
+                "ladder.rank_shards_above = 20000000 is out of range",
+            ),
+            (
+                "[[divisions]]\nname = \"Gold\"\nmin_rating = inf\n",
+                "[[divisions]] entry 1 (\"Gold\"): min_rating = inf is out of range: it must be \
+                 between -1000000 and 1000000",
+            ),
+            (
+                "[balance]\nclan_penalty = -1\n",
+                "balance.clan_penalty = -1 must be between 0 and 100",
+            ),
+        ] {
+            let err = Config::parse(text, "s").unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+        // The ends are allowed, as are the values the tests and sample sites use.
+        for text in [
+            "[rating.dynamic]\nk = 0.0\ndecay_every_days = 3650\n",
+            "[rating.static]\nmin_incidents = 100000\n",
+            "[rating.whole_history]\ndecay = 1\n[ladder]\ninactive_after_days = 0\n",
+            "[ladder]\nrank_shards_above = 0\n",
+        ] {
+            assert!(Config::parse(text, "s").is_ok(), "{text}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The `fragstats` binary: parses the command line, runs the build, prints the summary.
-//! Exit status: 0 site written, 1 nothing could be built (the error says why), 2 bad usage,
-//! 3 site written but something was skipped and `--strict` was given.
+//! Exit status: 0 site written, 1 nothing could be built (the error says why; with `--strict`,
+//! also a `[moderation]` entry or `bots` setting that matches no player), 2 bad usage, 3 site
+//! written but something was skipped and `--strict` was given.
 
 use std::io::Write as _;
 

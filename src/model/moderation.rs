@@ -3,15 +3,29 @@
 //! out of each match with every event they made or suffered, exactly as if their lines were not in
 //! the log; a hidden player (opted out, or a bot under `bots = "hide"`) stays in every count and
 //! rating, and only the pages leave their name out. Names are matched like aliases: colour codes
-//! removed, then `[aliases]` applied. It does not render anything.
+//! removed, then `[aliases]` applied. It also says which names a site must never publish, and
+//! which entries matched nobody (a typo would publish the very player it meant to remove). It
+//! does not render anything.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use super::identity::{Aliases, Roster};
 use super::names::plain_name;
 use super::{Match, NO_PLAYER};
 use crate::config::{BotsMode, Config};
+use crate::diagnostics::NameFilter;
+
+/// Whom [`Moderation::apply`] took out of the matches.
+#[derive(Debug, Clone, Default)]
+pub struct Excluded {
+    /// Every name they played under, colour codes kept, and its plain form.
+    names: BTreeSet<String>,
+    /// Their identity keys (the `exclude` entries that matched someone).
+    keys: HashSet<String>,
+    /// Whether a bot was among them (`bots = "exclude"` matched someone).
+    bots: bool,
+}
 
 /// The moderation rules of a site, resolved to identity keys.
 #[derive(Debug, Clone, Default)]
@@ -64,6 +78,106 @@ impl Moderation {
                 })
                 .collect(),
         )
+    }
+
+    /// Whom [`Moderation::apply`] takes out of `matches` (a pass over every match player: worth
+    /// it only when `apply` took someone out; else [`Excluded::default`] says the same).
+    pub fn excluded(&self, matches: &[Match], aliases: &Aliases) -> Excluded {
+        let mut out = Excluded::default();
+        for p in matches.iter().flat_map(|m| &m.players) {
+            if self.excludes(p, aliases) {
+                if !out.names.contains(&p.name) {
+                    out.names.insert(p.name.clone());
+                    out.names.insert(p.plain.clone());
+                }
+                if !out.keys.contains(aliases.key(&p.plain)) {
+                    out.keys.insert(aliases.key(&p.plain).to_string());
+                }
+                out.bots |= p.bot;
+            }
+        }
+        out
+    }
+
+    /// Every name the site must not publish: each `hide` and `exclude` entry and its `[aliases]`,
+    /// every name a hidden identity of `roster` was seen under, and every name of the players
+    /// `excluded` took out.
+    pub fn unpublished(
+        &self,
+        config: &Config,
+        roster: &Roster,
+        hidden: &[bool],
+        excluded: &Excluded,
+    ) -> NameFilter {
+        let m = &config.moderation;
+        let entries = m.hide.iter().chain(&m.exclude).map(String::as_str);
+        let aliased = config.aliases.iter().filter(|(canonical, _)| {
+            let key = plain_name(canonical);
+            self.hide.contains(&key) || self.exclude.contains(&key)
+        });
+        let aliased = aliased.flat_map(|(canonical, extras)| {
+            std::iter::once(canonical.as_str()).chain(extras.iter().map(String::as_str))
+        });
+        let seen = (roster.players.iter().zip(hidden))
+            .filter(|(_, hidden)| **hidden)
+            .flat_map(|(p, _)| std::iter::once(&p.key).chain(&p.names_seen))
+            .map(String::as_str);
+        NameFilter::new(
+            entries
+                .chain(aliased)
+                .chain(seen)
+                .chain(excluded.names.iter().map(String::as_str)),
+        )
+    }
+
+    /// One warning per `hide` or `exclude` entry that matched no player, naming the nearest
+    /// player's name when one is close (a typo), and for a `bots` setting that met no bot.
+    /// They quote the site's own config: for the terminal, never for a page.
+    pub fn unmatched(
+        &self,
+        config: &Config,
+        aliases: &Aliases,
+        roster: &Roster,
+        bots: &[bool],
+        excluded: &Excluded,
+    ) -> Vec<String> {
+        let in_roster = |key: &str| {
+            roster
+                .players
+                .binary_search_by(|p| p.key.as_str().cmp(key))
+                .is_ok()
+        };
+        let mut out = Vec::new();
+        let m = &config.moderation;
+        for (list, entries) in [("hide", &m.hide), ("exclude", &m.exclude)] {
+            for entry in entries {
+                let plain = plain_name(entry);
+                let key = aliases.key(&plain);
+                let found = excluded.keys.contains(key) || (list == "hide" && in_roster(key));
+                if found {
+                    continue;
+                }
+                let nearest = nearest(&plain, roster.players.iter().map(|p| p.key.as_str()));
+                out.push(match nearest {
+                    Some(near) => format!("{list}: no player `{entry}`; did you mean `{near}`?"),
+                    None => format!("{list}: no player `{entry}`"),
+                });
+            }
+        }
+        let met_bot = match config.bots {
+            BotsMode::Show => true,
+            BotsMode::Hide => bots.iter().any(|&b| b),
+            BotsMode::Exclude => excluded.bots,
+        };
+        if !met_bot {
+            let mode = if config.bots == BotsMode::Hide {
+                "hide"
+            } else {
+                "exclude"
+            };
+            out.push(format!("bots = \"{mode}\": no player of the logs is a bot"));
+        }
+        out
     }
 
     fn without_excluded(&self, m: &Match, aliases: &Aliases) -> Match {
@@ -120,6 +234,60 @@ impl Moderation {
             })
             .collect()
     }
+}
+
+/// The name of `names` nearest to `name` by edit distance (a letter added, removed, changed or
+/// two swapped), if one is close enough to be a typo of it: one edit in a name of up to four
+/// letters, two up to ten, three beyond. The first of equally near ones.
+fn nearest<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let name: Vec<char> = name.chars().collect();
+    let most = match name.len() {
+        0..=4 => 1,
+        5..=10 => 2,
+        _ => 3,
+    };
+    let mut best: Option<(usize, &str)> = None;
+    for other in names {
+        let limit = best.map_or(most, |(d, _)| d - 1);
+        let chars: Vec<char> = other.chars().collect();
+        if chars.len().abs_diff(name.len()) > limit {
+            continue;
+        }
+        let d = edit_distance(&name, &chars);
+        if d <= limit && d > 0 {
+            best = Some((d, other));
+            if d == 1 {
+                break;
+            }
+        }
+    }
+    best.map(|(_, n)| n)
+}
+
+/// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+/// neighbours, each one edit.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for (i, row) in d.chunks_mut(width).enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d.iter_mut().take(width).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = v;
+        }
+    }
+    d[a.len() * width + b.len()]
 }
 
 /// For each identity of `roster`: a bot (every appearance of it in `matches` is marked as one).
@@ -184,5 +352,89 @@ mod tests {
         let aliases = Aliases::for_config(&cfg);
         let out = Moderation::new(&cfg, &aliases).apply(std::slice::from_ref(&m), &aliases);
         assert!(matches!(out, Cow::Borrowed(_)));
+    }
+
+    /// The moderation of `toml` applied to `matches` as a build applies it: the warnings for
+    /// entries that matched nobody, and the filter of names never to publish.
+    fn moderated(toml: &str, matches: &[Match]) -> (Vec<String>, NameFilter) {
+        let cfg = config(toml);
+        let aliases = Aliases::for_config(&cfg);
+        let moderation = Moderation::new(&cfg, &aliases);
+        let applied = moderation.apply(matches, &aliases);
+        let excluded = moderation.excluded(matches, &aliases);
+        let roster = Roster::build(&applied, &aliases);
+        let bots = bots(&applied, &roster);
+        let hidden = moderation.hidden(&roster, &bots);
+        (
+            moderation.unmatched(&cfg, &aliases, &roster, &bots, &excluded),
+            moderation.unpublished(&cfg, &roster, &hidden, &excluded),
+        )
+    }
+
+    #[test]
+    fn entries_that_match_nobody_are_named_with_the_nearest_player() {
+        let mut m = crate::testdata::bare_match(
+            "ffa",
+            &[
+                ("Isgalamido", Team::Free),
+                ("Gargoyle", Team::Free),
+                ("Bob", Team::Free),
+            ],
+        );
+        m.players[1].name = "^1Garg^7oyle".into();
+        let (warnings, _) = moderated(
+            "bots = \"hide\"\n[moderation]\nhide = [\"Isgalamidoo\", \"B^1ob\", \"Zed\"]\n\
+             exclude = [\"Gargoyle\", \"Bbo\"]\n",
+            std::slice::from_ref(&m),
+        );
+        assert_eq!(
+            warnings,
+            [
+                "hide: no player `Isgalamidoo`; did you mean `Isgalamido`?",
+                "hide: no player `Zed`",
+                "exclude: no player `Bbo`; did you mean `Bob`?",
+                "bots = \"hide\": no player of the logs is a bot",
+            ]
+        );
+        let (warnings, _) = moderated(
+            "[moderation]\nhide = [\"Bob\"]\nexclude = [\"^3Gargoyle\"]\n",
+            std::slice::from_ref(&m),
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn unpublished_names_are_every_name_of_the_hidden_and_excluded() {
+        let m = crate::testdata::bare_match(
+            "ffa",
+            &[
+                ("Alice", Team::Free),
+                ("Bob", Team::Free),
+                ("Carol", Team::Free),
+            ],
+        );
+        let mut later = m.clone();
+        later.players[0].name = "^1Al^7ice".into();
+        later.players[2].name = "^2Carol".into();
+        let (_, filter) = moderated(
+            "[aliases]\nBob = [\"Bobby\"]\n[moderation]\nhide = [\"^4Ali^7ce\", \"Bob\"]\n\
+             exclude = [\"Carol\"]\n",
+            &[m, later],
+        );
+        assert_eq!(
+            filter.text("^1Al^7ice, Alice, Bobby, Bob and ^2Carol met Dave"),
+            "^1[hidden], [hidden], [hidden], [hidden] and ^2[hidden] met Dave"
+        );
+    }
+
+    #[test]
+    fn nearest_name_only_when_it_is_close() {
+        let names = ["Isgalamido", "Agea", "Pl4StiK0"];
+        let near = |n: &str| nearest(n, names.iter().copied());
+        assert_eq!(near("Isgalamidoo"), Some("Isgalamido"));
+        assert_eq!(near("Agae"), Some("Agea"), "a swap is one edit");
+        assert_eq!(near("Pl4stik0"), Some("Pl4StiK0"));
+        assert_eq!(near("Agxyz"), None);
+        assert_eq!(near("Zed"), None);
     }
 }
