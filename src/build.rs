@@ -462,7 +462,7 @@ pub fn render(
     let matches = &*applied;
     let roster = Roster::build(matches, &aliases);
     let bots = crate::model::moderation::bots(matches, &roster);
-    let hidden = moderation.hidden(&roster, &bots);
+    let hidden = moderation.hidden(&roster, &bots, &aliases);
     let excluded = match &applied {
         Cow::Owned(_) => moderation.excluded(original, &aliases),
         Cow::Borrowed(_) => Default::default(),

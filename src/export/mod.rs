@@ -119,7 +119,7 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     let ratings = Ratings::compute(dynamic, evaluation, static_, &rating);
     timer.lap("counts and ratings");
     let bots = crate::model::moderation::bots(matches, &roster);
-    let hidden = moderation.hidden(&roster, &bots);
+    let hidden = moderation.hidden(&roster, &bots, &aliases);
     let history = tables::History {
         matches,
         roster: &roster,

@@ -224,7 +224,7 @@ fn tell_apart(players: &mut [Identity]) {
 
 /// The id a match player of `m` is known by, if any: an account the log authenticates (never a
 /// bot's), or under `identity = "guid"` any id the log gives.
-fn account_of(m: &Match, p: &super::MatchPlayer, aliases: &Aliases) -> Option<u64> {
+pub fn account_of(m: &Match, p: &super::MatchPlayer, aliases: &Aliases) -> Option<u64> {
     p.uid
         .filter(|_| aliases.by_uid || (!p.bot && super::logs_accounts(&m.game)))
 }

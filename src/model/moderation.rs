@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
-use super::identity::{Aliases, Roster};
+use super::identity::{Aliases, Roster, account_of};
 use super::names::plain_name;
 use super::{Match, NO_PLAYER};
 use crate::config::{BotsMode, Config};
@@ -51,9 +51,37 @@ impl Moderation {
         }
     }
 
-    /// A player of a match whose frags are dropped.
-    fn excludes(&self, p: &super::MatchPlayer, aliases: &Aliases) -> bool {
+    /// A player of a match whose frags are dropped, by their name in it.
+    fn excludes_by_name(&self, p: &super::MatchPlayer, aliases: &Aliases) -> bool {
         (p.bot && self.bots == BotsMode::Exclude) || self.exclude.contains(aliases.key(&p.plain))
+    }
+
+    /// The accounts ([`account_of`]) that played under an excluded name in any of `matches`:
+    /// banned under every name they use.
+    fn banned_accounts(&self, matches: &[Match], aliases: &Aliases) -> HashSet<u64> {
+        if self.exclude.is_empty() {
+            return HashSet::new();
+        }
+        (matches
+            .iter()
+            .flat_map(|m| m.players.iter().map(move |p| (m, p))))
+        .filter(|(_, p)| self.excludes_by_name(p, aliases))
+        .filter_map(|(m, p)| account_of(m, p, aliases))
+        .collect()
+    }
+
+    /// A player of match `m` whose frags are dropped: by name, or as one of the `banned`
+    /// accounts.
+    fn excludes(
+        &self,
+        m: &Match,
+        p: &super::MatchPlayer,
+        aliases: &Aliases,
+        banned: &HashSet<u64>,
+    ) -> bool {
+        self.excludes_by_name(p, aliases)
+            || (!banned.is_empty()
+                && account_of(m, p, aliases).is_some_and(|a| banned.contains(&a)))
     }
 
     /// `matches` without their excluded players: each such player is removed from the match with
@@ -61,7 +89,8 @@ impl Moderation {
     /// them (so incremental builds and page keys see the difference); a match left without an
     /// active player is dropped, as a parser drops one. Borrowed when nothing is excluded.
     pub fn apply<'a>(&self, matches: &'a [Match], aliases: &Aliases) -> Cow<'a, [Match]> {
-        let touched = |m: &Match| m.players.iter().any(|p| self.excludes(p, aliases));
+        let banned = self.banned_accounts(matches, aliases);
+        let touched = |m: &Match| (m.players.iter()).any(|p| self.excludes(m, p, aliases, &banned));
         if !matches.iter().any(touched) {
             return Cow::Borrowed(matches);
         }
@@ -72,7 +101,7 @@ impl Moderation {
                     if !touched(m) {
                         return Some(m.clone());
                     }
-                    let m = self.without_excluded(m, aliases);
+                    let m = self.without_excluded(m, aliases, &banned);
                     // As the parsers do: a match in which nobody (left) played is no match.
                     m.players.iter().any(|p| p.active).then_some(m)
                 })
@@ -84,8 +113,12 @@ impl Moderation {
     /// it only when `apply` took someone out; else [`Excluded::default`] says the same).
     pub fn excluded(&self, matches: &[Match], aliases: &Aliases) -> Excluded {
         let mut out = Excluded::default();
-        for p in matches.iter().flat_map(|m| &m.players) {
-            if self.excludes(p, aliases) {
+        let banned = self.banned_accounts(matches, aliases);
+        for (m, p) in matches
+            .iter()
+            .flat_map(|m| m.players.iter().map(move |p| (m, p)))
+        {
+            if self.excludes(m, p, aliases, &banned) {
                 if !out.names.contains(&p.name) {
                     out.names.insert(p.name.clone());
                     out.names.insert(p.plain.clone());
@@ -141,6 +174,18 @@ impl Moderation {
         bots: &[bool],
         excluded: &Excluded,
     ) -> Vec<String> {
+        // Every name an identity was seen under counts: an account's page keeps its first name
+        // as key, while the admin reads its latest (made only when a key matched nothing).
+        let seen = std::cell::OnceCell::new();
+        let seen_as = |key: &str| {
+            let seen: &HashSet<String> = seen.get_or_init(|| {
+                (roster.players.iter())
+                    .flat_map(|p| &p.names_seen)
+                    .map(|n| aliases.key(&plain_name(n)).to_string())
+                    .collect()
+            });
+            seen.contains(key)
+        };
         let in_roster = |key: &str| {
             roster
                 .players
@@ -153,7 +198,8 @@ impl Moderation {
             for entry in entries {
                 let plain = plain_name(entry);
                 let key = aliases.key(&plain);
-                let found = excluded.keys.contains(key) || (list == "hide" && in_roster(key));
+                let found = excluded.keys.contains(key)
+                    || (list == "hide" && (in_roster(key) || seen_as(key)));
                 if found {
                     continue;
                 }
@@ -180,14 +226,14 @@ impl Moderation {
         out
     }
 
-    fn without_excluded(&self, m: &Match, aliases: &Aliases) -> Match {
+    fn without_excluded(&self, m: &Match, aliases: &Aliases, banned: &HashSet<u64>) -> Match {
         // New number of each player, None for the excluded.
         let mut renumber = Vec::with_capacity(m.players.len());
         let mut players = Vec::with_capacity(m.players.len());
         let mut h = crate::hash::Hasher::new();
         h.u64(m.content);
         for p in &m.players {
-            if self.excludes(p, aliases) {
+            if self.excludes(m, p, aliases, banned) {
                 renumber.push(None);
                 h.str(&p.plain);
             } else {
@@ -220,17 +266,20 @@ impl Moderation {
         }
     }
 
-    /// For each identity of `roster`: never named on the site (opted out, or a bot under
+    /// For each identity of `roster`: never named on the site (opted out under any name it was
+    /// seen with, as an account keeps one page whatever its names, or a bot under
     /// `bots = "hide"`).
-    pub fn hidden(&self, roster: &Roster, bots: &[bool]) -> Vec<bool> {
+    pub fn hidden(&self, roster: &Roster, bots: &[bool], aliases: &Aliases) -> Vec<bool> {
+        let named = |key: &str| self.hide.contains(key) || self.exclude.contains(key);
         roster
             .players
             .iter()
             .zip(bots)
             .map(|(p, &bot)| {
-                self.hide.contains(&p.key)
-                    || self.exclude.contains(&p.key)
+                named(&p.key)
                     || (bot && self.bots != BotsMode::Show)
+                    || (!self.hide.is_empty() || !self.exclude.is_empty())
+                        && (p.names_seen.iter()).any(|n| named(aliases.key(&plain_name(n))))
             })
             .collect()
     }
@@ -364,11 +413,54 @@ mod tests {
         let excluded = moderation.excluded(matches, &aliases);
         let roster = Roster::build(&applied, &aliases);
         let bots = bots(&applied, &roster);
-        let hidden = moderation.hidden(&roster, &bots);
+        let hidden = moderation.hidden(&roster, &bots, &aliases);
         (
             moderation.unmatched(&cfg, &aliases, &roster, &bots, &excluded),
             moderation.unpublished(&cfg, &roster, &hidden, &excluded),
         )
+    }
+
+    /// Issue 38: an account is one player whatever its names, so an opt-out under any of them
+    /// covers it: excluded under its first name, it leaves the match it played renamed too;
+    /// hidden under its latest name (the one its page shows), its page is hidden.
+    #[test]
+    fn an_account_is_moderated_under_any_of_its_names() {
+        let tf2 = |names: &[(&str, Option<u64>)]| {
+            let teams: Vec<(&str, Team)> = names.iter().map(|(n, _)| (*n, Team::Free)).collect();
+            let mut m = crate::testdata::bare_match("ffa", &teams);
+            m.game = "tf2".into();
+            for (p, (_, uid)) in m.players.iter_mut().zip(names) {
+                p.uid = *uid;
+                p.active = true;
+            }
+            m
+        };
+        let matches = [
+            tf2(&[("neet", Some(7)), ("x", Some(8))]),
+            tf2(&[("GAUNTSUCKS neet", Some(7)), ("x", Some(8))]),
+        ];
+        let cfg = config("[moderation]\nexclude = [\"neet\"]\n");
+        let aliases = Aliases::for_config(&cfg);
+        let applied = Moderation::new(&cfg, &aliases).apply(&matches, &aliases);
+        assert!(
+            applied
+                .iter()
+                .all(|m| m.players.len() == 1 && m.players[0].name == "x")
+        );
+        let (warnings, filter) = moderated("[moderation]\nexclude = [\"neet\"]\n", &matches);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(filter.text("GAUNTSUCKS neet killed x"), "[hidden] killed x");
+
+        let cfg = config("[moderation]\nhide = [\"GAUNTSUCKS neet\"]\n");
+        let aliases = Aliases::for_config(&cfg);
+        let roster = Roster::build(&matches, &aliases);
+        let bots = bots(&matches, &roster);
+        let hidden = Moderation::new(&cfg, &aliases).hidden(&roster, &bots, &aliases);
+        let neet = roster.players.iter().position(|p| p.key == "neet").unwrap();
+        assert_eq!(roster.players[neet].name, "GAUNTSUCKS neet");
+        assert!(hidden[neet] && hidden.iter().filter(|h| **h).count() == 1);
+        let (warnings, _) = moderated("[moderation]\nhide = [\"GAUNTSUCKS neet\"]\n", &matches);
+        assert!(warnings.is_empty(), "{warnings:?}");
     }
 
     #[test]
