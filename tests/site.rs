@@ -1080,6 +1080,7 @@ fn diagnostics_and_strict_mode() {
 /// Contract of issue 7: `headline_rating` and `provisional` in players.json, `rating` stays
 /// Becker's; a 2:0 newcomer is provisional and listed after every established player; the
 /// evaluation is published; `[rating.headline]` selects the system and the threshold.
+/// The newcomer's log is OpenArena's, as the bots': one game, one ladder (issue 38).
 #[test]
 fn headline_rating_and_provisional_players() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1087,7 +1088,7 @@ fn headline_rating_and_provisional_players() {
     std::fs::create_dir_all(&logs).unwrap();
     std::fs::write(
         logs.join("newcomer.log"),
-        "  0:00 InitGame: \\g_gametype\\0\\mapname\\q3dm17\\sv_hostname\\test\n\
+        "  0:00 InitGame: \\g_gametype\\0\\gamename\\baseoa\\mapname\\q3dm17\\sv_hostname\\test\n\
            0:00 ClientUserinfoChanged: 0 n\\Rookie\\t\\0\n\
            0:00 ClientUserinfoChanged: 1 n\\xXSkullXx\\t\\0\n\
            0:10 Kill: 0 1 10: Rookie killed xXSkullXx by MOD_RAILGUN\n\
