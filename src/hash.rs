@@ -1,6 +1,8 @@
-//! The one stable hash of the project: 64-bit FNV-1a. Stable across runs and machines (unlike
-//! std's hasher), so its values can name matches, fingerprint files and key cached pages in the
-//! state. `raw` feeds bytes as they are; the field methods length-prefix them.
+//! The project's stable hashes: stable across runs and machines (unlike std's hasher), so their
+//! values can name matches, fingerprint files and key cached pages in the state. [`Hasher`] is
+//! 64-bit FNV-1a, for every id and fingerprint stored in the archive (`raw` feeds bytes as they
+//! are; the field methods length-prefix them); [`StreamHasher`] is XXH64, for long streams that
+//! only key pages within the state.
 
 /// The hash of fragstats' own code that a cached output depends on beyond its inputs: the
 /// version, the `sources` (texts of `include_str!`, in a fixed order) and the locked dependency

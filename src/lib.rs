@@ -1,7 +1,10 @@
 //! fragstats: game-server logs in, static statistics website out.
 //!
-//! Data flows one way: [`crawl`] -> [`parse`] -> [`model`] -> [`stats`] -> [`render`] ->
-//! [`output`]; [`build`] runs the pipeline.
+//! Data flows one way: [`crawl`] finds the logs, [`read`] has [`parse`] turn the new bytes into
+//! [`model`] matches (kept in [`state`], the archive of record, with [`archive`]); [`history`]
+//! folds them into the counts ([`stats`]) and ratings ([`rating`], [`evaluate`]); [`render`]
+//! makes the pages and [`output`] publishes them. [`build`] runs the pipeline; [`watch`],
+//! [`balance`] and [`export`] are the other commands.
 
 pub mod archive;
 pub mod balance;

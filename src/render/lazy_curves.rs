@@ -1,7 +1,6 @@
-//! Rating curves drawn only for the player pages that are rendered. Drawing the curves (SVGs
-//! through plotters) took about 21% of the processor time of the crowd append of
-//! `benches/build_speed.sh` when every page's view drew them, and on an append almost every
-//! page's key is unchanged. So the view a page is keyed by holds, in place of each SVG,
+//! Rating curves drawn only for the player pages that are rendered. Drawing a curve's SVG
+//! ([`super::charts`]) is a large part of rendering a player page, and on an append almost
+//! every page's key is unchanged. So the view a page is keyed by holds, in place of each SVG,
 //! a stub: the hash of everything the drawing is a function of (the points, the labels, the
 //! x axis kind, and the source of the code that draws). Equal stubs draw equal SVGs, so an
 //! equal key still means an equal page; a page that is rendered gets the real SVGs first
@@ -28,9 +27,8 @@ pub(super) struct CurveInput {
 }
 
 /// The hash of the code a curve's SVG depends on beyond its input: the chart and curve code
-/// (with `colour.rs`, whose escaping the chart uses) and the locked dependency versions
-/// (plotters). Part of each stub, so a fragstats that draws
-/// differently never keeps a page an older one drew.
+/// (with `colour.rs`, whose escaping the chart uses) and the locked dependency versions. Part
+/// of each stub, so a fragstats that draws differently never keeps a page an older one drew.
 fn code() -> u64 {
     static CODE: OnceLock<u64> = OnceLock::new();
     *CODE.get_or_init(|| {
