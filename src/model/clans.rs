@@ -49,7 +49,11 @@ pub fn leading_tag(plain: &str) -> Option<&str> {
     let inner = &plain[inner_start..end];
     let tag_end = end + close.len_utf8();
     let count = inner.chars().count();
+    // `(1)Name` is the Source engine's rename of a second player (or bot) called `Name`, not a
+    // clan: a tag of digits in parentheses is none.
+    let renamed_twin = first == '(' && inner.chars().all(|c| c.is_ascii_digit());
     let ok = (1..=MAX_TAG_CHARS).contains(&count)
+        && !renamed_twin
         && !inner.chars().any(char::is_whitespace)
         && !plain[tag_end..].trim().is_empty();
     ok.then(|| &plain[..tag_end])
@@ -137,6 +141,8 @@ mod tests {
         assert_eq!(leading_tag("|RB|Headcrash"), Some("|RB|"));
         assert_eq!(leading_tag("<ab>c"), Some("<ab>"));
         assert_eq!(leading_tag("(x)y"), Some("(x)"));
+        assert_eq!(leading_tag("(1)Smoker"), None, "Source's second Smoker");
+        assert_eq!(leading_tag("[1]Smoker"), Some("[1]"));
         assert_eq!(leading_tag("[ACE]"), None, "a tag alone is a name");
         assert_eq!(leading_tag("-[aequitas]-"), None);
         assert_eq!(leading_tag("[a b]c"), None);
