@@ -310,7 +310,15 @@ pub fn hl_counts(bytes: &[u8]) -> HashMap<String, (Tally, std::collections::BTre
                 }
                 Some(killer) => {
                     let (kt, vt) = (team(killer_part), team(victim_block));
-                    let sides = ["red", "blue", "ct", "terrorist", "survivor", "infected", "t"];
+                    let sides = [
+                        "red",
+                        "blue",
+                        "ct",
+                        "terrorist",
+                        "survivor",
+                        "infected",
+                        "t",
+                    ];
                     let same = kt == vt && sides.contains(&kt.as_str());
                     note(&victim, 1);
                     note(&killer, if same { 3 } else { 0 });
