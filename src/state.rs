@@ -921,7 +921,7 @@ mod tests {
     /// The state of a first read of the real OpenArena duel logs (several logs, every one changed).
     fn read_duel_logs() -> State {
         let log = format!(
-            "{}/../shared/data/openarena/duel",
+            "{}/tests/fixtures/openarena/duel",
             env!("CARGO_MANIFEST_DIR")
         );
         crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default())
@@ -1012,7 +1012,7 @@ mod tests {
     fn changed_byte_inside_packed_events_is_caught() {
         let dir = tempfile::tempdir().unwrap();
         let log = format!(
-            "{}/../shared/data/openarena/ffa",
+            "{}/tests/fixtures/openarena/ffa",
             env!("CARGO_MANIFEST_DIR")
         );
         let read =

@@ -1,4 +1,9 @@
-//! Test helpers: the real logs of `../shared/data`, read as a build reads them.
+//! Test helpers: the bot logs of `tests/fixtures/openarena` and the real logs of
+//! `../shared/data`, read as a build reads them.
+
+mod needs;
+
+pub use needs::{openarena, shared};
 
 use crate::model::identity::{Aliases, Roster};
 use crate::model::{Events, GameType, Match, MatchPlayer, Team};
@@ -13,13 +18,26 @@ pub fn names_in(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
-/// The matches of `../shared/data/<set>` in site order, and their roster.
+/// The matches of the bot logs `openarena[/sub]` (the repository's copy) in site order, and
+/// their roster.
 pub fn history(set: &str) -> (Vec<Match>, Roster) {
-    let root = std::path::PathBuf::from(format!(
-        "{}/../shared/data/{set}",
-        env!("CARGO_MANIFEST_DIR")
-    ));
-    let (matches, _) = crate::build::read_logs(&[root]).expect("the shared logs are readable");
+    let sub = set
+        .strip_prefix("openarena")
+        .expect("a set of the bot logs");
+    read_history(openarena(sub.trim_start_matches('/')))
+}
+
+/// As [`history`], for `openarena[/sub]` or a set under `../shared/data` (None when it is
+/// absent: the test said it skipped it).
+pub fn history_of(set: &str) -> Option<(Vec<Match>, Roster)> {
+    if set.starts_with("openarena") {
+        return Some(history(set));
+    }
+    Some(read_history(shared(&format!("data/{set}"))?))
+}
+
+fn read_history(root: std::path::PathBuf) -> (Vec<Match>, Roster) {
+    let (matches, _) = crate::build::read_logs(&[root]).expect("the logs are readable");
     let roster = Roster::build(&matches, &Aliases::default());
     (matches, roster)
 }

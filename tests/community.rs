@@ -6,12 +6,12 @@ mod common;
 use std::collections::HashSet;
 use std::path::Path;
 
-use common::{fragstats, shared, stderr, walk};
+use common::{fragstats, stderr, walk};
 
 /// Copies every `.log` under `../shared/data/openarena` to `dir`, each line passed through
 /// `keep` (a log's lines in order, with the log's relative path), keeping the folder layout.
 fn copy_logs(dir: &Path, mut edit: impl FnMut(&str) -> Option<String>) {
-    let root = shared().join("openarena");
+    let root = common::openarena("");
     for entry in walk(&root) {
         if entry.extension().is_none_or(|e| e != "log") {
             continue;
@@ -255,7 +255,7 @@ fn bots_show_hide_exclude() {
 /// The plain names of the players in the logs under `../shared/data/openarena/<sub>`.
 fn names_in(sub: &str) -> HashSet<String> {
     let mut names = HashSet::new();
-    for f in walk(&shared().join("openarena").join(sub)) {
+    for f in walk(&common::openarena("").join(sub)) {
         let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned();
         for l in text.lines().filter(|l| l.contains("ClientUserinfoChanged")) {
             if let Some((_, r)) = l.split_once("n\\") {
@@ -271,7 +271,7 @@ fn inactive_players_and_divisions() {
     let tmp = tempfile::tempdir().unwrap();
     // Every log but the team deathmatch one is moved two months back in log time.
     let logs = tmp.path().join("logs");
-    let root = shared().join("openarena");
+    let root = common::openarena("");
     copy_logs(&logs, |l| Some(l.to_string()));
     for f in walk(&logs) {
         if f.starts_with(logs.join("tdm")) {
@@ -384,7 +384,7 @@ fn servers_split_the_matches_and_add_up_to_the_totals() {
 fn duel_records_pair_each_win_with_a_loss() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
-    let players = build(tmp.path(), &shared().join("openarena/duel"), &out, "");
+    let players = build(tmp.path(), &common::openarena("duel"), &out, "");
     let matches: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("data/matches.json")).unwrap()).unwrap();
     let duels = matches
@@ -403,7 +403,7 @@ fn duel_records_pair_each_win_with_a_loss() {
 fn team_scores_are_named_and_match_pages_name_winner_and_best_player() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
-    build(tmp.path(), &shared().join("openarena/ctf"), &out, "");
+    build(tmp.path(), &common::openarena("ctf"), &out, "");
     let matches: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("data/matches.json")).unwrap()).unwrap();
     for m in matches.as_array().unwrap() {

@@ -233,11 +233,17 @@ const COMMUNITY: &str = "[moderation]\nhide = [\"Grism\"]\nexclude = [\"^1Red^7D
 
 #[test]
 fn random_uploads_with_a_community_config_give_the_full_build_bytes() {
+    if !common::has_shared_data() {
+        return;
+    }
     random_uploads(&SOURCES, 5, 10, COMMUNITY);
 }
 
 #[test]
 fn random_uploads_give_the_full_build_bytes() {
+    if !common::has_shared_data() {
+        return;
+    }
     let ratings_resumed: usize = [1, 7, 42]
         .iter()
         .map(|&seed| random_uploads(&SOURCES, seed, 14, ""))
@@ -252,6 +258,9 @@ fn random_uploads_give_the_full_build_bytes() {
 /// also before the lines that tell their format apart) build the same site as a full build.
 #[test]
 fn random_uploads_of_cod_and_et_logs_give_the_full_build_bytes() {
+    if !common::has_shared_data() {
+        return;
+    }
     let sources = [
         "public/cod/iw4x-mw2-hidenseek-games_mp.log",
         "public/cod/cod4-iclan-svr-games_mp.log",
@@ -284,6 +293,9 @@ fn player_page_times(site: &Site) -> BTreeMap<String, std::time::SystemTime> {
 /// static (outside core) percentage, a global least-squares fit.
 #[test]
 fn a_crowd_growing_one_match_at_a_time_gives_the_full_build_bytes() {
+    if !common::has_shared_data() {
+        return;
+    }
     let glicko = "[rating.headline]\nsystem = \"glicko2\"\n";
     grow_a_crowd(glicko, &common::crowd::crowd_log(300, 3_000, 20, 18));
 }
@@ -293,6 +305,9 @@ fn a_crowd_growing_one_match_at_a_time_gives_the_full_build_bytes() {
 /// from the shards too, so they do not make one match rewrite the pages either.
 #[test]
 fn a_crowd_with_ladders_and_seasons_keeps_those_ranks_in_shards() {
+    if !common::has_shared_data() {
+        return;
+    }
     let config = "[rating.headline]\nsystem = \"glicko2\"\n[seasons]\nevery = \"month\"\n";
     let log =
         common::crowd::with_ladders_and_dates(&common::crowd::crowd_log(300, 3_000, 20, 18), 7);
@@ -386,6 +401,9 @@ fn grow_a_crowd(config: &str, log: &str) -> String {
 
 #[test]
 fn unchanged_pages_keep_their_time_and_state_survives_damage() {
+    if !common::has_shared_data() {
+        return;
+    }
     let site = Site::new();
     let log = shared("openarena/tdm/games.log");
     let half = log.len() / 2;
@@ -485,6 +503,9 @@ fn unchanged_pages_keep_their_time_and_state_survives_damage() {
 
 #[test]
 fn killed_builds_leave_a_usable_site_and_state() {
+    if !common::has_shared_data() {
+        return;
+    }
     let site = Site::new();
     let mut rng = Rng(99);
     std::fs::write(

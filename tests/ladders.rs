@@ -101,7 +101,7 @@ fn assert_ladder_is_build(ladder: &Value, players: &[Value], what: &str) {
 #[test]
 fn game_type_ladders_equal_builds_on_only_that_types_matches() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = shared().join("openarena");
+    let root = common::openarena("");
     let out = build(tmp.path(), "all", std::slice::from_ref(&root), "");
     let ladders = json(&out, "data/ladders.json");
     let matches = json(&out, "data/matches.json");
@@ -198,9 +198,12 @@ fn game_type_ladders_equal_builds_on_only_that_types_matches() {
 /// type only one of them plays.
 #[test]
 fn game_ladders_equal_builds_on_only_that_games_logs() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let (duel, urt) = (
-        shared().join("openarena/duel"),
+        common::openarena("duel"),
         shared().join("public/urt/urt43-lan-rodov.log"),
     );
     let out = build(tmp.path(), "both", &[duel.clone(), urt.clone()], "");
@@ -242,9 +245,12 @@ fn game_ladders_equal_builds_on_only_that_games_logs() {
 /// games in `data/players.json`; `[ladder] combined = true` gives back the one ladder.
 #[test]
 fn several_games_show_a_ladder_per_game_unless_combined() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let logs = [
-        shared().join("openarena/duel"),
+        common::openarena("duel"),
         shared().join("public/urt/urt43-lan-rodov.log"),
         shared().join("public/hl-tf2"),
     ];
@@ -292,6 +298,9 @@ fn several_games_show_a_ladder_per_game_unless_combined() {
 /// player by the stated rule, and the records count the match.
 #[test]
 fn ctf_matches_ended_by_a_map_change_are_scored_by_their_captures() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let log = shared().join("public/urt/urt43-lan-rodov.log");
     let out = build(tmp.path(), "urt", std::slice::from_ref(&log), "");
@@ -427,7 +436,7 @@ fn ratings(ladders: &[Value]) -> BTreeMap<String, BTreeMap<String, f64>> {
 #[test]
 fn hidden_players_are_on_no_ladder() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = shared().join("openarena");
+    let root = common::openarena("");
     let shown = ratings(&json(
         &build(tmp.path(), "shown", std::slice::from_ref(&root), ""),
         "data/ladders.json",
@@ -474,6 +483,9 @@ fn hidden_players_are_on_no_ladder() {
 /// the ladders again) gives the bytes of a full build, ladders included.
 #[test]
 fn incremental_builds_give_the_full_builds_ladders() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let site = tmp.path().join("inc");
     let logs = site.join("logs");
@@ -490,11 +502,11 @@ fn incremental_builds_give_the_full_builds_ladders() {
         format!("logs = [\"../logs\"]\nstate = \".state\"\n{config}"),
     )
     .unwrap();
-    let ctf = std::fs::read(shared().join("openarena/ctf/games-1.log")).unwrap();
+    let ctf = std::fs::read(common::openarena("ctf/games-1.log")).unwrap();
     let steps: [(&str, Vec<u8>); 4] = [
         (
             "ffa.log",
-            std::fs::read(shared().join("openarena/ffa/games-1.log")).unwrap(),
+            std::fs::read(common::openarena("ffa/games-1.log")).unwrap(),
         ),
         (
             "urt.log",
@@ -530,7 +542,7 @@ fn incremental_builds_give_the_full_builds_ladders() {
 #[test]
 fn other_headline_systems_give_the_same_ladders() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = shared().join("openarena");
+    let root = common::openarena("");
     for system in ["becker", "glicko2"] {
         let config = format!("[rating.headline]\nsystem = \"{system}\"\n");
         let all = build(

@@ -75,6 +75,9 @@ const LISTED: &str = "[[seasons.list]]\nname = \"Podbots day one\"\nstart = \"20
 
 #[test]
 fn seasons_split_exactly_by_date_with_inclusive_bounds() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let out = build(tmp.path(), "listed", &logs(), LISTED);
     let days = days(&out);
@@ -199,7 +202,7 @@ fn seasons_split_exactly_by_date_with_inclusive_bounds() {
     assert!(monthly.join("seasons/november-2026.html").is_file());
 
     // Without seasons: no page, no link, an empty seasons.json.
-    let plain = build(tmp.path(), "plain", &[shared().join("openarena/tdm")], "");
+    let plain = build(tmp.path(), "plain", &[common::openarena("tdm")], "");
     assert!(!plain.join("seasons.html").exists());
     assert!(json(&plain, "data/seasons.json").is_empty());
     let index = std::fs::read_to_string(plain.join("index.html")).unwrap();
@@ -208,11 +211,14 @@ fn seasons_split_exactly_by_date_with_inclusive_bounds() {
 
 #[test]
 fn a_season_ladder_equals_a_build_on_only_that_seasons_logs() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let out = build(tmp.path(), "all", &logs(), LISTED);
     let got = seasons(&out);
     for (season, only) in [
-        ("Bot night", vec![shared().join("openarena")]),
+        ("Bot night", vec![common::openarena("")]),
         (
             "TF2 winter cup",
             vec![
@@ -250,7 +256,7 @@ fn a_season_ladder_equals_a_build_on_only_that_seasons_logs() {
 /// free-for-all and duel servers moved a month back (only their `g_timestamp` dates change):
 /// the same bots then play in two seasons.
 fn two_months(dir: &Path) {
-    let root = shared().join("openarena");
+    let root = common::openarena("");
     for kind in ["ffa", "duel", "ctf", "tdm"] {
         std::fs::create_dir_all(dir.join(kind)).unwrap();
         for e in std::fs::read_dir(root.join(kind)).unwrap() {
@@ -324,7 +330,7 @@ fn carry_starts_a_season_from_a_share_of_the_previous_one() {
 #[test]
 fn a_hidden_player_is_in_no_season() {
     let tmp = tempfile::tempdir().unwrap();
-    let logs = [shared().join("openarena")];
+    let logs = [common::openarena("")];
     let config = "[seasons]\nevery = \"year\"\n";
     let shown = seasons(&build(tmp.path(), "shown", &logs, config));
     let players = shown["2026"]["players"].as_array().unwrap();

@@ -170,6 +170,9 @@ fn naive_other_game(f: &Path, bytes: &[u8]) -> Option<HashMap<String, games::Tal
 /// has, for every player, the kills, deaths, suicides and team kills of the naive count.
 #[test]
 fn cod_and_et_logs_have_exact_counts_per_file() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let mut files: Vec<PathBuf> = ["cod", "et"]
         .iter()
@@ -236,6 +239,9 @@ fn cod_and_et_logs_have_exact_counts_per_file() {
 /// suicides and team kills: a renamed account is one player, a horde's kill a suicide.
 #[test]
 fn half_life_logs_have_exact_counts_per_account() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let mut files: Vec<PathBuf> = ["hl-tf2", "hl-cs16", "hl-csgo", "hl-cs2", "hl-other"]
         .iter()
@@ -278,6 +284,9 @@ fn half_life_logs_have_exact_counts_per_account() {
 /// as Quake 3: game `et`, ET weapon labels, the naive count's kills, and times.
 #[test]
 fn et_game_log_is_read_as_et_with_exact_counts() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let console = std::fs::read(shared().join("public/et/etl-bobot-etconsole.log")).unwrap();
     let log = games::et_as_game_log(&console);
@@ -321,6 +330,9 @@ fn et_game_log_is_read_as_et_with_exact_counts() {
 
 #[test]
 fn builds_site_from_real_logs_with_exact_counts() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
     let o = build_real(&out);
@@ -485,6 +497,9 @@ fn builds_site_from_real_logs_with_exact_counts() {
 
 #[test]
 fn output_is_deterministic() {
+    if !common::has_shared_data() {
+        return;
+    }
     // Two folders, so that the second build has no state of the first to start from.
     let (tmp_a, tmp_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (a, b) = (tmp_a.path().join("site"), tmp_b.path().join("site"));
@@ -505,15 +520,14 @@ fn output_is_deterministic() {
 
 #[test]
 fn empty_config_builds_the_logs_folder() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("site.toml"), "").unwrap();
     let logs = tmp.path().join("logs");
     std::fs::create_dir(&logs).unwrap();
-    std::fs::copy(
-        shared().join("openarena/tdm/games.log"),
-        logs.join("games.log"),
-    )
-    .unwrap();
+    std::fs::copy(common::openarena("tdm/games.log"), logs.join("games.log")).unwrap();
     let o = fragstats(&["build"], tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(tmp.path().join("public/index.html").is_file());
@@ -616,7 +630,7 @@ fn config_paths_are_relative_to_the_config_file() {
     let site = tmp.path().join("mysite");
     std::fs::create_dir_all(site.join("logs")).unwrap();
     std::fs::copy(
-        shared().join("openarena/duel/games-oa_minia.log"),
+        common::openarena("duel/games-oa_minia.log"),
         site.join("logs/a.log"),
     )
     .unwrap();
@@ -642,7 +656,7 @@ fn ratings_in_players_and_clans_json() {
     let out = tmp.path().join("site");
     // Its own state folder: the repository's holds the archived matches of every log other
     // tests built (clans from the public logs would join).
-    let o = build_site(&out, &[shared().join("openarena")], tmp.path());
+    let o = build_site(&out, &[common::openarena("")], tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let players = json(&out.join("data/players.json"));
     let players = players.as_array().unwrap();
@@ -706,12 +720,15 @@ fn ratings_in_players_and_clans_json() {
 
 #[test]
 fn rating_config_keys_are_used() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(
         tmp.path().join("site.toml"),
         format!(
             "logs = [{:?}]\n[rating.dynamic]\nk = 0.0\ninitial = 100.0\n[rating.static]\nmin_incidents = 100000\n",
-            shared().join("openarena/tdm").display().to_string()
+            common::openarena("tdm").display().to_string()
         ),
     )
     .unwrap();
@@ -874,6 +891,9 @@ fn hostile_names_never_become_live_markup_or_paths() {
 /// Every `href`/`src` in every page points at a file of the site (relative links only).
 #[test]
 fn every_internal_link_and_asset_resolves() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
     let o = build_real(&out);
@@ -911,6 +931,9 @@ fn every_internal_link_and_asset_resolves() {
 
 #[test]
 fn site_templates_and_static_override_the_theme() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let site = tmp.path();
     std::fs::create_dir_all(site.join("templates")).unwrap();
@@ -931,7 +954,7 @@ fn site_templates_and_static_override_the_theme() {
         site.join("site.toml"),
         format!(
             "title = \"My <clan>\"\nbase_url = \"https://stats.example.org/sub/\"\nlogs = [{:?}]\n[[nav]]\nlabel = \"Forum\"\nurl = \"https://forum.example/\"\n[colors]\naccent = \"#123abc\"\n",
-            shared().join("openarena/tdm").display().to_string()
+            common::openarena("tdm").display().to_string()
         ),
     )
     .unwrap();
@@ -990,7 +1013,7 @@ fn diagnostics_and_strict_mode() {
     let mut bin = vec![0u8, 159, 146, 150];
     bin.extend(std::iter::repeat_n(7u8, 200_000));
     std::fs::write(logs.join("core.dump"), &bin).unwrap();
-    let mut log = std::fs::read(shared().join("openarena/tdm/games.log")).unwrap();
+    let mut log = std::fs::read(common::openarena("tdm/games.log")).unwrap();
     log.extend_from_slice(b"  9:99 say: ");
     log.extend(std::iter::repeat_n(b'x', 100_000));
     log.extend_from_slice(b"\n 26  0:00 ---\n");
@@ -1001,7 +1024,7 @@ fn diagnostics_and_strict_mode() {
         let elsewhere = tmp.path().join("server");
         std::fs::create_dir(&elsewhere).unwrap();
         std::fs::copy(
-            shared().join("openarena/duel/games-oa_minia.log"),
+            common::openarena("duel/games-oa_minia.log"),
             elsewhere.join("duel.log"),
         )
         .unwrap();
@@ -1059,11 +1082,7 @@ fn diagnostics_and_strict_mode() {
     );
     let clean = tmp.path().join("clean");
     std::fs::create_dir(&clean).unwrap();
-    std::fs::copy(
-        shared().join("openarena/tdm/games.log"),
-        clean.join("games.log"),
-    )
-    .unwrap();
+    std::fs::copy(common::openarena("tdm/games.log"), clean.join("games.log")).unwrap();
     let o = fragstats(
         &[
             "build",
@@ -1083,6 +1102,9 @@ fn diagnostics_and_strict_mode() {
 /// The newcomer's log is OpenArena's, as the bots': one game, one ladder (issue 38).
 #[test]
 fn headline_rating_and_provisional_players() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let logs = tmp.path().join("logs");
     std::fs::create_dir_all(&logs).unwrap();
@@ -1103,7 +1125,7 @@ fn headline_rating_and_provisional_players() {
             &[
                 "build",
                 "--full",
-                shared().join("openarena").to_str().unwrap(),
+                common::openarena("").to_str().unwrap(),
                 logs.to_str().unwrap(),
             ],
             tmp.path(),
@@ -1255,9 +1277,12 @@ fn headline_rating_and_provisional_players() {
 /// here again from `data/matches.json`.
 #[test]
 fn balance_report_counts_stomps_and_lopsided_line_ups() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
-    let logs = [shared().join("openarena"), shared().join("public/urt")];
+    let logs = [common::openarena(""), shared().join("public/urt")];
     let o = build_site(&out, &logs, tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let matches = json(&out.join("data/matches.json"));
@@ -1313,7 +1338,7 @@ fn balance_report_counts_stomps_and_lopsided_line_ups() {
 fn clan_page_shows_the_members_mean_headline_rating_first() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
-    let o = build_site(&out, &[shared().join("openarena")], tmp.path());
+    let o = build_site(&out, &[common::openarena("")], tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let players = json(&out.join("data/players.json"));
     let clans = json(&out.join("data/clans.json"));
@@ -1360,6 +1385,9 @@ fn clan_page_shows_the_members_mean_headline_rating_first() {
 /// curve's card holds its drawing.
 #[test]
 fn player_page_shows_the_headline_rating_first() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
     let logs = [shared().join("public/urt"), shared().join("public/q3")];
@@ -1412,6 +1440,9 @@ fn player_page_shows_the_headline_rating_first() {
 /// apart, and no id (nor any IP address of the logs) appears anywhere in the output.
 #[test]
 fn guid_identity_publishes_no_id() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(
         tmp.path().join("site.toml"),
@@ -1472,7 +1503,7 @@ fn guid_identity_publishes_no_id() {
 fn balance_cli_contract() {
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("site.toml");
-    let logs = shared().join("openarena");
+    let logs = common::openarena("");
     std::fs::write(&config, format!("logs = [{:?}]\n", logs.to_string_lossy())).unwrap();
     let cfg = config.to_str().unwrap();
     let o = fragstats(
@@ -1644,7 +1675,7 @@ fn balance_cli_contract() {
 fn balance_swaps_report_the_models_p_and_clan_keys() {
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("site.toml");
-    let logs = shared().join("openarena");
+    let logs = common::openarena("");
     std::fs::write(&config, format!("logs = [{:?}]\n", logs.to_string_lossy())).unwrap();
     let cfg = config.to_str().unwrap();
     let o = fragstats(&["build", "--config", cfg], tmp.path());
@@ -1814,6 +1845,9 @@ fn balance_swaps_report_the_models_p_and_clan_keys() {
 /// are rendered whole by Tera, so this compares the two ways of rendering too.
 #[test]
 fn kill_and_score_rows_html_equal_the_template_loops() {
+    if !common::has_shared_data() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let d = shared();
     let logs = [d.join("openarena"), d.join("public")];
@@ -2106,7 +2140,7 @@ fn team_match_page_links_its_players_to_the_balancer() {
 fn balance_no_avoid_last_overrides_the_config() {
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("site.toml");
-    let logs = shared().join("openarena");
+    let logs = common::openarena("");
     std::fs::write(
         &config,
         format!(
@@ -2149,8 +2183,8 @@ fn balance_no_avoid_last_overrides_the_config() {
 fn own_player_template_keeps_ladder_and_season_ranks_with_shards() {
     let tmp = tempfile::tempdir().unwrap();
     let logs = [
-        shared().join("openarena/ffa/games-1.log"),
-        shared().join("openarena/tdm"),
+        common::openarena("ffa/games-1.log"),
+        common::openarena("tdm"),
     ];
     const OWN: &str = "{% extends \"base.html\" %}{% block content %}\
         {% for l in p.ladders %}<i>{{ l.name }}:{{ l.rank }}</i>{% endfor %}\
@@ -2193,7 +2227,7 @@ fn own_player_template_keeps_ladder_and_season_ranks_with_shards() {
 #[test]
 fn own_player_template_loops_over_the_rows_rust_writes_for_the_builtin() {
     let tmp = tempfile::tempdir().unwrap();
-    let logs = [shared().join("openarena/ffa/games-1.log")];
+    let logs = [common::openarena("ffa/games-1.log")];
     let builtin = common::build_in(tmp.path(), "builtin", &logs, "");
     let own_dir = tmp.path().join("own");
     std::fs::create_dir_all(own_dir.join("templates")).unwrap();

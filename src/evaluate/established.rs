@@ -287,7 +287,10 @@ mod tests {
     use skillratings::weng_lin::{WengLinRating, weng_lin};
 
     fn reference(file: &str) -> Value {
-        let path = format!("{}/../shared/reference/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/tests/fixtures/reference/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     }
 

@@ -601,12 +601,7 @@ mod tests {
     /// Becker's ladder and predicts frags better. (Figures for the issue, and a regression check.)
     #[test]
     fn bot_logs_rank_systems() {
-        let root = std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/data/openarena"
-        ));
-        let (matches, _) = crate::build::read_logs(&[root]).unwrap();
-        let roster = Roster::build(&matches, &crate::model::identity::Aliases::default());
+        let (matches, roster) = crate::testdata::history("openarena");
         let evaluation = evaluate_all(&matches, &roster, &RatingConfig::default(), true);
         let by = |id: &str| evaluation.report(id).unwrap();
         let (bt, becker, constant) = (by("whole-history"), by("becker"), by("constant"));
@@ -634,12 +629,9 @@ mod tests {
     #[test]
     fn headline_is_never_significantly_beaten() {
         for set in ["openarena", "public/openarena", "public/q3", "public/urt"] {
-            let root = std::path::PathBuf::from(format!(
-                "{}/../shared/data/{set}",
-                env!("CARGO_MANIFEST_DIR")
-            ));
-            let (matches, _) = crate::build::read_logs(&[root]).unwrap();
-            let roster = Roster::build(&matches, &crate::model::identity::Aliases::default());
+            let Some((matches, roster)) = crate::testdata::history_of(set) else {
+                continue;
+            };
             let evaluation = evaluate_all(&matches, &roster, &RatingConfig::default(), true);
             assert!(evaluation.frags > 500, "{set}");
             for id in ["constant", "win-rate", "kd", "becker", "vsp-xp", "xlrstats"] {

@@ -555,7 +555,7 @@ mod tests {
     fn whole_history_without_prior_matches_the_reference_mle() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/reference/bradley_terry.json"
+            "/tests/fixtures/reference/bradley_terry.json"
         );
         let json: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();

@@ -135,7 +135,7 @@ mod tests {
     fn a_build_waits_for_the_one_holding_the_state() {
         let dir = tempfile::tempdir().unwrap();
         let logs = format!(
-            "{}/../shared/data/openarena/duel",
+            "{}/tests/fixtures/openarena/duel",
             env!("CARGO_MANIFEST_DIR")
         );
         std::fs::write(dir.path().join("site.toml"), format!("logs = [{logs:?}]\n")).unwrap();

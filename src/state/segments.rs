@@ -223,7 +223,7 @@ mod tests {
     /// The matches of a real log (the OpenArena bot FFA logs), `n` of them (repeated as needed).
     fn matches(n: usize) -> Vec<Match> {
         let log = format!(
-            "{}/../shared/data/openarena/ffa",
+            "{}/tests/fixtures/openarena/ffa",
             env!("CARGO_MANIFEST_DIR")
         );
         let read =

@@ -4,19 +4,33 @@
 
 pub mod crowd;
 pub mod games;
+#[path = "../../src/testdata/needs.rs"]
+mod needs;
+
+#[allow(unused_imports)] // `skipped` is for the browser test
+pub use needs::{openarena, skipped};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// `../shared/data`, the real logs.
+/// `../shared/data`, the real logs (a test that reads them asks [`has_shared_data`] first).
 pub fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
 }
 
-/// The bytes of a log under `../shared/data`.
+/// Whether `../shared/data` is there; when not, the calling test says it did not run (a
+/// failure under `FRAGSTATS_REQUIRE_ALL`) and returns.
+pub fn has_shared_data() -> bool {
+    needs::shared("data/public").is_some()
+}
+
+/// The bytes of a log: `openarena/...` from the repository's copy, else under `../shared/data`.
 pub fn shared_log(rel: &str) -> Vec<u8> {
-    std::fs::read(shared().join(rel)).unwrap()
+    match rel.strip_prefix("openarena/") {
+        Some(sub) => std::fs::read(openarena(sub)).unwrap(),
+        None => std::fs::read(shared().join(rel)).unwrap(),
+    }
 }
 
 /// Runs the `fragstats` binary with `args` in `cwd`.

@@ -25,9 +25,11 @@ fn csgo_kill_with_positions() {
     assert_eq!(m[0].game, "csgo");
 }
 
-/// Every public Half-Life log, parsed whole.
+/// Every public Half-Life log (none, the test said skipped, without `../shared/data/public`).
 fn public_logs() -> Vec<std::path::PathBuf> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/public");
+    let Some(root) = crate::testdata::shared("data/public") else {
+        return Vec::new();
+    };
     let mut files = Vec::new();
     for dir in ["hl-cs16", "hl-cs2", "hl-csgo", "hl-other", "hl-tf2"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
@@ -208,12 +210,7 @@ fn parsed_counts(matches: &[Match], accounts: &[String]) -> Counts {
 /// team kills equal a naive count of the file's kill lines.
 #[test]
 fn every_public_log_counts_like_a_naive_reader() {
-    let files = public_logs();
-    if files.is_empty() {
-        eprintln!("../shared/data/public not found: skipped");
-        return;
-    }
-    for path in files {
+    for path in public_logs() {
         let bytes = std::fs::read(&path).unwrap();
         let naive = naive_counts(&bytes);
         let (matches, _) = parse_bytes(&bytes);
@@ -227,7 +224,7 @@ fn every_public_log_counts_like_a_naive_reader() {
     }
 }
 
-/// A public log by name (None, and the test passes, when `../shared` is absent).
+/// A public log by name (None, the test skipped and said so, when `../shared` is absent).
 fn public(name: &str) -> Option<(Vec<Match>, FileReport)> {
     let path = public_logs()
         .into_iter()

@@ -389,12 +389,15 @@ fn summary(ms: &[Match]) -> Vec<(String, String, Lines)> {
     out
 }
 
-fn real_log(rel: &str) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/../shared/data/{rel}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
+/// A bot log's bytes (`tests/fixtures/openarena/<rel>`).
+fn bot_log(rel: &str) -> Vec<u8> {
+    std::fs::read(crate::testdata::openarena(rel)).unwrap()
+}
+
+/// A public log's bytes; None (the test skipped, said on stderr) without `../shared`.
+fn real_log(rel: &str) -> Option<Vec<u8>> {
+    let path = crate::testdata::shared(&format!("data/public/{rel}"))?;
+    Some(std::fs::read(path).unwrap())
 }
 
 proptest::proptest! {
@@ -417,7 +420,7 @@ proptest::proptest! {
     fn mangled_real_lines_parse_without_panic(
         picks in proptest::collection::vec((0usize..3982, 0usize..200, proptest::bool::ANY), 0..300)
     ) {
-        let log = real_log("openarena/ctf/games-2.log");
+        let log = bot_log("ctf/games-2.log");
         let lines: Vec<&[u8]> = log.split(|b| *b == b'\n').collect();
         let mut input = Vec::new();
         for (i, cut, whole) in picks {
@@ -431,7 +434,7 @@ proptest::proptest! {
     /// Splitting a log into two files between matches gives the same matches and counts.
     #[test]
     fn split_between_matches_changes_nothing(pick in 0usize..1000) {
-        let log = real_log("openarena/tdm/games.log");
+        let log = bot_log("tdm/games.log");
         let text = String::from_utf8_lossy(&log);
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         let cuts: Vec<usize> = lines
@@ -478,8 +481,10 @@ fn concatenated_logs_never_carry_slots_across_shutdown() {
     // An OpenArena log followed by an Urban Terror log that starts mid-game (no InitGame before
     // its line 293): the Urban Terror lines before its InitGame belong to no match. Before the
     // fix they were read with the OpenArena bots' slots (bots with team kills in a UrT match).
-    let oa = real_log("openarena/tdm/games.log");
-    let urt = real_log("public/urt/urt41-agea-tdm.log");
+    let oa = bot_log("tdm/games.log");
+    let Some(urt) = real_log("urt/urt41-agea-tdm.log") else {
+        return;
+    };
     let (alone, _) = parse_bytes(&oa);
     let mut both = oa.clone();
     both.extend_from_slice(&urt);
@@ -578,7 +583,9 @@ fn client_ids_are_hashed_per_slot_and_never_kept() {
         "the ids themselves are never kept"
     );
     // OpenArena: `id` in the userinfo change; bots have an empty one.
-    let oa = real_log("public/openarena/oa-brensen-munerator.log");
+    let Some(oa) = real_log("openarena/oa-brensen-munerator.log") else {
+        return;
+    };
     let (ms, _) = parse_bytes(&oa);
     assert!(ms.iter().flat_map(|m| &m.players).any(|p| p.uid.is_some()));
 }

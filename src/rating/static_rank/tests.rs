@@ -6,7 +6,7 @@ use super::*;
 fn reference_cases() -> Vec<serde_json::Value> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/reference/bradley_terry.json"
+        "/tests/fixtures/reference/bradley_terry.json"
     );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
