@@ -16,8 +16,8 @@ use super::colour::escape_into;
 use super::helpers::push_number;
 use super::holes;
 use super::paged_list::{PageLink, page_links, page_url};
-use super::templates::Templates;
 use super::pages::ladders::Board;
+use super::templates::Templates;
 use super::views::{Common, PlayerRow};
 use super::{Keyed, OutputFile, html};
 

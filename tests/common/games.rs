@@ -310,19 +310,26 @@ pub fn hl_counts(bytes: &[u8]) -> HashMap<String, (Tally, std::collections::BTre
                 }
                 Some(killer) => {
                     let (kt, vt) = (team(killer_part), team(victim_block));
-                    let sides = ["red", "blue", "ct", "terrorist", "survivor", "infected", "t"];
+                    let sides = [
+                        "red",
+                        "blue",
+                        "ct",
+                        "terrorist",
+                        "survivor",
+                        "infected",
+                        "t",
+                    ];
                     let same = kt == vt && sides.contains(&kt.as_str());
                     note(&victim, 1);
                     note(&killer, if same { 3 } else { 0 });
                 }
             }
-        } else if let Some(s) = ev.find(" committed suicide with \"") {
-            if let Some((n, a)) = hl_block(ev[..s].trim_end_matches(|c| c != '>'))
-                && let Some(who) = hl_who(&n, &a)
-            {
-                note(&who, 1);
-                note(&who, 2);
-            }
+        } else if let Some(s) = ev.find(" committed suicide with \"")
+            && let Some((n, a)) = hl_block(ev[..s].trim_end_matches(|c| c != '>'))
+            && let Some(who) = hl_who(&n, &a)
+        {
+            note(&who, 1);
+            note(&who, 2);
         }
     }
     out
