@@ -752,7 +752,13 @@ mod tests {
         assert!(svg.contains("a&lt;b"));
         assert!(!svg.contains("<script>"));
         assert!(!svg.contains("fill=\"#FFFFFF\""));
-        assert!(svg.ends_with("</g></svg>"));
+        // Two series: the legend is a list after the SVG, its names escaped.
+        assert!(
+            svg.contains("</g></svg><ul class=\"chart-legend\">"),
+            "{svg}"
+        );
+        assert!(svg.contains("</span>a&lt;b</li>"), "{svg}");
+        assert!(svg.ends_with("</li></ul>"));
     }
 
     /// The directly written line chart is byte for byte plotters' drawing, on charts of random
