@@ -62,6 +62,8 @@ pub struct Built {
     pub replayed: Replayed,
     /// Matches in the archive (kept from logs that no longer hold them).
     pub archived: usize,
+    /// The log files and folders read (the config's `logs`, or the paths given).
+    pub roots: Vec<PathBuf>,
 }
 
 impl Built {
@@ -315,6 +317,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         counts,
         replayed: site.replayed,
         archived,
+        roots,
     };
     // The matches, pages and state are freed, or left to the system when the process ends
     // now (see [`Leftovers`]).

@@ -175,6 +175,9 @@ fn run_build(req: &BuildRequest) -> u8 {
                 built.written,
                 built.files - built.written
             );
+            if built.matches == 0 {
+                println!("{}", no_matches_hint(&built.roots));
+            }
             println!("open {}", built.out.join("index.html").display());
             if req.strict && built.diagnostics.anything_skipped() {
                 eprintln!("error: --strict: files or lines were skipped (listed above)");
@@ -187,6 +190,21 @@ fn run_build(req: &BuildRequest) -> u8 {
             1
         }
     }
+}
+
+/// What to do when a build found no match: where the logs go, and which logs are read.
+fn no_matches_hint(roots: &[std::path::PathBuf]) -> String {
+    let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    format!(
+        "no matches yet: put your game servers' log files in {} (folders are read recursively; \
+         `logs` in site.toml names them), then build again. fragstats reads: {}.",
+        if roots.is_empty() {
+            "the folders of `logs` in site.toml".to_string()
+        } else {
+            roots.join(", ")
+        },
+        fragstats::parse::FORMATS.join("; ")
+    )
 }
 
 /// Errors are printed on one line.

@@ -1005,29 +1005,67 @@
   function percent(p) { return (100 * p).toFixed(1) + "%"; }
   function whole(p) { return (100 * p).toFixed(0) + "%"; }
 
+  // A strength as the card shows it: signed, two decimals (the model's unit, θ).
+  function signed(x) { return (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(2); }
+
+  // Why the proposals carry no expected score margin (params.margin is 0), from what the build
+  // learnt it from (TeamParams::margin_basis).
+  function marginWhy() {
+    var b = params.margin_basis;
+    if (!b) return "No expected score margin: this data/balance.js does not say what it was learnt from.";
+    var what = b.game + (b.gametype ? " (" + b.gametype + ")" : "");
+    if (!b.matches) {
+      return "No expected score margin: it is learnt from the final scores of " + what +
+        " team matches (the game with the most team results here), and none has a final score yet.";
+    }
+    if (!(b.slope > 0)) {
+      return "No expected score margin: in the " + b.matches + " " + b.game + " team match" +
+        (b.matches === 1 ? "" : "es") + " with a final score, the favourite did not win by more than the underdog " +
+        "(the margin's slope on the prediction is " + b.slope.toFixed(2) + "), so no margin is predicted; " +
+        "P(red wins) still is.";
+    }
+    return "No expected score margin: the " + what + " matches' final scores add up to 0.";
+  }
+
+  // A proposal as a card: red | blue side by side (stacked on a phone), each side's players
+  // with their team strength, the side's mean strength (what the model compares) and its
+  // chance to win.
   function teamBlock(lobby, split, title) {
     var box = document.createElement("section");
     box.className = "balance-split";
     // The expected margin as TeamParams::expected_margin computes it.
     var margin = (params.margin || 0) * (2 * split.p - 1);
-    // No margin learnt (a slope of 0: too few team scores, or none that follow p): say so
-    // rather than print +0.0 beside a lopsided p.
+    // No margin learnt (a slope of 0): the note under the fairest teams says why, rather than
+    // +0.0 beside a lopsided p.
     var marginText = params.margin
-      ? ", expected margin (red − blue) " + (margin >= 0 ? "+" : "") + margin.toFixed(1)
-      : " (no score margin learnt yet)";
+      ? ", expected margin (red \u2212 blue) " + (margin >= 0 ? "+" : "") + margin.toFixed(1)
+      : "";
     box.appendChild(text("h3", title + ": P(red wins) = " + percent(split.p) + marginText));
     box.setAttribute("data-margin", String(margin));
     box.setAttribute("data-p", String(split.p));
     var cols = document.createElement("div");
     cols.className = "balance-teams";
-    [["red", split.red], ["blue", split.blue]].forEach(function (side) {
+    [["red", split.red, split.p], ["blue", split.blue, 1 - split.p]].forEach(function (side) {
       var col = document.createElement("div");
       col.className = "balance-team team-" + side[0];
-      col.appendChild(text("h4", side[0] === "red" ? "Red" : "Blue"));
+      var head = text("h4", side[0] === "red" ? "Red" : "Blue");
+      head.appendChild(text("span", " " + percent(side[2]) + " to win", "balance-chance"));
+      col.appendChild(head);
       var ul = document.createElement("ul");
       ul.className = "balance-" + side[0];
-      side[1].forEach(function (i) { ul.appendChild(text("li", lobby[i].name)); });
+      var sum = 0;
+      side[1].forEach(function (i) {
+        var li = document.createElement("li");
+        li.appendChild(text("span", lobby[i].name, "balance-name"));
+        li.appendChild(text("span", lobby[i].id === null ? "new " + signed(lobby[i].mean) : signed(lobby[i].mean), "balance-skill"));
+        ul.appendChild(li);
+        sum += lobby[i].mean;
+      });
       col.appendChild(ul);
+      var strengthLine = text("p", "Team strength ", "balance-strength");
+      strengthLine.appendChild(text("b", side[1].length ? signed(sum / side[1].length) : "\u2013"));
+      strengthLine.appendChild(document.createTextNode(" (mean of " + side[1].length + ")"));
+      col.appendChild(strengthLine);
       cols.appendChild(col);
     });
     box.appendChild(cols);
@@ -1156,6 +1194,7 @@
     var best = teamBlock(lobby, result.best, result.exact ? "Fairest teams" : "Fairest teams found (not every split tried)");
     best.id = "balance-best";
     out.appendChild(best);
+    if (!params.margin) out.appendChild(text("p", marginWhy(), "balance-margin-why muted"));
     var notes = document.createElement("ul");
     notes.className = "balance-notes";
     warnings.forEach(function (w) { notes.appendChild(text("li", "Warning: " + w, "balance-warning")); });

@@ -766,7 +766,7 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         )
     };
     let read = "var pick = function (box) {\
-        var side = function (s) { return Array.prototype.map.call(box.querySelectorAll('.balance-' + s + ' li'),\
+        var side = function (s) { return Array.prototype.map.call(box.querySelectorAll('.balance-' + s + ' li .balance-name'),\
           function (li) { return li.textContent; }); };\
         return { red: side('red'), blue: side('blue'), p_red_wins: parseFloat(box.getAttribute('data-p')),\
           margin: parseFloat(box.getAttribute('data-margin')) }; };\
@@ -1066,7 +1066,7 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
         )
     };
     let read = "var pick = function (box) {\
-        var side = function (s) { return Array.prototype.map.call(box.querySelectorAll('.balance-' + s + ' li'),\
+        var side = function (s) { return Array.prototype.map.call(box.querySelectorAll('.balance-' + s + ' li .balance-name'),\
           function (li) { return li.textContent; }); };\
         return { red: side('red'), blue: side('blue'), p_red_wins: parseFloat(box.getAttribute('data-p')) }; };\
       var swaps = document.getElementById('balance-swaps'), current = document.getElementById('balance-current');\

@@ -2252,3 +2252,200 @@ fn own_player_template_loops_over_the_rows_rust_writes_for_the_builtin() {
         "the pages list opponents and matches: {rows} cells"
     );
 }
+
+/// Issue 39: a site built from an empty `logs/` says where the logs go and which are read, on
+/// stdout and on its index.
+#[test]
+fn issue_39_empty_logs_say_where_logs_go() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = fragstats(&["init"], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = fragstats(&["build"], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("no matches yet: put your game servers' log files in logs"),
+        "{said}"
+    );
+    for format in ["games.log", "Half-Life", "games_mp.log", "Enemy Territory"] {
+        assert!(said.contains(format), "{format} in {said}");
+    }
+    let index = std::fs::read_to_string(tmp.path().join("public/index.html")).unwrap();
+    assert!(index.contains("<h2>No matches yet</h2>"), "{index}");
+    assert!(index.contains("log files in <code>logs</code>"), "{index}");
+    assert!(index.contains("Call of Duty games_mp.log"), "{index}");
+
+    // A site with matches has no such hint.
+    let out = tmp.path().join("full");
+    let o = build_site(&out, &[shared().join("openarena/tdm")], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("no matches yet"));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(!index.contains("No matches yet"));
+}
+
+/// Issue 39: the site ships a favicon, and every page asks for it relatively (so it loads from
+/// `file://` and from the pages one folder down).
+#[test]
+fn issue_39_favicon_is_shipped_and_linked_relatively() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let o = build_site(&out, &[shared().join("openarena/tdm")], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let icon = std::fs::read(out.join("static/favicon.ico")).unwrap();
+    assert_eq!(&icon[..4], &[0, 0, 1, 0], "an ICO header");
+    let mut pages = 0;
+    for path in walk(&out) {
+        if path.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let rel = path.strip_prefix(&out).unwrap();
+        let up = "../".repeat(rel.components().count() - 1);
+        let page = std::fs::read_to_string(&path).unwrap();
+        let link = format!("<link rel=\"icon\" href=\"{up}static/favicon.ico\"");
+        assert!(page.contains(&link), "{link} in {}", rel.display());
+        pages += 1;
+    }
+    assert!(pages > 10, "{pages} pages");
+}
+
+/// The `content` of `<meta property|name="key" content="...">` in `page`.
+fn meta<'a>(page: &'a str, key: &str) -> Option<&'a str> {
+    let start = page.find(&format!("=\"{key}\" content=\""))? + key.len() + 13;
+    let len = page[start..].find('"')?;
+    Some(&page[start..start + len])
+}
+
+/// Issue 39: a link to the index, a player or a match page previews with its title and what it
+/// shows (Open Graph and the description), every value escaped; `og:url` only with `base_url`.
+#[test]
+fn issue_39_link_previews_escape_hostile_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let hostile = "\"Q'<b>x";
+    let mut log = String::from(
+        "  0:00 InitGame: \\sv_hostname\\Srv\\g_gametype\\4\\mapname\\q3ctf<1>\\g_timestamp\\2026-01-02 03:04:05\n",
+    );
+    log.push_str(&format!(
+        "  0:01 ClientUserinfoChanged: 0 n\\{hostile}\\t\\1\\id\\0123456789ABCDEF0123456789ABCDEF\n"
+    ));
+    log.push_str("  0:01 ClientUserinfoChanged: 1 n\\Other\\t\\2\n");
+    for k in 0..30 {
+        let (a, b) = if k % 3 == 0 { (1, 0) } else { (0, 1) };
+        log.push_str(&format!(
+            "  0:{:02} Kill: {a} {b} 10: x killed y by MOD_RAILGUN\n",
+            k + 2
+        ));
+    }
+    log.push_str("  0:40 Exit: Capturelimit hit.\n  0:40 red:3  blue:1\n  0:41 ShutdownGame:\n");
+    std::fs::write(logs.join("games.log"), log).unwrap();
+    let config = "title = \"Site <&> \\\"t\\\"\"\nbase_url = \"https://stats.example.org\"\nlogs = [\"logs\"]\n";
+    std::fs::write(tmp.path().join("site.toml"), config).unwrap();
+    let o = fragstats(&["build"], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = tmp.path().join("public");
+    let players = json(&out.join("data/players.json"));
+    let url = players
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["plain_name"] == hostile)
+        .unwrap_or_else(|| panic!("{hostile} in {players}"))["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let matches = json(&out.join("data/matches.json"));
+    let match_url = matches[0]["url"].as_str().unwrap().to_string();
+    let read = |rel: &str| std::fs::read_to_string(out.join(rel)).unwrap();
+    let (index, player, game) = (read("index.html"), read(&url), read(&match_url));
+    let title = "Site &lt;&amp;&gt; &quot;t&quot;";
+    let name = "&quot;Q&#39;&lt;b&gt;x";
+    for (page, kind, og_title, words, at) in [
+        (
+            &index,
+            "website",
+            title.to_string(),
+            vec!["2 players, 1 matches"],
+            "index.html",
+        ),
+        (
+            &player,
+            "profile",
+            format!("{name} · {title}"),
+            vec![name, ": rating "],
+            url.as_str(),
+        ),
+        (
+            &game,
+            "article",
+            format!("q3ctf&lt;1&gt;, 2026-01-02 03:04 · {title}"),
+            vec!["red 3 : 1 blue", "2026-01-02 03:04"],
+            match_url.as_str(),
+        ),
+    ] {
+        let head = &page[..page.find("</head>").unwrap()];
+        assert_eq!(meta(head, "og:type"), Some(kind), "{head}");
+        assert_eq!(meta(head, "og:title"), Some(og_title.as_str()), "{head}");
+        let description = meta(head, "og:description").unwrap();
+        assert_eq!(meta(head, "description"), Some(description), "{head}");
+        for w in words {
+            assert!(description.contains(w), "{w} in {description}");
+        }
+        assert_eq!(
+            meta(head, "og:url"),
+            Some(format!("https://stats.example.org/{at}").as_str())
+        );
+        // Nothing raw: no tag but the page's own, no account id.
+        assert!(!head.contains("<b>") && !head.contains("<1>"), "{head}");
+        assert!(!page.contains("0123456789ABCDEF"), "{head}");
+    }
+    let rank = meta(&player, "og:description").unwrap();
+    assert!(
+        rank.contains("#1 on the ladder") || rank.contains("provisional"),
+        "{rank}"
+    );
+
+    // Without base_url there is no og:url.
+    std::fs::write(tmp.path().join("site.toml"), "logs = [\"logs\"]\n").unwrap();
+    let o = fragstats(&["build"], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!read("index.html").contains("og:url"));
+    assert!(read("index.html").contains("property=\"og:title\""));
+}
+
+/// Issue 39: a short history's chart labels each match number once (plotters' rounded
+/// positions gave `#202 #202 #202`).
+#[test]
+fn issue_39_chart_ticks_do_not_repeat() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    // Undated logs: the curves are drawn over match numbers.
+    let o = build_site(&out, &[shared().join("public/q3")], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut checked = 0;
+    for path in walk(&out.join("players")) {
+        let page = std::fs::read_to_string(&path).unwrap();
+        for svg in page.split("<svg class=\"chart\"").skip(1) {
+            let svg = &svg[..svg.find("</svg>").unwrap()];
+            let labels: Vec<&str> = svg
+                .split("text-anchor=\"middle\">")
+                .chain(svg.split("text-anchor=\"end\">"))
+                .skip(1)
+                .filter_map(|s| s.split("</text>").next())
+                .filter(|l| l.starts_with('#'))
+                .collect();
+            let mut unique = labels.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(
+                unique.len(),
+                labels.len(),
+                "{labels:?} in {}",
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 5, "{checked} charts");
+}

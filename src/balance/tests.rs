@@ -10,6 +10,7 @@ fn params() -> TeamParams {
         },
         margin: 0.0,
         bound: crate::evaluate::team::STRENGTH_BOUND,
+        margin_basis: None,
     }
 }
 

@@ -129,6 +129,24 @@ pub struct TeamParams {
     /// itself, the mean form of earlier versions).
     #[serde(default)]
     pub bound: f64,
+    /// What the balancer's margin was learnt from (its game, game type, scores and slope), so
+    /// the balancer can say why there is none; None outside [`TeamModel::params`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_basis: Option<MarginBasis>,
+}
+
+/// The results behind the balancer's expected score margin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MarginBasis {
+    /// The game's display name (the site's game with the most team results).
+    pub game: String,
+    /// Its game type with the most final scores (its code, as in the logs: `ctf`, `tdm`).
+    pub gametype: String,
+    /// Team matches of the game with a final score whose margin share was learnt.
+    pub matches: u64,
+    /// The least-squares slope of their margin shares on 2p − 1 before it is kept at 0 or
+    /// above (negative: the favourites won by less than the others, or lost).
+    pub slope: f64,
 }
 
 /// A player's team strength: the mean becomes `u(θ) = θ / √(1 + (θ/B)²)` (θ itself when
@@ -222,6 +240,7 @@ impl TeamParams {
             newcomer,
             margin: 0.0,
             bound: STRENGTH_BOUND,
+            margin_basis: None,
         }
     }
 
@@ -509,6 +528,7 @@ impl TeamModel {
                 .get(game)
                 .map_or(0.0, |g| g.margin_slope(gametype)),
             bound: STRENGTH_BOUND,
+            margin_basis: None,
         }
     }
 
@@ -536,9 +556,18 @@ impl TeamModel {
             return self.params_for("", "");
         };
         let record = self.games.get(game);
-        let mut params = self.params_for(game, record.map_or("", GameRecord::main_gametype));
+        let gametype = record.map_or("", GameRecord::main_gametype);
+        let mut params = self.params_for(game, gametype);
         let side = record.map_or(0.0, |g| g.side_logit(""));
         params.coef[2] += params.coef[3] * side;
+        params.margin_basis = Some(MarginBasis {
+            game: crate::model::game_name(game).to_string(),
+            gametype: gametype.to_string(),
+            matches: record.map_or(0, |g| {
+                g.margins.values().map(|m| m.totals.0).sum::<f64>() as u64
+            }),
+            slope: record.map_or(0.0, |g| g.share.0 / (g.share.1 + MARGIN_RIDGE)),
+        });
         params
     }
 
@@ -856,6 +885,7 @@ mod tests {
             },
             margin: 0.0,
             bound: 0.0,
+            margin_basis: None,
         }
     }
 

@@ -164,6 +164,14 @@ pub enum Detected {
     Unknown(&'static str),
 }
 
+/// The logs fragstats reads, as the empty site's hint and `build` name them.
+pub const FORMATS: &[&str] = &[
+    "Quake 3 / ioquake3, OpenArena and Urban Terror 4.x games.log",
+    "Half-Life logs (Counter-Strike 1.6 to CS2, Team Fortress 2, Left 4 Dead 2)",
+    "Call of Duty games_mp.log",
+    "Wolfenstein: Enemy Territory etconsole.log and game logs",
+];
+
 /// How many bytes of a file sniffing looks at.
 pub const SNIFF_BYTES: usize = 64 * 1024;
 

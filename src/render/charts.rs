@@ -3,7 +3,9 @@
 //! curves: one per page) are written directly, element for element as plotters drew them (a
 //! test compares the two on random charts), at a fraction of plotters' cost. The axis and
 //! legend labels are `<text>` elements written here, so no font file is needed: the browser
-//! renders the text. Every label is escaped. The only module that talks to plotters.
+//! renders the text. A line chart's legend is HTML after the SVG, so it wraps on a phone
+//! instead of running its names into each other. Every label is escaped. The only module that
+//! talks to plotters.
 
 use std::fmt::Write as _;
 
@@ -46,6 +48,9 @@ pub struct LineChart<'a> {
     pub series: Vec<Series>,
     /// Formats an x value for a tick label (dates, match numbers, clock times).
     pub x_format: &'a dyn Fn(f64) -> String,
+    /// The smallest step between x tick labels: 1 for match numbers and minutes (no tick
+    /// between two whole numbers, whose labels would repeat), a day for dates shown as days.
+    pub x_step: f64,
     /// Draw a dot at every point (for short series).
     pub dots: bool,
 }
@@ -55,7 +60,7 @@ pub fn line_chart(chart: &LineChart) -> String {
     let Some((x0, x1, y0, y1)) = line_chart_ranges(chart) else {
         return String::new();
     };
-    let plot = Plot::of(chart, (x0, x1, y0, y1));
+    let plot = Plot::of((x0, x1, y0, y1));
     let points: usize = chart.series.iter().map(|s| s.points.len()).sum();
     let mut svg = String::with_capacity(2000 + points * if chart.dots { 110 } else { 9 });
     let _ = write!(
@@ -68,7 +73,25 @@ pub fn line_chart(chart: &LineChart) -> String {
     svg.push_str(r#"<g class="labels">"#);
     plot.labels(chart, &mut svg);
     svg.push_str("</g></svg>");
+    push_legend(chart, &mut svg);
     svg
+}
+
+/// The legend of a chart of more than one series: a list after the SVG, each name beside a
+/// swatch of its line's colour.
+fn push_legend(chart: &LineChart, out: &mut String) {
+    if chart.series.len() < 2 {
+        return;
+    }
+    out.push_str(r#"<ul class="chart-legend">"#);
+    for (i, s) in chart.series.iter().enumerate() {
+        out.push_str(r##"<li><span class="swatch" style="background:#"##);
+        push_colour(out, PALETTE[i % PALETTE.len()], false);
+        out.push_str(r#""></span>"#);
+        out.push_str(&escape(&s.label));
+        out.push_str("</li>");
+    }
+    out.push_str("</ul>");
 }
 
 /// The x and y ranges a line chart shows (x0, x1, y0, y1): its finite points' (x widened when
@@ -111,17 +134,12 @@ struct Plot {
 const TICK: i32 = 5;
 
 impl Plot {
-    fn of(chart: &LineChart, (x0, x1, y0, y1): (f64, f64, f64, f64)) -> Plot {
-        let top = if chart.series.len() > 1 {
-            TOP + 20
-        } else {
-            TOP
-        };
+    fn of((x0, x1, y0, y1): (f64, f64, f64, f64)) -> Plot {
         Plot {
             x: (x0, x1),
             y: (y0, y1),
             px: (LEFT as i32, (WIDTH - RIGHT) as i32 - 1),
-            py: ((HEIGHT - BOTTOM) as i32 - 1, top as i32),
+            py: ((HEIGHT - BOTTOM) as i32 - 1, TOP as i32),
         }
     }
 
@@ -219,7 +237,7 @@ impl Plot {
         }
     }
 
-    /// The tick labels, the axis names and (for more than one series) the legend.
+    /// The tick labels and the axis names.
     fn labels(&self, chart: &LineChart, labels: &mut String) {
         line_chart_labels(chart, (self.x, self.y), |p| self.at(p), labels);
     }
@@ -335,15 +353,15 @@ fn push_int(out: &mut String, n: i32) {
     super::helpers::push_number(out, n.unsigned_abs());
 }
 
-/// A line chart's tick labels (five on y, six on x), then its titles, placed by `at` (data to
-/// pixel coordinates).
+/// A line chart's tick labels (five on y, about six on x), then its titles, placed by `at`
+/// (data to pixel coordinates).
 fn line_chart_labels(
     chart: &LineChart,
     ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
     at: impl Fn((f64, f64)) -> (i32, i32),
     labels: &mut String,
 ) {
-    for t in ticks(y0, y1, 5) {
+    for t in ticks(y0, y1, 5, 0.0) {
         let (px, py) = at((x0, t));
         labels.push_str("<text x=\"");
         push_int(labels, px - 6);
@@ -353,23 +371,33 @@ fn line_chart_labels(
         labels.push_str(&escape(&short_number(t)));
         labels.push_str("</text>");
     }
-    for t in ticks(x0, x1, 6) {
+    // A label equal to the one before (two ticks within one day, one month) is left out.
+    let mut last = String::new();
+    for t in ticks(x0, x1, 6, chart.x_step) {
+        let label = (chart.x_format)(t);
+        if label.is_empty() || label == last {
+            continue;
+        }
         let (px, py) = at((t, y0));
         labels.push_str("<text x=\"");
         push_int(labels, px);
         labels.push_str("\" y=\"");
         push_int(labels, py + 18);
-        labels.push_str(r#"" text-anchor="middle">"#);
-        labels.push_str(&escape(&(chart.x_format)(t)));
+        // The last label at the right edge ends there rather than being cut in half.
+        labels.push_str(if px + 24 > (WIDTH - RIGHT) as i32 {
+            r#"" text-anchor="end">"#
+        } else {
+            r#"" text-anchor="middle">"#
+        });
+        labels.push_str(&escape(&label));
         labels.push_str("</text>");
+        last = label;
     }
     line_chart_titles(chart, at((x0, y1)), labels);
 }
 
-/// The axis names and (for more than one series) the legend of a line chart whose plot area's
-/// top left corner is at `(left, top)`.
-fn line_chart_titles(chart: &LineChart, (left, top): (i32, i32), labels: &mut String) {
-    let legend = chart.series.len() > 1;
+/// The axis names of a line chart whose plot area's top is at `top`.
+fn line_chart_titles(chart: &LineChart, (_, top): (i32, i32), labels: &mut String) {
     let _ = write!(
         labels,
         r#"<text x="{}" y="{}" class="axis" transform="rotate(-90 {} {})" text-anchor="middle">{}</text>"#,
@@ -386,27 +414,6 @@ fn line_chart_titles(chart: &LineChart, (left, top): (i32, i32), labels: &mut St
         HEIGHT - 2,
         escape(chart.x_label)
     );
-    if legend {
-        let top = top - 26;
-        let mut x = left + 8;
-        for (i, s) in chart.series.iter().enumerate() {
-            let colour = PALETTE[i % PALETTE.len()];
-            labels.push_str("<rect x=\"");
-            push_int(labels, x);
-            labels.push_str("\" y=\"");
-            push_int(labels, top + 2);
-            labels.push_str(r##"" width="10" height="10" fill="#"##);
-            push_colour(labels, colour, false);
-            labels.push_str("\"/><text x=\"");
-            push_int(labels, x + 14);
-            labels.push_str("\" y=\"");
-            push_int(labels, top + 11);
-            labels.push_str("\">");
-            labels.push_str(&escape(&s.label));
-            labels.push_str("</text>");
-            x += 24 + 7 * s.label.chars().count().min(24) as i32;
-        }
-    }
 }
 
 /// The line chart as plotters drew it (the reference [`line_chart`] is compared with).
@@ -426,7 +433,9 @@ fn line_chart_plotters(chart: &LineChart) -> String {
             return String::new();
         }
     }
-    finish(svg, (WIDTH, HEIGHT), chart.title, &labels)
+    let mut svg = finish(svg, (WIDTH, HEIGHT), chart.title, &labels);
+    push_legend(chart, &mut svg);
+    svg
 }
 
 #[cfg(test)]
@@ -436,9 +445,8 @@ fn draw(
     (x0, x1, y0, y1): (f64, f64, f64, f64),
     labels: &mut String,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let legend = chart.series.len() > 1;
     let mut c = ChartBuilder::on(root)
-        .margin_top(if legend { TOP + 20 } else { TOP })
+        .margin_top(TOP)
         .margin_right(RIGHT)
         .x_label_area_size(BOTTOM)
         .y_label_area_size(LEFT)
@@ -571,7 +579,7 @@ fn draw_reliability(
             }
         }
     }
-    for t in ticks(0.0, 1.0, 5) {
+    for t in ticks(0.0, 1.0, 5, 0.0) {
         let (px, py) = c.backend_coord(&(0.0, t));
         let percent = format!("{:.0}%", t * 100.0);
         let _ = write!(
@@ -683,9 +691,9 @@ fn nice_step(raw: f64) -> f64 {
     nice * mag
 }
 
-/// Round tick positions inside [lo, hi], about `count` of them.
-fn ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
-    let step = nice_step((hi - lo) / count as f64);
+/// Round tick positions inside [lo, hi], about `count` of them, at least `min_step` apart.
+fn ticks(lo: f64, hi: f64, count: usize, min_step: f64) -> Vec<f64> {
+    let step = nice_step((hi - lo) / count as f64).max(min_step);
     let mut t = (lo / step).ceil() * step;
     let mut out = Vec::new();
     while t <= hi + step * 1e-9 && out.len() < 50 {
@@ -731,6 +739,7 @@ mod tests {
                 },
             ],
             x_format: &|x| format!("#{x:.0}"),
+            x_step: 1.0,
             dots: true,
         });
         assert!(
@@ -743,7 +752,13 @@ mod tests {
         assert!(svg.contains("a&lt;b"));
         assert!(!svg.contains("<script>"));
         assert!(!svg.contains("fill=\"#FFFFFF\""));
-        assert!(svg.ends_with("</g></svg>"));
+        // Two series: the legend is a list after the SVG, its names escaped.
+        assert!(
+            svg.contains("</g></svg><ul class=\"chart-legend\">"),
+            "{svg}"
+        );
+        assert!(svg.contains("</span>a&lt;b</li>"), "{svg}");
+        assert!(svg.ends_with("</li></ul>"));
     }
 
     /// The directly written line chart is byte for byte plotters' drawing, on charts of random
@@ -787,6 +802,7 @@ mod tests {
                 y_label: "y",
                 series,
                 x_format: &|x| format!("{x:.1}"),
+                x_step: 0.0,
                 dots: next() % 2 == 0,
             };
             let ours = line_chart(&chart);
@@ -810,6 +826,7 @@ mod tests {
                     points: vec![(a, a), (b, b)],
                 }],
                 x_format: &|x| format!("{x:.1}"),
+                x_step: 0.0,
                 dots: true,
             };
             let svg = line_chart(&chart);
@@ -825,6 +842,7 @@ mod tests {
             y_label: "y",
             series: vec![],
             x_format: &|x| x.to_string(),
+            x_step: 0.0,
             dots: false,
         };
         assert_eq!(line_chart(&empty), "");
@@ -841,7 +859,10 @@ mod tests {
     #[test]
     fn tick_helpers() {
         assert_eq!(nice_range(3.0, 97.0), (0.0, 100.0));
-        assert_eq!(ticks(0.0, 100.0, 5), [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert_eq!(
+            ticks(0.0, 100.0, 5, 0.0),
+            [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+        );
         assert_eq!(short_number(12.5), "12.5");
         assert_eq!(short_number(40.0), "40");
     }

@@ -268,6 +268,12 @@ pub fn render_site(
         version: env!("CARGO_PKG_VERSION"),
         colors_css: colors_css(&input.config.colors),
         feed: input.config.base_url.is_some() && input.matches.iter().any(|m| m.start.is_some()),
+        base_url: input
+            .config
+            .base_url
+            .as_deref()
+            .map(|u| format!("{}/", u.trim_end_matches('/')))
+            .unwrap_or_default(),
     };
     let mut nav = vec![
         nav_item("Overview", "index.html"),
@@ -580,6 +586,7 @@ fn index_and_lists<'a>(
         static_core_size: static_rows.len(),
         awards: r.awards(),
         season: r.current_season(),
+        no_matches: pages::index::NoMatches::of(input),
     };
     files.push(html(
         "index.html",

@@ -285,6 +285,14 @@ impl<'a> Renderer<'a> {
                 None => String::new(),
             }
         };
+        // Ticks no closer than the labels' unit: match numbers, seconds, minutes, days, months.
+        let x_step = match () {
+            _ if !dated => 1.0,
+            _ if span < 3_600.0 => 1.0,
+            _ if span < 2.0 * 86_400.0 => 60.0,
+            _ if span < 200.0 * 86_400.0 => 86_400.0,
+            _ => 31.0 * 86_400.0,
+        };
         let dots = points.len() <= 60;
         charts::line_chart(&charts::LineChart {
             title,
@@ -295,6 +303,7 @@ impl<'a> Renderer<'a> {
                 points,
             }],
             x_format: &format,
+            x_step,
             dots,
         })
     }

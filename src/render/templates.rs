@@ -64,6 +64,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/partials/season_table.html"),
     ),
     (
+        "partials/meta.html",
+        include_str!("../../templates/partials/meta.html"),
+    ),
+    (
         "partials/map_shares.html",
         include_str!("../../templates/partials/map_shares.html"),
     ),
@@ -74,6 +78,7 @@ pub const BUILTIN_STATIC: &[(&str, &[u8])] = &[
     ("style.css", include_bytes!("../../static/style.css")),
     ("site.js", include_bytes!("../../static/site.js")),
     ("balance.js", include_bytes!("../../static/balance.js")),
+    ("favicon.ico", include_bytes!("../../static/favicon.ico")),
 ];
 
 /// The template set used to render pages.

@@ -14,6 +14,8 @@ pub struct SiteView {
     pub colors_css: String,
     /// The site has `feed.xml` (when `base_url` is set and matches are dated).
     pub feed: bool,
+    /// `base_url` with one trailing `/`, empty when not configured (the pages' `og:url`).
+    pub base_url: String,
 }
 
 #[cfg(test)]
@@ -26,6 +28,7 @@ impl SiteView {
             version: "0",
             colors_css: String::new(),
             feed: false,
+            base_url: String::new(),
         }
     }
 }

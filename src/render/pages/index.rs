@@ -26,6 +26,28 @@ pub(in crate::render) struct IndexPage<'a> {
     pub(in crate::render) awards: Vec<AwardView>,
     /// The current season's ladder beside the all-time one (None without seasons).
     pub(in crate::render) season: Option<super::season::CurrentSeason>,
+    /// Where the logs go and which are read, on a site without matches (None otherwise).
+    pub(in crate::render) no_matches: Option<NoMatches>,
+}
+
+/// The hint of a site without matches.
+#[derive(Serialize)]
+pub(in crate::render) struct NoMatches {
+    /// The config's `logs`, as written (relative to site.toml).
+    pub(in crate::render) folders: Vec<String>,
+    pub(in crate::render) formats: &'static [&'static str],
+}
+
+impl NoMatches {
+    /// The hint, when the site has no match.
+    pub(in crate::render) fn of(input: &crate::render::SiteInput) -> Option<NoMatches> {
+        input.matches.is_empty().then(|| NoMatches {
+            folders: (input.config.logs.iter())
+                .map(|p| p.display().to_string())
+                .collect(),
+            formats: crate::parse::FORMATS,
+        })
+    }
 }
 
 impl Renderer<'_> {

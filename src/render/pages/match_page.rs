@@ -182,6 +182,7 @@ impl Renderer<'_> {
             y_label: "frags",
             series,
             x_format: &|x| format!("{x:.0}"),
+            x_step: 1.0,
             dots: false,
         })
     }
@@ -392,7 +393,14 @@ impl Renderer<'_> {
             fairest_red_win: self
                 .fairest_red_win(i)
                 .map(|p| format!("{:.0}%", p * 100.0)),
-            expected_margin: self.expected_margin(i).map(|m| format!("{m:+.1}")),
+            // A margin of exactly 0 is none learnt then (a slope of 0), not an even match.
+            expected_margin: self.expected_margin(i).map(|m| {
+                if m == 0.0 {
+                    "not learnt yet".to_string()
+                } else {
+                    format!("{m:+.1}")
+                }
+            }),
             balance_url: self.balance_url(i),
             sides,
             kill_lines: ms.kill_lines,
