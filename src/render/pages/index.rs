@@ -30,11 +30,11 @@ pub(in crate::render) struct IndexPage<'a> {
     pub(in crate::render) no_matches: Option<NoMatches>,
 }
 
-/// The hint of a site without matches.
+/// The hint of a site without matches: the formats read. The page names no log folder (the
+/// build's output does): a folder's path is the admin's, not the public's, and the same site
+/// built with other `PATH` arguments must give the same page.
 #[derive(Serialize)]
 pub(in crate::render) struct NoMatches {
-    /// The config's `logs`, as written (relative to site.toml).
-    pub(in crate::render) folders: Vec<String>,
     pub(in crate::render) formats: &'static [&'static str],
 }
 
@@ -42,9 +42,6 @@ impl NoMatches {
     /// The hint, when the site has no match.
     pub(in crate::render) fn of(input: &crate::render::SiteInput) -> Option<NoMatches> {
         input.matches.is_empty().then(|| NoMatches {
-            folders: (input.config.logs.iter())
-                .map(|p| p.display().to_string())
-                .collect(),
             formats: crate::parse::FORMATS,
         })
     }
