@@ -41,7 +41,7 @@ pub(in crate::render) struct NoMatches {
 impl NoMatches {
     /// The hint, when the site has no match.
     pub(in crate::render) fn of(input: &crate::render::SiteInput) -> Option<NoMatches> {
-        input.matches.is_empty().then(|| NoMatches {
+        input.matches.is_empty().then_some(NoMatches {
             formats: crate::parse::FORMATS,
         })
     }
