@@ -156,6 +156,18 @@ fn independent_counts(roots: &[PathBuf]) -> HashMap<String, Counts> {
     counts
 }
 
+/// The output folder of a site of the one log `f`, built in `<tmp>/site<n>`: a site of its own
+/// (config, state and archive), so no other build's matches mix in.
+fn site_of_one_log(tmp: &Path, n: usize, f: &Path) -> PathBuf {
+    let dir = tmp.join(format!("site{n}"));
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("site.toml"), "").unwrap();
+    let out = dir.join("public");
+    let o = build_site(&out, &[f.to_path_buf()], &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
 /// The naive count of a Call of Duty or Enemy Territory log (by its folder in `public`).
 fn naive_other_game(f: &Path, bytes: &[u8]) -> Option<HashMap<String, games::Tally>> {
     let folder = f.parent()?.file_name()?.to_str()?;
@@ -181,13 +193,7 @@ fn cod_and_et_logs_have_exact_counts_per_file() {
     files.sort();
     assert_eq!(files.len(), 5);
     for (n, f) in files.iter().enumerate() {
-        // A site of its own (config, state and archive), so no other build's matches mix in.
-        let dir = tmp.path().join(format!("site{n}"));
-        std::fs::create_dir(&dir).unwrap();
-        std::fs::write(dir.join("site.toml"), "").unwrap();
-        let out = dir.join("public");
-        let o = build_site(&out, std::slice::from_ref(f), &dir);
-        assert!(o.status.success(), "{}", stderr(&o));
+        let out = site_of_one_log(tmp.path(), n, f);
         let bytes = std::fs::read(f).unwrap();
         let want = naive_other_game(f, &bytes).unwrap();
         let players = json(&out.join("data/players.json"));
@@ -250,12 +256,7 @@ fn half_life_logs_have_exact_counts_per_account() {
     files.sort();
     assert!(files.len() >= 13, "{files:?}");
     for (n, f) in files.iter().enumerate() {
-        let dir = tmp.path().join(format!("site{n}"));
-        std::fs::create_dir(&dir).unwrap();
-        std::fs::write(dir.join("site.toml"), "").unwrap();
-        let out = dir.join("public");
-        let o = build_site(&out, std::slice::from_ref(f), &dir);
-        assert!(o.status.success(), "{}", stderr(&o));
+        let out = site_of_one_log(tmp.path(), n, f);
         let want = games::hl_counts(&std::fs::read(f).unwrap());
         let players = json(&out.join("data/players.json"));
         let players = players.as_array().unwrap();
