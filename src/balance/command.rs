@@ -441,7 +441,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
             if data.params.margin > 0.0 {
                 format!("{:+.1}", data.params.expected_margin(p))
             } else {
-                "not learnt yet (too few team scores that follow p)".to_string()
+                data.params.margin_why()
             }
         };
         let _ = writeln!(

@@ -233,6 +233,36 @@ impl Features {
 }
 
 impl TeamParams {
+    /// Why there is no expected score margin (`margin` is 0), from what it was learnt from: the
+    /// words of the balance page (`static/balance.js`, `marginWhy`).
+    pub fn margin_why(&self) -> String {
+        let Some(b) = &self.margin_basis else {
+            return "not learnt (the ratings do not say what from)".to_string();
+        };
+        let what = if b.gametype.is_empty() {
+            b.game.clone()
+        } else {
+            format!("{} ({})", b.game, b.gametype)
+        };
+        if b.matches == 0 {
+            format!(
+                "none: it is learnt from the final scores of {what} team matches (the game with \
+                 the most team results here), and none has a final score yet"
+            )
+        } else if b.slope <= 0.0 || b.slope.is_nan() {
+            format!(
+                "none: in the {} {} team match{} with a final score, the favourite did not win \
+                 by more than the underdog (the margin's slope on the prediction is {:.2})",
+                b.matches,
+                b.game,
+                if b.matches == 1 { "" } else { "es" },
+                b.slope
+            )
+        } else {
+            format!("none: the {what} matches' final scores add up to 0")
+        }
+    }
+
     /// The prior: before any team result.
     pub fn prior(newcomer: Skill) -> TeamParams {
         TeamParams {
@@ -866,6 +896,29 @@ pub fn reliability(predictions: &[Option<f64>], red_won: &[Option<bool>]) -> Rel
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The CLI's `--explain` gives the balance page's reason for a margin of 0.
+    #[test]
+    fn margin_why_names_the_game_the_matches_and_the_slope() {
+        let mut p = TeamParams::prior(Skill {
+            mean: 0.0,
+            variance: 1.0,
+        });
+        assert!(p.margin_why().contains("do not say"));
+        p.margin_basis = Some(MarginBasis {
+            game: "OpenArena".into(),
+            gametype: "ctf".into(),
+            matches: 14,
+            slope: -0.043,
+        });
+        assert_eq!(
+            p.margin_why(),
+            "none: in the 14 OpenArena team matches with a final score, the favourite did not \
+             win by more than the underdog (the margin's slope on the prediction is -0.04)"
+        );
+        p.margin_basis.as_mut().unwrap().matches = 0;
+        assert!(p.margin_why().contains("OpenArena (ctf) team matches"));
+    }
 
     /// Player `player` on red or blue for the whole result.
     fn member(player: u32, red: bool) -> TeamMember {
