@@ -1,11 +1,9 @@
 //! Background work that should use only processors the build leaves idle (freeing the old
-//! site's replaced files). A build of a public server's site keeps both processors of the
-//! development machine busy most of the time, with short stretches where one waits (a step
-//! done on one thread); small work at idle priority fills those stretches instead of slowing
-//! the busy threads, and whoever waits for it lets it run. Not for bigger work: the ratings
-//! checkpoint's writing (0.1-0.2 s of processor time) found too few such stretches and was
-//! mostly left for the end of the build (8 alternating appends that each wrote one: median
-//! 0.96 s at idle priority against 0.92 s beside the pages).
+//! site's replaced files). A build of a public server's site keeps both processors busy most of
+//! the time, with short stretches where one waits (a step done on one thread); small work at
+//! idle priority fills those stretches instead of slowing the busy threads, and whoever waits
+//! for it lets it run. Not for bigger work such as the ratings checkpoint's writing, which finds
+//! too few such stretches (`benches/RESULTS.md`).
 
 /// Runs the calling thread only when a processor would otherwise be idle (Linux's
 /// `SCHED_IDLE`), where the system allows it; elsewhere it runs as before.

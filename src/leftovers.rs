@@ -1,10 +1,9 @@
 //! What becomes of the big structures a build no longer needs (the matches, the roster, the
-//! counts and ratings, the pages). Freeing them is work: on a public server's site (20,000
-//! matches, 63,000 players) about 0.1 s of an append's 1.9 s, spent walking hundreds of
-//! thousands of small allocations. `fragstats build` ends its process right after the build
-//! (without the allocator's clean-up, see `main`), and the system takes back the memory at once,
-//! so there they are left as they are; a process that builds again (`watch`, `serve`, the tests)
-//! frees them.
+//! counts and ratings, the pages). Freeing them is work: hundreds of thousands of small
+//! allocations on a public server's site. `fragstats build` ends its process right after the
+//! build (without the allocator's clean-up, see `main`), and the system takes back the memory
+//! at once, so there they are left as they are; a process that builds again (`watch`, `serve`,
+//! the tests) frees them.
 
 /// Whether the big structures of a build are freed or left for the system.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -1,11 +1,8 @@
 //! A value sealed (header, CRC-32 of the body, postcard body: the layout of `seal_with`)
-//! straight into a file, through a buffer of a megabyte: for the ratings checkpoint (56 MB on
-//! a public server's site), which was encoded into memory first. That cost a pass to measure
-//! its size (to grow the buffer once), fresh memory for all of it, and a copy of it into the
-//! file; the checksum is now taken of each buffer's worth as it is written. On a crowd's
-//! append that renews the checkpoint (`benches/append_cycle.sh`), encoding and writing took
-//! 0.07 s of processor time against 0.09-0.10 s, and the build's peak memory was 536 MB
-//! against 582 MB.
+//! straight into a file, through a buffer of a megabyte, for the ratings checkpoint (tens of MB
+//! on a public server's site): no pass to measure its size, no copy of it in memory, the
+//! checksum taken of each buffer's worth as it is written (`benches/RESULTS.md` has the
+//! append cycle's figures).
 //!
 //! Every write of the body but the last is a whole buffer, from the start of the file (so a
 //! run of whole pages): written over an older file whose pages are no longer cached, no block

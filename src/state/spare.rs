@@ -1,13 +1,9 @@
 //! The ratings checkpoint written over a spare file and swapped in, not written to a new file
-//! renamed over the old one. On a public server's site the checkpoint is about 56 MB: a new
-//! file costs the system fresh pages and blocks for all of it, and the rename frees the old
-//! file's (with online discard, a few tens of milliseconds), while overwriting a file of about
-//! the same size reuses both. `python3 benches/file_replace.py DIR 72 5` measures the two ways;
-//! on the development machine (ext4 mounted with `discard`) a new file took 18-20 ms to write
-//! and its rename over the old one 38-54 ms, against 15-18 ms to overwrite the spare and
-//! 0.1 ms to swap. (That machine is slow to touch memory unused for a minute: overwriting a
-//! 72 MB file written a minute before took 0.11 s there, and 0.12-0.16 s of a build's
-//! processor time for a spare written about 70 builds before; a new file once took 0.18 s.)
+//! renamed over the old one. On a public server's site the checkpoint is tens of MB: a new file
+//! costs the system fresh pages and blocks for all of it, and the rename frees the old file's
+//! (slow with online discard), while overwriting a file of about the same size reuses both.
+//! `python3 benches/file_replace.py DIR 72 5` measures the two ways (figures in
+//! `benches/RESULTS.md`).
 //!
 //! The swap is Linux's `renameat2(RENAME_EXCHANGE)`, done once the build has published its
 //! site: a killed build leaves the old checkpoint or the new one under
