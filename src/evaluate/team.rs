@@ -1,4 +1,4 @@
-//! The team-outcome model used for team predictions and the balancer (issue 15): red wins with
+//! The team-outcome model used for team predictions and the balancer: red wins with
 //!
 //! ```text
 //! p = σ( (β_s·g·(m_red − m_blue) + β_n·ln(W_red / W_blue) + β_0 + β_F·F) / sqrt(1 + π/8·(β_s·g)²·V) )
@@ -14,14 +14,11 @@
 //!
 //! - The strength `u(θ) = θ / √(1 + (θ/2)²)` ([`strength`], [`STRENGTH_BOUND`]) saturates: it
 //!   is θ near the site's mean player (the fit centres θ on 0) and stays within ±2, like
-//!   `2·tanh(θ/2) = 4·σ(θ) − 2`, the frag share against the mean player in θ's units. With the
-//!   plain mean θ one hopeless player (θ far below everyone) dominated a side's mean, though
-//!   their frags against anyone are already near none: on 216 real OpenArena games the mean
-//!   form's log-loss was 0.600 and this one's 0.548, and the balancer's splits came within
-//!   0.64 of the bots' true skill sum instead of 1.17 (`benches/openarena-balance`, `gap.py`).
-//!   It is a sum over members, so the balancer's meet in the middle stays exact, unlike the
-//!   mean over every red-blue pair of σ(θr − θb), which did no better there (2-fold
-//!   cross-validated log-loss 0.537 against this form's 0.518, gap 0.69; `whatif.py`).
+//!   `2·tanh(θ/2) = 4·σ(θ) − 2`, the frag share against the mean player in θ's units, so one
+//!   hopeless player (θ far below everyone, whose frags against anyone are already near none)
+//!   does not dominate a side's mean. It is a sum over members, so the balancer's meet in the
+//!   middle stays exact. (How it compares with the plain mean and the pairwise form on real
+//!   OpenArena games: `benches/RESULTS.md`.)
 //!
 //! - `g` turns a frag edge into a result edge. A result is won by the side that makes more of
 //!   its `N` scoring events (a match: the team scores, frags in team deathmatch, captures in
