@@ -30,13 +30,8 @@ mod renewal;
 
 pub use renewal::CheckpointRule;
 
-/// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes.
-/// 11: a player's weapons, maps and awards are counted by number into one table of names
-/// ([`crate::stats::Names`]), not in maps of strings. 12: the whole-history fits' weights are
-/// floored at 1e-280, not 2.2e-308 (a saved weight at the old floor would grow differently).
-/// 13: the fixed-prior whole-history fit is saved without its pair records when the averaged
-/// fit, which holds the same, is saved too (an older fragstats would take the missing records
-/// for none).
+/// Bump when the layout of [`Checkpoint`] or the meaning of anything saved in it changes (what
+/// each bump changed is in git's history of this line).
 const CHECKPOINT_FORMAT: u64 = 13;
 
 /// How the folds started.
