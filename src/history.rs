@@ -190,7 +190,7 @@ fn fingerprint(cfg: &RatingConfig) -> u64 {
     let mut h = crate::hash::Hasher::new();
     h.u64(CHECKPOINT_FORMAT);
     h.str(env!("CARGO_PKG_VERSION"));
-    h.u64(u64::from(crate::state::PARSER_VERSION));
+    h.u64(u64::from(crate::parse::PARSER_VERSION));
     h.str(&format!("{cfg:?}"));
     h.finish()
 }

@@ -29,7 +29,6 @@ use crate::parse::Checkpoint;
 use crate::progress::timed;
 
 mod lock;
-pub(crate) mod mapped;
 mod sealed_file;
 mod segments;
 mod spare;
@@ -38,8 +37,7 @@ mod v5;
 pub use lock::{StateLock, lock};
 pub use segments::{Sealed, Segment};
 
-/// Bump when the parsers' output changes for the same input: stored matches become invalid.
-pub const PARSER_VERSION: u32 = 8;
+pub use crate::parse::PARSER_VERSION;
 /// Bump when the layout of [`State`] changes. Segments store a [`Match`](crate::model::Match)'s
 /// fields by position: reordering its fields, or adding one anywhere but last, is a layout
 /// change too (`states_of_earlier_versions_lose_no_match_on_upgrade` fails without the bump).
@@ -702,10 +700,10 @@ const CHECKPOINT_FILE: &str = "ratings.bin";
 /// about 56 MB on a public server's site.
 pub fn load_checkpoint(dir: &Path, cfg: &crate::config::RatingConfig) -> Option<history::Restored> {
     // Mapped, not read into a buffer: the decoder reads the system's copy of the file, and
-    // none of its bytes are copied into fresh memory ([`mapped`]). The rating systems' saved
-    // bytes are borrowed from it while their states are restored.
+    // none of its bytes are copied into fresh memory ([`crate::mapped`]). The rating systems'
+    // saved bytes are borrowed from it while their states are restored.
     let bytes = timed("checkpoint read", || {
-        mapped::FileBytes::read(&dir.join(CHECKPOINT_FILE))
+        crate::mapped::FileBytes::read(&dir.join(CHECKPOINT_FILE))
     })
     .ok()?;
     let checkpoint = timed("checkpoint check and decode", || decode_borrowed(&bytes))?;
@@ -741,25 +739,11 @@ fn decode_borrowed(bytes: &[u8]) -> Option<history::Checkpoint<'_>> {
     })
 }
 
-/// `bytes` followed by `value`'s postcard encoding, `bytes` grown once to hold it (its size is
-/// measured first). The checkpoint (56 MB on a public server's site) and the rating systems'
-/// saved states in it (the whole-history fit's 22 MB), grown step by step, were copied over
-/// and over into fresh memory: a build that writes a new checkpoint peaked at 680 MB there,
-/// 605 MB encoded this way.
-pub(crate) fn extend_sized<T: serde::Serialize + ?Sized>(
-    value: &T,
-    mut bytes: Vec<u8>,
-) -> postcard::Result<Vec<u8>> {
-    let size = postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())?;
-    bytes.reserve_exact(size);
-    postcard::to_extend(value, bytes)
-}
-
 /// The bytes of the checkpoint file for `checkpoint`.
 pub fn encode_checkpoint(checkpoint: &history::Checkpoint) -> Result<Vec<u8>> {
     timed("checkpoint encode and checksum", || {
         seal_with(&Header::current(), |bytes| {
-            *bytes = extend_sized(checkpoint, std::mem::take(bytes))
+            *bytes = crate::codec::extend_sized(checkpoint, std::mem::take(bytes))
                 .context("cannot encode the checkpoint")?;
             Ok(())
         })

@@ -169,7 +169,7 @@ pub trait FragRater: Send {
 macro_rules! saved_fields {
     ($($field:ident),*) => {
         fn save(&self) -> Vec<u8> {
-            $crate::state::extend_sized(&($(&self.$field,)*), Vec::new())
+            $crate::codec::extend_sized(&($(&self.$field,)*), Vec::new())
                 .expect("encoding to memory cannot fail")
         }
         fn restore(&mut self, bytes: &[u8]) -> Result<(), postcard::Error> {

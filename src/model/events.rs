@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Event;
-use crate::state::mapped::FileBytes;
+use crate::mapped::FileBytes;
 
 /// A match's events in order; derefs to `Vec<Event>`. Either packed or decoded (or both, once
 /// packed events were read).

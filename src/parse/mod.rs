@@ -20,6 +20,10 @@ use serde::{Deserialize, Serialize};
 use crate::diagnostics::FileReport;
 use crate::model::Match;
 
+/// Bump when the parsers' output changes for the same input: the state's stored matches and the
+/// ratings checkpoint made from them become invalid.
+pub const PARSER_VERSION: u32 = 8;
+
 /// A point where parsing a file can resume later: a line boundary with no match open, with the
 /// parser's state there. Incremental builds store it and parse only what follows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

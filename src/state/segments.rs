@@ -178,9 +178,8 @@ pub fn load_settled(files_dir: &Path, mut file: FileState, header: &Header) -> O
             }
             // Mapped, not read into fresh memory (see `FileBytes`); the matches' packed events
             // stay in these bytes, not copied out (see `sharing`).
-            let bytes = std::sync::Arc::new(
-                crate::state::mapped::FileBytes::read(&files_dir.join(&s.name)).ok()?,
-            );
+            let bytes =
+                std::sync::Arc::new(crate::mapped::FileBytes::read(&files_dir.join(&s.name)).ok()?);
             let matches: Vec<Match> =
                 crate::model::events::sharing(&bytes, |b| unseal_as(b, header))?;
             (matches.len() as u64 == s.matches).then(|| (matches, stores_names(&bytes)))

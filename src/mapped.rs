@@ -1,6 +1,7 @@
-//! A state file's bytes read through a read-only memory map of it, for the ratings checkpoint
-//! (about 56 MB on a public server's site) and the state's segments of matches (about 60 MB
-//! there, whose packed events are decoded from these bytes while the build runs). Read into a
+//! A file's bytes read through a read-only memory map of it, for the state's ratings checkpoint
+//! and its segments of matches (tens of MB each on a public server's site, whose packed events
+//! the model decodes from these bytes while the build runs: so the model and the state both
+//! use it, and it is neither's). Read into a
 //! buffer, its bytes are copied out of the system's page cache into fresh memory, which is
 //! dear (the first touch of every page); mapped, the decoder reads the page cache itself.
 //! Falls back to an ordinary read where a file cannot be mapped (an empty one).
