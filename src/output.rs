@@ -10,9 +10,10 @@ use std::thread::JoinHandle;
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
-use crate::render::OutputFile;
-
+mod file;
 mod stamps;
+
+pub use file::OutputFile;
 use stamps::{Stamps, Verdict};
 
 /// Marker file that says "this folder is a fragstats site, safe to replace".
