@@ -33,6 +33,7 @@ pub mod read;
 pub mod render;
 pub mod state;
 pub mod stats;
+pub(crate) mod sys;
 pub mod watch;
 
 #[cfg(test)]

@@ -86,7 +86,7 @@ fn swap_in(staging: &Path, out: &Path) -> Result<()> {
             .with_context(|| format!("cannot move the export into {}", out.display()));
     }
     // The exchange leaves the old export at the staging path, removed with it.
-    if crate::output::exchange(staging, out).is_ok() {
+    if crate::sys::exchange(staging, out).is_ok() {
         return Ok(());
     }
     // Without an atomic exchange the old export steps aside first: for a moment there is none,

@@ -31,7 +31,7 @@ pub fn write(spare: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// where swapping is not possible.
 pub fn swap_in(spare: &Path, target: &Path) -> std::io::Result<()> {
     // The same swap that puts a new site in place of the old one.
-    match crate::output::exchange(spare, target) {
+    match crate::sys::exchange(spare, target) {
         Ok(()) => Ok(()),
         Err(_) => std::fs::rename(spare, target),
     }
