@@ -198,11 +198,12 @@ pub fn et_as_game_log(console: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A Half-Life log player block's text (between its quotes): name and Steam id. The block ends
+/// A Half-Life log player block's text (between its quotes): name, Steam id and team (lower
+/// case). The block ends
 /// in `<uid><authid><team>`, or in Left 4 Dead 2's eight groups (`<uid><authid><team><character>
 /// <state><health><setpos ...><Area N>`); names may hold `<`, so the groups are taken from the
 /// right.
-fn hl_block(block: &str) -> Option<(String, String)> {
+fn hl_block(block: &str) -> Option<(String, String, String)> {
     let groups = if block.contains("><setpos") { 8 } else { 3 };
     let mut rest = block;
     let mut taken = Vec::new();
@@ -212,8 +213,12 @@ fn hl_block(block: &str) -> Option<(String, String)> {
         taken.push(&body[open + 1..]);
         rest = &body[..open];
     }
-    let authid = taken[groups - 2];
-    Some((rest.to_string(), authid.to_string()))
+    let (authid, team) = (taken[groups - 2], taken[groups - 3]);
+    Some((
+        rest.to_string(),
+        authid.to_string(),
+        team.to_ascii_lowercase(),
+    ))
 }
 
 /// Who a Half-Life block names, by issue 38: a real Steam account (`STEAM_X:Y:Z` and `[U:1:N]`
@@ -281,21 +286,10 @@ pub fn hl_counts(bytes: &[u8]) -> HashMap<String, (Tally, std::collections::BTre
                 continue;
             };
             let victim_block = &victim_text[..end];
-            let (Some((kn, ka)), Some((vn, va))) = (hl_block(killer_part), hl_block(victim_block))
+            let (Some((kn, ka, kt)), Some((vn, va, vt))) =
+                (hl_block(killer_part), hl_block(victim_block))
             else {
                 continue;
-            };
-            let team = |b: &str| -> String {
-                let groups = if b.contains("><setpos") { 6 } else { 1 };
-                let mut rest = b;
-                let mut t = "";
-                for _ in 0..groups {
-                    let body = rest.strip_suffix('>').unwrap_or("");
-                    let open = body.rfind('<').unwrap_or(0);
-                    t = &body[(open + 1).min(body.len())..];
-                    rest = &body[..open];
-                }
-                t.to_ascii_lowercase()
             };
             let (killer, victim) = (hl_who(&kn, &ka), hl_who(&vn, &va));
             let Some(victim) = victim else { continue };
@@ -309,7 +303,6 @@ pub fn hl_counts(bytes: &[u8]) -> HashMap<String, (Tally, std::collections::BTre
                     note(&victim, 2);
                 }
                 Some(killer) => {
-                    let (kt, vt) = (team(killer_part), team(victim_block));
                     let sides = [
                         "red",
                         "blue",
@@ -325,7 +318,7 @@ pub fn hl_counts(bytes: &[u8]) -> HashMap<String, (Tally, std::collections::BTre
                 }
             }
         } else if let Some(s) = ev.find(" committed suicide with \"")
-            && let Some((n, a)) = hl_block(ev[..s].trim_end_matches(|c| c != '>'))
+            && let Some((n, a, _)) = hl_block(ev[..s].trim_end_matches(|c| c != '>'))
             && let Some(who) = hl_who(&n, &a)
         {
             note(&who, 1);
