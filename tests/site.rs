@@ -1148,6 +1148,10 @@ fn headline_rating_and_provisional_players() {
         assert_eq!(p["provisional"].as_bool().unwrap(), evidence < 30, "{p}");
         assert!(p["rating"].as_f64().unwrap() >= 0.0, "Becker's floor: {p}");
     }
+    // One game: everyone who played played it.
+    for p in players.iter().filter(|p| p["matches"] != 0) {
+        assert_eq!(p["games"], serde_json::json!(["openarena"]), "{p}");
+    }
     let rookie = by_name("Rookie");
     assert_eq!(rookie["provisional"], true);
     let skull = by_name("xXSkullXx");

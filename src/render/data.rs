@@ -186,6 +186,9 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
         .min(input.stats.players.len())
         .min(links.players.len());
     let shown: Vec<usize> = (0..count).filter(|&i| !input.hidden[i]).collect();
+    // On a site of one game (most), every player who played played it: no walk over their
+    // matches.
+    let site_games = games_of(input, 0..input.matches.len() as u32);
     let player = |n: usize| {
         let i = shown[n];
         let (p, s) = (&input.roster.players[i], &input.stats.players[i]);
@@ -221,7 +224,11 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             incidents: st.incidents[i],
             static_rating_outside: st.outside[i],
             clan: clan_name(i),
-            games: games_of(input, &s.matches),
+            games: match (s.matches.is_empty(), site_games.len()) {
+                (true, _) => Vec::new(),
+                (false, 1) => site_games.clone(),
+                (false, _) => games_of(input, s.matches.iter().copied()),
+            },
         }
     };
     Ok(OutputFile::from_parts(
@@ -231,9 +238,9 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
 }
 
 /// The game codes of the matches numbered `played`, each once, in byte order.
-fn games_of<'a>(input: &SiteInput<'a>, played: &[u32]) -> Vec<&'a str> {
+fn games_of<'a>(input: &SiteInput<'a>, played: impl IntoIterator<Item = u32>) -> Vec<&'a str> {
     let mut games: Vec<&str> = Vec::new();
-    for &m in played {
+    for m in played {
         let game = input.matches[m as usize].game.as_str();
         if !games.contains(&game) {
             games.push(game);
