@@ -6,6 +6,7 @@ pub mod clans;
 pub mod events;
 pub mod identity;
 pub mod moderation;
+pub mod name_filter;
 pub mod names;
 pub mod weapons;
 

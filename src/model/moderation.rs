@@ -14,7 +14,7 @@ use super::identity::{Aliases, Roster, account_of};
 use super::names::plain_name;
 use super::{Match, NO_PLAYER};
 use crate::config::{BotsMode, Config};
-use crate::diagnostics::NameFilter;
+use super::name_filter::NameFilter;
 
 /// Whom [`Moderation::apply`] took out of the matches.
 #[derive(Debug, Clone, Default)]

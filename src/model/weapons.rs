@@ -12,8 +12,8 @@ pub fn weapon_label<'a>(game: &str, raw: &'a str) -> Cow<'a, str> {
         "cs16" | "css" | "csgo" | "cs2" => counter_strike(raw),
         "tf2" => team_fortress(raw),
         "l4d2" => left4dead(raw),
-        "cod" | "cod2" | "cod4" | "iw4x" | "codwaw" => crate::parse::cod::weapon_label(raw),
-        "et" => crate::parse::et::weapon_label(raw),
+        "cod" | "cod2" | "cod4" | "iw4x" | "codwaw" => call_of_duty(raw),
+        "et" => enemy_territory(raw),
         "" => counter_strike(raw)
             .or_else(|| team_fortress(raw))
             .or_else(|| left4dead(raw))
@@ -21,7 +21,7 @@ pub fn weapon_label<'a>(game: &str, raw: &'a str) -> Cow<'a, str> {
             // Quake 3's (`MOD_MACHINEGUN`), which read as words below.
             .or_else(|| {
                 raw.ends_with("_mp")
-                    .then(|| crate::parse::cod::weapon_label(raw))
+                    .then(|| call_of_duty(raw))
                     .flatten()
             }),
         _ => None,
@@ -33,6 +33,152 @@ pub fn weapon_label<'a>(game: &str, raw: &'a str) -> Cow<'a, str> {
         }
         None => Cow::Borrowed(raw),
     }
+}
+
+/// A readable label for a Call of Duty weapon (`mp44_mp` -> MP44) or means of death
+/// (`MOD_FALLING` -> Falling); None for names this table does not know.
+fn call_of_duty(raw: &str) -> Option<&'static str> {
+    let base = raw.strip_suffix("_mp").unwrap_or(raw);
+    let base = base.to_ascii_lowercase();
+    Some(match base.as_str() {
+        // Call of Duty 2
+        "mp44" => "MP44",
+        "panzerschreck" => "Panzerschreck",
+        "ppsh" => "PPSh-41",
+        "pps42" => "PPS-42",
+        "mosin_nagant" => "Mosin-Nagant",
+        "mosin_nagant_sniper" => "Mosin-Nagant (scoped)",
+        "kar98k" => "Kar98k",
+        "kar98k_sniper" => "Kar98k (scoped)",
+        "springfield" => "Springfield",
+        "m1garand" => "M1 Garand",
+        "m1carbine" => "M1 Carbine",
+        "svt40" => "SVT-40",
+        "g43" => "Gewehr 43",
+        "g43_sniper" => "Gewehr 43 (scoped)",
+        "enfield" => "Lee-Enfield",
+        "enfield_scope" => "Lee-Enfield (scoped)",
+        "thompson" => "Thompson",
+        "bar" => "BAR",
+        "bren" => "Bren",
+        "sten" => "Sten",
+        "mp40" => "MP40",
+        "greasegun" => "Grease Gun",
+        "shotgun" => "Shotgun",
+        "colt" => "Colt M1911",
+        "luger" => "Luger",
+        "tt30" => "TT-30",
+        "webley" => "Webley",
+        "frag_grenade_german"
+        | "frag_grenade_american"
+        | "frag_grenade_british"
+        | "frag_grenade_russian"
+        | "frag_grenade"
+        | "frag_grenade_short" => "Frag grenade",
+        "mg42_bipod_stand" | "mg42_bipod_duck" | "mg42_bipod_prone" => "MG42 (mounted)",
+        "30cal_stand" | "30cal_prone" | "30cal_duck" => ".30 cal (mounted)",
+        // Call of Duty 4 and Modern Warfare 2
+        "m16" | "m16_reflex" | "m16_silencer" | "m16_acog" => "M16A4",
+        "m16_gl" | "gl_m16" => "M16A4 (grenade launcher)",
+        "m4" | "m4_reflex" | "m4_silencer" | "m4_acog" => "M4 Carbine",
+        "m4_gl" | "gl_m4" => "M4 (grenade launcher)",
+        "g3" | "g3_reflex" | "g3_silencer" | "g3_acog" => "G3",
+        "g3_gl" | "gl_g3" => "G3 (grenade launcher)",
+        "ak47" | "ak47_reflex" | "ak47_silencer" | "ak47_reflex_silencer" | "ak47_acog" => "AK-47",
+        "m14" | "m14_reflex" => "M14",
+        "mp5" | "mp5_reflex" | "mp5_silencer" => "MP5",
+        "uzi" | "uzi_reflex" | "uzi_silencer" => "Mini-Uzi",
+        "p90" | "p90_reflex" | "p90_silencer" => "P90",
+        "ump45" | "ump45_reflex" | "ump45_silencer" | "ump45_reflex_silencer" => "UMP45",
+        "m1014" | "m1014_grip" => "M1014",
+        "winchester1200" | "winchester1200_grip" | "winchester1200_reflex" => "W1200",
+        "m21" => "M21",
+        "m40a3" => "M40A3",
+        "barrett" => "Barrett .50cal",
+        "dragunov" => "Dragunov",
+        "remington700" => "R700",
+        "rpd" | "rpd_grip" => "RPD",
+        "m60e4" => "M60E4",
+        "saw" | "saw_grip" => "M249 SAW",
+        "usp" | "usp_silencer" => "USP .45",
+        "beretta" | "beretta_silencer" => "M9",
+        "colt45" => "M1911 .45",
+        "deserteagle" | "deserteaglegold" | "deserteagle_tactical" => "Desert Eagle",
+        "rpg" => "RPG-7",
+        "artillery" => "Airstrike",
+        "cobra_20mm" | "cobra_ffar" => "Attack helicopter",
+        "helicopter" => "Helicopter",
+        "claymore" => "Claymore",
+        "c4" => "C4",
+        "famas" | "famas_reflex" | "famas_silencer" | "famas_reflex_silencer" => "FAMAS",
+        "fal" | "fal_reflex" | "fal_silencer" | "fal_reflex_silencer" => "FAL",
+        "scar" | "scar_reflex" | "scar_silencer" | "scar_reflex_silencer" => "SCAR-H",
+        "barrel" => "Exploding barrel",
+        "destructible_car" => "Exploding car",
+        // Means of death, for kills whose weapon field is `none`.
+        "mod_falling" => "Falling",
+        "mod_trigger_hurt" => "Map hazard",
+        "mod_suicide" => "Suicide",
+        "mod_explosive" => "Explosion",
+        "mod_melee" => "Melee",
+        "mod_crush" => "Crushed",
+        "mod_telefrag" => "Telefrag",
+        "mod_water" => "Drowned",
+        _ => return None,
+    })
+}
+
+/// A readable label for an Enemy Territory means of death (`MOD_MP40` -> MP40); None for names
+/// this table does not know.
+fn enemy_territory(raw: &str) -> Option<&'static str> {
+    Some(match raw {
+        "MOD_MP40" => "MP40",
+        "MOD_THOMPSON" => "Thompson",
+        "MOD_STEN" => "Sten",
+        "MOD_MP34" => "MP34",
+        "MOD_STG44" => "StG 44",
+        "MOD_BAR" => "BAR",
+        "MOD_FG42" | "MOD_FG42SCOPE" => "FG42",
+        "MOD_VENOM" => "Venom",
+        "MOD_MG42" | "MOD_BROWNING" | "MOD_MOBILE_MG42" | "MOD_MOBILE_BROWNING" => "Machine gun",
+        "MOD_MACHINEGUN" => "Mounted gun",
+        "MOD_CARBINE" | "MOD_GARAND" => "M1 Garand",
+        "MOD_KAR98" | "MOD_K43" => "K43",
+        "MOD_GARAND_SCOPE" => "M1 Garand (scoped)",
+        "MOD_K43_SCOPE" => "K43 (scoped)",
+        "MOD_M7" => "M7 rifle grenade",
+        "MOD_GPG40" => "GPG40 rifle grenade",
+        "MOD_GRENADE_LAUNCHER" | "MOD_GRENADE_PINEAPPLE" | "MOD_GRENADE" => "Grenade",
+        "MOD_FLAMETHROWER" => "Flamethrower",
+        "MOD_PANZERFAUST" | "MOD_BAZOOKA" => "Panzerfaust",
+        "MOD_MORTAR" | "MOD_MORTAR2" => "Mortar",
+        "MOD_COLT" | "MOD_AKIMBO_COLT" | "MOD_SILENCED_COLT" | "MOD_AKIMBO_SILENCEDCOLT" => "Colt",
+        "MOD_LUGER" | "MOD_AKIMBO_LUGER" | "MOD_SILENCER" | "MOD_AKIMBO_SILENCEDLUGER" => "Luger",
+        "MOD_KNIFE" => "Knife",
+        "MOD_SMOKEGRENADE" | "MOD_SMOKEBOMB" => "Smoke grenade",
+        "MOD_DYNAMITE" => "Dynamite",
+        "MOD_LANDMINE" => "Landmine",
+        "MOD_SATCHEL" => "Satchel charge",
+        "MOD_AIRSTRIKE" => "Airstrike",
+        "MOD_ARTY" => "Artillery",
+        "MOD_SHOVE" => "Shove",
+        "MOD_GOOMBA" => "Goomba",
+        "MOD_FALLING" => "Falling",
+        "MOD_CRUSH"
+        | "MOD_CRUSH_CONSTRUCTION"
+        | "MOD_CRUSH_CONSTRUCTIONDEATH"
+        | "MOD_CRUSH_CONSTRUCTIONDEATH_NOATTACKER" => "Crushed",
+        "MOD_WATER" => "Drowned",
+        "MOD_SLIME" => "Slime",
+        "MOD_LAVA" => "Lava",
+        "MOD_TRIGGER_HURT" => "Map hazard",
+        "MOD_EXPLOSIVE" => "Explosion",
+        "MOD_TELEFRAG" => "Telefrag",
+        "MOD_SUICIDE" => "Suicide",
+        "MOD_SWITCHTEAM" => "Team switch",
+        "MOD_UNKNOWN" => "Unknown",
+        _ => return None,
+    })
 }
 
 /// `MOD_ROCKET_SPLASH` -> `Rocket splash`.
@@ -190,6 +336,22 @@ fn left4dead(raw: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn call_of_duty_labels() {
+        assert_eq!(call_of_duty("mp44_mp"), Some("MP44"));
+        assert_eq!(call_of_duty("m16_gl_mp"), Some("M16A4 (grenade launcher)"));
+        assert_eq!(call_of_duty("PPS42_mp"), Some("PPS-42"));
+        assert_eq!(call_of_duty("MOD_FALLING"), Some("Falling"));
+        assert_eq!(call_of_duty("no_such_gun_mp"), None);
+    }
+
+    #[test]
+    fn enemy_territory_labels() {
+        assert_eq!(enemy_territory("MOD_MP40"), Some("MP40"));
+        assert_eq!(enemy_territory("MOD_STG44"), Some("StG 44"));
+        assert_eq!(enemy_territory("MOD_NEW_GUN"), None);
+    }
 
     #[test]
     fn labels_per_game() {

@@ -583,59 +583,5 @@ fn release(b: &mut MatchBuilder, slots: &[Slot], key: &str, (time, number): (u32
         b.leave(i, time, number);
     }
 }
-
-/// A readable label for an Enemy Territory means of death (`MOD_MP40` -> MP40); None for names
-/// this table does not know.
-pub fn weapon_label(raw: &str) -> Option<&'static str> {
-    Some(match raw {
-        "MOD_MP40" => "MP40",
-        "MOD_THOMPSON" => "Thompson",
-        "MOD_STEN" => "Sten",
-        "MOD_MP34" => "MP34",
-        "MOD_STG44" => "StG 44",
-        "MOD_BAR" => "BAR",
-        "MOD_FG42" | "MOD_FG42SCOPE" => "FG42",
-        "MOD_VENOM" => "Venom",
-        "MOD_MG42" | "MOD_BROWNING" | "MOD_MOBILE_MG42" | "MOD_MOBILE_BROWNING" => "Machine gun",
-        "MOD_MACHINEGUN" => "Mounted gun",
-        "MOD_CARBINE" | "MOD_GARAND" => "M1 Garand",
-        "MOD_KAR98" | "MOD_K43" => "K43",
-        "MOD_GARAND_SCOPE" => "M1 Garand (scoped)",
-        "MOD_K43_SCOPE" => "K43 (scoped)",
-        "MOD_M7" => "M7 rifle grenade",
-        "MOD_GPG40" => "GPG40 rifle grenade",
-        "MOD_GRENADE_LAUNCHER" | "MOD_GRENADE_PINEAPPLE" | "MOD_GRENADE" => "Grenade",
-        "MOD_FLAMETHROWER" => "Flamethrower",
-        "MOD_PANZERFAUST" | "MOD_BAZOOKA" => "Panzerfaust",
-        "MOD_MORTAR" | "MOD_MORTAR2" => "Mortar",
-        "MOD_COLT" | "MOD_AKIMBO_COLT" | "MOD_SILENCED_COLT" | "MOD_AKIMBO_SILENCEDCOLT" => "Colt",
-        "MOD_LUGER" | "MOD_AKIMBO_LUGER" | "MOD_SILENCER" | "MOD_AKIMBO_SILENCEDLUGER" => "Luger",
-        "MOD_KNIFE" => "Knife",
-        "MOD_SMOKEGRENADE" | "MOD_SMOKEBOMB" => "Smoke grenade",
-        "MOD_DYNAMITE" => "Dynamite",
-        "MOD_LANDMINE" => "Landmine",
-        "MOD_SATCHEL" => "Satchel charge",
-        "MOD_AIRSTRIKE" => "Airstrike",
-        "MOD_ARTY" => "Artillery",
-        "MOD_SHOVE" => "Shove",
-        "MOD_GOOMBA" => "Goomba",
-        "MOD_FALLING" => "Falling",
-        "MOD_CRUSH"
-        | "MOD_CRUSH_CONSTRUCTION"
-        | "MOD_CRUSH_CONSTRUCTIONDEATH"
-        | "MOD_CRUSH_CONSTRUCTIONDEATH_NOATTACKER" => "Crushed",
-        "MOD_WATER" => "Drowned",
-        "MOD_SLIME" => "Slime",
-        "MOD_LAVA" => "Lava",
-        "MOD_TRIGGER_HURT" => "Map hazard",
-        "MOD_EXPLOSIVE" => "Explosion",
-        "MOD_TELEFRAG" => "Telefrag",
-        "MOD_SUICIDE" => "Suicide",
-        "MOD_SWITCHTEAM" => "Team switch",
-        "MOD_UNKNOWN" => "Unknown",
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests;

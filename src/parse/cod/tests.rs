@@ -495,15 +495,6 @@ fn game_types_are_words() {
     assert_eq!(game_of("IW4"), "iw4x");
 }
 
-#[test]
-fn weapon_labels() {
-    assert_eq!(weapon_label("mp44_mp"), Some("MP44"));
-    assert_eq!(weapon_label("m16_gl_mp"), Some("M16A4 (grenade launcher)"));
-    assert_eq!(weapon_label("PPS42_mp"), Some("PPS-42"));
-    assert_eq!(weapon_label("MOD_FALLING"), Some("Falling"));
-    assert_eq!(weapon_label("no_such_gun_mp"), None);
-}
-
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 

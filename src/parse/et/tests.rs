@@ -361,13 +361,6 @@ fn stamps() {
     assert_eq!(strip_stamp("Kill: 0 6 10: x"), None);
 }
 
-#[test]
-fn weapon_labels() {
-    assert_eq!(weapon_label("MOD_MP40"), Some("MP40"));
-    assert_eq!(weapon_label("MOD_STG44"), Some("StG 44"));
-    assert_eq!(weapon_label("MOD_NEW_GUN"), None);
-}
-
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
