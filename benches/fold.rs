@@ -1,7 +1,7 @@
 //! The counts and ratings step alone (not a test): `cargo bench --bench fold [PATH ...]`.
 //!
 //! Reads the logs under each PATH (default: the synthetic 1000-match log of `cargo bench --bench
-//! rating`, `gen_q3log.py 1000 3`), then runs [`fragstats::history::fold`] (the counts, Becker's
+//! rating`, `gen_q3log.py 1000 3`), then runs [`fragstats::fold::fold`] (the counts, Becker's
 //! ladder and the evaluation of every rating system) `FOLD_RUNS` times (default 3) from nothing,
 //! and prints each run's wall-clock and processor time (all threads) and a digest of everything
 //! the fold produced (the evaluation, ratings, counts and the checkpoint with every system's
@@ -39,7 +39,7 @@ fn main() {
     let cfg = RatingConfig::default();
     for run in 0..runs {
         let (t, c) = (Instant::now(), cpu());
-        let folds = fragstats::history::fold(&matches, &roster, &clans, &cfg, None);
+        let folds = fragstats::fold::fold(&matches, &roster, &clans, &cfg, None);
         let (wall, cpu_secs) = (t.elapsed().as_secs_f64(), cpu() - c);
         let mut h = fragstats::hash::Hasher::new();
         h.str(&format!("{:?}", folds.evaluation));

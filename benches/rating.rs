@@ -18,8 +18,8 @@ use fragstats::build::read_logs;
 use fragstats::config::{DynamicConfig, StaticConfig};
 use fragstats::model::clans::Clans;
 use fragstats::model::identity::{Aliases, Roster};
-use fragstats::rating::dynamic::{Op, Stream};
-use fragstats::rating::static_rank::{FragMatrix, Pair, core, least_squares, rank};
+use fragstats::rating::systems::dynamic::{Op, Stream};
+use fragstats::rating::systems::static_rank::{FragMatrix, Pair, core, least_squares, rank};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -40,18 +40,15 @@ fn evaluation(label: &str, paths: &[PathBuf]) {
     let mut frags = 0;
     for _ in 0..3 {
         let t = Instant::now();
-        let e = fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, true);
+        let e = fragstats::rating::evaluation::evaluate_all(&matches, &roster, &cfg, true);
         best = best.min(t.elapsed().as_secs_f64());
         frags = e.frags;
-        assert_eq!(
-            e.systems.len(),
-            fragstats::evaluate::systems::SYSTEM_IDS.len()
-        );
+        assert_eq!(e.systems.len(), fragstats::rating::system::SYSTEM_IDS.len());
     }
     println!(
         "evaluation, {label}: {} matches, {frags} frags, {} systems: best of 3 runs {:.3} s",
         matches.len(),
-        fragstats::evaluate::systems::SYSTEM_IDS.len(),
+        fragstats::rating::system::SYSTEM_IDS.len(),
         best
     );
 }

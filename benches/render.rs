@@ -158,7 +158,7 @@ fn main() {
     .expect("render");
     let resumed_secs = t.elapsed().as_secs_f64();
     assert!(
-        matches!(resumed.replayed, fragstats::history::Replayed::Resumed(n) if n == matches.len()),
+        matches!(resumed.replayed, fragstats::fold::Replayed::Resumed(n) if n == matches.len()),
         "{:?}",
         resumed.replayed
     );

@@ -18,7 +18,7 @@ use fragstats::build::read_logs;
 use fragstats::config::RatingConfig;
 use fragstats::model::EventKind;
 use fragstats::model::identity::{Aliases, Roster};
-use fragstats::rating::whole_history::WholeHistory;
+use fragstats::rating::systems::whole_history::WholeHistory;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -86,7 +86,7 @@ fn run(log: &Path, games: u32, per_system: bool) {
         .iter()
         .fold(String::new(), |s, w| format!("{s} {w:.1e}"));
     let (t, c) = (Instant::now(), cpu());
-    let evaluation = fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, true);
+    let evaluation = fragstats::rating::evaluation::evaluate_all(&matches, &roster, &cfg, true);
     let (all, all_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
     let per_frag = |secs: f64| secs / total as f64 * 1e9;
     println!(
@@ -103,14 +103,14 @@ fn run(log: &Path, games: u32, per_system: bool) {
         per_frag(all_cpu),
     );
     if per_system {
-        for id in fragstats::evaluate::systems::SYSTEM_IDS {
+        for id in fragstats::rating::system::SYSTEM_IDS {
             let Ok(system) = serde_json::from_value(id.into()) else {
                 continue;
             };
             let mut cfg = cfg.clone();
             cfg.headline.system = system;
             let (t, c) = (Instant::now(), cpu());
-            fragstats::evaluate::evaluate_all(&matches, &roster, &cfg, false);
+            fragstats::rating::evaluation::evaluate_all(&matches, &roster, &cfg, false);
             println!(
                 "  {id} alone: {:.2} s wall, {:.2} s cpu",
                 t.elapsed().as_secs_f64(),

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 
 use crate::config::Config;
 use crate::diagnostics::Diagnostics;
-use crate::history::{self, CheckpointRule, Folds, Replayed};
+use crate::fold::{self, CheckpointRule, Folds, Replayed};
 use crate::joined::Joined;
 use crate::leftovers::Leftovers;
 use crate::model::Match;
@@ -396,16 +396,16 @@ pub enum Resume {
     /// Count and rate from the first match.
     None,
     /// A decoded checkpoint (or none, if it could not be read), restored when joined.
-    Decoded(Option<Box<history::Checkpoint<'static>>>),
-    /// A checkpoint being read, decoded and restored ([`history::Checkpoint::restore`]) on a
+    Decoded(Option<Box<fold::Checkpoint<'static>>>),
+    /// A checkpoint being read, decoded and restored ([`fold::Checkpoint::restore`]) on a
     /// thread ([`state::load_checkpoint`]: joined before the state folder's lock is let go).
-    Decoding(Joined<Option<history::Restored>>),
+    Decoding(Joined<Option<fold::Restored>>),
 }
 
 impl Resume {
     /// The checkpoint, once decoded and restored for `cfg` (a panic while decoding goes on
     /// here).
-    fn wait(self, cfg: &crate::config::RatingConfig) -> Option<history::Restored> {
+    fn wait(self, cfg: &crate::config::RatingConfig) -> Option<fold::Restored> {
         match self {
             Resume::None => None,
             Resume::Decoded(checkpoint) => checkpoint.map(|c| c.restore(cfg)),
@@ -436,7 +436,7 @@ pub enum NewCheckpoint {
 }
 
 /// Everything after parsing: identities, counts, clans, ratings and pages, in memory. Counting
-/// and rating resume from `resume` when that covers a start of `matches` (see [`history`]);
+/// and rating resume from `resume` when that covers a start of `matches` (see [`crate::fold`]);
 /// `rule` says whether their end is worth a new checkpoint, encoded straight over the
 /// checkpoint's spare in `state_dir` (if given: the caller holds its lock) beside the pages,
 /// and put in place by the caller ([`state::CheckpointSave::commit`]). `cache` gives
@@ -480,12 +480,12 @@ pub fn render(
     let resume = resume.wait(&config.rating);
     timer.lap("load checkpoint");
     // The per game type and per game ladders replay their matches beside the site's folds.
-    let groups = crate::rating::ladders::groups(matches);
+    let groups = crate::standings::ladders::groups(matches);
     let ((folds, followers), rated) = rayon::join(
-        || history::fold_ahead(matches, &roster, &clans, &config.rating, resume, rule),
+        || fold::fold_ahead(matches, &roster, &clans, &config.rating, resume, rule),
         || {
             timed("per game type ladders", || {
-                crate::rating::ladders::rate(groups, matches, &roster, config, &aliases)
+                crate::standings::ladders::rate(groups, matches, &roster, config, &aliases)
             })
         },
     );
@@ -500,10 +500,14 @@ pub fn render(
     } = folds;
     let ratings = Ratings::compute(dynamic, evaluation, static_, &config.rating);
     let (standing, (ladders, tallies)) = rayon::join(
-        || crate::rating::standing::Standing::compute(config, matches, &stats, &ratings, &hidden),
+        || {
+            crate::standings::standing::Standing::compute(
+                config, matches, &stats, &ratings, &hidden,
+            )
+        },
         || {
             timed("ladder tables", || {
-                crate::rating::ladders::ladders(
+                crate::standings::ladders::ladders(
                     config,
                     matches,
                     &roster,
@@ -519,7 +523,7 @@ pub fn render(
     timer.lap("counts and ratings");
     // Nothing is computed for a site without seasons.
     let seasons =
-        crate::rating::season::Seasons::compute(config, matches, &roster, &aliases, &hidden);
+        crate::standings::season::Seasons::compute(config, matches, &roster, &aliases, &hidden);
     timer.lap("seasons");
     // The other rating systems finish replaying, and the checkpoint (if the build makes one)
     // is encoded, beside the pages that do not need them.

@@ -28,9 +28,7 @@ fn main() {
         Command::Watch(args) => fragstats::watch::watch(&request(args)),
         Command::Serve(args) => fragstats::watch::serve(&request(args.build), args.bind, args.port),
         Command::Evaluate(args) => evaluate(args),
-        Command::Balance(args) => {
-            fragstats::balance::command::run(&args).map(|out| print!("{out}"))
-        }
+        Command::Balance(args) => fragstats::balance::run(&args).map(|out| print!("{out}")),
         Command::Forget(args) => forget(args),
         Command::Export(args) => export(args),
         Command::Init { dir } => fragstats::init::init(&dir).map(|said| print!("{said}")),
@@ -68,11 +66,11 @@ fn evaluate(args: EvaluateArgs) -> anyhow::Result<()> {
     let aliases = fragstats::model::identity::Aliases::for_config(&plan.config);
     let roster = fragstats::model::identity::Roster::build(&matches, &aliases);
     let evaluation =
-        fragstats::evaluate::evaluate_all(&matches, &roster, &plan.config.rating, true);
+        fragstats::rating::evaluation::evaluate_all(&matches, &roster, &plan.config.rating, true);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&evaluation)?);
     } else {
-        print!("{}", fragstats::evaluate::table(&evaluation));
+        print!("{}", fragstats::rating::evaluation::table(&evaluation));
     }
     Ok(())
 }
@@ -86,7 +84,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
         paths: args.paths,
     })?;
     eprint!("{}", done.diagnostics.summary());
-    if let fragstats::history::Replayed::Resumed(n) = done.replayed {
+    if let fragstats::fold::Replayed::Resumed(n) = done.replayed {
         eprintln!("ratings: resumed from the last build's checkpoint after match {n}");
     }
     for w in &done.warnings {

@@ -23,7 +23,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::FileReport;
-use crate::history;
+use crate::fold;
 use crate::model::Match;
 use crate::parse::Checkpoint;
 use crate::progress::timed;
@@ -698,7 +698,7 @@ const CHECKPOINT_FILE: &str = "ratings.bin";
 /// counted and rated from the first match; the checkpoint itself says whether it fits the
 /// build). Reading and decoding are timed apart (see [`crate::progress::timed`]): the file is
 /// about 56 MB on a public server's site.
-pub fn load_checkpoint(dir: &Path, cfg: &crate::config::RatingConfig) -> Option<history::Restored> {
+pub fn load_checkpoint(dir: &Path, cfg: &crate::config::RatingConfig) -> Option<fold::Restored> {
     // Mapped, not read into a buffer: the decoder reads the system's copy of the file, and
     // none of its bytes are copied into fresh memory ([`crate::mapped`]). The rating systems'
     // saved bytes are borrowed from it while their states are restored.
@@ -712,12 +712,12 @@ pub fn load_checkpoint(dir: &Path, cfg: &crate::config::RatingConfig) -> Option<
 
 /// The checkpoint in the bytes of a checkpoint file, if they hold an undamaged one of this
 /// fragstats.
-pub fn decode_checkpoint(bytes: &[u8]) -> Option<history::Checkpoint<'static>> {
-    decode_borrowed(bytes).map(history::Checkpoint::into_owned)
+pub fn decode_checkpoint(bytes: &[u8]) -> Option<fold::Checkpoint<'static>> {
+    decode_borrowed(bytes).map(fold::Checkpoint::into_owned)
 }
 
 /// [`decode_checkpoint`], the rating systems' saved bytes borrowed from `bytes`.
-fn decode_borrowed(bytes: &[u8]) -> Option<history::Checkpoint<'_>> {
+fn decode_borrowed(bytes: &[u8]) -> Option<fold::Checkpoint<'_>> {
     // A cache of what the matches give (checked against them before use), so compact postcard:
     // another layout is simply not used.
     let (header, sum, body) = sealed_parts(bytes)?;
@@ -740,7 +740,7 @@ fn decode_borrowed(bytes: &[u8]) -> Option<history::Checkpoint<'_>> {
 }
 
 /// The bytes of the checkpoint file for `checkpoint`.
-pub fn encode_checkpoint(checkpoint: &history::Checkpoint) -> Result<Vec<u8>> {
+pub fn encode_checkpoint(checkpoint: &fold::Checkpoint) -> Result<Vec<u8>> {
     timed("checkpoint encode and checksum", || {
         seal_with(&Header::current(), |bytes| {
             *bytes = crate::codec::extend_sized(checkpoint, std::mem::take(bytes))
@@ -820,7 +820,7 @@ impl CheckpointSave {
     /// Writes the checkpoint file of `checkpoint` into `dir`: encoded straight over the spare
     /// when `in_place` (the caller holds the folder's [`lock`]; see [`sealed_file`]), else (or
     /// where the spare cannot be written) encoded in memory and written to a temporary file.
-    pub fn write(dir: &Path, checkpoint: &history::Checkpoint, in_place: bool) -> CheckpointSave {
+    pub fn write(dir: &Path, checkpoint: &fold::Checkpoint, in_place: bool) -> CheckpointSave {
         CheckpointSave(timed("checkpoint encode and write", || {
             write_checkpoint(
                 dir,

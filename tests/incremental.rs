@@ -694,7 +694,7 @@ fn checkpoint_file(site: &Site) -> Option<(Vec<u8>, std::time::SystemTime)> {
 #[test]
 fn short_tails_keep_the_checkpoint_and_long_ones_renew_it() {
     use fragstats::build::{BuildRequest, build};
-    use fragstats::history::{CheckpointRule, Replayed};
+    use fragstats::fold::{CheckpointRule, Replayed};
 
     let config = "[rating.headline]\nsystem = \"glicko2\"\n[seasons]\nevery = \"month\"\n";
     let site = Site::with_config(config);
@@ -780,7 +780,7 @@ fn short_tails_keep_the_checkpoint_and_long_ones_renew_it() {
 #[test]
 fn matches_dated_into_the_kept_tail_resume_it_and_equal_a_renewed_twin() {
     use fragstats::build::{BuildRequest, build};
-    use fragstats::history::{CheckpointRule, Replayed};
+    use fragstats::fold::{CheckpointRule, Replayed};
 
     let config = "[rating.headline]\nsystem = \"glicko2\"\n[seasons]\nevery = \"month\"\n";
     let log = common::crowd::with_ladders_and_dates(&common::crowd::crowd_log(30, 60, 20, 11), 5);

@@ -27,7 +27,7 @@ use anyhow::Result;
 
 use crate::build::{BuildRequest, Plan, load_previous};
 use crate::diagnostics::Diagnostics;
-use crate::history::{self, Folds, Replayed};
+use crate::fold::{self, Folds, Replayed};
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 use crate::progress::Timer;
@@ -115,7 +115,7 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
         evaluation,
         replayed,
         ..
-    } = history::fold(matches, &roster, &clans, &rating, resume);
+    } = fold::fold(matches, &roster, &clans, &rating, resume);
     let ratings = Ratings::compute(dynamic, evaluation, static_, &rating);
     timer.lap("counts and ratings");
     let bots = crate::model::moderation::bots(matches, &roster);

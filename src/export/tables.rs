@@ -516,7 +516,7 @@ mod tests {
         let (matches, roster) = crate::testdata::history("openarena");
         let cfg = crate::config::Config::default();
         let clans = Clans::assign(&roster, &cfg.clans, cfg.detect_clans);
-        let folds = crate::history::fold(&matches, &roster, &clans, &cfg.rating, None);
+        let folds = crate::fold::fold(&matches, &roster, &clans, &cfg.rating, None);
         let ratings = Ratings::compute(folds.dynamic, folds.evaluation, folds.static_, &cfg.rating);
         let gone = roster
             .players

@@ -11,10 +11,10 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
 use super::identity::{Aliases, Roster, account_of};
+use super::name_filter::NameFilter;
 use super::names::plain_name;
 use super::{Match, NO_PLAYER};
 use crate::config::{BotsMode, Config};
-use super::name_filter::NameFilter;
 
 /// Whom [`Moderation::apply`] took out of the matches.
 #[derive(Debug, Clone, Default)]

@@ -19,11 +19,7 @@ pub fn weapon_label<'a>(game: &str, raw: &'a str) -> Cow<'a, str> {
             .or_else(|| left4dead(raw))
             // Call of Duty weapons end in `_mp`; its and ET's `MOD_` names would clash with
             // Quake 3's (`MOD_MACHINEGUN`), which read as words below.
-            .or_else(|| {
-                raw.ends_with("_mp")
-                    .then(|| call_of_duty(raw))
-                    .flatten()
-            }),
+            .or_else(|| raw.ends_with("_mp").then(|| call_of_duty(raw)).flatten()),
         _ => None,
     };
     match label {

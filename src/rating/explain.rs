@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::dynamic::{DecayStatus, DynamicRatings};
-use super::static_rank::StaticRanking;
+use super::systems::dynamic::{DecayStatus, DynamicRatings};
+use super::systems::static_rank::StaticRanking;
 use crate::config::{DuelMode, RatingConfig};
 
 /// Markdown text explaining the dynamic and static rankings.

@@ -1,21 +1,21 @@
-//! Ratings: Becker's dynamic Elo ladder ([`dynamic`]) and static least-squares ranking
-//! ([`static_rank`]), exactly as `../shared/design/RANKING.md` specifies. Takes ordered matches and
-//! counts; knows nothing of HTML.
+//! Ratings, the one wing of every rating system: the systems themselves ([`systems`]: Becker's
+//! dynamic ladder and static ranking exactly as `../shared/design/RANKING.md` specifies them, the
+//! whole-history fit, Glicko-2, TrueSkill, Weng-Lin, NS2, the team model), the interface the
+//! replay drives them through ([`system`]), the replay that judges them on the site's own history
+//! and picks the headline ([`evaluation`]), and the plain-words explanation of Becker's rankings
+//! ([`explain`]). Takes ordered matches and counts; knows neither pages nor the fold's
+//! checkpoint.
 
-pub mod dynamic;
+pub mod evaluation;
 pub mod explain;
-pub mod ladders;
-pub mod season;
-pub mod standing;
-pub mod static_rank;
-pub mod subset;
-pub mod whole_history;
+pub mod system;
+pub mod systems;
 
 use crate::config::{HeadlineSystem, RatingConfig};
-use crate::evaluate::Evaluation;
+use crate::rating::evaluation::Evaluation;
 use crate::stats::Stats;
-use dynamic::DynamicRatings;
-use static_rank::{FragMatrix, StaticRanking};
+use systems::dynamic::DynamicRatings;
+use systems::static_rank::{self, FragMatrix, StaticRanking};
 
 /// Every rating the site shows.
 #[derive(Debug, Clone)]
@@ -80,14 +80,14 @@ impl Headline {
 }
 
 /// The static least-squares ranking of the counts' frag matrix (what [`Ratings::compute`] is
-/// given; [`crate::history::fold`] computes it beside the replays).
+/// given; [`crate::fold::fold`] computes it beside the replays).
 pub fn static_ranking(stats: &Stats, cfg: &RatingConfig) -> StaticRanking {
     let matrix = FragMatrix::from_rows(stats.players.iter().map(|p| &p.victims));
     static_rank::rank(&matrix, &cfg.static_)
 }
 
 impl Ratings {
-    /// Every rating from the replays ([`crate::history::fold`]) and the static ranking of the
+    /// Every rating from the replays ([`crate::fold::fold`]) and the static ranking of the
     /// counts ([`static_ranking`]).
     pub fn compute(
         dynamic: DynamicRatings,

@@ -340,7 +340,7 @@ fn search_files(input: &SiteInput, links: &Links) -> Result<(Vec<OutputFile>, Ou
 fn balance_file(input: &SiteInput) -> OutputFile {
     let team = &input.ratings.headline.evaluation.team;
     let params = team.params.clone().unwrap_or_else(|| {
-        crate::evaluate::team::TeamParams::prior(crate::evaluate::team::Skill {
+        crate::team::model::TeamParams::prior(crate::team::model::Skill {
             mean: 0.0,
             variance: 1.0,
         })
@@ -354,7 +354,7 @@ fn balance_file(input: &SiteInput) -> OutputFile {
     }
     let mut recent: Vec<[Vec<u32>; 2]> = Vec::new();
     for (m, ids) in input.matches.iter().zip(&input.roster.match_players).rev() {
-        if recent.len() == crate::balance::data::RECENT {
+        if recent.len() == crate::team::balance::data::RECENT {
             break;
         }
         let side = |team: crate::model::Team| -> Vec<u32> {
@@ -395,7 +395,7 @@ fn balance_file(input: &SiteInput) -> OutputFile {
                     names.push(n);
                 }
             }
-            crate::balance::data::Entry {
+            crate::team::balance::data::Entry {
                 name: p.key.clone(),
                 names,
                 skill: skill.mean,
@@ -404,8 +404,8 @@ fn balance_file(input: &SiteInput) -> OutputFile {
             }
         })
         .collect();
-    let data = crate::balance::data::BalanceData {
-        format: crate::balance::data::FORMAT,
+    let data = crate::team::balance::data::BalanceData {
+        format: crate::team::balance::data::FORMAT,
         params,
         players,
         recent,

@@ -1,11 +1,13 @@
 //! The body of `evaluation.html`: the comparison of every rating system (Markdown from
-//! [`crate::evaluate::explain`]) and the reliability diagram of the team predictions between
+//! [`crate::rating::evaluation::explain`]) and the reliability diagram of the team predictions between
 //! its words and its tables. Numbers only: no player names.
 
 use super::charts::{self, ReliabilitySeries};
 use super::markdown;
-use crate::evaluate::Evaluation;
-use crate::evaluate::explain::{calibration_markdown, calibration_rival, evaluation_markdown};
+use crate::rating::evaluation::Evaluation;
+use crate::rating::evaluation::explain::{
+    calibration_markdown, calibration_rival, evaluation_markdown,
+};
 
 /// The page body as HTML.
 pub fn evaluation_html(e: &Evaluation) -> String {
@@ -14,7 +16,7 @@ pub fn evaluation_html(e: &Evaluation) -> String {
     if intro.is_empty() {
         return html;
     }
-    let series = |r: &crate::evaluate::SystemReport| ReliabilitySeries {
+    let series = |r: &crate::rating::evaluation::SystemReport| ReliabilitySeries {
         label: r.system.clone(),
         bins: r
             .team_reliability

@@ -39,11 +39,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::evaluate::Evaluation;
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::rating::Ratings;
+use crate::rating::evaluation::Evaluation;
 use crate::stats::Stats;
 pub use helpers::{clock, weapon_label};
 use helpers::{colors_css, nav_item, static_files, updated_line};
@@ -68,11 +68,11 @@ pub struct SiteInput<'a> {
     /// player has no page, is in no list, and shows as "anonymous" where others' pages meet them.
     pub hidden: &'a [bool],
     /// Last seen, activity, ladder order and divisions.
-    pub standing: &'a crate::rating::standing::Standing,
+    pub standing: &'a crate::standings::standing::Standing,
     /// The ladders per game type and per game (`ladders.html`, `data/ladders.json`).
-    pub ladders: &'a [crate::rating::ladders::Ladder],
+    pub ladders: &'a [crate::standings::ladders::Ladder],
     /// Each season's ladder (`[seasons]`; empty when none is configured).
-    pub seasons: &'a crate::rating::season::Seasons,
+    pub seasons: &'a crate::standings::season::Seasons,
     /// What was read and skipped, published as `data/diagnostics.json`.
     pub diagnostics: &'a crate::diagnostics::Diagnostics,
     /// Keys of the pages already in the output.

@@ -71,8 +71,9 @@ pub fn json_array(out: &Path, file: &str) -> Vec<serde_json::Value> {
 }
 
 /// What a `data/balance.js` script holds, read as `fragstats balance` reads it.
-pub fn balance_data(script: &str) -> fragstats::balance::data::BalanceData {
-    fragstats::balance::data::BalanceData::from_script(script).expect("data/balance.js reads back")
+pub fn balance_data(script: &str) -> fragstats::team::balance::data::BalanceData {
+    fragstats::team::balance::data::BalanceData::from_script(script)
+        .expect("data/balance.js reads back")
 }
 
 /// Every file under `dir` (or `dir` itself when it is a file), sorted by path.

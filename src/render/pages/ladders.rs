@@ -1,16 +1,16 @@
 //! The ladders page (`ladders.html`) and its data (`data/ladders.json`): the site's headline
 //! ladder over all matches, then one ladder per game type and, when the logs hold several
-//! games, one per game, each rated on its own matches only ([`crate::rating::ladders`]). Hidden
+//! games, one per game, each rated on its own matches only ([`crate::standings::ladders`]). Hidden
 //! players are in none of them.
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::rating::ladders::{Ladder, LadderKind};
 use crate::render::renderer::Renderer;
 use crate::render::templates::Templates;
 use crate::render::views::{Common, PlayerRow};
 use crate::render::{Keyed, OutputFile, html};
+use crate::standings::ladders::{Ladder, LadderKind};
 
 /// Rows of the all-matches ladder shown on the page (the whole of it is `players.html`).
 const ALL_ROWS: usize = 25;
@@ -240,7 +240,7 @@ pub(in crate::render) fn files(
 /// `data/ladders.json` written by hand as its parts (thousands of players per ladder, remade on
 /// every append): exactly what `serde_json::to_vec_pretty` then `\n` makes of `ladders`, keys
 /// and indents as literals and each value through `serde_json` (a test holds the two together);
-/// each ladder's players in the parallel chunks of [`par_items`], kept apart, never joined.
+/// each ladder's players in the parallel chunks of [`crate::render::pretty_json::par_items`], kept apart, never joined.
 fn json_parts(ladders: &[LadderJson]) -> Result<Vec<Vec<u8>>> {
     use crate::render::pretty_json::{field, newline, par_items};
     if ladders.is_empty() {

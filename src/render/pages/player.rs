@@ -151,7 +151,7 @@ impl Renderer<'_> {
         let ladders = self.input.ladders;
         let several = ladders
             .iter()
-            .filter(|l| l.group.kind == crate::rating::ladders::LadderKind::GameType)
+            .filter(|l| l.group.kind == crate::standings::ladders::LadderKind::GameType)
             .count()
             > 1;
         if !several {

@@ -34,7 +34,7 @@ impl Renderer<'_> {
     pub(in crate::render) fn ranking_page(
         &self,
         core: Vec<StaticRow>,
-        evaluation: &crate::evaluate::Evaluation,
+        evaluation: &crate::rating::evaluation::Evaluation,
     ) -> RankingPage {
         let st = &self.input.ratings.static_;
         let mut outside: Vec<u32> = (0..st.outside.len() as u32)
@@ -46,8 +46,10 @@ impl Renderer<'_> {
                 .total_cmp(&st.outside[*a as usize].unwrap_or(0.0))
                 .then(a.cmp(b))
         });
-        let headline =
-            crate::evaluate::explain::headline_markdown(evaluation, &self.input.config.rating);
+        let headline = crate::rating::evaluation::explain::headline_markdown(
+            evaluation,
+            &self.input.config.rating,
+        );
         let explain = crate::rating::explain::markdown(
             &self.input.config.rating,
             &self.input.ratings.dynamic,

@@ -1,15 +1,15 @@
 //! The seasons list (`seasons.html`), each season's page (`seasons/<slug>.html`: its ladder, top
 //! three, most active players, maps and matches), the seasons of a player page, the current
 //! season on the index and `data/seasons.json`. The ladders themselves come from
-//! [`crate::rating::season`]; nothing here exists when no season is configured.
+//! [`crate::standings::season`]; nothing here exists when no season is configured.
 
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::rating::season::{Season, SeasonPlayer, Seasons};
 use crate::render::paths::unique_slugs;
 use crate::render::renderer::Renderer;
 use crate::render::views::*;
+use crate::standings::season::{Season, SeasonPlayer, Seasons};
 
 /// A season's page lists this many players of its ladder (`data/seasons.json` has them all).
 const SEASON_LADDER_ROWS: usize = 500;

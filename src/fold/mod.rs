@@ -16,17 +16,18 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::RatingConfig;
-use crate::evaluate::{Comparison, Evaluation, Evaluator, Followers, ReplayCheckpoint};
 use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::progress::timed;
-use crate::rating::dynamic::{DynamicRatings, Ladder};
-use crate::rating::ladders::Tallies;
-use crate::rating::static_rank::StaticRanking;
+use crate::rating::evaluation::{Comparison, Evaluation, Evaluator, Followers, ReplayCheckpoint};
+use crate::rating::systems::dynamic::{DynamicRatings, Ladder};
+use crate::rating::systems::static_rank::StaticRanking;
 use crate::stats::Stats;
+use tallies::Tallies;
 
 mod renewal;
+pub mod tallies;
 
 pub use renewal::CheckpointRule;
 
@@ -146,7 +147,7 @@ pub struct Folds {
     pub continuation: Option<Continuation>,
     pub replayed: Replayed,
     /// The resumed checkpoint's ladder tallies, renumbered (empty without one), for
-    /// [`crate::rating::ladders::ladders`] to go on with.
+    /// [`crate::standings::ladders::ladders`] to go on with.
     pub tallies: Tallies,
 }
 
@@ -237,7 +238,7 @@ pub fn fold(
 /// are done: everything but the comparison of rating systems. The other systems, which only
 /// that comparison reads, are returned still replaying ([`Followers`]): their
 /// [`Followers::finish`] can run beside the pages that do not need them, and its
-/// [`crate::evaluate::Comparison`] completes the folds' evaluation (which until then holds the
+/// [`crate::rating::evaluation::Comparison`] completes the folds' evaluation (which until then holds the
 /// leaders' reports only) and checkpoint ([`Continuation::compared`]).
 ///
 /// The folds leave a [`Continuation`] only when `rule` says their end earns a new checkpoint;

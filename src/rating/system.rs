@@ -1,15 +1,17 @@
-//! The rating systems the evaluator compares, each behind [`FragRater`]: baselines (constant 0.5,
-//! win rate, K/D), Becker's dynamic ladder, the peers' formulas (VSP-XP, XLRstats), the
-//! established systems from the `skillratings` crate ([`super::established`]), the NS2 team model
-//! ([`super::ns2`]) and the whole-history Bradley-Terry fit that is the site's default headline.
+//! The interface the replay drives every rating system through ([`FragRater`]: predict a frag,
+//! learn from it, and the optional team, refit and save capabilities), the registry of systems by
+//! id ([`by_id`], [`SYSTEM_IDS`]), and the small systems that need no file of their own: the
+//! baselines (constant 0.5, win rate, K/D) and the peers' formulas (VSP-XP, XLRstats). The
+//! others are in [`crate::rating::systems`].
 
 use crate::config::{Glicko2Period, RatingConfig};
-use crate::rating::dynamic::expected;
-use crate::rating::whole_history::{SettledFits, WholeHistory};
+use crate::rating::systems::dynamic::expected;
+use crate::rating::systems::whole_history::{SettledFits, WholeHistory};
 
-use super::established::{Glicko2Rater, trueskill_rater, weng_lin_rater};
-use super::ns2::Ns2;
-use super::team::{Skill, TEAM_MODEL_ID, TeamModel, TeamParams};
+use crate::rating::systems::established::{Glicko2Rater, trueskill_rater, weng_lin_rater};
+use crate::rating::systems::ns2::Ns2;
+use crate::rating::systems::team_model::{TEAM_MODEL_ID, TeamModel};
+use crate::team::model::{Skill, TeamParams};
 
 /// One player's part in a team match: side and time weight (NS2 `t_i`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -118,7 +120,7 @@ pub trait FragRater: Send {
     }
     /// The errors of [`FragRater::expected_margin`] so far; None for every system but the team
     /// model.
-    fn margin_score(&self) -> Option<super::team::MarginScore> {
+    fn margin_score(&self) -> Option<crate::rating::systems::team_model::MarginScore> {
         None
     }
     /// The team model's final skills (in the replay's numbering) and parameters; None for every

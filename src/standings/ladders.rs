@@ -20,18 +20,10 @@ use crate::model::identity::{Aliases, Roster};
 use crate::model::{EventKind, Match};
 use crate::stats::Stats;
 
-use super::Headline;
-use super::standing::{add_result, results};
-
-/// What a ladder groups the matches by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LadderKind {
-    /// By game type code (`ffa`, `duel`, `ctf`, ...).
-    GameType,
-    /// By game ([`Match::game`]: `quake3`, `urt`, `cs2`, ...).
-    Game,
-}
+pub use crate::fold::tallies::LadderKind;
+use crate::fold::tallies::{SavedTally, Tallies, Tally};
+use crate::rating::Headline;
+use crate::standings::standing::{add_result, results};
 
 /// The matches of one ladder.
 #[derive(Debug, Clone)]
@@ -131,7 +123,7 @@ fn rate_group(
     }
     let members: Vec<usize> = g.matches.iter().map(|&i| i as usize).collect();
     let mut values = vec![0.0; roster.players.len()];
-    for p in super::subset::rate(config, matches, roster, aliases, &members) {
+    for p in crate::standings::subset::rate(config, matches, roster, aliases, &members) {
         values[p.id] = p.rating;
     }
     values
@@ -165,57 +157,6 @@ pub struct Ladder {
     pub entries: Vec<Entry>,
     /// Each listed identity's index in `entries`.
     pub position: std::collections::HashMap<u32, u32>,
-}
-
-/// Per identity, what a group's matches say of them. Sums and a latest day: the same whatever
-/// the order the matches are added in, so a saved tally goes on with new matches.
-#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-struct Tally {
-    matches: u32,
-    frags: u32,
-    incidents: u64,
-    record: [u32; 3],
-    last_seen: Option<NaiveDate>,
-}
-
-/// The tallies of every ladder's group over the first `matches` of a site, kept in the
-/// checkpoint of the counts (see [`crate::history`]): the next build adds only its new matches
-/// to them instead of going over every frag of the history again.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Tallies {
-    matches: u64,
-    groups: Vec<SavedTally>,
-}
-
-/// One group's tallies, sparse: most identities of a crowd never play most kinds of game.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-struct SavedTally {
-    kind: LadderKind,
-    key: String,
-    /// The day of the group's newest dated match.
-    newest: Option<NaiveDate>,
-    /// (identity, tally) of each identity with a match in the group, by identity.
-    players: Vec<(u32, Tally)>,
-}
-
-impl Tallies {
-    /// Number of matches (the first ones of the site) tallied.
-    pub fn matches(&self) -> u64 {
-        self.matches
-    }
-
-    /// Moves the identities to their numbers in a larger roster (`to[old]`, as
-    /// [`Stats::renumber`]); an identity without a number is an error.
-    pub fn renumber(&mut self, to: &[u32]) -> Result<(), String> {
-        for g in &mut self.groups {
-            for (p, _) in &mut g.players {
-                *p = *to
-                    .get(*p as usize)
-                    .ok_or("a saved ladder tally names an unknown player")?;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// The ladders of the `rated` groups (a group without values: the site's `headline`), with
@@ -413,8 +354,8 @@ mod tests {
         let aliases = Aliases::default();
         let roster = Roster::build(matches, &aliases);
         let clans = crate::model::clans::Clans::assign(&roster, &[], false);
-        let folds = crate::history::fold(matches, &roster, &clans, &config.rating, None);
-        let ratings = super::super::Ratings::compute(
+        let folds = crate::fold::fold(matches, &roster, &clans, &config.rating, None);
+        let ratings = crate::rating::Ratings::compute(
             folds.dynamic,
             folds.evaluation,
             folds.static_,

@@ -1,8 +1,8 @@
 //! The balancer's soft rules and guards (issue 15): clan mates kept together or spread (a
 //! penalty in probability points for each mate out of place, part of the objective every search
 //! minimises), the overpowered-party guard (a group kept together may not make one side a sure
-//! winner), and avoiding the last match's teams. [`propose`] wraps [`super::balance`] with them;
-//! the hard rules stay [`super::Rules`]' `lock`, `together` and `apart`.
+//! winner), and avoiding the last match's teams. [`propose`] wraps [`crate::team::balance::balance`] with them;
+//! the hard rules stay [`crate::team::balance::Rules`]' `lock`, `together` and `apart`.
 //!
 //! Definitions (README, `[balance]`):
 //! - A clan of k mates present, r of them red, has `min(r, k − r)` mates out of place when kept
@@ -18,9 +18,9 @@
 //!   (either colour). With the option, the fairest split that does not repeat it is proposed
 //!   when it is at most `avoid_last_within` points less fair, among the [`AVOID_KEEP`] fairest.
 
-use super::{Candidate, Proposal, Rules, Split, balance, groups};
 use crate::config::ClanMode;
-use crate::evaluate::team::TeamParams;
+use crate::team::balance::{Candidate, Proposal, Rules, Split, balance, groups};
+use crate::team::model::TeamParams;
 
 /// Splits looked at, fairest first, for one that avoids the last match's teams.
 pub const AVOID_KEEP: usize = 32;

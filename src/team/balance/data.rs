@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::evaluate::team::{Skill, TeamParams};
 use crate::model::names::plain_name;
+use crate::team::model::{Skill, TeamParams};
 
 /// The script's assignment before the JSON.
 pub const PREFIX: &str = "window.FRAGSTATS_BALANCE = ";

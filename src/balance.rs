@@ -6,13 +6,15 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
-use super::data::{BalanceData, NameIndex, Resolved};
-use super::random::{random_split, seed_of};
-use super::soft::{ClanGroup, LastTeams, Options, Soft, propose};
-use super::{Candidate, Rules, SWAP_EXCHANGES, Side, Split, p_red, swap_limit, swaps};
 use crate::build::{BuildRequest, Plan};
 use crate::cli::{BalanceArgs, BalanceFormat, ClansArg};
 use crate::config::{BalanceConfig, ClanMode};
+use crate::team::balance::data::{BalanceData, NameIndex, Resolved};
+use crate::team::balance::random::{random_split, seed_of};
+use crate::team::balance::soft::{ClanGroup, LastTeams, Options, Soft, propose};
+use crate::team::balance::{
+    Candidate, Rules, SWAP_EXCHANGES, Side, Split, p_red, swap_limit, swaps,
+};
 
 /// The lobby: candidates, and the names never seen.
 struct Lobby {
@@ -262,7 +264,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
     };
     let out_of_place = |g: &ClanGroup, split: &Split| {
         let red = g.members.iter().filter(|i| split.red.contains(i)).count() as u32;
-        super::soft::misplaced(soft.mode, red, g.members.len() as u32)
+        crate::team::balance::soft::misplaced(soft.mode, red, g.members.len() as u32)
     };
     let split_json = |s: &Split| {
         let side = |ids: &[usize]| ids.iter().map(|&i| c[i].name.clone()).collect::<Vec<_>>();
@@ -333,7 +335,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
                     let _ = writeln!(
                         out,
                         "no swap brings P(red wins) {} point or more closer to 50%: keep the teams",
-                        super::MIN_GAIN * 100.0
+                        crate::team::balance::MIN_GAIN * 100.0
                     );
                 }
                 for s in list {
@@ -520,7 +522,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
         let _ = writeln!(
             out,
             "objective: |P(red wins) - 50%| + penalties = {:.2} points",
-            super::soft::objective(&proposal.best, soft) * 100.0
+            crate::team::balance::soft::objective(&proposal.best, soft) * 100.0
         );
         for w in &warnings {
             let _ = writeln!(out, "guard: {w}");
@@ -529,7 +531,7 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
             let _ = writeln!(
                 out,
                 "last match (the most recent team match with two or more of these players on each side, among the build's last {}): red {} | blue {}; {} (tolerance {} points)",
-                super::data::RECENT,
+                crate::team::balance::data::RECENT,
                 team(&a.last.red),
                 team(&a.last.blue),
                 a.why,

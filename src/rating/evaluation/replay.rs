@@ -2,7 +2,7 @@
 //! by outcome), so the replay can stop after any match and go on later: [`Evaluator::finish`]
 //! returns a [`ReplayCheckpoint`] with each system's learnt state and scores, and the next build, when
 //! its matches begin with the same matches in the same order under the same configuration
-//! (which [`crate::history`] checks), replays only the matches after them. A full replay is the same code starting from nothing, so
+//! (which [`crate::fold`] checks), replays only the matches after them. A full replay is the same code starting from nothing, so
 //! both give the same numbers to the last bit.
 //!
 //! Players are numbered here in order of first appearance (not the roster's byte order of keys),
@@ -18,16 +18,17 @@ use crate::progress::{PieceTimes, timed};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::systems::{self, FragRater, MatchStart, TeamGame};
-use super::team::{Calibration, TEAM_MODEL_ID};
-use super::{
-    Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, Scored, SkillKey,
-    Sums, SystemReport, TeamSnapshot, team_games, team_lineup,
-};
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match};
-use crate::rating::whole_history::SettledFits;
+use crate::rating::evaluation::reliability::Calibration;
+use crate::rating::evaluation::{
+    Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, Scored, SkillKey,
+    Sums, SystemReport, TeamSnapshot, team_games, team_lineup,
+};
+use crate::rating::system::{self, FragRater, MatchStart, TeamGame};
+use crate::rating::systems::team_model::TEAM_MODEL_ID;
+use crate::rating::systems::whole_history::SettledFits;
 pub use ahead::{Followers, Leaders};
 
 /// Median of the match lengths seen so far (NS2's `r`), kept as two heaps: the lower half
@@ -290,7 +291,7 @@ fn system_ids(cfg: &RatingConfig, all_systems: bool) -> Vec<&'static str> {
     let mut ids = vec![headline, TEAM_MODEL_ID];
     if all_systems {
         ids.extend(
-            systems::SYSTEM_IDS
+            system::SYSTEM_IDS
                 .iter()
                 .filter(|id| **id != headline && **id != TEAM_MODEL_ID),
         );
@@ -354,7 +355,7 @@ impl Evaluator {
         let mut runs: Vec<Run> = system_ids(cfg, all_systems)
             .into_iter()
             .map(|id| Run {
-                rater: systems::by_id(id, cfg).expect("every listed system exists"),
+                rater: system::by_id(id, cfg).expect("every listed system exists"),
                 scores: Scores::default(),
             })
             .collect();
@@ -382,7 +383,7 @@ impl Evaluator {
     }
 
     /// Resumes `checkpoint`, which the caller has checked was made under this configuration
-    /// from a start of this build's matches ([`crate::history`] does); returns the replay and
+    /// from a start of this build's matches ([`crate::fold`] does); returns the replay and
     /// the number of matches it has already seen, or why it cannot be restored.
     pub fn resume(
         checkpoint: ReplayCheckpoint,
@@ -402,7 +403,7 @@ impl Evaluator {
         // public server's site) held up the identities, waiting on it, with the other core
         // idle (perf timeline of a crowd append); threads of their own share the cores.
         let restore = |saved: &SavedRun| {
-            let mut rater = systems::by_id(&saved.id, cfg).expect("ids were checked");
+            let mut rater = system::by_id(&saved.id, cfg).expect("ids were checked");
             rater
                 .restore(&saved.rater)
                 .map_err(|e| format!("the saved state of {} is damaged ({e})", saved.id))?;
@@ -675,7 +676,7 @@ const LEADERS: usize = 2;
 
 /// The first frag of the held-out future, once `book` holds every frag.
 fn boundary(book: &Book) -> u64 {
-    super::held_out_from(book.frags as usize) as u64
+    crate::rating::evaluation::held_out_from(book.frags as usize) as u64
 }
 
 /// The bots' skills, for the systems' rank correlations (bots with enough frags).
@@ -856,10 +857,10 @@ impl Comparison {
 /// one ask the followers to save, as they asked the leaders (see [`Followers::finish`]).
 const UNSAVED: &str = "the followers saved their states";
 
-/// Sorts reports in the order of [`systems::SYSTEM_IDS`] (stable: the order the runs had
+/// Sorts reports in the order of [`system::SYSTEM_IDS`] (stable: the order the runs had
 /// otherwise).
 fn in_system_order(reports: &mut [SystemReport]) {
-    reports.sort_by_key(|r| systems::SYSTEM_IDS.iter().position(|id| *id == r.id));
+    reports.sort_by_key(|r| system::SYSTEM_IDS.iter().position(|id| *id == r.id));
 }
 
 /// Per player of `roster`, the value `per_book` holds at the player's number in the `book`,

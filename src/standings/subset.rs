@@ -8,8 +8,8 @@ use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 
-use super::Headline;
-use super::static_rank::FragMatrix;
+use crate::rating::Headline;
+use crate::rating::systems::static_rank::FragMatrix;
 
 /// A player of the subset, as the subset's own build rates them.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,7 +52,7 @@ pub fn rate(
     // system runs on its own, so the headline is the same either way).
     let mut cfg = config.rating.clone();
     cfg.evaluation = false;
-    let folds = crate::history::fold(&sub, &local, &clans, &cfg, None);
+    let folds = crate::fold::fold(&sub, &local, &clans, &cfg, None);
     let stats = &folds.stats;
     let incidents = FragMatrix::from_rows(stats.players.iter().map(|p| &p.victims)).incidents();
     let headline = Headline::new(folds.evaluation, &incidents, &folds.dynamic.players, &cfg);

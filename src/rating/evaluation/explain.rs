@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::{Evaluation, HELD_OUT_SHARE, Paired, SystemReport};
 use crate::config::RatingConfig;
+use crate::rating::evaluation::{Evaluation, HELD_OUT_SHARE, Paired, SystemReport};
 
 const BASELINES: [&str; 3] = ["constant", "win-rate", "kd"];
 const PEERS: [&str; 3] = ["becker", "vsp-xp", "xlrstats"];
@@ -399,7 +399,7 @@ pub fn calibration_markdown(e: &Evaluation) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluate::Score;
+    use crate::rating::evaluation::Score;
 
     fn report(id: &str, name: &str, log_loss: f64) -> SystemReport {
         let score = Score {

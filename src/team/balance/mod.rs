@@ -1,7 +1,7 @@
 //! Team balancing (issue 15): split the players present into red and blue so that the team
 //! model's P(red wins) is as close to 50% as the rules allow. Pure: takes the players' skills,
 //! the model's parameters and the rules, returns the proposal; the data file of the site
-//! ([`data`]) and the command line ([`command`]) are the edges.
+//! ([`data`]) and the command line ([`crate::balance`]) are the edges.
 //!
 //! Search: every split up to [`EXACT_UP_TO`] players (team sizes differ by at most one; each
 //! partition is tried with either side red, as the locks allow; from 13 players an exact
@@ -11,7 +11,6 @@
 //! starts), which says it is not exact. Hard rules (`lock`, `together`, `apart`) are checked
 //! first, and a conflict among them is named.
 
-pub mod command;
 pub mod data;
 pub mod exact;
 pub mod random;
@@ -19,7 +18,7 @@ pub mod soft;
 
 use std::collections::BTreeMap;
 
-use crate::evaluate::team::{Features, Skill, TeamParams};
+use crate::team::model::{Features, Skill, TeamParams};
 pub use soft::Soft;
 
 /// Largest lobby searched exactly by trying every split (or by [`exact::meet_in_the_middle`],

@@ -9,7 +9,9 @@ use skillratings::trueskill::TrueSkillConfig;
 use skillratings::weng_lin::{WengLin, WengLinConfig};
 use skillratings::{Outcomes, Rating, RatingSystem, TeamRatingSystem};
 
-use super::systems::{FragRater, MatchStart, TeamGame, saved_fields, split_sides, store_sides};
+use crate::rating::system::{
+    FragRater, MatchStart, TeamGame, saved_fields, split_sides, store_sides,
+};
 
 /// Glicko-2's scale: rating points per unit of μ.
 const GLICKO2_SCALE: f64 = 173.7178;
@@ -184,10 +186,10 @@ pub struct BayesianRater<S: RatingSystem> {
 }
 
 /// TrueSkill: everyone at μ 25, σ 25/3; β 25/6, τ 25/300, no draws (a frag cannot be drawn).
-/// The crate's arithmetic, its one-on-one games through [`super::trueskill::Duels`].
-pub fn trueskill_rater(players: usize) -> BayesianRater<super::trueskill::Duels> {
+/// The crate's arithmetic, its one-on-one games through [`crate::rating::systems::trueskill::Duels`].
+pub fn trueskill_rater(players: usize) -> BayesianRater<crate::rating::systems::trueskill::Duels> {
     BayesianRater::new(
-        <super::trueskill::Duels as RatingSystem>::new(TrueSkillConfig {
+        <crate::rating::systems::trueskill::Duels as RatingSystem>::new(TrueSkillConfig {
             draw_probability: 0.0,
             ..TrueSkillConfig::new()
         }),

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::systems::{FragRater, TeamGame};
+use crate::rating::system::{FragRater, TeamGame};
 
 /// Constant learning rate `c`.
 const CONSTANT_RATE: f64 = 0.05;
@@ -108,13 +108,13 @@ impl FragRater for Ns2 {
         self.offset.resize(players, 0.0);
         self.adagrad.resize(players, 0.0);
     }
-    super::systems::saved_fields!(skill, offset, adagrad, maps);
+    crate::rating::system::saved_fields!(skill, offset, adagrad, maps);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluate::systems::TeamMember;
+    use crate::rating::system::TeamMember;
 
     fn game(red_won: bool) -> TeamGame {
         TeamGame {

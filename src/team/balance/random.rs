@@ -4,8 +4,8 @@
 //! ports [`seed_of`], [`Mulberry32`] and [`random_split`], so page and command line show the same
 //! random teams.
 
-use super::{Candidate, Rules, Side, Split, groups, p_red};
-use crate::evaluate::team::TeamParams;
+use crate::team::balance::{Candidate, Rules, Side, Split, groups, p_red};
+use crate::team::model::TeamParams;
 
 /// Draws tried for a split that keeps the `together` and `apart` rules before giving up on them.
 pub const DRAWS: usize = 1000;
@@ -58,7 +58,7 @@ pub struct RandomSplit {
 /// A random split of `lobby`: the players sorted by name, locked ones placed on their side, the
 /// others shuffled (Fisher–Yates) and dealt to fill red up to its size (for an odd lobby, which
 /// side gets the extra player is drawn first). Drawn again, up to [`DRAWS`] times, until the
-/// `together` and `apart` rules hold; `rules` must have passed [`super::conflicts`].
+/// `together` and `apart` rules hold; `rules` must have passed [`crate::team::balance::conflicts`].
 pub fn random_split(
     lobby: &[Candidate],
     params: &TeamParams,

@@ -13,7 +13,7 @@ use crate::config::{Config, SeasonEvery};
 use crate::model::Match;
 use crate::model::identity::{Aliases, Roster};
 
-use super::subset;
+use crate::standings::subset;
 
 /// Every season of a site, oldest first.
 #[derive(Debug, Clone, Default)]

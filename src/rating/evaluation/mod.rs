@@ -4,13 +4,9 @@
 //! type, and, where the logs carry bot skills, the Spearman correlation of the final ratings with
 //! them. Bot skills are an answer key only: no system ever sees them.
 
-pub mod established;
 pub mod explain;
-pub mod ns2;
+pub mod reliability;
 pub mod replay;
-pub mod systems;
-pub mod team;
-pub mod trueskill;
 
 use std::collections::BTreeMap;
 
@@ -19,8 +15,10 @@ use serde::Serialize;
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match, Team};
-pub use replay::{Comparison, Evaluator, Followers, Leaders, ReplayCheckpoint};
-use systems::{TeamGame, TeamMember};
+pub use crate::rating::evaluation::replay::{
+    Comparison, Evaluator, Followers, Leaders, ReplayCheckpoint,
+};
+use crate::rating::system::{TeamGame, TeamMember};
 
 /// One outcome in rating order, with identity numbers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -272,10 +270,10 @@ pub struct SystemReport {
     pub team_results: Score,
     /// The same predictions in bins of P(red wins) against red's observed win rate, with the
     /// expected calibration error (empty without team results).
-    pub team_reliability: team::Reliability,
+    pub team_reliability: crate::rating::evaluation::reliability::Reliability,
     /// The team model only: the errors of its expected score margins, against naive ones.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub team_margin: Option<team::MarginScore>,
+    pub team_margin: Option<crate::rating::systems::team_model::MarginScore>,
     /// Spearman rank correlation of the final ratings with the bots' configured skill, over bots
     /// with at least [`MIN_INCIDENTS_FOR_SKILL`] frags made plus suffered; None without bots.
     pub spearman_bot_skill: Option<f64>,
@@ -457,7 +455,7 @@ pub struct Evaluation {
     pub predicted_red_win: Vec<Option<f64>>,
     /// P(red wins) per match (in the order rated) of the fairest split of the same players, by
     /// the balancer from the team model's knowledge before it (see
-    /// [`crate::evaluate::team::FAIREST_EXACT_UP_TO`]); None where there is no prediction.
+    /// [`crate::rating::systems::team_model::FAIREST_EXACT_UP_TO`]); None where there is no prediction.
     #[serde(skip)]
     pub fairest_red_win: Vec<Option<f64>>,
     /// Red's expected team score minus blue's per match (in the order rated), by the team model
@@ -473,9 +471,9 @@ pub struct Evaluation {
 #[derive(Debug, Clone, Default)]
 pub struct TeamSnapshot {
     /// Per identity, in roster order.
-    pub skills: Vec<team::Skill>,
+    pub skills: Vec<crate::team::model::Skill>,
     /// None when the team model did not run.
-    pub params: Option<team::TeamParams>,
+    pub params: Option<crate::team::model::TeamParams>,
 }
 
 impl Evaluation {

@@ -3,7 +3,7 @@
 //! the comparison of systems reads (`evaluation.html`, `data/evaluation.json`, the table on
 //! `ranking.html`), follow them part by part, each part once the headline's losses on its frags
 //! are known. The build makes every other page as soon as the leaders are done, while the
-//! followers finish beside it ([`crate::history::fold_ahead`]).
+//! followers finish beside it ([`crate::fold::fold_ahead`]).
 //!
 //! Each system replays the same outcomes in the same order as in [`Evaluator::advance`], and
 //! the followers' finish is [`Evaluator::finish`]'s, so both give the same numbers to the bit.
@@ -11,15 +11,15 @@
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, OnceLock};
 
-use super::{
-    Batch, Book, Comparison, Evaluator, LEADERS, PIPELINE_PARTS, Part, Run, SkillKey, answer_key,
-    boundary, finish_followers, finish_leaders, replay, replay_others, replay_sharing,
-};
-use crate::evaluate::{Evaluation, ReplayCheckpoint};
 use crate::model::Match;
 use crate::model::identity::Roster;
 use crate::progress::PieceTimes;
-use crate::rating::whole_history::SettledFits;
+use crate::rating::evaluation::replay::{
+    Batch, Book, Comparison, Evaluator, LEADERS, PIPELINE_PARTS, Part, Run, SkillKey, answer_key,
+    boundary, finish_followers, finish_leaders, replay, replay_others, replay_sharing,
+};
+use crate::rating::evaluation::{Evaluation, ReplayCheckpoint};
+use crate::rating::systems::whole_history::SettledFits;
 
 /// The outcomes every system replays, cut into parts.
 struct Shared {
@@ -130,7 +130,7 @@ impl Leaders {
 
     /// The leaders' evaluation (their reports, the headline's ratings and curves, the team
     /// model's predictions and skills) and, when `saves`, the checkpoint of their states, which
-    /// [`super::Comparison::complete`] completes with the followers'. Saving costs a public
+    /// [`crate::rating::evaluation::replay::Comparison::complete`] completes with the followers'. Saving costs a public
     /// server's site about 0.08 s: a build that keeps no new checkpoint skips it.
     pub fn finish(
         self,

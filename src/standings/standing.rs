@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::model::{Match, Team};
 use crate::stats::{MatchStats, Stats};
 
-use super::Ratings;
+use crate::rating::Ratings;
 
 /// Where every identity stands.
 #[derive(Debug, Clone, Default)]

@@ -8,8 +8,8 @@
 //! its bucket for the B subsets around the sum that makes the logit zero, walking outwards until
 //! a proven bound says no farther subset can enter the kept list (see [`MeetInTheMiddle::run`]).
 //!
-//! The order of the results is exactly [`super::exhaustive`]'s: each red set's key is its
-//! |logit| rounded to [`super::TIE`], splits are ordered by (key, mask of player 0's side) and
+//! The order of the results is exactly [`crate::team::balance::exhaustive`]'s: each red set's key is its
+//! |logit| rounded to [`crate::team::balance::TIE`], splits are ordered by (key, mask of player 0's side) and
 //! each partition keeps its best side. Identical players make many splits tie: the subset sums
 //! are added in an order where equal skills are adjacent, so equal multisets give bitwise equal
 //! sums, and within a run of equal sums only the first `keep` masks (in partition order) can
@@ -18,9 +18,9 @@
 
 use std::collections::HashMap;
 
-use super::soft::{SoftMasks, p_distance};
-use super::{Best, Candidate, Rules, Side, Split, TIE, split_of};
-use crate::evaluate::team::TeamParams;
+use crate::team::balance::soft::{SoftMasks, p_distance};
+use crate::team::balance::{Best, Candidate, Rules, Side, Split, TIE, split_of};
+use crate::team::model::TeamParams;
 
 /// Largest lobby searched exactly by meeting in the middle (2^20 subsets per half).
 pub const MEET_UP_TO: usize = 40;
@@ -136,7 +136,7 @@ impl<'a> MeetInTheMiddle<'a> {
         self.scale * skill + self.params.coef[1] * self.size(rn, bn) + self.params.coef[2]
     }
 
-    /// |logit| of a red team, computed as [`super::exhaustive`] computes it.
+    /// |logit| of a red team, computed as [`crate::team::balance::exhaustive`] computes it.
     fn cost(&self, rn: usize, rm: f64, rv: f64) -> f64 {
         let bn = self.n - rn;
         let (rnf, bnf) = (rn as f64, bn as f64);

@@ -323,7 +323,7 @@ impl WholeHistory {
                 .all(|(a, b)| a.to_bits() == b.to_bits())
     }
 
-    /// Whether [`FragRater::save`](crate::evaluate::systems::FragRater::save) leaves the pair
+    /// Whether [`FragRater::save`](crate::rating::system::FragRater::save) leaves the pair
     /// records out, as another fit of the same decay, learning the same frags, saves them.
     pub fn save_pairs_elsewhere(&mut self, elsewhere: bool) {
         self.met.saved_elsewhere = elsewhere;
