@@ -131,14 +131,20 @@ pub fn run(args: &BalanceArgs) -> Result<String> {
     let from = match &args.from {
         Some(text) => {
             let (red, blue) = parse_from(text)?;
-            let red = red
-                .iter()
-                .map(|n| lobby.add(&data, n))
-                .collect::<Result<Vec<_>>>()?;
-            let blue = blue
-                .iter()
-                .map(|n| lobby.add(&data, n))
-                .collect::<Result<Vec<_>>>()?;
+            // One player named twice on a side (two spellings of one name) counts once, as on
+            // the page.
+            let mut side = |names: &[&str]| -> Result<Vec<usize>> {
+                let mut ids = Vec::new();
+                for n in names {
+                    let i = lobby.add(&data, n)?;
+                    if !ids.contains(&i) {
+                        ids.push(i);
+                    }
+                }
+                Ok(ids)
+            };
+            let red = side(&red)?;
+            let blue = side(&blue)?;
             if red.iter().any(|r| blue.contains(r)) {
                 bail!("--from: a player is on both teams");
             }

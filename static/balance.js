@@ -1105,8 +1105,10 @@
     delete picked[name];
   }
 
-  function update() {
-    writeUrl();
+  // What the page shows for its state (the players wanted, the rules, the teams as they are):
+  // the lobby, the names that did not resolve, the rules as indices, the last match's teams and
+  // the search's result. Touches no element, so a test can run it with no page.
+  function compute() {
     var lobby = [], errors = [], unknown = [];
     // As command::Lobby::add: the index of the player `query` means, added if not present yet.
     var add = function (query) {
@@ -1131,7 +1133,13 @@
     // (A name that does not resolve is reported below; one player named twice counts once.)
     var place = function (list, name) {
       var i = add(name);
-      if (i >= 0 && nowRed.indexOf(i) < 0 && nowBlue.indexOf(i) < 0) list.push(i);
+      if (i < 0 || list.indexOf(i) >= 0) return;
+      if (nowRed.indexOf(i) >= 0 || nowBlue.indexOf(i) >= 0) {
+        var both = "a player is on both teams now: " + lobby[i].name;
+        if (errors.indexOf(both) < 0) errors.push(both);
+        return;
+      }
+      list.push(i);
     };
     now.forEach(function (l) { if (l[1] === "red") place(nowRed, l[0]); });
     now.forEach(function (l) { if (l[1] === "blue") place(nowBlue, l[0]); });
@@ -1168,13 +1176,20 @@
         if (r.length >= 2 && b.length >= 2) last = { red: r, blue: b };
       }
     }
-    drawLobby(lobby, shown);
+    return { lobby: lobby, errors: errors, unknown: unknown, shown: shown, rules: rules,
+      nowRed: nowRed, nowBlue: nowBlue, last: last, result: balance(lobby, rules, last) };
+  }
+
+  function update() {
+    writeUrl();
+    var state = compute(), lobby = state.lobby, rules = state.rules, result = state.result;
+    var errors = state.errors, unknown = state.unknown, nowRed = state.nowRed, nowBlue = state.nowBlue;
+    drawLobby(lobby, state.shown);
     drawRules();
     var out = el("balance-result");
     out.textContent = "";
     el("balance-error").textContent = errors.join("\n");
     if (unknown.length) out.appendChild(text("p", "Never seen (rated as newcomers): " + unknown.join(", ")));
-    var result = balance(lobby, rules, last);
     if (result.error) {
       var why = text("p", lobby.length
         ? (result.conflict ? "These rules cannot all hold: " : "") + result.error + "."
@@ -1405,6 +1420,12 @@
   avoidBox.checked = avoidLast;
   clanBox.addEventListener("change", function () { clans = clanBox.value; update(); });
   avoidBox.addEventListener("change", function () { avoidLast = avoidBox.checked; update(); });
+  // The page's search without the page, for the test that holds it to the command's
+  // (tests/balance_js.rs): the state read from the address, and the swaps from the teams as they are.
+  window.fragstatsBalance = {
+    compute: compute,
+    swaps: function (state) { return swaps(state.lobby, state.rules, state.nowRed, state.nowBlue, maxSwaps); }
+  };
   readUrl();
   var linkNote = el("balance-link-note");
   if (linkNote && ignored.length) {

@@ -29,6 +29,8 @@ use serde_json::{Value, json};
 
 mod common;
 
+use common::balance::{Case, cli_splits, same_split, split_of, uri_component};
+
 /// The W3C key of an element reference.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
@@ -615,37 +617,6 @@ fn pages_sort_search_and_fit_a_phone_in_chromium() {
     eprintln!("browser test took {:.1?}", started.elapsed());
 }
 
-/// A query value as `encodeURIComponent` writes it.
-fn uri_component(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
-/// The page's split and the CLI's have the same sides (as sets) and the same p (within 1e-9).
-fn same_split(what: &str, page: &Value, cli: &Value) {
-    let (pr, pb, pp) = split_of(page);
-    let (cr, cb, cp) = split_of(cli);
-    assert_eq!((&pr, &pb), (&cr, &cb), "{what}: page {pp}, cli {cp}");
-    assert!((pp - cp).abs() < 1e-9, "{what}: page {pp}, cli {cp}");
-}
-
-/// The splits the page lists, in its order, from the CLI's JSON: the proposal, its
-/// alternatives, ABBA and the random split (from the same seed, a hash of the names).
-fn cli_splits(cli: &Value) -> Vec<Value> {
-    let mut expected = vec![cli.clone()];
-    expected.extend(cli["alternatives"].as_array().unwrap().iter().cloned());
-    expected.push(cli["abba"].clone());
-    expected.push(cli["random"].clone());
-    expected
-}
-
 /// The page shows the CLI's warnings and its last-match decision.
 fn same_notes(what: &str, shown: &Value, cli: &Value) {
     let warnings: Vec<String> = cli["warnings"]
@@ -663,20 +634,6 @@ fn same_notes(what: &str, shown: &Value, cli: &Value) {
             assert!(text.contains(why), "{what}: page {text:?}, cli {why:?}");
         }
     }
-}
-
-/// The names of a split, as sets with p.
-fn split_of(value: &Value) -> (Vec<String>, Vec<String>, f64) {
-    let side = |key: &str| {
-        let mut names: Vec<String> = serde_json::from_value(value[key].clone()).unwrap();
-        names.sort();
-        names
-    };
-    (
-        side("red"),
-        side("blue"),
-        value["p_red_wins"].as_f64().unwrap(),
-    )
 }
 
 /// The bot logs' site for the balance page tests, built with `config` (site.toml) into
@@ -940,90 +897,6 @@ fn balance_page_proposes_the_teams_the_cli_does() {
         let png = driver.screenshot(width);
         assert!(png.starts_with(b"\x89PNG") && png.len() > 5000);
         std::fs::write(shots.join(format!("balance-{width}.png")), png).unwrap();
-    }
-}
-
-/// A lobby with hard rules and the teams as they are, written both ways: as `fragstats balance`
-/// flags and as `balance.html`'s query.
-#[derive(Default, Clone)]
-struct Case {
-    names: Vec<String>,
-    lock: Vec<(String, &'static str)>,
-    together: Vec<Vec<String>>,
-    apart: Vec<[String; 2]>,
-    from: Vec<(String, &'static str)>,
-    max_swaps: Option<usize>,
-}
-
-impl Case {
-    fn of(names: &[String]) -> Case {
-        Case {
-            names: names.to_vec(),
-            ..Case::default()
-        }
-    }
-
-    fn flags(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for (name, side) in &self.lock {
-            out.extend(["--lock".to_string(), format!("{name}={side}")]);
-        }
-        for group in &self.together {
-            out.extend(["--together".to_string(), group.join(",")]);
-        }
-        for [a, b] in &self.apart {
-            out.extend(["--apart".to_string(), format!("{a},{b}")]);
-        }
-        if !self.from.is_empty() {
-            let side = |s: &str| -> Vec<&str> {
-                self.from
-                    .iter()
-                    .filter(|(_, x)| *x == s)
-                    .map(|(n, _)| n.as_str())
-                    .collect()
-            };
-            out.extend([
-                "--from".to_string(),
-                format!(
-                    "red: {}; blue: {}",
-                    side("red").join(", "),
-                    side("blue").join(", ")
-                ),
-            ]);
-        }
-        if let Some(n) = self.max_swaps {
-            out.extend(["--max-swaps".to_string(), n.to_string()]);
-        }
-        out
-    }
-
-    fn query(&self) -> String {
-        let enc = |list: &[String]| list.iter().map(|n| uri_component(n)).collect::<Vec<_>>();
-        let sides = |list: &[(String, &str)]| {
-            list.iter()
-                .map(|(n, s)| format!("{}:{s}", uri_component(n)))
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let mut q = format!("?players={}", enc(&self.names).join(","));
-        if !self.lock.is_empty() {
-            q += &format!("&lock={}", sides(&self.lock));
-        }
-        if !self.together.is_empty() {
-            let groups: Vec<String> = self.together.iter().map(|g| enc(g).join("+")).collect();
-            q += &format!("&together={}", groups.join(";"));
-        }
-        if !self.apart.is_empty() {
-            let groups: Vec<String> = self.apart.iter().map(|g| enc(g).join("+")).collect();
-            q += &format!("&apart={}", groups.join(";"));
-        }
-        if !self.from.is_empty() {
-            q += &format!("&from={}", sides(&self.from));
-        }
-        if let Some(n) = self.max_swaps {
-            q += &format!("&swaps={n}");
-        }
-        q
     }
 }
 

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod balance;
 pub mod crowd;
 pub mod games;
 #[path = "../../src/testdata/needs.rs"]
