@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use chrono::NaiveDate;
-use fragstats::build::{NewCheckpoint, render};
+use fragstats::build::{NewCheckpoint, RenderRequest, render};
 use fragstats::config::Config;
 use fragstats::leftovers::Leftovers;
 use fragstats::model::{Event, EventKind, GameType, Match, MatchPlayer, NO_PLAYER, Team};
@@ -121,41 +121,29 @@ fn main() {
     let config = Config::default();
     let t = Instant::now();
     let diagnostics = fragstats::diagnostics::Diagnostics::default();
-    let site = render(
-        &matches,
-        &diagnostics,
-        &config,
-        Path::new("/nonexistent-bench-site"),
-        PageCache::default,
-        fragstats::build::Resume::None,
-        Default::default(),
-        None,
-        None,
-        Leftovers::Free,
-    )
-    .expect("render");
+    let request = |resume| RenderRequest {
+        matches: &matches,
+        diagnostics: &diagnostics,
+        config: &config,
+        site_dir: Path::new("/nonexistent-bench-site"),
+        resume,
+        rule: Default::default(),
+        state_dir: None,
+        sink: None,
+        leftovers: Leftovers::Free,
+    };
+    let site = render(request(fragstats::build::Resume::None), PageCache::default).expect("render");
     let secs = t.elapsed().as_secs_f64();
     // The same site again, resuming the counts and ratings from the checkpoint (no match to
     // fold).
     let t = Instant::now();
-    let resumed = render(
-        &matches,
-        &diagnostics,
-        &config,
-        Path::new("/nonexistent-bench-site"),
-        PageCache::default,
-        fragstats::build::Resume::Decoded(match &site.checkpoint {
-            Some(NewCheckpoint::Encoded(bytes)) => {
-                fragstats::state::decode_checkpoint(bytes).map(Box::new)
-            }
-            _ => None,
-        }),
-        Default::default(),
-        None,
-        None,
-        Leftovers::Free,
-    )
-    .expect("render");
+    let resume = fragstats::build::Resume::Decoded(match &site.checkpoint {
+        Some(NewCheckpoint::Encoded(bytes)) => {
+            fragstats::state::decode_checkpoint(bytes).map(Box::new)
+        }
+        _ => None,
+    });
+    let resumed = render(request(resume), PageCache::default).expect("render");
     let resumed_secs = t.elapsed().as_secs_f64();
     assert!(
         matches!(resumed.replayed, fragstats::fold::Replayed::Resumed(n) if n == matches.len()),

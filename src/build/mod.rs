@@ -2,25 +2,22 @@
 //! matches -> identities -> counts -> pages -> atomic write. Each step is a plain function of the
 //! previous step's data.
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
 use crate::config::Config;
 use crate::diagnostics::Diagnostics;
-use crate::fold::{self, CheckpointRule, Folds, Replayed};
+use crate::fold::{self, CheckpointRule, Replayed};
 use crate::joined::Joined;
 use crate::leftovers::Leftovers;
 use crate::model::Match;
-use crate::model::clans::Clans;
-use crate::model::identity::{Aliases, Roster};
-use crate::model::moderation::Moderation;
 use crate::progress::{Timer, timed};
-use crate::rating::Ratings;
 use crate::read::{LogsRead, Previous, ReadCounts, read_logs_incremental};
 use crate::render::{PageCache, PageKeys, PageSink, SiteInput, render_site};
 use crate::state::{self, Archive, Loaded, LoadedArchive};
+
+pub mod analyse;
 
 /// What `fragstats build` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -225,19 +222,19 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         };
-        let site = render(
-            &matches,
-            &diagnostics,
-            &config,
-            &site_dir,
-            cache,
+        let request = RenderRequest {
+            matches: &matches,
+            diagnostics: &diagnostics,
+            config: &config,
+            site_dir: &site_dir,
             resume,
-            req.checkpoint,
+            rule: req.checkpoint,
             // Written over its spare, beside the pages, only with the lock held.
-            lock.held().then_some(state_dir.as_path()),
-            Some(&stage),
-            req.leftovers,
-        );
+            state_dir: lock.held().then_some(state_dir.as_path()),
+            sink: Some(&stage),
+            leftovers: req.leftovers,
+        };
+        let site = render(request, cache);
         let prepared = prepared
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -435,96 +432,65 @@ pub enum NewCheckpoint {
     Encoded(Vec<u8>),
 }
 
-/// Everything after parsing: identities, counts, clans, ratings and pages, in memory. Counting
-/// and rating resume from `resume` when that covers a start of `matches` (see [`crate::fold`]);
-/// `rule` says whether their end is worth a new checkpoint, encoded straight over the
-/// checkpoint's spare in `state_dir` (if given: the caller holds its lock) beside the pages,
-/// and put in place by the caller ([`state::CheckpointSave::commit`]). `cache` gives
-/// the pages the output holds and their keys when the pages are rendered (it may still be in
-/// the making until then). What the pages were made from is freed at the end, or left as
-/// `leftovers` says.
-#[allow(clippy::too_many_arguments)]
-pub fn render(
-    matches: &[Match],
-    diagnostics: &Diagnostics,
-    config: &Config,
-    site_dir: &Path,
-    cache: impl FnOnce() -> PageCache,
-    resume: Resume,
-    rule: CheckpointRule,
-    state_dir: Option<&Path>,
-    sink: Option<&PageSink>,
-    leftovers: Leftovers,
-) -> Result<RenderedSite> {
+/// What [`render`] makes a site of, and where its results go.
+pub struct RenderRequest<'a> {
+    /// The matches, in site order.
+    pub matches: &'a [Match],
+    /// What was read and skipped, published as `data/diagnostics.json`.
+    pub diagnostics: &'a Diagnostics,
+    pub config: &'a Config,
+    /// Folder of site.toml (its `templates/` and `static/` override the built-ins).
+    pub site_dir: &'a Path,
+    /// The checkpoint to resume counting and rating from, if any.
+    pub resume: Resume,
+    /// Whether the end of this build is worth a new checkpoint.
+    pub rule: CheckpointRule,
+    /// The state folder the new checkpoint is encoded into, over its spare (the caller holds
+    /// its lock); None: the checkpoint's bytes are returned.
+    pub state_dir: Option<&'a Path>,
+    /// Where pages go as they are rendered (else they are returned with their bytes).
+    pub sink: Option<&'a PageSink<'a>>,
+    /// What becomes of what the pages were made from.
+    pub leftovers: Leftovers,
+}
+
+/// Everything after parsing, in memory, in its stages: who is who ([`analyse::identify`]),
+/// what the matches say of them ([`analyse::analyse`]: counting and rating resume from the
+/// request's checkpoint when that covers a start of the matches, see [`crate::fold`]), then the
+/// pages, while the other rating systems finish and the new checkpoint (if the rule asks for
+/// one) is encoded beside them, to be put in place by the caller
+/// ([`state::CheckpointSave::commit`]). `cache` gives the pages the output holds and their keys
+/// when the pages are rendered (it may still be in the making until then).
+pub fn render(req: RenderRequest, cache: impl FnOnce() -> PageCache) -> Result<RenderedSite> {
+    let RenderRequest {
+        matches,
+        diagnostics,
+        config,
+        site_dir,
+        resume,
+        rule,
+        state_dir,
+        sink,
+        leftovers,
+    } = req;
     let timer = Timer::new();
-    let aliases = Aliases::for_config(config);
-    let moderation = Moderation::new(config, &aliases);
-    // Excluded players (bans, bots under `bots = "exclude"`) leave before anything is counted.
-    let original = matches;
-    let applied = moderation.apply(matches, &aliases);
-    let matches = &*applied;
-    let roster = Roster::build(matches, &aliases);
-    let bots = crate::model::moderation::bots(matches, &roster);
-    let hidden = moderation.hidden(&roster, &bots, &aliases);
-    let excluded = match &applied {
-        Cow::Owned(_) => moderation.excluded(original, &aliases),
-        Cow::Borrowed(_) => Default::default(),
-    };
-    let unmatched = moderation.unmatched(config, &aliases, &roster, &bots, &excluded);
-    // The examples of skipped lines quote the logs: the names the site hides leave them here,
-    // for this build's `[moderation]` (the state keeps them as read).
-    let diagnostics =
-        diagnostics.without_names(&moderation.unpublished(config, &roster, &hidden, &excluded));
-    let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
+    let mut people = analyse::identify(matches, diagnostics, config);
     timer.lap("identities and clans");
     let resume = resume.wait(&config.rating);
     timer.lap("load checkpoint");
-    // The per game type and per game ladders replay their matches beside the site's folds.
-    let groups = crate::standings::ladders::groups(matches);
-    let ((folds, followers), rated) = rayon::join(
-        || fold::fold_ahead(matches, &roster, &clans, &config.rating, resume, rule),
-        || {
-            timed("per game type ladders", || {
-                crate::standings::ladders::rate(groups, matches, &roster, config, &aliases)
-            })
-        },
-    );
-    let Folds {
+    let analysis = analyse::analyse(config, &people, resume, rule, &timer);
+    let analyse::Analysis {
         stats,
-        static_,
-        dynamic,
-        evaluation,
-        continuation,
+        ratings,
+        standing,
+        ladders,
+        seasons,
         replayed,
+        followers,
+        continuation,
         tallies,
-    } = folds;
-    let ratings = Ratings::compute(dynamic, evaluation, static_, &config.rating);
-    let (standing, (ladders, tallies)) = rayon::join(
-        || {
-            crate::standings::standing::Standing::compute(
-                config, matches, &stats, &ratings, &hidden,
-            )
-        },
-        || {
-            timed("ladder tables", || {
-                crate::standings::ladders::ladders(
-                    config,
-                    matches,
-                    &roster,
-                    &stats,
-                    &ratings.headline,
-                    &hidden,
-                    rated,
-                    tallies,
-                )
-            })
-        },
-    );
-    timer.lap("counts and ratings");
-    // Nothing is computed for a site without seasons.
-    let seasons =
-        crate::standings::season::Seasons::compute(config, matches, &roster, &aliases, &hidden);
-    timer.lap("seasons");
+    } = analysis;
+    let matches = &*people.matches;
     // The other rating systems finish replaying, and the checkpoint (if the build makes one)
     // is encoded, beside the pages that do not need them.
     let mut checkpoint = None;
@@ -537,8 +503,8 @@ pub fn render(
             let folded = continuation.checkpoint(
                 &stats,
                 matches.len(),
-                &roster,
-                &clans,
+                &people.roster,
+                &people.clans,
                 &config.rating,
                 tallies,
             );
@@ -559,16 +525,16 @@ pub fn render(
         &SiteInput {
             config,
             matches,
-            roster: &roster,
+            roster: &people.roster,
             stats: &stats,
-            clans: &clans,
+            clans: &people.clans,
             ratings: &ratings,
-            bots: &bots,
-            hidden: &hidden,
+            bots: &people.bots,
+            hidden: &people.hidden,
             standing: &standing,
             ladders: &ladders,
             seasons: &seasons,
-            diagnostics: &diagnostics,
+            diagnostics: &people.diagnostics,
             cache: &cache,
             site_dir,
             sink,
@@ -578,10 +544,11 @@ pub fn render(
     );
     let files = files?;
     let checkpoint = checkpoint.transpose()?;
-    let players = roster.players.len();
+    let players = people.roster.players.len();
+    let unmatched = std::mem::take(&mut people.unmatched);
     // About 70 ms of freeing on a public server's site (see [`Leftovers`]).
     leftovers.discard((ratings, standing, ladders, seasons));
-    leftovers.discard((stats, roster, clans, hidden, bots, applied, cache));
+    leftovers.discard((stats, people, cache));
     Ok(RenderedSite {
         files,
         players,
