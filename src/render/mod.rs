@@ -1,6 +1,9 @@
 //! Turns counted data into the files of the site: HTML pages (Tera), static assets and the
-//! machine-readable JSON under `data/`. A pure function from data to a list of files; writing them
-//! is the output module's job.
+//! machine-readable JSON under `data/`. [`views`] are the templates' data (a leaf), each page
+//! kind in `pages/` makes its own views and files, and [`render_site`] assembles the site. It
+//! reads nothing but its input and the site folder's theme overrides; the files are returned,
+//! or handed to the input's [`PageSink`] as they are made, and publishing them is the output
+//! module's job.
 
 pub mod charts;
 pub mod colour;

@@ -269,7 +269,7 @@ pub struct PlayerPage<'a> {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub rows_stub: String,
     /// The player's placement in each season they played in, newest first.
-    pub seasons: Vec<super::pages::season::PlayerSeasonRow>,
+    pub seasons: Vec<PlayerSeasonRow>,
     /// Inline SVG of Becker's rating over time (built and escaped in Rust).
     pub curve_svg: String,
     /// Inline SVG of the headline rating after each match played, ending at the published
@@ -570,3 +570,16 @@ pub const OUTSIDE_SHOWN: usize = 1000;
 /// Opponents listed on a player page: a regular of a public server meets tens of thousands,
 /// which would make the page tens of megabytes.
 pub const HEAD_TO_HEAD_ROWS: usize = 200;
+
+/// A player's placement in one season, on their page.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerSeasonRow {
+    pub name: String,
+    pub url: String,
+    /// 1-based; None while provisional in that season.
+    pub rank: Option<usize>,
+    /// Ranked players of that season.
+    pub ranked: usize,
+    pub rating: String,
+    pub matches: usize,
+}

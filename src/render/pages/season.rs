@@ -82,19 +82,6 @@ pub struct SeasonPage<'a> {
     pub provisional_incidents: u32,
 }
 
-/// A player's placement in one season, on their page.
-#[derive(Debug, Clone, Serialize)]
-pub struct PlayerSeasonRow {
-    pub name: String,
-    pub url: String,
-    /// 1-based; None while provisional in that season.
-    pub rank: Option<usize>,
-    /// Ranked players of that season.
-    pub ranked: usize,
-    pub rating: String,
-    pub matches: usize,
-}
-
 /// The current season on the index.
 #[derive(Debug, Clone, Serialize)]
 pub struct CurrentSeason {
