@@ -420,7 +420,7 @@ pub struct RenderedSite {
     pub checkpoint: Option<NewCheckpoint>,
     pub replayed: Replayed,
     /// `[moderation]` and `bots` settings that matched no player (see
-    /// [`Moderation::unmatched`]): for the terminal only, they quote the config.
+    /// [`crate::model::moderation::Moderation::unmatched`]): for the terminal only, they quote the config.
     pub unmatched: Vec<String>,
 }
 

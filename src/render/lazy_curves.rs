@@ -4,7 +4,7 @@
 //! a stub: the hash of everything the drawing is a function of (the points, the labels, the
 //! x axis kind, and the source of the code that draws). Equal stubs draw equal SVGs, so an
 //! equal key still means an equal page; a page that is rendered gets the real SVGs first
-//! ([`Renderer::draw_player_curves`]).
+//! ([`draw_player_curves`]).
 //!
 //! A refitted headline's curve (the whole-history fit, Bradley-Terry: Elo-like scales of
 //! hundreds of points) is drawn at the precision the page shows the headline (whole points):
@@ -59,83 +59,80 @@ impl Curve {
     }
 }
 
-impl Renderer<'_> {
-    /// The points of player `i`'s curve `which` (see [`Self::player_curves`]), not collected.
-    fn player_curve_points(&self, i: usize, which: Curve) -> impl Iterator<Item = (f64, f64)> {
-        let round = self.headline_refitted();
-        let history: &[(u32, f64)] = match which {
-            Curve::Becker => &self.input.ratings.dynamic.history[i],
-            Curve::Headline => self.input.ratings.headline.curve.get(i).map_or(&[], |h| h),
-        };
-        self.curve_points_iter(history)
-            .map(move |(x, y)| match which {
-                Curve::Headline if round => (x, y.round()),
-                _ => (x, y),
-            })
-    }
+/// The points of player `i`'s curve `which` (see [`player_curves`]), not collected.
+fn player_curve_points(r: &Renderer, i: usize, which: Curve) -> impl Iterator<Item = (f64, f64)> {
+    let round = r.headline_refitted();
+    let history: &[(u32, f64)] = match which {
+        Curve::Becker => &r.input.ratings.dynamic.history[i],
+        Curve::Headline => r.input.ratings.headline.curve.get(i).map_or(&[], |h| h),
+    };
+    r.curve_points_iter(history).map(move |(x, y)| match which {
+        Curve::Headline if round => (x, y.round()),
+        _ => (x, y),
+    })
+}
 
-    /// The two curves of player `i`'s page: Becker's rating, and the headline rating (no
-    /// points when the headline is Becker's ladder), rounded to whole points when the headline
-    /// is refitted (see the module doc).
-    pub(super) fn player_curves(&self, i: usize) -> [CurveInput; 2] {
-        let what = &self.input.roster.players[i].key;
-        [Curve::Becker, Curve::Headline].map(|which| CurveInput {
-            points: self.player_curve_points(i, which).collect(),
-            what: what.clone(),
-            title: which.title(what),
+/// The two curves of player `i`'s page: Becker's rating, and the headline rating (no
+/// points when the headline is Becker's ladder), rounded to whole points when the headline
+/// is refitted (see the module doc).
+pub(super) fn player_curves(r: &Renderer, i: usize) -> [CurveInput; 2] {
+    let what = &r.input.roster.players[i].key;
+    [Curve::Becker, Curve::Headline].map(|which| CurveInput {
+        points: player_curve_points(r, i, which).collect(),
+        what: what.clone(),
+        title: which.title(what),
+    })
+}
+
+/// The stand-ins of player `i`'s two curves in their keyed view, in [`player_curves`]'
+/// order: "" for a curve without points (as its SVG is), else the hash of what it is drawn
+/// from (the code, the x axis kind, the player's name and the curve's kind, of which the
+/// title is made, and every point), hashed from the ratings as they are, without making
+/// the points, the labels or the title.
+pub(super) fn player_curve_stubs(r: &Renderer, i: usize) -> [String; 2] {
+    thread_local! {
+        // Everything a stub hashes, in a buffer reused by each page a thread keys, hashed
+        // at once (as `lazy_rows` does).
+        static INPUTS: std::cell::RefCell<Vec<u8>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let what = &r.input.roster.players[i].key;
+    [Curve::Becker, Curve::Headline].map(|which| {
+        INPUTS.with_borrow_mut(|b| {
+            b.clear();
+            b.extend_from_slice(&code().to_le_bytes());
+            b.push(u8::from(r.dated));
+            b.push(which as u8);
+            b.extend_from_slice(&(what.len() as u64).to_le_bytes());
+            b.extend_from_slice(what.as_bytes());
+            let head = b.len();
+            for (x, y) in player_curve_points(r, i, which) {
+                b.extend_from_slice(&x.to_bits().to_le_bytes());
+                b.extend_from_slice(&y.to_bits().to_le_bytes());
+            }
+            if b.len() == head {
+                return String::new();
+            }
+            let mut h = crate::hash::StreamHasher::new();
+            h.raw(b);
+            crate::hash::tagged_hex("curve:", h.finish())
         })
-    }
+    })
+}
 
-    /// The stand-ins of player `i`'s two curves in their keyed view, in [`Self::player_curves`]'
-    /// order: "" for a curve without points (as its SVG is), else the hash of what it is drawn
-    /// from (the code, the x axis kind, the player's name and the curve's kind, of which the
-    /// title is made, and every point), hashed from the ratings as they are, without making
-    /// the points, the labels or the title.
-    pub(super) fn player_curve_stubs(&self, i: usize) -> [String; 2] {
-        thread_local! {
-            // Everything a stub hashes, in a buffer reused by each page a thread keys, hashed
-            // at once (as `lazy_rows` does).
-            static INPUTS: std::cell::RefCell<Vec<u8>> =
-                const { std::cell::RefCell::new(Vec::new()) };
-        }
-        let what = &self.input.roster.players[i].key;
-        [Curve::Becker, Curve::Headline].map(|which| {
-            INPUTS.with_borrow_mut(|b| {
-                b.clear();
-                b.extend_from_slice(&code().to_le_bytes());
-                b.push(u8::from(self.dated));
-                b.push(which as u8);
-                b.extend_from_slice(&(what.len() as u64).to_le_bytes());
-                b.extend_from_slice(what.as_bytes());
-                let head = b.len();
-                for (x, y) in self.player_curve_points(i, which) {
-                    b.extend_from_slice(&x.to_bits().to_le_bytes());
-                    b.extend_from_slice(&y.to_bits().to_le_bytes());
-                }
-                if b.len() == head {
-                    return String::new();
-                }
-                let mut h = crate::hash::StreamHasher::new();
-                h.raw(b);
-                crate::hash::tagged_hex("curve:", h.finish())
-            })
-        })
-    }
+/// The SVG of a curve.
+pub(super) fn draw(r: &Renderer, c: CurveInput) -> String {
+    r.draw_curve(c.points, &c.what, &c.title)
+}
 
-    /// The SVG of a curve.
-    pub(super) fn draw(&self, c: CurveInput) -> String {
-        self.draw_curve(c.points, &c.what, &c.title)
-    }
-
-    /// Replaces the curve stubs of player `i`'s keyed `page` by the SVGs, for rendering.
-    pub(super) fn draw_player_curves<'p>(
-        &self,
-        i: usize,
-        mut page: PlayerPage<'p>,
-    ) -> PlayerPage<'p> {
-        let [becker, headline] = self.player_curves(i);
-        page.curve_svg = self.draw(becker);
-        page.headline_curve_svg = self.draw(headline);
-        page
-    }
+/// Replaces the curve stubs of player `i`'s keyed `page` by the SVGs, for rendering.
+pub(super) fn draw_player_curves<'p>(
+    r: &Renderer,
+    i: usize,
+    mut page: PlayerPage<'p>,
+) -> PlayerPage<'p> {
+    let [becker, headline] = player_curves(r, i);
+    page.curve_svg = draw(r, becker);
+    page.headline_curve_svg = draw(r, headline);
+    page
 }

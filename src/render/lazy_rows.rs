@@ -10,7 +10,7 @@
 //! (names, links, match labels: through a digest per player and per match, [`RowTexts`]), and
 //! the source of the code that makes and encodes the rows. Equal stubs make equal rows, so
 //! an equal key still means an equal page; a page that is rendered gets its rows first
-//! ([`Renderer::fill_player_rows`]), and its stub is cleared (an empty stub is left out of the
+//! ([`fill_player_rows`]), and its stub is cleared (an empty stub is left out of the
 //! view, so templates see what they saw before).
 //!
 //! As in [`super::lazy_curves`], a fragstats that makes the rows differently never keeps a page
@@ -71,7 +71,7 @@ struct MatchLines {
 
 impl MatchLines {
     /// The lines of `matches`, copied in one pass (no parallel loop: see
-    /// [`Renderer::row_texts`]).
+    /// [`row_texts`]).
     fn new(matches: &[crate::stats::MatchStats]) -> MatchLines {
         let count = matches.iter().map(|m| m.lines.len()).sum();
         let mut lines = MatchLines {
@@ -128,186 +128,183 @@ fn code() -> u64 {
     })
 }
 
-impl Renderer<'_> {
-    /// The [`RowTexts`] of this build, made on first use (one pass, on the thread that asks
-    /// first: a nested parallel loop could wait on a page that waits for it).
-    fn row_texts(&self) -> &RowTexts {
-        self.row_texts.get_or_init(|| RowTexts {
-            lines: MatchLines::new(&self.input.stats.matches),
-            players: (self.names_html.iter().zip(&self.links.players))
-                .map(|(name, url)| digest(&[name, url]))
-                .collect(),
-            matches: (self.input.matches.iter().enumerate())
-                .map(|(mi, m)| {
-                    digest(&[
-                        &self.links.matches[mi],
-                        self.when(mi),
-                        self.when_sort(mi),
-                        &m.map,
-                        self.match_map_url(mi),
-                        &m.gametype.name,
-                    ])
-                })
-                .collect(),
+/// The [`RowTexts`] of this build, made on first use (one pass, on the thread that asks
+/// first: a nested parallel loop could wait on a page that waits for it).
+fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
+    r.row_texts.get_or_init(|| RowTexts {
+        lines: MatchLines::new(&r.input.stats.matches),
+        players: (r.names_html.iter().zip(&r.links.players))
+            .map(|(name, url)| digest(&[name, url]))
+            .collect(),
+        matches: (r.input.matches.iter().enumerate())
+            .map(|(mi, m)| {
+                digest(&[
+                    &r.links.matches[mi],
+                    r.when(mi),
+                    r.when_sort(mi),
+                    &m.map,
+                    r.match_map_url(mi),
+                    &m.gametype.name,
+                ])
+            })
+            .collect(),
+    })
+}
+
+/// Player `i`'s [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered; ties
+/// to the lower identity), in that order, and how many opponents they have in all. Hidden
+/// opponents are counted and listed (as "anonymous").
+fn opponents_met(r: &Renderer, i: usize) -> (Vec<Met>, usize) {
+    let s = &r.input.stats.players[i];
+    let mut opponents = met(&s.victims, &s.killers);
+    let total = opponents.len();
+    let most_met = |a: &Met, b: &Met| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0));
+    if opponents.len() > HEAD_TO_HEAD_ROWS {
+        opponents.select_nth_unstable_by(HEAD_TO_HEAD_ROWS, most_met);
+        opponents.truncate(HEAD_TO_HEAD_ROWS);
+    }
+    opponents.sort_by(most_met);
+    (opponents, total)
+}
+
+/// Player `i`'s [`PLAYER_MATCH_ROWS`] latest matches, newest first.
+fn matches_played(r: &Renderer, i: usize) -> Vec<Played> {
+    let id = i as u32;
+    let s = &r.input.stats.players[i];
+    let lines = &row_texts(r).lines;
+    s.matches
+        .iter()
+        .rev()
+        .take(PLAYER_MATCH_ROWS)
+        .map(|&mi| {
+            let (place, (frags, deaths, score)) = lines.find(mi as usize, id);
+            let (after, delta) = r.rating_at(i, mi).unwrap_or((0.0, 0.0));
+            Played {
+                mi: mi as usize,
+                place,
+                frags,
+                deaths,
+                score,
+                after,
+                delta,
+            }
         })
-    }
+        .collect()
+}
 
-    /// Player `i`'s [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered; ties
-    /// to the lower identity), in that order, and how many opponents they have in all. Hidden
-    /// opponents are counted and listed (as "anonymous").
-    fn opponents_met(&self, i: usize) -> (Vec<Met>, usize) {
-        let s = &self.input.stats.players[i];
-        let mut opponents = met(&s.victims, &s.killers);
-        let total = opponents.len();
-        let most_met = |a: &Met, b: &Met| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(&b.0));
-        if opponents.len() > HEAD_TO_HEAD_ROWS {
-            opponents.select_nth_unstable_by(HEAD_TO_HEAD_ROWS, most_met);
-            opponents.truncate(HEAD_TO_HEAD_ROWS);
+/// The number of player `i`'s opponents, and the stub of their page's two tables: the
+/// hash of everything [`fill_player_rows`] makes them from (see the module doc).
+pub(super) fn player_rows_stub(r: &Renderer, i: usize) -> (usize, String) {
+    thread_local! {
+        // The rows' inputs, in a buffer reused by each page a thread keys, hashed at once:
+        // fed a few bytes at a time, the hasher cost more than all the rest.
+        static INPUTS: std::cell::RefCell<Vec<u8>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let (met, total) = opponents_met(r, i);
+    let played = matches_played(r, i);
+    let texts = row_texts(r);
+    let s = &r.input.stats.players[i];
+    let hash = INPUTS.with_borrow_mut(|b| {
+        b.clear();
+        let number = |b: &mut Vec<u8>, v: u64| b.extend_from_slice(&v.to_le_bytes());
+        number(b, code());
+        for top in [top(&s.victims), top(&s.killers)] {
+            match top {
+                Some((o, count)) => {
+                    number(b, 1);
+                    number(b, texts.players[o as usize]);
+                    number(b, u64::from(count));
+                }
+                None => number(b, 0),
+            }
         }
-        opponents.sort_by(most_met);
-        (opponents, total)
-    }
-
-    /// Player `i`'s [`PLAYER_MATCH_ROWS`] latest matches, newest first.
-    fn matches_played(&self, i: usize) -> Vec<Played> {
-        let id = i as u32;
-        let s = &self.input.stats.players[i];
-        let lines = &self.row_texts().lines;
-        s.matches
-            .iter()
-            .rev()
-            .take(PLAYER_MATCH_ROWS)
-            .map(|&mi| {
-                let (place, (frags, deaths, score)) = lines.find(mi as usize, id);
-                let (after, delta) = self.rating_at(i, mi).unwrap_or((0.0, 0.0));
-                Played {
-                    mi: mi as usize,
-                    place,
-                    frags,
-                    deaths,
-                    score,
-                    after,
-                    delta,
-                }
-            })
-            .collect()
-    }
-
-    /// The number of player `i`'s opponents, and the stub of their page's two tables: the
-    /// hash of everything [`Self::fill_player_rows`] makes them from (see the module doc).
-    pub(super) fn player_rows_stub(&self, i: usize) -> (usize, String) {
-        thread_local! {
-            // The rows' inputs, in a buffer reused by each page a thread keys, hashed at once:
-            // fed a few bytes at a time, the hasher cost more than all the rest.
-            static INPUTS: std::cell::RefCell<Vec<u8>> =
-                const { std::cell::RefCell::new(Vec::new()) };
+        number(b, met.len() as u64);
+        for &(o, made, suffered) in &met {
+            number(b, texts.players[o as usize]);
+            number(b, u64::from(made));
+            number(b, u64::from(suffered));
         }
-        let (met, total) = self.opponents_met(i);
-        let played = self.matches_played(i);
-        let texts = self.row_texts();
-        let s = &self.input.stats.players[i];
-        let hash = INPUTS.with_borrow_mut(|b| {
-            b.clear();
-            let number = |b: &mut Vec<u8>, v: u64| b.extend_from_slice(&v.to_le_bytes());
-            number(b, code());
-            for top in [top(&s.victims), top(&s.killers)] {
-                match top {
-                    Some((o, count)) => {
-                        number(b, 1);
-                        number(b, texts.players[o as usize]);
-                        number(b, u64::from(count));
-                    }
-                    None => number(b, 0),
-                }
+        number(b, played.len() as u64);
+        for p in &played {
+            number(b, texts.matches[p.mi]);
+            number(b, p.place as u64);
+            number(b, u64::from(p.frags));
+            number(b, u64::from(p.deaths));
+            match p.score {
+                Some(score) => number(b, 1 << 32 | u64::from(score as u32)),
+                None => number(b, 0),
             }
-            number(b, met.len() as u64);
-            for &(o, made, suffered) in &met {
-                number(b, texts.players[o as usize]);
-                number(b, u64::from(made));
-                number(b, u64::from(suffered));
-            }
-            number(b, played.len() as u64);
-            for p in &played {
-                number(b, texts.matches[p.mi]);
-                number(b, p.place as u64);
-                number(b, u64::from(p.frags));
-                number(b, u64::from(p.deaths));
-                match p.score {
-                    Some(score) => number(b, 1 << 32 | u64::from(score as u32)),
-                    None => number(b, 0),
-                }
-                number(b, p.after.to_bits());
-                number(b, p.delta.to_bits());
-            }
-            let mut h = StreamHasher::new();
-            h.raw(b);
-            h.finish()
-        });
-        (total, crate::hash::tagged_hex("rows:", hash))
-    }
-
-    /// Fills player `i`'s keyed `page` with its head-to-head and match tables, and clears its
-    /// stub, for rendering.
-    pub(super) fn fill_player_rows<'p>(&'p self, i: usize, page: &mut PlayerPage<'p>) {
-        let s = &self.input.stats.players[i];
-        let named = |(other, count): (u32, u32)| {
-            let (name_html, url) = self.player_ref(other);
-            NamedCount {
-                name_html,
-                url,
-                count,
-            }
-        };
-        page.victim = top(&s.victims).map(named);
-        page.nemesis = top(&s.killers).map(named);
-        let (met, _) = self.opponents_met(i);
-        let opponents: Vec<Opponent> = met
-            .into_iter()
-            .map(|(o, made, suffered)| {
-                let o = o as usize;
-                Opponent {
-                    name_html: &self.names_html[o],
-                    url: &self.links.players[o],
-                    made,
-                    suffered,
-                    share: percent(made, made + suffered),
-                }
-            })
-            .collect();
-        let match_rows: Vec<PlayerMatchRow> = self
-            .matches_played(i)
-            .into_iter()
-            .map(|p| {
-                let m = &self.input.matches[p.mi];
-                PlayerMatchRow {
-                    rating: decimal::fixed(p.after, 1),
-                    change: decimal::signed(p.delta, 1),
-                    change_class: change_class(p.delta),
-                    url: &self.links.matches[p.mi],
-                    when: self.when(p.mi),
-                    when_sort: self.when_sort(p.mi),
-                    map: &m.map,
-                    map_url: self.match_map_url(p.mi),
-                    gametype: &m.gametype.name,
-                    place: p.place + 1,
-                    frags: p.frags,
-                    deaths: p.deaths,
-                    score: p.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
-                }
-            })
-            .collect();
-        if self.own_player_template {
-            page.opponents = TableRows::Full(opponents);
-            page.match_rows = TableRows::Full(match_rows);
-        } else {
-            // The built-in template prints the markup and only counts the rows.
-            page.opponents_html = Some(player_tables::opponents_html(&opponents, ROOT));
-            page.match_rows_html = Some(player_tables::matches_html(&match_rows, ROOT));
-            page.opponents = TableRows::Counted(opponents.len());
-            page.match_rows = TableRows::Counted(match_rows.len());
+            number(b, p.after.to_bits());
+            number(b, p.delta.to_bits());
         }
-        page.rows_stub.clear();
+        let mut h = StreamHasher::new();
+        h.raw(b);
+        h.finish()
+    });
+    (total, crate::hash::tagged_hex("rows:", hash))
+}
+
+/// Fills player `i`'s keyed `page` with its head-to-head and match tables, and clears its
+/// stub, for rendering.
+pub(super) fn fill_player_rows<'p>(r: &'p Renderer, i: usize, page: &mut PlayerPage<'p>) {
+    let s = &r.input.stats.players[i];
+    let named = |(other, count): (u32, u32)| {
+        let (name_html, url) = r.player_ref(other);
+        NamedCount {
+            name_html,
+            url,
+            count,
+        }
+    };
+    page.victim = top(&s.victims).map(named);
+    page.nemesis = top(&s.killers).map(named);
+    let (met, _) = opponents_met(r, i);
+    let opponents: Vec<Opponent> = met
+        .into_iter()
+        .map(|(o, made, suffered)| {
+            let o = o as usize;
+            Opponent {
+                name_html: &r.names_html[o],
+                url: &r.links.players[o],
+                made,
+                suffered,
+                share: percent(made, made + suffered),
+            }
+        })
+        .collect();
+    let match_rows: Vec<PlayerMatchRow> = matches_played(r, i)
+        .into_iter()
+        .map(|p| {
+            let m = &r.input.matches[p.mi];
+            PlayerMatchRow {
+                rating: decimal::fixed(p.after, 1),
+                change: decimal::signed(p.delta, 1),
+                change_class: change_class(p.delta),
+                url: &r.links.matches[p.mi],
+                when: r.when(p.mi),
+                when_sort: r.when_sort(p.mi),
+                map: &m.map,
+                map_url: r.match_map_url(p.mi),
+                gametype: &m.gametype.name,
+                place: p.place + 1,
+                frags: p.frags,
+                deaths: p.deaths,
+                score: p.score.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+            }
+        })
+        .collect();
+    if r.own_player_template {
+        page.opponents = TableRows::Full(opponents);
+        page.match_rows = TableRows::Full(match_rows);
+    } else {
+        // The built-in template prints the markup and only counts the rows.
+        page.opponents_html = Some(player_tables::opponents_html(&opponents, ROOT));
+        page.match_rows_html = Some(player_tables::matches_html(&match_rows, ROOT));
+        page.opponents = TableRows::Counted(opponents.len());
+        page.match_rows = TableRows::Counted(match_rows.len());
     }
+    page.rows_stub.clear();
 }
 
 /// The player met most in `counts` (frags made on them, or suffered from them) and the count;

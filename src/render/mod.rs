@@ -47,6 +47,15 @@ use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::rating::Ratings;
 use crate::rating::evaluation::Evaluation;
+use crate::render::pages::balance_report;
+use crate::render::pages::clan;
+use crate::render::pages::index;
+use crate::render::pages::map;
+use crate::render::pages::match_page;
+use crate::render::pages::player;
+use crate::render::pages::ranking;
+use crate::render::pages::season;
+use crate::render::pages::server;
 use crate::stats::Stats;
 pub use helpers::{clock, weapon_label};
 use helpers::{colors_css, nav_item, static_files, updated_line};
@@ -272,13 +281,13 @@ fn comparison_files<'a>(
     r: &Renderer,
     evaluation: &Evaluation,
 ) -> Result<Vec<OutputFile>> {
-    let static_rows = r.static_rows(&r.input.ratings.static_.core, |i| {
+    let static_rows = ranking::static_rows(r, &r.input.ratings.static_.core, |i| {
         r.input.ratings.static_.value[i]
     });
     let ranking = top_page(
         templates,
         page("", "ranking.html"),
-        &Keyed("ranking", r.ranking_page(static_rows, evaluation)),
+        &Keyed("ranking", ranking::ranking_page(r, static_rows, evaluation)),
     )?;
     let view = Keyed(
         "page",
@@ -312,16 +321,16 @@ fn pages<'a>(
     let mut files = Vec::new();
     // Tens of thousands of each on a public server's site: made side by side, each in parallel.
     let (player_rows, match_rows) = rayon::join(
-        || r.player_rows(),
+        || player::player_rows(r),
         || -> Vec<MatchRow> {
             (0..input.matches.len())
                 .into_par_iter()
                 .rev()
-                .map(|i| r.match_row(i))
+                .map(|i| match_page::match_row(r, i))
                 .collect()
         },
     );
-    let map_rows = r.map_rows();
+    let map_rows = map::map_rows(r);
     timer.lap("rows");
 
     // What every page under a folder shares (templates, site fields, navigation), hashed once;
@@ -351,7 +360,7 @@ fn pages<'a>(
             input.stats.maps.len(),
             "map.html",
             &map_urls,
-            &|i| Keyed("map", r.map_page(i)),
+            &|i| Keyed("map", map::map_page(r, i)),
             input.cache,
             input.sink,
         )?);
@@ -362,12 +371,12 @@ fn pages<'a>(
             input.clans.clans.len(),
             "clan.html",
             &clan_urls,
-            &|i| Keyed("clan", r.clan_page(i)),
+            &|i| Keyed("clan", clan::clan_page(r, i)),
             input.cache,
             input.sink,
         )?);
         let own_template = templates.overridden("match.html");
-        let keys = r.match_keys(salt);
+        let keys = match_page::match_keys(r, salt);
         let match_pages: Vec<OutputFile> = (0..input.matches.len())
             .into_par_iter()
             .with_max_len(PAGES_PER_JOB)
@@ -378,7 +387,7 @@ fn pages<'a>(
                 if input.cache.keys.get(&url) == Some(&key) {
                     return Ok(kept(url, key));
                 }
-                let mut view = r.match_page(i, own_template);
+                let mut view = match_page::match_page(r, i, own_template);
                 let body = if templates.builtin() {
                     // The kill list and the timeline are most of a page's bytes: spliced in after
                     // Tera rendered the rest ([`holes`]).
@@ -394,7 +403,7 @@ fn pages<'a>(
                         Some(body) => body,
                         // A mark met elsewhere in the page: rendered whole after all.
                         None => {
-                            let view = r.match_page(i, own_template);
+                            let view = match_page::match_page(r, i, own_template);
                             templates.render("match.html", &common, &Keyed("m", view))?
                         }
                     }
@@ -424,8 +433,10 @@ fn pages<'a>(
                         input.roster.players.len(),
                         "player.html",
                         &player_urls,
-                        &|i| Keyed("p", r.player_page(i)),
-                        &|i, Keyed(name, page)| Keyed(name, r.complete_player_page(i, page)),
+                        &|i| Keyed("p", player::player_page(r, i)),
+                        &|i, Keyed(name, page)| {
+                            Keyed(name, player::complete_player_page(r, i, page))
+                        },
                         input.cache,
                         input.sink,
                     )
@@ -490,7 +501,7 @@ fn index_and_lists<'a>(
     let mut top_maps = rows.maps.to_vec();
     top_maps.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
     top_maps.truncate(10);
-    let static_rows = r.static_rows(&input.ratings.static_.core, |i| {
+    let static_rows = ranking::static_rows(r, &input.ratings.static_.core, |i| {
         input.ratings.static_.value[i]
     });
     let established = rows
@@ -511,12 +522,12 @@ fn index_and_lists<'a>(
     let becker_top: Vec<PlayerRow> = becker_ids
         .into_iter()
         .flatten()
-        .map(|i| r.player_row(i))
+        .map(|i| player::player_row(r, i))
         .collect();
     let game_boards = pages::ladders::game_boards(r, 10);
     let index = IndexPage {
         updated: updated_line(input.matches),
-        totals: r.totals(),
+        totals: index::totals(r),
         top_players: &rows.players[..established.min(25)],
         game_boards: &game_boards,
         provisional: &provisional_top,
@@ -527,8 +538,8 @@ fn index_and_lists<'a>(
         top_maps,
         static_core: &static_rows[..static_rows.len().min(25)],
         static_core_size: static_rows.len(),
-        awards: r.awards(),
-        season: r.current_season(),
+        awards: index::awards(r),
+        season: season::current_season(r),
         no_matches: pages::index::NoMatches::of(input),
     };
     files.push(html(
@@ -563,17 +574,17 @@ fn index_and_lists<'a>(
         "clans.html",
         "clan-list",
         "clans",
-        &r.clan_rows(),
+        &clan::clan_rows(r),
         paged_list::PAGE_SIZE,
     )?);
-    let server_pages = r.server_pages();
+    let server_pages = server::server_pages(r);
     files.extend(paged_list::pages(
         templates,
         &page,
         "servers.html",
         "server-list",
         "servers",
-        &Renderer::server_rows(&server_pages),
+        &server::server_rows(&server_pages),
         paged_list::PAGE_SIZE,
     )?);
     files.extend(render_pages(
@@ -591,7 +602,7 @@ fn index_and_lists<'a>(
         files.push(top_page(
             templates,
             top("seasons.html"),
-            &Keyed("seasons", r.seasons_page()),
+            &Keyed("seasons", season::seasons_page(r)),
         )?);
         files.extend(render_pages(
             templates,
@@ -599,7 +610,7 @@ fn index_and_lists<'a>(
             input.seasons.list.len(),
             "season.html",
             &|s| links.seasons[s].clone(),
-            &|s| Keyed("season", r.season_page(s)),
+            &|s| Keyed("season", season::season_page(r, s)),
             input.cache,
             input.sink,
         )?);
@@ -608,7 +619,7 @@ fn index_and_lists<'a>(
     files.push(top_page(
         templates,
         top("balance.html"),
-        &Keyed("balance", r.balance_report()),
+        &Keyed("balance", balance_report::balance_report(r)),
     )?);
 
     input.leftovers.discard(index);

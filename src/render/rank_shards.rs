@@ -18,6 +18,8 @@ use super::SiteInput;
 use super::data::script_file;
 use super::renderer::Renderer;
 use super::views::PlayerPage;
+use crate::render::pages::player;
+use crate::render::pages::season;
 
 /// Players with a page above which ranks go to shards (unless `[ladder] rank_shards_above`
 /// says otherwise).
@@ -55,32 +57,30 @@ fn page_id(url: &str) -> &str {
     url.trim_start_matches("players/").trim_end_matches(".html")
 }
 
-impl Renderer<'_> {
-    /// With shards: takes player `i`'s ranks (headline, Becker, on each ladder, in each season
-    /// with its count of ranked players) out of `page` and names the shard that holds them.
-    pub(super) fn shard_ranks<'p>(&'p self, i: usize, page: &mut PlayerPage<'p>) {
-        if self.rank_shards == 0 {
-            return;
-        }
-        let id = page_id(&self.links.players[i]);
-        page.ranked = page.rank.is_some();
-        page.rank = None;
-        page.becker_rank = 0;
-        // A site's own `player.html` may predate these ranks' move to shards and print them
-        // as they are (it would show every player unranked): keep them, at the cost of more
-        // pages written again on an append.
-        if !self.own_player_template {
-            for place in &mut page.ladders {
-                place.rank = None;
-            }
-            for season in &mut page.seasons {
-                season.rank = None;
-                season.ranked = 0;
-            }
-        }
-        page.rank_shard = Some(&self.shard_paths[shard_of(id, self.rank_shards)]);
-        page.rank_id = id;
+/// With shards: takes player `i`'s ranks (headline, Becker, on each ladder, in each season
+/// with its count of ranked players) out of `page` and names the shard that holds them.
+pub(super) fn shard_ranks<'p>(r: &'p Renderer, i: usize, page: &mut PlayerPage<'p>) {
+    if r.rank_shards == 0 {
+        return;
     }
+    let id = page_id(&r.links.players[i]);
+    page.ranked = page.rank.is_some();
+    page.rank = None;
+    page.becker_rank = 0;
+    // A site's own `player.html` may predate these ranks' move to shards and print them
+    // as they are (it would show every player unranked): keep them, at the cost of more
+    // pages written again on an append.
+    if !r.own_player_template {
+        for place in &mut page.ladders {
+            place.rank = None;
+        }
+        for season in &mut page.seasons {
+            season.rank = None;
+            season.ranked = 0;
+        }
+    }
+    page.rank_shard = Some(&r.shard_paths[shard_of(id, r.rank_shards)]);
+    page.rank_id = id;
 }
 
 /// A player's ranks in a shard: `[headline rank or null, Becker rank]`, followed, when the page
@@ -107,11 +107,12 @@ pub(super) fn files(r: &Renderer) -> Result<Vec<OutputFile>> {
             continue;
         }
         let id = page_id(url);
-        // As on the page without shards (`Renderer::player_page`).
+        // As on the page without shards (`player_page`).
         let ranked = !r.input.ratings.headline.provisional[i] && r.input.standing.active[i];
         let (headline, becker) = (ranked.then_some(r.rank[i]), r.becker_rank[i]);
-        let ladders: Vec<Option<u32>> = r.ladder_places(i).iter().map(|l| l.rank).collect();
-        let seasons: Vec<(Option<usize>, usize)> = (r.player_seasons(i).iter())
+        let ladders: Vec<Option<u32>> =
+            player::ladder_places(r, i).iter().map(|l| l.rank).collect();
+        let seasons: Vec<(Option<usize>, usize)> = (season::player_seasons(r, i).iter())
             .map(|s| (s.rank, s.ranked))
             .collect();
         let ranks = if ladders.is_empty() && seasons.is_empty() {

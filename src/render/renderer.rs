@@ -1,6 +1,8 @@
 //! The [`Renderer`]: what every page builder shares (the site input, the links, ladder ranks,
-//! coloured names) and the small lookups they all use. Each page kind adds its own builders in
-//! `pages/`.
+//! coloured names, labels made once) and the small lookups several page kinds use (a player's
+//! link, a match's date, a rating curve). It builds no page: each page kind's builders are
+//! functions of its own module in `pages/` (and the lazy parts of player pages in `lazy_*`),
+//! taking it as `r`.
 
 use crate::config::HeadlineSystem;
 use rayon::prelude::*;

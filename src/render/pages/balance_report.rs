@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::render::helpers::percent;
+use crate::render::pages::match_page;
 use crate::render::renderer::Renderer;
 
 /// A line-up is lopsided when the favourite's predicted chance is at least this (2:1 odds).
@@ -90,43 +91,44 @@ pub fn stomp([red, blue]: [i32; 2]) -> bool {
     high - low >= STOMP_MARGIN && high >= 2 * low.max(0)
 }
 
-impl Renderer<'_> {
-    /// The balance report over every team match with a prediction and a final score.
-    pub(in crate::render) fn balance_report(&self) -> BalanceReport {
-        let (mut total, mut months, mut servers) = (
-            Tally::default(),
-            BTreeMap::<String, Tally>::new(),
-            BTreeMap::<&str, Tally>::new(),
-        );
-        for (i, m) in self.input.matches.iter().enumerate() {
-            let (Some(p), Some(fair)) = (self.predicted_red_win(i), self.fairest_red_win(i)) else {
-                continue;
-            };
-            let Some(score) = m.final_team_scores() else {
-                continue;
-            };
-            let add = |t: &mut Tally| t.add(lopsided(p), lopsided(fair), stomp(score));
-            add(&mut total);
-            let month = m
-                .start
-                .map_or_else(|| "undated".to_string(), |t| t.format("%Y-%m").to_string());
-            add(months.entry(month).or_default());
-            add(servers
-                .entry(self.links.match_servers[i].as_str())
-                .or_default());
-        }
-        let mut servers: Vec<BalanceRow> = servers
-            .into_iter()
-            .map(|(name, t)| t.row(name.to_string()))
-            .collect();
-        servers.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.label.cmp(&b.label)));
-        BalanceReport {
-            total: (total.matches > 0).then(|| total.row("All".into())),
-            months: months.into_iter().rev().map(|(k, t)| t.row(k)).collect(),
-            servers,
-            lopsided_percent: (LOPSIDED * 100.0).round() as u32,
-            stomp_margin: STOMP_MARGIN,
-        }
+/// The balance report over every team match with a prediction and a final score.
+pub(in crate::render) fn balance_report(r: &Renderer) -> BalanceReport {
+    let (mut total, mut months, mut servers) = (
+        Tally::default(),
+        BTreeMap::<String, Tally>::new(),
+        BTreeMap::<&str, Tally>::new(),
+    );
+    for (i, m) in r.input.matches.iter().enumerate() {
+        let (Some(p), Some(fair)) = (
+            match_page::predicted_red_win(r, i),
+            match_page::fairest_red_win(r, i),
+        ) else {
+            continue;
+        };
+        let Some(score) = m.final_team_scores() else {
+            continue;
+        };
+        let add = |t: &mut Tally| t.add(lopsided(p), lopsided(fair), stomp(score));
+        add(&mut total);
+        let month = m
+            .start
+            .map_or_else(|| "undated".to_string(), |t| t.format("%Y-%m").to_string());
+        add(months.entry(month).or_default());
+        add(servers
+            .entry(r.links.match_servers[i].as_str())
+            .or_default());
+    }
+    let mut servers: Vec<BalanceRow> = servers
+        .into_iter()
+        .map(|(name, t)| t.row(name.to_string()))
+        .collect();
+    servers.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.label.cmp(&b.label)));
+    BalanceReport {
+        total: (total.matches > 0).then(|| total.row("All".into())),
+        months: months.into_iter().rev().map(|(k, t)| t.row(k)).collect(),
+        servers,
+        lopsided_percent: (LOPSIDED * 100.0).round() as u32,
+        stomp_margin: STOMP_MARGIN,
     }
 }
 

@@ -1,110 +1,110 @@
 //! The clan pages (`clans/<slug>.html`) and the rows of the clans list (`clans.html`).
 
 use crate::render::helpers::*;
+use crate::render::pages::match_page;
+use crate::render::pages::player;
 use crate::render::renderer::Renderer;
 use crate::render::views::*;
 
-impl Renderer<'_> {
-    pub(in crate::render) fn clan_rows(&self) -> Vec<ClanRow> {
-        let clans = &self.input.clans.clans;
-        let g = &self.input.ratings.dynamic.clans;
-        // Becker's clan ladder order, ranked once in the renderer.
-        let mut order: Vec<usize> = (0..clans.len()).collect();
-        order.sort_by_key(|&c| self.clan_rank[c]);
-        order
-            .into_iter()
-            .map(|c| ClanRow {
-                name: clans[c].name.clone(),
-                url: self.links.clans[c].clone(),
-                rating: format!("{:.1}", g[c]),
-                members: clans[c].members.len(),
-                declared: clans[c].declared,
-            })
-            .collect()
-    }
+pub(in crate::render) fn clan_rows(r: &Renderer) -> Vec<ClanRow> {
+    let clans = &r.input.clans.clans;
+    let g = &r.input.ratings.dynamic.clans;
+    // Becker's clan ladder order, ranked once in the renderer.
+    let mut order: Vec<usize> = (0..clans.len()).collect();
+    order.sort_by_key(|&c| r.clan_rank[c]);
+    order
+        .into_iter()
+        .map(|c| ClanRow {
+            name: clans[c].name.clone(),
+            url: r.links.clans[c].clone(),
+            rating: format!("{:.1}", g[c]),
+            members: clans[c].members.len(),
+            declared: clans[c].declared,
+        })
+        .collect()
+}
 
-    pub(in crate::render) fn clan_page(&self, c: usize) -> ClanPage<'_> {
-        let clan = &self.input.clans.clans[c];
-        let headline = &self.input.ratings.headline;
-        let mut members: Vec<u32> = clan
-            .members
+pub(in crate::render) fn clan_page<'s>(r: &'s Renderer<'_>, c: usize) -> ClanPage<'s> {
+    let clan = &r.input.clans.clans[c];
+    let headline = &r.input.ratings.headline;
+    let mut members: Vec<u32> = clan
+        .members
+        .iter()
+        .copied()
+        .filter(|&m| !r.input.hidden[m as usize])
+        .collect();
+    // As the ladder: ranked members first, then by the headline rating.
+    members.sort_by(|&a, &b| {
+        let (a, b) = (a as usize, b as usize);
+        headline.provisional[a]
+            .cmp(&headline.provisional[b])
+            .then(headline.value[b].total_cmp(&headline.value[a]))
+            .then(a.cmp(&b))
+    });
+    let mean_headline = (!members.is_empty()).then(|| {
+        members
             .iter()
-            .copied()
-            .filter(|&m| !self.input.hidden[m as usize])
-            .collect();
-        // As the ladder: ranked members first, then by the headline rating.
-        members.sort_by(|&a, &b| {
-            let (a, b) = (a as usize, b as usize);
-            headline.provisional[a]
-                .cmp(&headline.provisional[b])
-                .then(headline.value[b].total_cmp(&headline.value[a]))
-                .then(a.cmp(&b))
-        });
-        let mean_headline = (!members.is_empty()).then(|| {
-            members
-                .iter()
-                .map(|&m| headline.value[m as usize])
-                .sum::<f64>()
-                / members.len() as f64
-        });
-        let of_player = &self.input.clans.of_player;
-        let mut versus: Vec<(u32, u32)> = vec![(0, 0); self.input.clans.clans.len()];
-        let mut played: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
-        for &m in &clan.members {
-            let s = &self.input.stats.players[m as usize];
-            played.extend(s.matches.iter().copied());
-            for (v, n) in &s.victims {
-                if let Some(oc) = of_player[*v as usize].filter(|oc| *oc as usize != c) {
-                    versus[oc as usize].0 += n;
-                }
-            }
-            for (k, n) in &s.killers {
-                if let Some(oc) = of_player[*k as usize].filter(|oc| *oc as usize != c) {
-                    versus[oc as usize].1 += n;
-                }
+            .map(|&m| headline.value[m as usize])
+            .sum::<f64>()
+            / members.len() as f64
+    });
+    let of_player = &r.input.clans.of_player;
+    let mut versus: Vec<(u32, u32)> = vec![(0, 0); r.input.clans.clans.len()];
+    let mut played: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
+    for &m in &clan.members {
+        let s = &r.input.stats.players[m as usize];
+        played.extend(s.matches.iter().copied());
+        for (v, n) in &s.victims {
+            if let Some(oc) = of_player[*v as usize].filter(|oc| *oc as usize != c) {
+                versus[oc as usize].0 += n;
             }
         }
-        let versus = versus
-            .iter()
-            .enumerate()
-            .filter(|(_, (a, b))| a + b > 0)
-            .map(|(oc, (made, suffered))| ClanVersus {
-                name: self.input.clans.clans[oc].name.clone(),
-                url: self.links.clans[oc].clone(),
-                made: *made,
-                suffered: *suffered,
-                share: percent(*made, made + suffered),
-            })
-            .collect();
-        ClanPage {
-            name: clan.name.clone(),
-            headline: mean_headline.map(|v| format!("{v:.0}")),
-            headline_system: self.headline_system_name().to_string(),
-            headline_curve_svg: self.curve_of(
-                &mean_curve(&headline.curve, &members),
-                &clan.name,
-                &format!(
-                    "Mean headline rating of {}'s members after each match",
-                    clan.name
-                ),
+        for (k, n) in &s.killers {
+            if let Some(oc) = of_player[*k as usize].filter(|oc| *oc as usize != c) {
+                versus[oc as usize].1 += n;
+            }
+        }
+    }
+    let versus = versus
+        .iter()
+        .enumerate()
+        .filter(|(_, (a, b))| a + b > 0)
+        .map(|(oc, (made, suffered))| ClanVersus {
+            name: r.input.clans.clans[oc].name.clone(),
+            url: r.links.clans[oc].clone(),
+            made: *made,
+            suffered: *suffered,
+            share: percent(*made, made + suffered),
+        })
+        .collect();
+    ClanPage {
+        name: clan.name.clone(),
+        headline: mean_headline.map(|v| format!("{v:.0}")),
+        headline_system: r.headline_system_name().to_string(),
+        headline_curve_svg: r.curve_of(
+            &mean_curve(&headline.curve, &members),
+            &clan.name,
+            &format!(
+                "Mean headline rating of {}'s members after each match",
+                clan.name
             ),
-            headline_refitted: self.headline_refitted(),
-            rating: format!("{:.1}", self.input.ratings.dynamic.clans[c]),
-            becker_rank: self.clan_rank[c],
-            declared: clan.declared,
-            members: members
-                .iter()
-                .map(|m| self.player_row(*m as usize))
-                .collect(),
-            curve_svg: self.curve(self.input.roster.players.len() + c, &clan.name),
-            versus,
-            match_rows: played
-                .iter()
-                .rev()
-                .take(MAP_MATCH_ROWS)
-                .map(|&mi| self.match_row(mi as usize))
-                .collect(),
-        }
+        ),
+        headline_refitted: r.headline_refitted(),
+        rating: format!("{:.1}", r.input.ratings.dynamic.clans[c]),
+        becker_rank: r.clan_rank[c],
+        declared: clan.declared,
+        members: members
+            .iter()
+            .map(|m| player::player_row(r, *m as usize))
+            .collect(),
+        curve_svg: r.curve(r.input.roster.players.len() + c, &clan.name),
+        versus,
+        match_rows: played
+            .iter()
+            .rev()
+            .take(MAP_MATCH_ROWS)
+            .map(|&mi| match_page::match_row(r, mi as usize))
+            .collect(),
     }
 }
 

@@ -47,65 +47,63 @@ impl NoMatches {
     }
 }
 
-impl Renderer<'_> {
-    pub(in crate::render) fn totals(&self) -> Totals {
-        let dates: Vec<_> = self.input.matches.iter().filter_map(|m| m.start).collect();
-        let span = match (dates.iter().min(), dates.iter().max()) {
-            (Some(a), Some(b)) => Some(format!(
-                "{} to {}",
-                a.format("%Y-%m-%d"),
-                b.format("%Y-%m-%d")
-            )),
-            _ => None,
-        };
-        Totals {
-            players: self.input.roster.players.len(),
-            matches: self.input.matches.len(),
-            maps: self.input.stats.maps.len(),
-            frags: self
-                .input
-                .stats
-                .matches
-                .iter()
-                .map(|m| u64::from(m.frags))
-                .sum(),
-            span,
-        }
+pub(in crate::render) fn totals(r: &Renderer) -> Totals {
+    let dates: Vec<_> = r.input.matches.iter().filter_map(|m| m.start).collect();
+    let span = match (dates.iter().min(), dates.iter().max()) {
+        (Some(a), Some(b)) => Some(format!(
+            "{} to {}",
+            a.format("%Y-%m-%d"),
+            b.format("%Y-%m-%d")
+        )),
+        _ => None,
+    };
+    Totals {
+        players: r.input.roster.players.len(),
+        matches: r.input.matches.len(),
+        maps: r.input.stats.maps.len(),
+        frags: r
+            .input
+            .stats
+            .matches
+            .iter()
+            .map(|m| u64::from(m.frags))
+            .sum(),
+        span,
     }
+}
 
-    pub(in crate::render) fn awards(&self) -> Vec<AwardView> {
-        crate::stats::awards::awards(self.input.stats)
-            .into_iter()
-            .map(|a| AwardView {
-                title: a.title.to_string(),
-                entries: a
-                    .places
-                    .iter()
-                    .filter(|p| !self.input.hidden[p.player as usize])
-                    .map(|p| {
-                        let (name_html, url) = self.player_ref(p.player);
-                        let (detail, detail_url) = match p.match_index {
-                            Some(mi) => (
-                                format!(
-                                    "{} · {}",
-                                    self.input.matches[mi as usize].map,
-                                    self.when(mi as usize)
-                                ),
-                                self.links.matches[mi as usize].clone(),
+pub(in crate::render) fn awards(r: &Renderer) -> Vec<AwardView> {
+    crate::stats::awards::awards(r.input.stats)
+        .into_iter()
+        .map(|a| AwardView {
+            title: a.title.to_string(),
+            entries: a
+                .places
+                .iter()
+                .filter(|p| !r.input.hidden[p.player as usize])
+                .map(|p| {
+                    let (name_html, url) = r.player_ref(p.player);
+                    let (detail, detail_url) = match p.match_index {
+                        Some(mi) => (
+                            format!(
+                                "{} · {}",
+                                r.input.matches[mi as usize].map,
+                                r.when(mi as usize)
                             ),
-                            None => (String::new(), String::new()),
-                        };
-                        AwardEntry {
-                            name_html,
-                            url,
-                            value: format!("{:.*}", a.decimals, p.value),
-                            detail,
-                            detail_url,
-                        }
-                    })
-                    .collect(),
-            })
-            .filter(|a| !a.entries.is_empty())
-            .collect()
-    }
+                            r.links.matches[mi as usize].clone(),
+                        ),
+                        None => (String::new(), String::new()),
+                    };
+                    AwardEntry {
+                        name_html,
+                        url,
+                        value: format!("{:.*}", a.decimals, p.value),
+                        detail,
+                        detail_url,
+                    }
+                })
+                .collect(),
+        })
+        .filter(|a| !a.entries.is_empty())
+        .collect()
 }

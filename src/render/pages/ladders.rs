@@ -6,6 +6,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::render::pages::player;
 use crate::render::renderer::Renderer;
 use crate::render::templates::Templates;
 use crate::render::views::{Common, PlayerRow};
@@ -195,7 +196,7 @@ pub(in crate::render) fn files(
         all: ranked
             .iter()
             .take(ALL_ROWS)
-            .map(|&i| r.player_row(i))
+            .map(|&i| player::player_row(r, i))
             .collect(),
         all_ranked: ranked.len(),
         games: ladders.iter().any(|l| l.group.kind == LadderKind::Game),

@@ -1,12 +1,12 @@
 //! One module per page kind, each adding its builders to the shared [`Renderer`](super::renderer::Renderer).
 
-mod balance_report;
-mod clan;
+pub(super) mod balance_report;
+pub(super) mod clan;
 pub(super) mod index;
 pub(super) mod ladders;
-mod map;
-mod match_page;
-mod player;
-mod ranking;
+pub(super) mod map;
+pub(super) mod match_page;
+pub(super) mod player;
+pub(super) mod ranking;
 pub(super) mod season;
 pub(super) mod server;

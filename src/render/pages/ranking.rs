@@ -5,67 +5,63 @@ use crate::render::markdown;
 use crate::render::renderer::Renderer;
 use crate::render::views::*;
 
-impl Renderer<'_> {
-    pub(in crate::render) fn static_rows(
-        &self,
-        ids: &[u32],
-        value: impl Fn(usize) -> Option<f64>,
-    ) -> Vec<StaticRow> {
-        ids.iter()
-            .filter_map(|&id| {
-                let i = id as usize;
-                if self.input.hidden[i] {
-                    return None;
-                }
-                let v = value(i)?;
-                let (name_html, url) = self.player_ref(id);
-                Some(StaticRow {
-                    name_html,
-                    url,
-                    value: format!("{v:+.3}"),
-                    percent: static_percent(v),
-                    incidents: self.input.ratings.static_.incidents[i],
-                })
+pub(in crate::render) fn static_rows(
+    r: &Renderer,
+    ids: &[u32],
+    value: impl Fn(usize) -> Option<f64>,
+) -> Vec<StaticRow> {
+    ids.iter()
+        .filter_map(|&id| {
+            let i = id as usize;
+            if r.input.hidden[i] {
+                return None;
+            }
+            let v = value(i)?;
+            let (name_html, url) = r.player_ref(id);
+            Some(StaticRow {
+                name_html,
+                url,
+                value: format!("{v:+.3}"),
+                percent: static_percent(v),
+                incidents: r.input.ratings.static_.incidents[i],
             })
-            .collect()
-    }
+        })
+        .collect()
+}
 
-    /// The ranking page, its explanation of the headline from `evaluation` (every system's).
-    pub(in crate::render) fn ranking_page(
-        &self,
-        core: Vec<StaticRow>,
-        evaluation: &crate::rating::evaluation::Evaluation,
-    ) -> RankingPage {
-        let st = &self.input.ratings.static_;
-        let mut outside: Vec<u32> = (0..st.outside.len() as u32)
-            .filter(|i| st.outside[*i as usize].is_some())
-            .collect();
-        outside.sort_by(|a, b| {
-            st.outside[*b as usize]
-                .unwrap_or(0.0)
-                .total_cmp(&st.outside[*a as usize].unwrap_or(0.0))
-                .then(a.cmp(b))
-        });
-        let headline = crate::rating::evaluation::explain::headline_markdown(
-            evaluation,
-            &self.input.config.rating,
-        );
-        let explain = crate::rating::explain::markdown(
-            &self.input.config.rating,
-            &self.input.ratings.dynamic,
-            st,
-            self.input.roster.players.len(),
-            &headline,
-        );
-        // A public server has tens of thousands outside the core: the page lists the highest
-        // (players.json has every value), so that it stays small enough to open.
-        let outside_total = outside.len();
-        outside.truncate(crate::render::views::OUTSIDE_SHOWN);
-        RankingPage {
-            explain_html: markdown::to_html(&explain),
-            core,
-            outside: self.static_rows(&outside, |i| st.outside[i]),
-            outside_total,
-        }
+/// The ranking page, its explanation of the headline from `evaluation` (every system's).
+pub(in crate::render) fn ranking_page(
+    r: &Renderer,
+    core: Vec<StaticRow>,
+    evaluation: &crate::rating::evaluation::Evaluation,
+) -> RankingPage {
+    let st = &r.input.ratings.static_;
+    let mut outside: Vec<u32> = (0..st.outside.len() as u32)
+        .filter(|i| st.outside[*i as usize].is_some())
+        .collect();
+    outside.sort_by(|a, b| {
+        st.outside[*b as usize]
+            .unwrap_or(0.0)
+            .total_cmp(&st.outside[*a as usize].unwrap_or(0.0))
+            .then(a.cmp(b))
+    });
+    let headline =
+        crate::rating::evaluation::explain::headline_markdown(evaluation, &r.input.config.rating);
+    let explain = crate::rating::explain::markdown(
+        &r.input.config.rating,
+        &r.input.ratings.dynamic,
+        st,
+        r.input.roster.players.len(),
+        &headline,
+    );
+    // A public server has tens of thousands outside the core: the page lists the highest
+    // (players.json has every value), so that it stays small enough to open.
+    let outside_total = outside.len();
+    outside.truncate(crate::render::views::OUTSIDE_SHOWN);
+    RankingPage {
+        explain_html: markdown::to_html(&explain),
+        core,
+        outside: static_rows(r, &outside, |i| st.outside[i]),
+        outside_total,
     }
 }

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::render::pages::match_page;
 use crate::render::paths::unique_slugs;
 use crate::render::renderer::Renderer;
 use crate::render::views::*;
@@ -154,141 +155,139 @@ fn carry_percent(config: &Config) -> String {
     format!("{:.0}", config.seasons.carry * 100.0)
 }
 
-impl Renderer<'_> {
-    fn season_ladder_row(&self, p: &SeasonPlayer) -> SeasonLadderRow {
-        let (name_html, url) = self.player_ref(p.id as u32);
-        SeasonLadderRow {
-            rank: p.rank,
-            name_html,
-            url,
-            rating: format!("{:.0}", p.rating),
-            provisional: p.provisional,
-            matches: p.matches,
-            kills: p.kills,
-        }
+fn season_ladder_row(r: &Renderer, p: &SeasonPlayer) -> SeasonLadderRow {
+    let (name_html, url) = r.player_ref(p.id as u32);
+    SeasonLadderRow {
+        rank: p.rank,
+        name_html,
+        url,
+        rating: format!("{:.0}", p.rating),
+        provisional: p.provisional,
+        matches: p.matches,
+        kills: p.kills,
     }
+}
 
-    fn season_row(&self, s: usize) -> SeasonRow {
-        let seasons = self.input.seasons;
-        let season = &seasons.list[s];
-        SeasonRow {
-            name: season.name.clone(),
-            url: self.links.seasons[s].clone(),
-            start: season.start.to_string(),
-            end: season.end.to_string(),
-            matches: season.matches.len(),
-            players: season.players.len(),
-            leader: season
-                .players
-                .first()
-                .filter(|p| p.rank.is_some())
-                .map(|p| self.season_ladder_row(p)),
-            current: seasons.current == Some(s),
-        }
+fn season_row(r: &Renderer, s: usize) -> SeasonRow {
+    let seasons = r.input.seasons;
+    let season = &seasons.list[s];
+    SeasonRow {
+        name: season.name.clone(),
+        url: r.links.seasons[s].clone(),
+        start: season.start.to_string(),
+        end: season.end.to_string(),
+        matches: season.matches.len(),
+        players: season.players.len(),
+        leader: season
+            .players
+            .first()
+            .filter(|p| p.rank.is_some())
+            .map(|p| season_ladder_row(r, p)),
+        current: seasons.current == Some(s),
     }
+}
 
-    /// `seasons.html`.
-    pub(in crate::render) fn seasons_page(&self) -> SeasonsPage {
-        SeasonsPage {
-            rows: (0..self.input.seasons.list.len())
-                .rev()
-                .map(|s| self.season_row(s))
-                .collect(),
-            undated: self.input.seasons.undated,
-            carry_percent: carry_percent(self.input.config),
-            provisional_incidents: self.input.config.rating.headline.provisional_incidents,
-        }
+/// `seasons.html`.
+pub(in crate::render) fn seasons_page(r: &Renderer) -> SeasonsPage {
+    SeasonsPage {
+        rows: (0..r.input.seasons.list.len())
+            .rev()
+            .map(|s| season_row(r, s))
+            .collect(),
+        undated: r.input.seasons.undated,
+        carry_percent: carry_percent(r.input.config),
+        provisional_incidents: r.input.config.rating.headline.provisional_incidents,
     }
+}
 
-    /// The page of season number `s`.
-    pub(in crate::render) fn season_page(&self, s: usize) -> SeasonPage<'_> {
-        let season: &Season = &self.input.seasons.list[s];
-        let maps = self.map_shares(&season.matches);
-        let mut active: Vec<&SeasonPlayer> = season.players.iter().collect();
-        active.sort_by(|a, b| {
-            b.matches
-                .cmp(&a.matches)
-                .then(b.kills.cmp(&a.kills))
-                .then(a.id.cmp(&b.id))
-        });
-        let active = active
-            .into_iter()
-            .take(10)
-            .map(|p| {
-                let (name_html, url) = self.player_ref(p.id as u32);
-                NamedCount {
-                    name_html,
-                    url,
-                    count: p.matches as u32,
-                }
-            })
-            .collect();
-        SeasonPage {
-            row: self.season_row(s),
-            top: season
-                .players
-                .iter()
-                .take_while(|p| p.rank.is_some())
-                .take(3)
-                .map(|p| self.season_ladder_row(p))
-                .collect(),
-            ladder: season
-                .players
-                .iter()
-                .take(SEASON_LADDER_ROWS)
-                .map(|p| self.season_ladder_row(p))
-                .collect(),
-            more: season.players.len().saturating_sub(SEASON_LADDER_ROWS),
-            active,
-            maps,
-            match_rows: season
-                .matches
-                .iter()
-                .rev()
-                .take(SEASON_MATCH_ROWS)
-                .map(|&i| self.match_row(i))
-                .collect(),
-            undated: self.input.seasons.undated,
-            carry_percent: carry_percent(self.input.config),
-            provisional_incidents: self.input.config.rating.headline.provisional_incidents,
-        }
-    }
-
-    /// The seasons identity `i` played in, newest first.
-    pub(in crate::render) fn player_seasons(&self, i: usize) -> Vec<PlayerSeasonRow> {
-        let seasons = self.input.seasons;
-        let Some(placed) = seasons.placements.get(i) else {
-            return Vec::new();
-        };
-        placed
+/// The page of season number `s`.
+pub(in crate::render) fn season_page<'s>(r: &'s Renderer<'_>, s: usize) -> SeasonPage<'s> {
+    let season: &Season = &r.input.seasons.list[s];
+    let maps = r.map_shares(&season.matches);
+    let mut active: Vec<&SeasonPlayer> = season.players.iter().collect();
+    active.sort_by(|a, b| {
+        b.matches
+            .cmp(&a.matches)
+            .then(b.kills.cmp(&a.kills))
+            .then(a.id.cmp(&b.id))
+    });
+    let active = active
+        .into_iter()
+        .take(10)
+        .map(|p| {
+            let (name_html, url) = r.player_ref(p.id as u32);
+            NamedCount {
+                name_html,
+                url,
+                count: p.matches as u32,
+            }
+        })
+        .collect();
+    SeasonPage {
+        row: season_row(r, s),
+        top: season
+            .players
+            .iter()
+            .take_while(|p| p.rank.is_some())
+            .take(3)
+            .map(|p| season_ladder_row(r, p))
+            .collect(),
+        ladder: season
+            .players
+            .iter()
+            .take(SEASON_LADDER_ROWS)
+            .map(|p| season_ladder_row(r, p))
+            .collect(),
+        more: season.players.len().saturating_sub(SEASON_LADDER_ROWS),
+        active,
+        maps,
+        match_rows: season
+            .matches
             .iter()
             .rev()
-            .map(|&(s, pos)| {
-                let season = &seasons.list[s];
-                let p = &season.players[pos];
-                PlayerSeasonRow {
-                    name: season.name.clone(),
-                    url: self.links.seasons[s].clone(),
-                    rank: p.rank,
-                    ranked: season.ranked,
-                    rating: format!("{:.0}", p.rating),
-                    matches: p.matches,
-                }
-            })
-            .collect()
+            .take(SEASON_MATCH_ROWS)
+            .map(|&i| match_page::match_row(r, i))
+            .collect(),
+        undated: r.input.seasons.undated,
+        carry_percent: carry_percent(r.input.config),
+        provisional_incidents: r.input.config.rating.headline.provisional_incidents,
     }
+}
 
-    /// The current season and its first players, for the index.
-    pub(in crate::render) fn current_season(&self) -> Option<CurrentSeason> {
-        let s = self.input.seasons.current?;
-        Some(CurrentSeason {
-            row: self.season_row(s),
-            ladder: self.input.seasons.list[s]
-                .players
-                .iter()
-                .take(INDEX_SEASON_ROWS)
-                .map(|p| self.season_ladder_row(p))
-                .collect(),
+/// The seasons identity `i` played in, newest first.
+pub(in crate::render) fn player_seasons(r: &Renderer, i: usize) -> Vec<PlayerSeasonRow> {
+    let seasons = r.input.seasons;
+    let Some(placed) = seasons.placements.get(i) else {
+        return Vec::new();
+    };
+    placed
+        .iter()
+        .rev()
+        .map(|&(s, pos)| {
+            let season = &seasons.list[s];
+            let p = &season.players[pos];
+            PlayerSeasonRow {
+                name: season.name.clone(),
+                url: r.links.seasons[s].clone(),
+                rank: p.rank,
+                ranked: season.ranked,
+                rating: format!("{:.0}", p.rating),
+                matches: p.matches,
+            }
         })
-    }
+        .collect()
+}
+
+/// The current season and its first players, for the index.
+pub(in crate::render) fn current_season(r: &Renderer) -> Option<CurrentSeason> {
+    let s = r.input.seasons.current?;
+    Some(CurrentSeason {
+        row: season_row(r, s),
+        ladder: r.input.seasons.list[s]
+            .players
+            .iter()
+            .take(INDEX_SEASON_ROWS)
+            .map(|p| season_ladder_row(r, p))
+            .collect(),
+    })
 }

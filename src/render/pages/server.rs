@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::model::Match;
 use crate::model::names::plain_name;
 use crate::render::helpers::*;
+use crate::render::pages::match_page;
 use crate::render::renderer::Renderer;
 use crate::render::views::*;
 
@@ -69,134 +70,131 @@ fn normal(path: &Path) -> std::path::PathBuf {
     out
 }
 
-impl Renderer<'_> {
-    /// Match positions of each server, by name.
-    fn server_matches(&self) -> BTreeMap<&str, Vec<usize>> {
-        let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (i, s) in self.links.match_servers.iter().enumerate() {
-            by.entry(s.as_str()).or_default().push(i);
-        }
-        by
+/// Match positions of each server, by name.
+fn server_matches<'s>(r: &'s Renderer<'_>) -> BTreeMap<&'s str, Vec<usize>> {
+    let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, s) in r.links.match_servers.iter().enumerate() {
+        by.entry(s.as_str()).or_default().push(i);
     }
+    by
+}
 
-    fn server_row(&self, name: &str, matches: &[usize]) -> ServerRow {
-        // Distinct players by sorting their numbers: a busy server meets tens of thousands of
-        // players in hundreds of thousands of lines (a set of them cost more), and a public
-        // server's history may name one server per match (no table per server).
-        let mut met: Vec<u32> = Vec::new();
-        let mut maps = BTreeSet::new();
-        let mut frags = 0u64;
-        for &i in matches {
-            met.extend_from_slice(&self.input.roster.match_players[i]);
-            maps.insert(self.input.matches[i].map.as_str());
-            frags += u64::from(self.input.stats.matches[i].frags);
-        }
-        let dates: Vec<_> = matches
-            .iter()
-            .filter_map(|&i| self.input.matches[i].start)
-            .collect();
-        let day = |t: Option<&chrono::NaiveDateTime>| {
-            t.map(|t| t.format("%Y-%m-%d").to_string())
-                .unwrap_or_default()
-        };
-        ServerRow {
-            name: name.to_string(),
-            url: self.links.servers.get(name).cloned().unwrap_or_default(),
-            matches: matches.len(),
-            players: {
-                met.sort_unstable();
-                met.dedup();
-                met.len()
-            },
-            frags,
-            maps: maps.len(),
-            first: day(dates.iter().min()),
-            last: day(dates.iter().max()),
-        }
+fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
+    // Distinct players by sorting their numbers: a busy server meets tens of thousands of
+    // players in hundreds of thousands of lines (a set of them cost more), and a public
+    // server's history may name one server per match (no table per server).
+    let mut met: Vec<u32> = Vec::new();
+    let mut maps = BTreeSet::new();
+    let mut frags = 0u64;
+    for &i in matches {
+        met.extend_from_slice(&r.input.roster.match_players[i]);
+        maps.insert(r.input.matches[i].map.as_str());
+        frags += u64::from(r.input.stats.matches[i].frags);
     }
-
-    /// The rows of `servers.html`, most matches first: the rows of `pages` (from
-    /// [`Self::server_pages`], which made each server's row for its page).
-    pub(in crate::render) fn server_rows(pages: &[(String, ServerPage<'_>)]) -> Vec<ServerRow> {
-        let mut rows: Vec<ServerRow> = pages.iter().map(|(_, page)| page.row.clone()).collect();
-        rows.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
-        rows
+    let dates: Vec<_> = matches
+        .iter()
+        .filter_map(|&i| r.input.matches[i].start)
+        .collect();
+    let day = |t: Option<&chrono::NaiveDateTime>| {
+        t.map(|t| t.format("%Y-%m-%d").to_string())
+            .unwrap_or_default()
+    };
+    ServerRow {
+        name: name.to_string(),
+        url: r.links.servers.get(name).cloned().unwrap_or_default(),
+        matches: matches.len(),
+        players: {
+            met.sort_unstable();
+            met.dedup();
+            met.len()
+        },
+        frags,
+        maps: maps.len(),
+        first: day(dates.iter().min()),
+        last: day(dates.iter().max()),
     }
+}
 
-    /// Every server's page, by URL.
-    pub(in crate::render) fn server_pages(&self) -> Vec<(String, ServerPage<'_>)> {
-        let servers: Vec<(&str, Vec<usize>)> = self.server_matches().into_iter().collect();
-        servers
-            .par_iter()
-            .map(|(name, matches)| {
-                let row = self.server_row(name, matches);
-                // Frags per identity, summed by sorting (see `server_row`).
-                let mut frags: Vec<(u32, u32)> = Vec::new();
-                let mut months: BTreeMap<(i32, u32), (u32, chrono::NaiveDateTime)> =
-                    BTreeMap::new();
-                for &i in matches {
-                    let m = &self.input.matches[i];
-                    let lines = &self.input.stats.matches[i].lines;
-                    frags.extend(lines.iter().map(|l| (l.player, l.frags)));
-                    if let Some(t) = m.start {
-                        use chrono::Datelike;
-                        months.entry((t.year(), t.month())).or_insert((0, t)).0 += 1;
-                    }
+/// The rows of `servers.html`, most matches first: the rows of `pages` (from
+/// [`server_pages`], which made each server's row for its page).
+pub(in crate::render) fn server_rows(pages: &[(String, ServerPage<'_>)]) -> Vec<ServerRow> {
+    let mut rows: Vec<ServerRow> = pages.iter().map(|(_, page)| page.row.clone()).collect();
+    rows.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
+    rows
+}
+
+/// Every server's page, by URL.
+pub(in crate::render) fn server_pages<'s>(r: &'s Renderer<'_>) -> Vec<(String, ServerPage<'s>)> {
+    let servers: Vec<(&str, Vec<usize>)> = server_matches(r).into_iter().collect();
+    servers
+        .par_iter()
+        .map(|(name, matches)| {
+            let row = server_row(r, name, matches);
+            // Frags per identity, summed by sorting (see `server_row`).
+            let mut frags: Vec<(u32, u32)> = Vec::new();
+            let mut months: BTreeMap<(i32, u32), (u32, chrono::NaiveDateTime)> = BTreeMap::new();
+            for &i in matches {
+                let m = &r.input.matches[i];
+                let lines = &r.input.stats.matches[i].lines;
+                frags.extend(lines.iter().map(|l| (l.player, l.frags)));
+                if let Some(t) = m.start {
+                    use chrono::Datelike;
+                    months.entry((t.year(), t.month())).or_insert((0, t)).0 += 1;
                 }
-                // Labelled and ordered by the label, as the months were before (one format
-                // per month rather than per match).
-                let mut months: Vec<(String, u32)> = months
-                    .into_values()
-                    .map(|(count, t)| (t.format("%Y-%m").to_string(), count))
-                    .collect();
-                months.sort();
-                let maps = self.map_shares(matches);
-                frags.sort_unstable_by_key(|f| f.0);
-                let mut top: Vec<(u32, u32)> = frags
-                    .chunk_by(|a, b| a.0 == b.0)
-                    .map(|run| (run[0].0, run.iter().map(|f| f.1).sum::<u32>()))
-                    .filter(|(p, n)| *n > 0 && !self.input.hidden[*p as usize])
-                    .collect();
-                top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-                let top = top
-                    .into_iter()
-                    .take(10)
-                    .map(|(p, count)| {
-                        let (name_html, url) = self.player_ref(p);
-                        NamedCount {
-                            name_html,
-                            url,
-                            count,
-                        }
-                    })
-                    .collect();
-                let most = months.iter().map(|m| m.1).max().unwrap_or(0);
-                let activity = months
-                    .into_iter()
-                    .map(|(name, count)| LabelCount {
-                        name: name.into(),
+            }
+            // Labelled and ordered by the label, as the months were before (one format
+            // per month rather than per match).
+            let mut months: Vec<(String, u32)> = months
+                .into_values()
+                .map(|(count, t)| (t.format("%Y-%m").to_string(), count))
+                .collect();
+            months.sort();
+            let maps = r.map_shares(matches);
+            frags.sort_unstable_by_key(|f| f.0);
+            let mut top: Vec<(u32, u32)> = frags
+                .chunk_by(|a, b| a.0 == b.0)
+                .map(|run| (run[0].0, run.iter().map(|f| f.1).sum::<u32>()))
+                .filter(|(p, n)| *n > 0 && !r.input.hidden[*p as usize])
+                .collect();
+            top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let top = top
+                .into_iter()
+                .take(10)
+                .map(|(p, count)| {
+                    let (name_html, url) = r.player_ref(p);
+                    NamedCount {
+                        name_html,
+                        url,
                         count,
-                        percent: percent(count, most),
-                        url: "",
-                    })
-                    .collect();
-                let match_rows = matches
-                    .iter()
-                    .rev()
-                    .take(SERVER_MATCH_ROWS)
-                    .map(|&i| self.match_row(i))
-                    .collect();
-                (
-                    row.url.clone(),
-                    ServerPage {
-                        row,
-                        maps,
-                        top,
-                        activity,
-                        match_rows,
-                    },
-                )
-            })
-            .collect()
-    }
+                    }
+                })
+                .collect();
+            let most = months.iter().map(|m| m.1).max().unwrap_or(0);
+            let activity = months
+                .into_iter()
+                .map(|(name, count)| LabelCount {
+                    name: name.into(),
+                    count,
+                    percent: percent(count, most),
+                    url: "",
+                })
+                .collect();
+            let match_rows = matches
+                .iter()
+                .rev()
+                .take(SERVER_MATCH_ROWS)
+                .map(|&i| match_page::match_row(r, i))
+                .collect();
+            (
+                row.url.clone(),
+                ServerPage {
+                    row,
+                    maps,
+                    top,
+                    activity,
+                    match_rows,
+                },
+            )
+        })
+        .collect()
 }
