@@ -23,8 +23,9 @@
 use std::io::BufRead;
 
 use super::builder::{Kill, MatchBuilder, decode};
-use super::lines::{Line, LineReader, complete_lines};
+use super::lines::complete_lines;
 use super::q3::{info_pairs, split_stamp, uid_of};
+use super::read_loop::{LineParser, read_lines};
 use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
 use crate::model::names::plain_name;
@@ -71,7 +72,6 @@ impl LogFormat for CallOfDuty {
         emit: &mut dyn FnMut(Match),
         resume: Option<&Checkpoint>,
     ) -> std::io::Result<Option<Checkpoint>> {
-        let mut reader = LineReader::new(input);
         let mut parser = Parser {
             source,
             current: None,
@@ -80,44 +80,7 @@ impl LogFormat for CallOfDuty {
             game: "cod".to_string(),
             slots: Vec::new(),
         };
-        if let Some(c) = resume {
-            reader = reader.starting_at(c.line, c.offset);
-            parser.emitted = c.matches;
-            parser.after_shutdown = true;
-            // The state is the game code last named by an InitGame (for bare ones that follow).
-            if let Ok(game) = std::str::from_utf8(&c.state)
-                && !game.is_empty()
-                && game.len() <= MAX_GAME_CODE
-            {
-                parser.game = game.to_string();
-            }
-        }
-        let mut checkpoint = None;
-        while let Some((number, line)) = reader.next_line()? {
-            let shutdown = match line {
-                Line::TooLong => {
-                    report.skip_line("line longer than 64 KiB", number, "");
-                    false
-                }
-                Line::Text(bytes) => parser.line(bytes, number, report, emit),
-            };
-            if shutdown && reader.complete && parser.current.is_none() {
-                let mut r = report.clone();
-                r.lines = number;
-                r.matches = parser.emitted;
-                checkpoint = Some(Checkpoint {
-                    offset: reader.consumed,
-                    line: number,
-                    matches: parser.emitted,
-                    report: r,
-                    state: parser.game.as_bytes().to_vec(),
-                });
-            }
-        }
-        report.lines = reader.number;
-        parser.close(None, report, emit);
-        report.matches = parser.emitted;
-        Ok(checkpoint)
+        read_lines(&mut parser, input, report, emit, resume)
     }
 }
 
@@ -632,5 +595,46 @@ fn result(b: &mut MatchBuilder, f: &[&str], report: &mut FileReport, line: u64) 
     }
     true
 }
+impl LineParser for Parser<'_> {
+    fn resume(&mut self, c: &Checkpoint) {
+        self.emitted = c.matches;
+        self.after_shutdown = true;
+        // The state is the game code last named by an InitGame (for bare ones that follow).
+        if let Ok(game) = std::str::from_utf8(&c.state)
+            && !game.is_empty()
+            && game.len() <= MAX_GAME_CODE
+        {
+            self.game = game.to_string();
+        }
+    }
+
+    /// After a `ShutdownGame` no match is open and no slot is held.
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        number: u64,
+        report: &mut FileReport,
+        emit: &mut dyn FnMut(Match),
+    ) -> bool {
+        self.line(bytes, number, report, emit)
+    }
+
+    fn is_open(&self) -> bool {
+        self.current.is_some()
+    }
+
+    fn emitted(&self) -> usize {
+        self.emitted
+    }
+
+    fn state(&self) -> Vec<u8> {
+        self.game.as_bytes().to_vec()
+    }
+
+    fn finish(&mut self, report: &mut FileReport, emit: &mut dyn FnMut(Match)) {
+        self.close(None, report, emit);
+    }
+}
+
 #[cfg(test)]
 mod tests;

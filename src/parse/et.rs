@@ -27,8 +27,9 @@
 use std::io::BufRead;
 
 use super::builder::{Kill, MatchBuilder, decode};
-use super::lines::{Line, LineReader, complete_lines};
+use super::lines::complete_lines;
 use super::q3::{info_pairs, split_stamp, uid_of};
+use super::read_loop::{LineParser, read_lines};
 use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
 use crate::model::names::plain_name;
@@ -146,7 +147,6 @@ impl LogFormat for EnemyTerritory {
         emit: &mut dyn FnMut(Match),
         resume: Option<&Checkpoint>,
     ) -> std::io::Result<Option<Checkpoint>> {
-        let mut reader = LineReader::new(input);
         let mut parser = Parser {
             source,
             current: None,
@@ -156,37 +156,7 @@ impl LogFormat for EnemyTerritory {
             last_chat: String::new(),
             now: 0,
         };
-        if let Some(c) = resume {
-            reader = reader.starting_at(c.line, c.offset);
-            parser.emitted = c.matches;
-        }
-        let mut checkpoint = None;
-        while let Some((number, line)) = reader.next_line()? {
-            let shutdown = match line {
-                Line::TooLong => {
-                    report.skip_line("line longer than 64 KiB", number, "");
-                    false
-                }
-                Line::Text(bytes) => parser.line(&decode(bytes), number, report, emit),
-            };
-            // After a ShutdownGame no match is open and no slot is held: a place to resume.
-            if shutdown && reader.complete && parser.current.is_none() {
-                let mut r = report.clone();
-                r.lines = number;
-                r.matches = parser.emitted;
-                checkpoint = Some(Checkpoint {
-                    offset: reader.consumed,
-                    line: number,
-                    matches: parser.emitted,
-                    report: r,
-                    state: Vec::new(),
-                });
-            }
-        }
-        report.lines = reader.number;
-        parser.close(None, report, emit);
-        report.matches = parser.emitted;
-        Ok(checkpoint)
+        read_lines(&mut parser, input, report, emit, resume)
     }
 }
 
@@ -583,5 +553,34 @@ fn release(b: &mut MatchBuilder, slots: &[Slot], key: &str, (time, number): (u32
         b.leave(i, time, number);
     }
 }
+impl LineParser for Parser<'_> {
+    fn resume(&mut self, c: &Checkpoint) {
+        self.emitted = c.matches;
+    }
+
+    /// After a `ShutdownGame` no match is open and no slot is held.
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        number: u64,
+        report: &mut FileReport,
+        emit: &mut dyn FnMut(Match),
+    ) -> bool {
+        self.line(&decode(bytes), number, report, emit)
+    }
+
+    fn is_open(&self) -> bool {
+        self.current.is_some()
+    }
+
+    fn emitted(&self) -> usize {
+        self.emitted
+    }
+
+    fn finish(&mut self, report: &mut FileReport, emit: &mut dyn FnMut(Match)) {
+        self.close(None, report, emit);
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -22,7 +22,8 @@ use std::io::BufRead;
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
-use super::lines::{Line, LineReader, complete_lines};
+use super::lines::complete_lines;
+use super::read_loop::{LineParser, read_lines};
 use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
 use crate::hash::Hasher;
@@ -73,7 +74,6 @@ impl LogFormat for HalfLife {
         emit: &mut dyn FnMut(Match),
         resume: Option<&Checkpoint>,
     ) -> std::io::Result<Option<Checkpoint>> {
-        let mut reader = LineReader::new(input);
         let mut parser = Parser {
             source,
             carry: Carry::default(),
@@ -83,29 +83,7 @@ impl LogFormat for HalfLife {
             kill_line: false,
             emptied: false,
         };
-        if let Some(c) = resume {
-            reader = reader.starting_at(c.line, c.offset);
-            parser.emitted = c.matches;
-            parser.carry = postcard::from_bytes(&c.state).unwrap_or_default();
-        }
-        let mut checkpoint = None;
-        while let Some((number, line)) = reader.next_line()? {
-            let boundary = match line {
-                Line::TooLong => {
-                    report.skip_line("line longer than 64 KiB", number, "");
-                    false
-                }
-                Line::Text(bytes) => parser.line(bytes, number, report, emit),
-            };
-            // After a complete line that ended a match, nothing is open: a place to resume.
-            if boundary && reader.complete && parser.current.is_none() {
-                checkpoint = Some(parser.checkpoint(reader.consumed, number, report));
-            }
-        }
-        report.lines = reader.number;
-        parser.close(None, true, report, emit);
-        report.matches = parser.emitted;
-        Ok(checkpoint)
+        read_lines(&mut parser, input, report, emit, resume)
     }
 }
 
@@ -608,19 +586,6 @@ const MALFORMED: &str = "malformed line (player block or quoted field missing)";
 const UNKNOWN: &str = "line of no known kind (server, engine or plugin text)";
 
 impl Parser<'_> {
-    fn checkpoint(&self, offset: u64, line: u64, report: &FileReport) -> Checkpoint {
-        let mut report = report.clone();
-        report.lines = line;
-        report.matches = self.emitted;
-        Checkpoint {
-            offset,
-            line,
-            matches: self.emitted,
-            report,
-            state: postcard::to_allocvec(&self.carry).unwrap_or_default(),
-        }
-    }
-
     fn time_of(&mut self, stamp: &StampBytes) -> Option<NaiveDateTime> {
         if self.stamp.0 != *stamp {
             self.stamp = (*stamp, parse_stamp(stamp));
@@ -1324,6 +1289,40 @@ fn is_ignored(ev: &str) -> bool {
         "formed alliance",
     ];
     PREFIXES.iter().any(|p| ev.starts_with(p))
+}
+
+impl LineParser for Parser<'_> {
+    fn resume(&mut self, c: &Checkpoint) {
+        self.emitted = c.matches;
+        self.carry = postcard::from_bytes(&c.state).unwrap_or_default();
+    }
+
+    /// After a line that ended a match (or a log file), nothing is open.
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        number: u64,
+        report: &mut FileReport,
+        emit: &mut dyn FnMut(Match),
+    ) -> bool {
+        self.line(bytes, number, report, emit)
+    }
+
+    fn is_open(&self) -> bool {
+        self.current.is_some()
+    }
+
+    fn emitted(&self) -> usize {
+        self.emitted
+    }
+
+    fn state(&self) -> Vec<u8> {
+        postcard::to_allocvec(&self.carry).unwrap_or_default()
+    }
+
+    fn finish(&mut self, report: &mut FileReport, emit: &mut dyn FnMut(Match)) {
+        self.close(None, true, report, emit);
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod et;
 pub mod hl;
 pub mod lines;
 pub mod q3;
+mod read_loop;
 #[cfg(test)]
 mod sniff_tests;
 #[cfg(test)]

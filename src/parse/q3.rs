@@ -16,7 +16,8 @@ use std::io::BufRead;
 
 use chrono::NaiveDateTime;
 
-use super::lines::{Line, LineReader, complete_lines};
+use super::lines::complete_lines;
+use super::read_loop::{LineParser, read_lines};
 use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
 use crate::hash::{Hasher, fnv_many};
@@ -80,54 +81,7 @@ impl LogFormat for Quake3 {
         emit: &mut dyn FnMut(Match),
         resume: Option<&Checkpoint>,
     ) -> std::io::Result<Option<Checkpoint>> {
-        let mut reader = LineReader::new(input);
-        let mut parser = Parser::new(source);
-        if let Some(c) = resume {
-            reader = reader.starting_at(c.line, c.offset);
-            parser.emitted = c.matches;
-            // Checkpoints are taken right after a ShutdownGame: no slot is held, and lines before
-            // the next InitGame belong to no match. The format keeps no state of its own.
-            parser.after_shutdown = true;
-        }
-        let mut checkpoint = None;
-        let shutdown_game = memchr::memmem::Finder::new("ShutdownGame:");
-        loop {
-            let (number, line) = match reader.next_line() {
-                Ok(Some(l)) => l,
-                Ok(None) => break,
-                Err(e) => {
-                    // The matches finished before the error are still given.
-                    parser.flush(emit);
-                    return Err(e);
-                }
-            };
-            let shutdown = match line {
-                Line::TooLong => {
-                    report.skip_line("line longer than 64 KiB", number, "");
-                    false
-                }
-                Line::Text(bytes) => {
-                    let stamped = stamp(bytes);
-                    if !parser.item(bytes, stamped) {
-                        let text = decode_lossy(bytes);
-                        parser.line(&text, stamped, number, report, emit);
-                    }
-                    // Searched only where a checkpoint could follow (no match open). The same
-                    // as searching the decoded text: a lossy decode keeps every ASCII byte and
-                    // puts only non-ASCII characters in place of bad bytes.
-                    parser.current.is_none() && shutdown_game.find(bytes).is_some()
-                }
-            };
-            // After a complete ShutdownGame line nothing is open: a safe place to resume.
-            if shutdown && reader.complete && parser.current.is_none() {
-                checkpoint = Some(parser.checkpoint(reader.consumed, number, report));
-            }
-        }
-        report.lines = reader.number;
-        parser.close(None, report, emit);
-        parser.flush(emit);
-        report.matches = parser.emitted;
-        Ok(checkpoint)
+        read_lines(&mut Parser::new(source), input, report, emit, resume)
     }
 
     fn splittable(&self) -> bool {
@@ -572,21 +526,6 @@ impl<'s> Parser<'s> {
             finished: Vec::new(),
             spare: Vec::new(),
             matches: 0,
-        }
-    }
-
-    /// The parser's state after line `line` (ending at byte `offset`), with no match open.
-    fn checkpoint(&self, offset: u64, line: u64, report: &FileReport) -> Checkpoint {
-        debug_assert!(self.slots.is_empty(), "checkpoints follow a ShutdownGame");
-        let mut report = report.clone();
-        report.lines = line;
-        report.matches = self.emitted;
-        Checkpoint {
-            offset,
-            line,
-            matches: self.emitted,
-            report,
-            state: Vec::new(),
         }
     }
 
@@ -1258,6 +1197,61 @@ fn award(
     }
     true
 }
+
+impl LineParser for Parser<'_> {
+    /// Checkpoints are taken right after a ShutdownGame: no slot is held, and lines before the
+    /// next InitGame belong to no match. The format keeps no state of its own.
+    fn resume(&mut self, c: &Checkpoint) {
+        self.emitted = c.matches;
+        self.after_shutdown = true;
+    }
+
+    /// After a complete `ShutdownGame` line nothing is open.
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        number: u64,
+        report: &mut FileReport,
+        emit: &mut dyn FnMut(Match),
+    ) -> bool {
+        let stamped = stamp(bytes);
+        if !self.item(bytes, stamped) {
+            let text = decode_lossy(bytes);
+            self.line(&text, stamped, number, report, emit);
+        }
+        // Searched only where a checkpoint could follow (no match open). The same as searching
+        // the decoded text: a lossy decode keeps every ASCII byte and puts only non-ASCII
+        // characters in place of bad bytes.
+        self.current.is_none() && SHUTDOWN_GAME.find(bytes).is_some()
+    }
+
+    fn is_open(&self) -> bool {
+        self.current.is_some()
+    }
+
+    fn emitted(&self) -> usize {
+        self.emitted
+    }
+
+    fn state(&self) -> Vec<u8> {
+        debug_assert!(self.slots.is_empty(), "checkpoints follow a ShutdownGame");
+        Vec::new()
+    }
+
+    fn finish(&mut self, report: &mut FileReport, emit: &mut dyn FnMut(Match)) {
+        self.close(None, report, emit);
+        self.flush(emit);
+    }
+
+    /// The matches finished before the error are still given.
+    fn interrupted(&mut self, emit: &mut dyn FnMut(Match)) {
+        self.flush(emit);
+    }
+}
+
+/// The search for a `ShutdownGame:` line.
+static SHUTDOWN_GAME: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new("ShutdownGame:"));
 
 #[cfg(test)]
 mod tests;
