@@ -111,6 +111,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                 ],
                 awards: Vec::new(),
                 rounds: Vec::new(),
+                spots: Vec::new(),
             }
         })
         .collect()

@@ -101,6 +101,7 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
         weapons: vec!["MOD_X".into()],
         awards: Vec::new(),
         rounds: Vec::new(),
+        spots: Vec::new(),
     }
 }
 

@@ -207,6 +207,25 @@ pub struct Match {
     /// Fortress 2); empty when the log has none.
     #[serde(default)]
     pub rounds: Vec<Round>,
+    /// Where the killer stood and the victim fell, for the kills whose log line says so
+    /// (Counter-Strike: Global Offensive and CS2 after each player, Team Fortress 2 in
+    /// `attacker_position` and `victim_position`), in line order; empty when the log has none.
+    #[serde(default)]
+    pub spots: Vec<KillSpots>,
+}
+
+/// The positions of one kill, in the game's world units, as the log wrote them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KillSpots {
+    /// The line of the kill (its frag or team kill event's [`Event::line`]): a key that stays
+    /// when events are taken out of a match (an excluded player's).
+    pub line: u64,
+    /// Where the killer stood: x, y, z.
+    pub killer: [i32; 3],
+    /// Where the victim fell: x, y, z.
+    pub victim: [i32; 3],
+    /// The killer's side and the victim's when the kill happened (sides swap at half time).
+    pub sides: [Team; 2],
 }
 
 /// One round of a round-based match and who won it.

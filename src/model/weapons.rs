@@ -177,6 +177,86 @@ fn enemy_territory(raw: &str) -> Option<&'static str> {
     })
 }
 
+/// The class of weapon `raw` as game `game` logs it, for the heatmaps' switch: Counter-Strike's
+/// buy menu groups (rifles, sniper rifles, SMGs, pistols, heavy, grenades, knives) and Team
+/// Fortress 2's ways of killing (hitscan guns, projectiles and explosives, fire, melee,
+/// buildings); `Other` for a weapon these do not know and for other games.
+pub fn weapon_class(game: &str, raw: &str) -> &'static str {
+    match game {
+        "cs16" | "css" | "csgo" | "cs2" => counter_strike_class(raw),
+        "tf2" => team_fortress_class(raw),
+        _ => "Other",
+    }
+}
+
+fn counter_strike_class(raw: &str) -> &'static str {
+    let w = raw.strip_prefix("weapon_").unwrap_or(raw);
+    match w {
+        "ak47" | "m4a1" | "m4a1_silencer" | "m4a1_silencer_off" | "m4a4" | "aug" | "sg552"
+        | "sg556" | "famas" | "galil" | "galilar" => "Rifles",
+        "awp" | "scout" | "ssg08" | "g3sg1" | "scar20" | "sg550" => "Sniper rifles",
+        "mp5navy" | "mp5sd" | "mp7" | "mp9" | "mac10" | "tmp" | "ump45" | "p90" | "bizon" => "SMGs",
+        "glock" | "glock18" | "usp" | "usp_silencer" | "usp_silencer_off" | "hkp2000" | "p2000"
+        | "p228" | "p250" | "fiveseven" | "tec9" | "cz75a" | "deagle" | "revolver" | "elite" => {
+            "Pistols"
+        }
+        "m3" | "nova" | "xm1014" | "sawedoff" | "mag7" | "m249" | "negev" => "Heavy",
+        "hegrenade" | "inferno" | "molotov" | "incgrenade" | "flashbang" | "decoy"
+        | "smokegrenade" | "taser" => "Grenades and more",
+        _ if w.starts_with("knife") || w.starts_with("bayonet") || w == "melee" => "Knives",
+        _ => "Other",
+    }
+}
+
+fn team_fortress_class(raw: &str) -> &'static str {
+    const MELEE: [&str; 14] = [
+        "bat",
+        "bottle",
+        "fireaxe",
+        "club",
+        "fists",
+        "knife",
+        "shovel",
+        "wrench",
+        "bonesaw",
+        "ubersaw",
+        "sword",
+        "eyelander",
+        "frying_pan",
+        "axtinguisher",
+    ];
+    if raw.starts_with("obj_") {
+        "Buildings"
+    } else if raw.starts_with("tf_projectile")
+        || raw.contains("rocket")
+        || raw.contains("pipe")
+        || raw.contains("sticky")
+        || raw.contains("grenade")
+        || raw.contains("arrow")
+        || raw.contains("crossbow")
+        || raw.contains("launcher")
+        || raw == "blackbox"
+        || raw == "loch_n_load"
+        || raw == "quake_rl"
+        || raw == "huntsman"
+    {
+        "Projectiles"
+    } else if raw.contains("flame")
+        || raw.contains("flare")
+        || raw == "backburner"
+        || raw == "degreaser"
+        || raw == "phlogistinator"
+    {
+        "Fire"
+    } else if MELEE.contains(&raw) || raw.starts_with("taunt") {
+        "Melee"
+    } else if raw == "world" || raw == "player" || raw.starts_with("trigger") {
+        "Other"
+    } else {
+        "Guns"
+    }
+}
+
 /// `MOD_ROCKET_SPLASH` -> `Rocket splash`.
 fn quake_style(raw: &str) -> String {
     let s = raw
@@ -332,6 +412,20 @@ fn left4dead(raw: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weapon_classes_of_counter_strike_and_team_fortress() {
+        assert_eq!(weapon_class("csgo", "ak47"), "Rifles");
+        assert_eq!(weapon_class("cs2", "weapon_awp"), "Sniper rifles");
+        assert_eq!(weapon_class("csgo", "knife_t"), "Knives");
+        assert_eq!(weapon_class("csgo", "hkp2000"), "Pistols");
+        assert_eq!(weapon_class("tf2", "tf_projectile_rocket"), "Projectiles");
+        assert_eq!(weapon_class("tf2", "obj_sentrygun2"), "Buildings");
+        assert_eq!(weapon_class("tf2", "flamethrower"), "Fire");
+        assert_eq!(weapon_class("tf2", "scattergun"), "Guns");
+        assert_eq!(weapon_class("tf2", "bat"), "Melee");
+        assert_eq!(weapon_class("quake3", "MOD_RAILGUN"), "Other");
+    }
 
     #[test]
     fn call_of_duty_labels() {

@@ -29,7 +29,7 @@ use crate::diagnostics::FileReport;
 use crate::hash::Hasher;
 use crate::model::names::plain_name;
 use crate::model::{
-    Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Round, Team,
+    Event, EventKind, FlagAction, GameType, KillSpots, Match, MatchPlayer, NO_PLAYER, Round, Team,
 };
 use syntax::{
     Block, FrameError, FrameKind, StampBytes, frame, object_ends, parse_stamp, player_at,
@@ -984,13 +984,14 @@ impl Parser<'_> {
                     authid: "",
                     team: None,
                 };
-                self.kill(&killer, victim, line, report);
+                self.kill(&killer, None, victim, line, report);
                 return;
             }
             report.skip_line(MALFORMED, line.number, body);
             return;
         };
         let positioned = rest.starts_with(" [");
+        let actor_spot = syntax::position(rest);
         let verb = skip_position(rest).trim_start();
         if positioned && let Some(b) = self.current.as_mut() {
             b.hints.positions = true;
@@ -1003,7 +1004,7 @@ impl Parser<'_> {
             self.arrive(&who, line);
         }
         if let Some(victim) = verb.strip_prefix("killed ") {
-            self.kill(&actor, victim, line, report);
+            self.kill(&actor, actor_spot, victim, line, report);
         } else if let Some(w) = verb.strip_prefix("committed suicide with ") {
             if ident(&actor) == Ident::Npc {
                 report.skip_line(NPC, line.number, body);
@@ -1098,13 +1099,22 @@ impl Parser<'_> {
         p.plain = plain_name(new);
     }
 
-    /// `"A<..>" [pos] killed "V<..>" [pos] with "weapon" (headshot) ...`
-    fn kill(&mut self, actor: &Block, rest: &str, line: &At, report: &mut FileReport) {
+    /// `"A<..>" [pos] killed "V<..>" [pos] with "weapon" (headshot) ...`, the killer's position
+    /// (if the line gives one) read already.
+    fn kill(
+        &mut self,
+        actor: &Block,
+        actor_spot: Option<[i32; 3]>,
+        rest: &str,
+        line: &At,
+        report: &mut FileReport,
+    ) {
         self.kill_line = true;
         let Some((victim, after)) = player_at(rest, 4, object_ends) else {
             report.skip_line(MALFORMED, line.number, rest);
             return;
         };
+        let victim_spot = syntax::position(after);
         let after = skip_position(after);
         let named = after.strip_prefix(" with ").and_then(quoted);
         let (weapon, tail) = named.unwrap_or(("world", after));
@@ -1159,6 +1169,27 @@ impl Parser<'_> {
             EventKind::Frag
         };
         b.push_detail(line.at, line.number, kind, k, v, w);
+        // TF2 gives the positions as properties after the weapon.
+        let spots = match (actor_spot, victim_spot) {
+            (Some(killer), Some(victim)) => Some((killer, victim)),
+            _ if tail.contains("_position") => {
+                let find = |key: &str| {
+                    properties(tail)
+                        .find(|(k, _)| *k == key)
+                        .and_then(|(_, v)| v.and_then(syntax::coordinates))
+                };
+                find("attacker_position").zip(find("victim_position"))
+            }
+            _ => None,
+        };
+        if let Some((killer, victim)) = spots {
+            b.m.spots.push(KillSpots {
+                line: line.number,
+                killer,
+                victim,
+                sides: [kt.unwrap_or(Team::Free), vt.unwrap_or(Team::Free)],
+            });
+        }
         if headshot {
             b.push_detail(line.at, line.number, EventKind::Headshot, k, v, w);
         }

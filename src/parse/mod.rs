@@ -23,7 +23,7 @@ use crate::model::Match;
 
 /// Bump when the parsers' output changes for the same input: the state's stored matches and the
 /// ratings checkpoint made from them become invalid.
-pub const PARSER_VERSION: u32 = 8;
+pub const PARSER_VERSION: u32 = 9;
 
 /// A point where parsing a file can resume later: a line boundary with no match open, with the
 /// parser's state there. Incremental builds store it and parse only what follows.
@@ -118,6 +118,7 @@ pub fn new_match(source: &Source, line: u64, game: &str) -> Match {
         weapons: Vec::new(),
         awards: Vec::new(),
         rounds: Vec::new(),
+        spots: Vec::new(),
     }
 }
 

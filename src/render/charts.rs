@@ -905,3 +905,129 @@ mod tests {
         assert_eq!(reliability_chart("t", "x", "y", &[empty]), "");
     }
 }
+
+/// A heatmap's colours, from a cell with one event to the fullest cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ramp {
+    /// Kills: yellow to red.
+    Kills,
+    /// Deaths: light blue to violet.
+    Deaths,
+}
+
+impl Ramp {
+    fn colour(self, t: f64) -> RGBColor {
+        let (from, to) = match self {
+            Ramp::Kills => ((253.0, 224.0, 71.0), (220.0, 38.0, 38.0)),
+            Ramp::Deaths => ((125.0, 211.0, 252.0), (124.0, 58.0, 237.0)),
+        };
+        let mix = |a: f64, b: f64| (a + (b - a) * t.clamp(0.0, 1.0)).round() as u8;
+        RGBColor(mix(from.0, to.0), mix(from.1, to.1), mix(from.2, to.2))
+    }
+}
+
+/// Background of a heatmap drawn without an overview image: the density alone traces the
+/// level, light on dark.
+const HEAT_GROUND: RGBColor = RGBColor(31, 36, 48);
+
+/// A standalone SVG file (for `<img>`) of a drawing made with plotters: its own namespace,
+/// size and title, plotters' white background and text left out.
+fn standalone(svg: String, (width, height): (u32, u32), title: &str) -> String {
+    let body = match svg.find('>') {
+        Some(i) => &svg[i + 1..],
+        None => return String::new(),
+    };
+    let body = body.trim_end().strip_suffix("</svg>").unwrap_or(body);
+    let body = strip_text_elements(body).replacen(
+        &format!(r##"<rect x="0" y="0" width="{width}" height="{height}" opacity="1" fill="#FFFFFF" stroke="none"/>"##),
+        "",
+        1,
+    );
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\"><title>{}</title>{body}</svg>\n",
+        escape(title)
+    )
+}
+
+/// A density panel: each `(column, row, count)` cell a square of `cell` pixels, coloured by
+/// `ramp` on a logarithmic scale to the fullest cell; on a dark ground unless `overlay` (drawn
+/// over an overview image, transparent elsewhere). "" when plotters fails.
+pub fn density_svg(
+    title: &str,
+    size: (u32, u32),
+    cell: f64,
+    cells: &[(u32, u32, u32)],
+    ramp: Ramp,
+    overlay: bool,
+) -> String {
+    let max = cells.iter().map(|c| c.2).max().unwrap_or(1).max(1);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
+            if !overlay {
+                root.fill(&HEAT_GROUND)?;
+            }
+            for &(col, row, n) in cells {
+                let t = (1.0 + f64::from(n)).ln() / (1.0 + f64::from(max)).ln();
+                let (x, y) = (f64::from(col) * cell, f64::from(row) * cell);
+                let corner = |v: f64| v.round() as i32;
+                root.draw(&Rectangle::new(
+                    [(corner(x), corner(y)), (corner(x + cell), corner(y + cell))],
+                    ramp.colour(t)
+                        .mix(if overlay { 0.75 } else { 0.95 })
+                        .filled(),
+                ))?;
+            }
+            root.present()?;
+            Ok(())
+        })();
+        if drawn.is_err() {
+            return String::new();
+        }
+    }
+    standalone(svg, size, title)
+}
+
+/// One kill drawn on a match's map: from where the killer stood to where the victim fell.
+pub struct KillLine {
+    pub from: (f64, f64),
+    pub to: (f64, f64),
+    /// 0 red side, 1 blue side, 2 neither.
+    pub side: u8,
+}
+
+/// Every kill of a match as a line from killer to victim coloured by the killer's side, a dot
+/// where the victim fell; on a dark ground unless `overlay`. "" when plotters fails.
+pub fn kill_lines_svg(title: &str, size: (u32, u32), lines: &[KillLine], overlay: bool) -> String {
+    const SIDES: [RGBColor; 3] = [
+        RGBColor(239, 68, 68),
+        RGBColor(59, 130, 246),
+        RGBColor(234, 179, 8),
+    ];
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
+            if !overlay {
+                root.fill(&HEAT_GROUND)?;
+            }
+            let at = |(x, y): (f64, f64)| (x.round() as i32, y.round() as i32);
+            let width = (f64::from(size.0) / 320.0).ceil().max(1.0) as u32;
+            for l in lines {
+                let colour = SIDES[usize::from(l.side.min(2))];
+                root.draw(&PathElement::new(
+                    vec![at(l.from), at(l.to)],
+                    colour.mix(0.7).stroke_width(width),
+                ))?;
+                root.draw(&Circle::new(at(l.to), width * 2, colour.filled()))?;
+            }
+            root.present()?;
+            Ok(())
+        })();
+        if drawn.is_err() {
+            return String::new();
+        }
+    }
+    standalone(svg, size, title)
+}

@@ -12,6 +12,7 @@ pub mod data;
 mod decimal;
 mod evaluation;
 pub mod feed;
+mod heatmap;
 mod helpers;
 mod holes;
 mod lazy_curves;
@@ -267,6 +268,10 @@ pub fn render_site(
     );
     let mut files = files?;
     files.extend(comparison_files(&templates, &page, &r, &evaluation)?);
+    for problem in &r.heat.problems {
+        eprintln!("warning: {problem}");
+    }
+    files.extend(heatmap::files(&r));
     // Tens of thousands of links and rows on a public server's site: about 10 ms of freeing.
     input.leftovers.discard(r);
     input.leftovers.discard((links, templates, evaluation));

@@ -57,6 +57,8 @@ pub(super) struct Renderer<'a> {
     /// Each identity's ratings as text, formatted once: the player tables and the player pages
     /// both show them.
     pub(super) rating_texts: Vec<RatingTexts>,
+    /// Every positioned kill, by map (empty for logs without positions).
+    pub(super) heat: super::heatmap::Heat,
 }
 
 /// An identity's ratings as the player tables and pages show them.
@@ -124,7 +126,9 @@ impl<'a> Renderer<'a> {
                 headline: decimal::fixed(headline.get(i).copied().unwrap_or(0.0), 0),
             })
             .collect();
+        let heat = super::heatmap::Heat::new(input, &links.maps);
         Renderer {
+            heat,
             row_texts: Default::default(),
             rating_texts,
             match_labels,

@@ -68,6 +68,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/partials/meta.html"),
     ),
     (
+        "partials/heat_panel.html",
+        include_str!("../../templates/partials/heat_panel.html"),
+    ),
+    (
         "partials/map_shares.html",
         include_str!("../../templates/partials/map_shares.html"),
     ),

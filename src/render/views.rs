@@ -277,6 +277,8 @@ pub struct PlayerPage<'a> {
     pub headline_curve_svg: String,
     /// The headline system refits the whole history at the end (so the last point may jump).
     pub headline_refitted: bool,
+    /// Where the player kills and dies, per map with positions (most kills and deaths first).
+    pub heat: Vec<super::heatmap::PlayerHeat>,
 }
 
 /// The rows of a table in a page's view: in full, or only counted (`Counted(n)` serialises as
@@ -343,6 +345,8 @@ pub struct MapPage<'a> {
     pub blue_wins: u32,
     pub draws: u32,
     pub red_percent: u32,
+    /// Where the kills and deaths happen, when the logs give positions.
+    pub heat: Option<super::heatmap::HeatView>,
 }
 
 /// One line of a match scoreboard.
@@ -432,6 +436,8 @@ pub struct MatchPage {
     pub kills_html: String,
     /// Inline SVG: cumulative frags over the match of its best players.
     pub timeline_svg: String,
+    /// The match's kills as lines from killer to victim, when the log gives positions.
+    pub kill_map: Option<super::heatmap::MatchKills>,
 }
 
 /// Totals on the index page.

@@ -255,6 +255,7 @@ impl From<frozen::Match> for Match {
             weapons: m.weapons,
             awards: m.awards,
             rounds: Vec::new(),
+            spots: Vec::new(),
         }
     }
 }

@@ -205,6 +205,28 @@ pub fn block(inner: &str, fields: usize) -> Option<Block<'_>> {
     }
 }
 
+/// The position ` [x y z]` at the start of `s` (CS:GO and CS2 write one after a player block),
+/// rounded to whole world units; None when there is none or a coordinate is not a number.
+pub fn position(s: &str) -> Option<[i32; 3]> {
+    let rest = s.strip_prefix(" [")?;
+    coordinates(&rest[..memchr::memchr(b']', rest.as_bytes())?])
+}
+
+/// Three coordinates `x y z` (TF2's `attacker_position "x y z"`), rounded to whole world units;
+/// None unless there are exactly three finite numbers within a map's reach (±2^20 units).
+pub fn coordinates(s: &str) -> Option<[i32; 3]> {
+    let mut out = [0; 3];
+    let mut parts = s.split_ascii_whitespace();
+    for c in &mut out {
+        let v: f64 = parts.next()?.parse().ok()?;
+        if !v.is_finite() || v.abs() > f64::from(1 << 20) {
+            return None;
+        }
+        *c = v.round() as i32;
+    }
+    parts.next().is_none().then_some(out)
+}
+
 /// Strips a leading ` [x y z]` world position (CS:GO and CS2 put one after a player block).
 pub fn skip_position(s: &str) -> &str {
     let Some(rest) = s.strip_prefix(" [") else {

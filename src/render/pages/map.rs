@@ -89,5 +89,6 @@ pub(in crate::render) fn map_page<'s>(r: &'s Renderer<'_>, i: usize) -> MapPage<
         blue_wins,
         draws,
         red_percent: percent(red_wins, red_wins + blue_wins),
+        heat: crate::render::heatmap::map_view(r, i),
     }
 }

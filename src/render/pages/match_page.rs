@@ -358,6 +358,7 @@ pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) 
         .min_by(|a, b| b.frags.cmp(&a.frags).then(a.deaths.cmp(&b.deaths)));
     let (best_html, best_url) = best.map(|l| r.player_ref(l.player)).unwrap_or_default();
     MatchPage {
+        kill_map: crate::render::heatmap::match_view(r, i),
         map: m.map.clone(),
         map_url: r.map_url(&m.map).to_string(),
         gametype: m.gametype.name.clone(),

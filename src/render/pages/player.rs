@@ -127,6 +127,7 @@ pub(in crate::render) fn player_page<'s>(r: &'s Renderer<'_>, i: usize) -> Playe
         curve_svg,
         headline_curve_svg,
         headline_refitted: r.headline_refitted(),
+        heat: crate::render::heatmap::player_view(r, i),
     };
     rank_shards::shard_ranks(r, i, &mut page);
     page

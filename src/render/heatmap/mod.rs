@@ -1,0 +1,618 @@
+//! Heatmaps: where kills and deaths happen, from the positions the logs carry
+//! ([`crate::model::Match::spots`]). Gathers every positioned kill once ([`Heat::new`]), bins it
+//! on each map's [`grid::Grid`], and makes the views the map, player and match pages show and
+//! the files they show: a density panel per switch (every kill, each side, each weapon class),
+//! a player's own kills and deaths per map, a match's kills as lines, the admin's overview
+//! images, and `data/heatmaps.json`. Draws through [`super::charts`]; renders no page.
+
+pub mod grid;
+
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::charts::{self, KillLine, Ramp};
+use super::renderer::Renderer;
+use super::{OutputFile, SiteInput};
+use crate::model::weapons::weapon_class;
+use crate::model::{EventKind, Team};
+use grid::{Grid, Overview};
+
+/// Most switches a map's heatmap offers (every kill, two sides, weapon classes): the page's
+/// stylesheet shows one panel per checked switch for this many.
+pub const MAX_VARIANTS: usize = 10;
+
+/// The map of a match whose log names none ([`crate::parse::new_match`]).
+const UNKNOWN_MAP: &str = "(unknown)";
+
+/// Fewest positioned kills and deaths of a player on a map for their page to map it.
+pub const MIN_PLAYER_SPOTS: usize = 3;
+
+/// One positioned kill.
+#[derive(Debug, Clone, Copy)]
+pub struct Spot {
+    /// The match (site order).
+    pub game: u32,
+    /// Killer and victim identities.
+    pub killer: u32,
+    pub victim: u32,
+    pub sides: [Team; 2],
+    pub class: &'static str,
+    pub at: [i32; 3],
+    pub to: [i32; 3],
+}
+
+/// A map's positioned kills, its grid and its overview.
+pub struct MapHeat {
+    /// Index in the site's map counts.
+    pub map: usize,
+    /// The map's game (of its first positioned match): names its sides.
+    pub game: String,
+    pub grid: Grid,
+    pub overview: Option<Overview>,
+    pub spots: Vec<Spot>,
+    /// Root-relative folder of its files (`maps/<slug>-heat/`).
+    pub folder: String,
+}
+
+/// Every positioned kill of the site, by map, and what the pages need to find them.
+#[derive(Default)]
+pub struct Heat {
+    pub maps: Vec<MapHeat>,
+    /// Index in `maps` of each map of the site's counts that has positions.
+    by_map: HashMap<usize, usize>,
+    /// Each match's kills: its map's index in `maps` and their range in its `spots`.
+    by_game: HashMap<u32, (usize, std::ops::Range<usize>)>,
+    /// Each identity's kills and deaths: per index in `maps`, the indices in its `spots`.
+    by_player: HashMap<u32, BTreeMap<usize, Vec<u32>>>,
+    /// Why an overview the admin gave could not be used (for the terminal).
+    pub problems: Vec<String>,
+}
+
+/// The root-relative path of a page's files' folder: `maps/x.html` -> `maps/x-heat/`.
+fn folder_of(page_url: &str) -> String {
+    format!(
+        "{}-heat/",
+        page_url.strip_suffix(".html").unwrap_or(page_url)
+    )
+}
+
+impl Heat {
+    /// Gathers the positioned kills of `input`'s matches (none for logs without positions:
+    /// then nothing else is done), with each map's overview from the site folder.
+    pub fn new(input: &SiteInput, map_urls: &HashMap<String, String>) -> Heat {
+        // A map the log does not name may be several levels: their positions do not share one
+        // picture, so they are drawn nowhere.
+        let map_index: HashMap<&str, usize> = (input.stats.maps.iter().enumerate())
+            .filter(|(_, m)| m.name != UNKNOWN_MAP)
+            .map(|(i, m)| (m.name.as_str(), i))
+            .collect();
+        let per_match: Vec<(usize, Vec<Spot>)> = (input.matches.par_iter().enumerate())
+            .filter(|(_, m)| !m.spots.is_empty())
+            .filter_map(|(i, m)| {
+                let map = *map_index.get(m.map.as_str())?;
+                let by_line: HashMap<u64, &crate::model::KillSpots> =
+                    m.spots.iter().map(|s| (s.line, s)).collect();
+                let ids = &input.roster.match_players[i];
+                let spots = (m.events.iter())
+                    .filter(|e| matches!(e.kind, EventKind::Frag | EventKind::TeamKill))
+                    .filter_map(|e| {
+                        let s = by_line.get(&e.line)?;
+                        Some(Spot {
+                            game: i as u32,
+                            killer: *ids.get(e.actor as usize)?,
+                            victim: *ids.get(e.target as usize)?,
+                            sides: s.sides,
+                            class: weapon_class(&m.game, m.weapons.get(usize::from(e.detail))?),
+                            at: s.killer,
+                            to: s.victim,
+                        })
+                    })
+                    .collect();
+                Some((map, spots))
+            })
+            .collect();
+        let mut grouped: BTreeMap<usize, Vec<Spot>> = BTreeMap::new();
+        for (map, spots) in per_match {
+            grouped.entry(map).or_default().extend(spots);
+        }
+        let mut heat = Heat::default();
+        for (map, spots) in grouped {
+            let name = &input.stats.maps[map].name;
+            let Some(url) = map_urls.get(name) else {
+                continue;
+            };
+            let overview = match grid::read_overview(input.site_dir, name) {
+                Some(Ok(o)) => Some(o),
+                Some(Err(why)) => {
+                    heat.problems
+                        .push(format!("overview of {name} not used: {why}"));
+                    None
+                }
+                None => None,
+            };
+            let grid = match &overview {
+                Some(o) => Grid::on(o),
+                None => match Grid::around(spots.iter().flat_map(|s| [s.at, s.to])) {
+                    Some(g) => g,
+                    None => continue,
+                },
+            };
+            let game = spots
+                .first()
+                .map(|s| input.matches[s.game as usize].game.clone())
+                .unwrap_or_default();
+            let at = heat.maps.len();
+            heat.by_map.insert(map, at);
+            let mut start = 0;
+            while start < spots.len() {
+                let game = spots[start].game;
+                let end = start + spots[start..].iter().take_while(|s| s.game == game).count();
+                heat.by_game.insert(game, (at, start..end));
+                start = end;
+            }
+            for (k, s) in spots.iter().enumerate() {
+                for p in [s.killer, s.victim] {
+                    let list = heat.by_player.entry(p).or_default().entry(at).or_default();
+                    if list.last() != Some(&(k as u32)) {
+                        list.push(k as u32);
+                    }
+                }
+            }
+            heat.maps.push(MapHeat {
+                map,
+                game,
+                grid,
+                overview,
+                spots,
+                folder: folder_of(url),
+            });
+        }
+        heat
+    }
+
+    /// The heat of the site's map `map` (index in the map counts), if it has positions.
+    pub fn of_map(&self, map: usize) -> Option<&MapHeat> {
+        self.by_map.get(&map).map(|&i| &self.maps[i])
+    }
+
+    /// Match `game`'s map and its positioned kills.
+    fn of_game(&self, game: usize) -> Option<(&MapHeat, &[Spot])> {
+        let (at, range) = self.by_game.get(&(game as u32))?;
+        let h = &self.maps[*at];
+        Some((h, &h.spots[range.clone()]))
+    }
+
+    /// Identity `p`'s maps: each with the kills and deaths of theirs on it.
+    fn of_player(&self, p: u32) -> impl Iterator<Item = (&MapHeat, Vec<&Spot>)> {
+        (self.by_player.get(&p).into_iter().flatten()).map(|(&at, ks)| {
+            (
+                &self.maps[at],
+                ks.iter()
+                    .map(|&k| &self.maps[at].spots[k as usize])
+                    .collect(),
+            )
+        })
+    }
+}
+
+/// What the sides of game `game` are called.
+pub fn side_names(game: &str) -> [&'static str; 2] {
+    match game {
+        "cs16" | "css" | "csgo" | "cs2" => ["Terrorists", "Counter-Terrorists"],
+        "tf2" => ["RED", "BLU"],
+        "l4d2" => ["Infected", "Survivors"],
+        _ => ["Red", "Blue"],
+    }
+}
+
+/// One switch of a map's heatmap: which kills it keeps.
+#[derive(Debug, Clone, PartialEq)]
+enum Filter {
+    All,
+    Side(Team),
+    Class(&'static str),
+}
+
+impl Filter {
+    /// Whether the switch shows kill `s` among the kills (by the killer) and among the deaths
+    /// (of the victim): a side's kills are those its players made, its deaths those its players
+    /// died.
+    fn keeps(&self, s: &Spot) -> (bool, bool) {
+        match self {
+            Filter::All => (true, true),
+            Filter::Side(t) => (s.sides[0] == *t, s.sides[1] == *t),
+            Filter::Class(c) => (s.class == *c, s.class == *c),
+        }
+    }
+}
+
+/// A grid's cells with their counts, sparse, in row then column order.
+fn binned(grid: &Grid, points: impl Iterator<Item = [i32; 3]>) -> Vec<(u32, u32, u32)> {
+    let mut cells: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    for p in points {
+        if let Some((col, row)) = grid.cell_of(p) {
+            *cells.entry((row, col)).or_default() += 1;
+        }
+    }
+    cells
+        .into_iter()
+        .map(|((row, col), n)| (col, row, n))
+        .collect()
+}
+
+/// The switches of a map: every kill, each side with kills, then the weapon classes by kills
+/// (most first), [`MAX_VARIANTS`] in all.
+fn filters(h: &MapHeat) -> Vec<(Filter, String, String)> {
+    let names = side_names(&h.game);
+    let mut out = vec![(Filter::All, "all".to_string(), "Every kill".to_string())];
+    for (t, name, key) in [
+        (Team::Red, names[0], "side-red"),
+        (Team::Blue, names[1], "side-blue"),
+    ] {
+        if h.spots.iter().any(|s| s.sides[0] == t) {
+            out.push((Filter::Side(t), key.to_string(), name.to_string()));
+        }
+    }
+    let mut classes: BTreeMap<&'static str, u32> = BTreeMap::new();
+    for s in &h.spots {
+        *classes.entry(s.class).or_default() += 1;
+    }
+    let mut classes: Vec<(&'static str, u32)> = classes.into_iter().collect();
+    classes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    if classes.len() > 1 {
+        for (class, _) in classes {
+            let key = format!("class-{}", class.to_lowercase().replace(' ', "-"));
+            out.push((Filter::Class(class), key, class.to_string()));
+        }
+    }
+    out.truncate(MAX_VARIANTS);
+    out
+}
+
+/// One switch of a map's heatmap on its page.
+#[derive(Debug, Clone, Serialize)]
+pub struct HeatVariant {
+    pub label: String,
+    pub kills: usize,
+    pub deaths: usize,
+    /// Root-relative URLs of its two panels.
+    pub kills_url: String,
+    pub deaths_url: String,
+}
+
+/// A map's heatmap on its page.
+#[derive(Debug, Clone, Serialize)]
+pub struct HeatView {
+    pub variants: Vec<HeatVariant>,
+    /// Root-relative URL of the overview image under the panels ("" without one).
+    pub overview: String,
+    /// The panels' size in pixels (their aspect ratio).
+    pub width: u32,
+    pub height: u32,
+    /// World units of a cell's side.
+    pub cell: u32,
+    /// Positioned kills in all.
+    pub total: usize,
+}
+
+/// A player's kills and deaths on one map, on their page.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerHeat {
+    pub map: String,
+    pub map_url: String,
+    pub kills: usize,
+    pub deaths: usize,
+    pub kills_url: String,
+    pub deaths_url: String,
+    pub overview: String,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A match's kills drawn as lines, on its page.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchKills {
+    pub url: String,
+    pub overview: String,
+    pub width: u32,
+    pub height: u32,
+    pub kills: usize,
+    /// The sides' names, red's first.
+    pub sides: [&'static str; 2],
+}
+
+fn overview_url(h: &MapHeat) -> String {
+    match &h.overview {
+        Some(o) => format!("{}overview.{}", h.folder, o.extension),
+        None => String::new(),
+    }
+}
+
+/// The heatmap of the site's map `map`, for its page.
+pub fn map_view(r: &Renderer, map: usize) -> Option<HeatView> {
+    let h = r.heat.of_map(map)?;
+    let variants = filters(h)
+        .into_iter()
+        .map(|(f, key, label)| {
+            let (kills, deaths) = h.spots.iter().fold((0, 0), |(k, d), s| {
+                let (a, b) = f.keeps(s);
+                (k + usize::from(a), d + usize::from(b))
+            });
+            HeatVariant {
+                label,
+                kills,
+                deaths,
+                kills_url: format!("{}{key}-kills.svg", h.folder),
+                deaths_url: format!("{}{key}-deaths.svg", h.folder),
+            }
+        })
+        .collect();
+    Some(HeatView {
+        variants,
+        overview: overview_url(h),
+        width: h.grid.width,
+        height: h.grid.height,
+        cell: h.grid.cell.round() as u32,
+        total: h.spots.len(),
+    })
+}
+
+/// The file stem of a map's page (`maps/de_dust2.html` -> `de_dust2`), for a player's files.
+fn map_stem(folder: &str) -> &str {
+    let folder = folder.trim_end_matches('/');
+    let name = folder.rsplit('/').next().unwrap_or(folder);
+    name.strip_suffix("-heat").unwrap_or(name)
+}
+
+/// Player `i`'s kills and deaths on each map where they have at least [`MIN_PLAYER_SPOTS`]
+/// positioned ones (most first): none for a hidden player, who has no page.
+pub fn player_view(r: &Renderer, i: usize) -> Vec<PlayerHeat> {
+    let page = &r.links.players[i];
+    if page.is_empty() || r.input.hidden[i] || r.heat.maps.is_empty() {
+        return Vec::new();
+    }
+    let folder = folder_of(page);
+    let p = i as u32;
+    let mut out: Vec<PlayerHeat> = (r.heat.of_player(p))
+        .filter_map(|(h, spots)| {
+            let kills = spots.iter().filter(|s| s.killer == p).count();
+            let deaths = spots.iter().filter(|s| s.victim == p).count();
+            (kills + deaths >= MIN_PLAYER_SPOTS).then(|| {
+                let stem = map_stem(&h.folder);
+                let name = &r.input.stats.maps[h.map].name;
+                PlayerHeat {
+                    map: name.clone(),
+                    map_url: r.map_url(name).to_string(),
+                    kills,
+                    deaths,
+                    kills_url: format!("{folder}{stem}-kills.svg"),
+                    deaths_url: format!("{folder}{stem}-deaths.svg"),
+                    overview: overview_url(h),
+                    width: h.grid.width,
+                    height: h.grid.height,
+                }
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (b.kills + b.deaths)
+            .cmp(&(a.kills + a.deaths))
+            .then(a.map.cmp(&b.map))
+    });
+    out
+}
+
+/// The kills of match `game` (site order) as lines, if its map has positions and it has some.
+pub fn match_view(r: &Renderer, game: usize) -> Option<MatchKills> {
+    let m = &r.input.matches[game];
+    let (h, spots) = r.heat.of_game(game)?;
+    let kills = spots.len();
+    (kills > 0).then(|| MatchKills {
+        url: match_file(&r.links.matches[game]),
+        overview: overview_url(h),
+        width: h.grid.width,
+        height: h.grid.height,
+        kills,
+        sides: side_names(&m.game),
+    })
+}
+
+/// The root-relative path of a match's kill lines: `matches/<id>.html` -> `matches/<id>-kills.svg`.
+fn match_file(page_url: &str) -> String {
+    format!(
+        "{}-kills.svg",
+        page_url.strip_suffix(".html").unwrap_or(page_url)
+    )
+}
+
+/// Every heatmap file of the site: each map's panels and overview, each player's maps, each
+/// match's kill lines, and `data/heatmaps.json`.
+pub fn files(r: &Renderer) -> Vec<OutputFile> {
+    let heat = &r.heat;
+    if heat.maps.is_empty() {
+        return vec![OutputFile::new("data/heatmaps.json", b"[]\n".to_vec())];
+    }
+    let mut files: Vec<OutputFile> = (heat.maps.par_iter())
+        .flat_map_iter(|h| map_files(r, h))
+        .collect();
+    files.par_extend(
+        (0..r.links.players.len())
+            .into_par_iter()
+            .flat_map_iter(|i| player_files(r, i)),
+    );
+    files.par_extend(
+        (0..r.input.matches.len())
+            .into_par_iter()
+            .filter_map(|g| match_file_of(r, g)),
+    );
+    files.push(data_file(r));
+    files
+}
+
+/// Kills and deaths of `spots` binned on `h`'s grid, as two panels titled for `what`.
+fn panels(
+    h: &MapHeat,
+    what: &str,
+    kills: impl Iterator<Item = [i32; 3]>,
+    deaths: impl Iterator<Item = [i32; 3]>,
+) -> [Vec<u8>; 2] {
+    let size = (h.grid.width, h.grid.height);
+    let cell = h.grid.cell * h.grid.pixels;
+    let overlay = h.overview.is_some();
+    let draw = |points: Vec<(u32, u32, u32)>, ramp, title: String| {
+        charts::density_svg(&title, size, cell, &points, ramp, overlay).into_bytes()
+    };
+    [
+        draw(
+            binned(&h.grid, kills),
+            Ramp::Kills,
+            format!("{what}: where the killers stood"),
+        ),
+        draw(
+            binned(&h.grid, deaths),
+            Ramp::Deaths,
+            format!("{what}: where the victims fell"),
+        ),
+    ]
+}
+
+fn map_files(r: &Renderer, h: &MapHeat) -> Vec<OutputFile> {
+    let name = &r.input.stats.maps[h.map].name;
+    let mut out = Vec::new();
+    for (f, key, label) in filters(h) {
+        let what = format!("{name}, {label}");
+        let kills = h.spots.iter().filter(|s| f.keeps(s).0).map(|s| s.at);
+        let deaths = h.spots.iter().filter(|s| f.keeps(s).1).map(|s| s.to);
+        let [k, d] = panels(h, &what, kills, deaths);
+        out.push(OutputFile::new(format!("{}{key}-kills.svg", h.folder), k));
+        out.push(OutputFile::new(format!("{}{key}-deaths.svg", h.folder), d));
+    }
+    if let Some(o) = &h.overview {
+        out.push(OutputFile::new(overview_url(h), o.bytes.clone()));
+    }
+    out
+}
+
+fn player_files(r: &Renderer, i: usize) -> Vec<OutputFile> {
+    let views = player_view(r, i);
+    if views.is_empty() {
+        return Vec::new();
+    }
+    let p = i as u32;
+    let name = crate::model::names::plain_name(&r.input.roster.players[i].name);
+    let mut out = Vec::new();
+    let maps: Vec<(&MapHeat, Vec<&Spot>)> = r.heat.of_player(p).collect();
+    for v in &views {
+        let Some((h, spots)) = maps
+            .iter()
+            .find(|(h, _)| r.input.stats.maps[h.map].name == v.map)
+        else {
+            continue;
+        };
+        let what = format!("{name} on {}", v.map);
+        let kills = spots.iter().filter(|s| s.killer == p).map(|s| s.at);
+        let deaths = spots.iter().filter(|s| s.victim == p).map(|s| s.to);
+        let [k, d] = panels(h, &what, kills, deaths);
+        out.push(OutputFile::new(v.kills_url.clone(), k));
+        out.push(OutputFile::new(v.deaths_url.clone(), d));
+    }
+    out
+}
+
+fn match_file_of(r: &Renderer, game: usize) -> Option<OutputFile> {
+    let view = match_view(r, game)?;
+    let m = &r.input.matches[game];
+    let (h, spots) = r.heat.of_game(game)?;
+    let side = |t: Team| match t {
+        Team::Red => 0,
+        Team::Blue => 1,
+        _ => 2,
+    };
+    let lines: Vec<KillLine> = (spots.iter())
+        .map(|s| KillLine {
+            from: h.grid.pixel(s.at),
+            to: h.grid.pixel(s.to),
+            side: side(s.sides[0]),
+        })
+        .collect();
+    let title = format!("{} kills on {}: from killer to victim", lines.len(), m.map);
+    let svg = charts::kill_lines_svg(
+        &title,
+        (h.grid.width, h.grid.height),
+        &lines,
+        h.overview.is_some(),
+    );
+    Some(OutputFile::new(view.url, svg.into_bytes()))
+}
+
+/// One map of `data/heatmaps.json`: its grid and its binned kills and deaths, every kill and
+/// each side's (cells as `[column, row, count]`, row 0 at the top, `left` and `top` the world
+/// position of the grid's corner).
+#[derive(Serialize)]
+struct MapJson<'a> {
+    map: &'a str,
+    game: &'a str,
+    left: f64,
+    top: f64,
+    cell: f64,
+    columns: u32,
+    rows: u32,
+    kills: Vec<[u32; 3]>,
+    deaths: Vec<[u32; 3]>,
+    sides: Vec<SideJson>,
+}
+
+#[derive(Serialize)]
+struct SideJson {
+    side: &'static str,
+    kills: Vec<[u32; 3]>,
+    deaths: Vec<[u32; 3]>,
+}
+
+fn data_file(r: &Renderer) -> OutputFile {
+    let cells = |v: Vec<(u32, u32, u32)>| v.into_iter().map(|(c, row, n)| [c, row, n]).collect();
+    let maps: Vec<MapJson> = (r.heat.maps.iter())
+        .map(|h| {
+            let names = side_names(&h.game);
+            let sides = [(Team::Red, names[0]), (Team::Blue, names[1])]
+                .into_iter()
+                .filter(|(t, _)| h.spots.iter().any(|s| s.sides.contains(t)))
+                .map(|(t, name)| SideJson {
+                    side: name,
+                    kills: cells(binned(
+                        &h.grid,
+                        (h.spots.iter()).filter(|s| s.sides[0] == t).map(|s| s.at),
+                    )),
+                    deaths: cells(binned(
+                        &h.grid,
+                        (h.spots.iter()).filter(|s| s.sides[1] == t).map(|s| s.to),
+                    )),
+                })
+                .collect();
+            MapJson {
+                map: &r.input.stats.maps[h.map].name,
+                game: &h.game,
+                left: h.grid.left,
+                top: h.grid.top,
+                cell: h.grid.cell,
+                columns: h.grid.cols,
+                rows: h.grid.rows,
+                kills: cells(binned(&h.grid, h.spots.iter().map(|s| s.at))),
+                deaths: cells(binned(&h.grid, h.spots.iter().map(|s| s.to))),
+                sides,
+            }
+        })
+        .collect();
+    // One map a line: thousands of cells stay readable as rows of numbers.
+    let lines: Vec<String> = (maps.iter())
+        .map(|m| serde_json::to_string(m).unwrap_or_default())
+        .collect();
+    let text = if lines.is_empty() {
+        "[]\n".to_string()
+    } else {
+        format!("[\n{}\n]\n", lines.join(",\n"))
+    };
+    OutputFile::new("data/heatmaps.json", text.into_bytes())
+}
