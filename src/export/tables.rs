@@ -355,9 +355,13 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
     let mut victim = StringBuilder::with_capacity(n, n * 12);
     let mut weapon = StringBuilder::with_capacity(n, n * 12);
     let mut kind = StringBuilder::with_capacity(n, n * 5);
+    // Where the killer stood and the victim fell, x y z each, where the log gives them.
+    let mut spots: [Int32Builder; 6] = std::array::from_fn(|_| Int32Builder::with_capacity(n));
     let keys = &h.roster.players;
     for &mi in part {
         let (m, ids) = (&h.matches[mi], &h.roster.match_players[mi]);
+        let by_line: std::collections::HashMap<u64, &crate::model::KillSpots> =
+            m.spots.iter().map(|s| (s.line, s)).collect();
         // The key of match player `i` (None when hidden); None for no such player.
         let key = |i: u32| -> Option<Option<&str>> {
             let p = *ids.get(i as usize)?;
@@ -388,8 +392,15 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
                     .map_or("", String::as_str),
             );
             kind.append_value(what);
+            let at = (e.kind != EventKind::Suicide)
+                .then(|| by_line.get(&e.line))
+                .flatten();
+            for (k, b) in spots.iter_mut().enumerate() {
+                b.append_option(at.map(|s| if k < 3 { s.killer[k] } else { s.victim[k - 3] }));
+            }
         }
     }
+    let [mut kx, mut ky, mut kz, mut vx, mut vy, mut vz] = spots;
     batch(vec![
         column("match_id", id.finish(), false),
         column("time", time.finish(), false),
@@ -397,6 +408,12 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
         column("victim", victim.finish(), true),
         column("weapon", weapon.finish(), false),
         column("kind", kind.finish(), false),
+        column("killer_x", kx.finish(), true),
+        column("killer_y", ky.finish(), true),
+        column("killer_z", kz.finish(), true),
+        column("victim_x", vx.finish(), true),
+        column("victim_y", vy.finish(), true),
+        column("victim_z", vz.finish(), true),
     ])
 }
 

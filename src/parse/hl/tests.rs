@@ -23,6 +23,44 @@ fn csgo_kill_with_positions() {
     assert!(kinds.contains(&K::Frag));
     assert!(kinds.contains(&K::Headshot));
     assert_eq!(m[0].game, "csgo");
+    assert_eq!(
+        m[0].spots,
+        [KillSpots {
+            line: 2,
+            killer: [-1032, 314, 128],
+            victim: [-888, 497, 192],
+            sides: [Team::Red, Team::Blue],
+        }]
+    );
+}
+
+/// TF2 gives the positions as properties (a line of `full_kothviaduct.log`); a kill with one
+/// position only, or one that is not a number, keeps none; a world death none.
+#[test]
+fn tf2_kill_positions_from_properties() {
+    let (m, _) = parse(
+        "L 02/07/2011 - 18:25:57: Loading map \"koth_viaduct\"\n\
+         L 02/07/2011 - 18:26:39: \"GrieVe<4><STEAM_0:1:16208935><Red>\" killed \"Barncow<3><STEAM_0:1:16481274><Blue>\" with \"sniperrifle\" (customkill \"headshot\") (attacker_position \"-1152 1070 384\") (victim_position \"-2194 -415 256\")\n\
+         L 02/07/2011 - 18:26:40: \"GrieVe<4><STEAM_0:1:16208935><Red>\" killed \"Barncow<3><STEAM_0:1:16481274><Blue>\" with \"sniperrifle\" (attacker_position \"-1152 1070 384\")\n\
+         L 02/07/2011 - 18:26:41: \"GrieVe<4><STEAM_0:1:16208935><Red>\" killed \"Barncow<3><STEAM_0:1:16481274><Blue>\" with \"sniperrifle\" (attacker_position \"x 1 2\") (victim_position \"1 2 3\")\n\
+         L 02/07/2011 - 18:26:42: \"Barncow<3><STEAM_0:1:16481274><Blue>\" committed suicide with \"world\" (attacker_position \"1 2 3\")\n",
+    );
+    assert_eq!(m[0].map, "koth_viaduct");
+    assert_eq!(
+        m[0].spots,
+        [KillSpots {
+            line: 2,
+            killer: [-1152, 1070, 384],
+            victim: [-2194, -415, 256],
+            sides: [Team::Red, Team::Blue],
+        }]
+    );
+    assert_eq!(syntax::coordinates("1.5 -2.5 3"), Some([2, -3, 3]));
+    assert_eq!(syntax::coordinates("1 2"), None);
+    assert_eq!(syntax::coordinates("1 2 3 4"), None);
+    assert_eq!(syntax::coordinates("1e300 0 0"), None);
+    assert_eq!(syntax::position(" [1 2 3] killed"), Some([1, 2, 3]));
+    assert_eq!(syntax::position(" killed"), None);
 }
 
 /// Every public Half-Life log (none, the test said skipped, without `../shared/data/public`).

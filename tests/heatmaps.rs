@@ -1,0 +1,253 @@
+//! Heatmaps built by the real binary from real Team Fortress 2 and CS:GO logs, each given the
+//! `Loading map` line a server writes at the start of a log (these files, uploaded or cut from a
+//! session, lost theirs; a map the log does not name is drawn nowhere): every kill with both
+//! positions is in its map's density exactly once (counted by a naive reader of the lines), a
+//! known kill lands in the cell worked out by hand from an overview's calibration, the overview
+//! is copied and the panels take its size, each match's kills are drawn as lines, and a hidden
+//! player's kills still count on the map while no file maps them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use arrow_array::Array as _;
+use serde_json::Value;
+
+/// `log` with a `Loading map "<map>"` line after its first line (its `Log file started`), as a
+/// server writes it, into `dir`.
+fn with_map_line(log: &Path, map: &str, dir: &Path) -> PathBuf {
+    let text = String::from_utf8_lossy(&std::fs::read(log).unwrap()).into_owned();
+    let (first, rest) = text.split_once('\n').unwrap();
+    let stamp = &first[..first.find(": ").unwrap() + 2];
+    let out = dir.join(format!("{map}.log"));
+    std::fs::write(
+        &out,
+        format!("{first}\n{stamp}Loading map \"{map}\"\n{rest}"),
+    )
+    .unwrap();
+    out
+}
+
+/// Kill lines whose killer and victim are both players and which give both positions: TF2's
+/// `(attacker_position "x y z") (victim_position "x y z")` and CS:GO's `[x y z]` after each
+/// player block. A naive reader: no parser of the project's.
+fn positioned_kills(log: &Path) -> usize {
+    let text = String::from_utf8_lossy(&std::fs::read(log).unwrap()).into_owned();
+    let player = |s: &str| s.ends_with('>') && s.matches('<').count() >= 3;
+    text.lines()
+        .filter(|l| {
+            let Some((left, right)) = l.split_once("\" killed \"").or_else(|| {
+                l.split_once("] killed \"")
+                    .filter(|(a, _)| a.contains("\" ["))
+            }) else {
+                return false;
+            };
+            let killer = left.rsplit_once(": \"").map_or("", |(_, k)| k);
+            let killer = killer.split("\" [").next().unwrap_or(killer);
+            let victim = right.split('"').next().unwrap_or("");
+            let tf2 = l.contains("(attacker_position \"") && l.contains("(victim_position \"");
+            let cs = l.contains("\" [") && right.contains("\" [");
+            player(killer) && player(victim) && killer != victim && (tf2 || cs)
+        })
+        .count()
+}
+
+fn cells_total(cells: &Value) -> u64 {
+    cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c[2].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn every_positioned_kill_is_binned_once_and_a_known_one_lands_in_its_cell() {
+    if !common::has_shared_data() {
+        return;
+    }
+    let public = common::shared().join("public");
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let tf2 = with_map_line(
+        &public.join("hl-tf2/full_kothviaduct.log"),
+        "koth_viaduct",
+        &logs,
+    );
+    // The bots' CS:GO log names no map: this name is the test's.
+    let cs = with_map_line(
+        &public.join("hl-csgo/csgo-bots-20140212-1109.log"),
+        "de_testbots",
+        &logs,
+    );
+    let expected = [
+        ("koth_viaduct", positioned_kills(&tf2)),
+        ("de_testbots", positioned_kills(&cs)),
+    ];
+    assert!(expected.iter().all(|(_, n)| *n > 200), "{expected:?}");
+
+    // An overview of koth_viaduct: 1024 x 1024 pixels at 6 units each, its corner at
+    // (-3000, 4000): the whole level.
+    let site = tmp.path().join("site");
+    std::fs::create_dir_all(site.join("maps")).unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.extend(1024u32.to_be_bytes());
+    png.extend(1024u32.to_be_bytes());
+    png.extend([8, 6, 0, 0, 0]);
+    std::fs::write(site.join("maps/koth_viaduct.png"), &png).unwrap();
+    std::fs::write(
+        site.join("maps/koth_viaduct.txt"),
+        "\"koth_viaduct\"\n{\n\t\"pos_x\"\t\"-3000\"\n\t\"pos_y\"\t\"4000\"\n\t\"scale\"\t\"6\"\n}\n",
+    )
+    .unwrap();
+    let out = common::build_in(tmp.path(), "site", &[logs.clone()], "");
+
+    let maps = common::json_array(&out, "data/heatmaps.json");
+    assert_eq!(maps.len(), 2, "{maps:?}");
+    for (name, n) in expected {
+        let m = maps.iter().find(|m| m["map"] == name).unwrap();
+        assert_eq!(cells_total(&m["kills"]), n as u64, "{name}: kills");
+        assert_eq!(cells_total(&m["deaths"]), n as u64, "{name}: deaths");
+        let by_side: u64 = (m["sides"].as_array().unwrap().iter())
+            .map(|s| cells_total(&s["kills"]))
+            .sum();
+        assert_eq!(by_side, n as u64, "{name}: each kill is one side's");
+        let page =
+            std::fs::read_to_string(out.join(format!("maps/{}.html", name.replace('_', "-"))))
+                .unwrap();
+        assert!(
+            page.contains(&format!("{n} kills with positions")),
+            "{name}"
+        );
+    }
+
+    // The overview's grid: 48 cells of 6 * 1024 / 48 = 128 units, from (-3000, 4000) down.
+    let viaduct = maps.iter().find(|m| m["map"] == "koth_viaduct").unwrap();
+    assert_eq!(
+        (viaduct["left"].as_f64(), viaduct["top"].as_f64()),
+        (Some(-3000.0), Some(4000.0))
+    );
+    assert_eq!(viaduct["cell"].as_f64(), Some(128.0));
+    assert_eq!(
+        (viaduct["columns"].as_u64(), viaduct["rows"].as_u64()),
+        (Some(48), Some(48))
+    );
+    // The log's first kill: GrieVe at (-1152, 1070) kills Barncow at (-2194, -415). By hand:
+    // column (−1152 + 3000) / 128 = 14.4, row (4000 − 1070) / 128 = 22.9; the victim's
+    // column (−2194 + 3000) / 128 = 6.3, row (4000 + 415) / 128 = 34.5.
+    let has = |cells: &Value, col: u64, row: u64| {
+        cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c[0] == col && c[1] == row)
+    };
+    let red = (viaduct["sides"].as_array().unwrap().iter())
+        .find(|s| s["side"] == "RED")
+        .unwrap();
+    assert!(has(&red["kills"], 14, 22), "{}", red["kills"]);
+    let blue = (viaduct["sides"].as_array().unwrap().iter()).find(|s| s["side"] == "BLU").unwrap();
+    assert!(has(&blue["deaths"], 6, 34), "{}", blue["deaths"]);
+    assert_eq!(
+        std::fs::read(out.join("maps/koth-viaduct-heat/overview.png")).unwrap(),
+        png,
+        "the overview is published as given"
+    );
+    let panel = std::fs::read_to_string(out.join("maps/koth-viaduct-heat/all-kills.svg")).unwrap();
+    assert!(
+        panel.contains("viewBox=\"0 0 1024 1024\""),
+        "{}",
+        &panel[..200]
+    );
+    let page = std::fs::read_to_string(out.join("maps/koth-viaduct.html")).unwrap();
+    assert!(page.contains("maps/koth-viaduct-heat/overview.png"));
+
+    // Each match's kills as lines, one dot where each victim fell.
+    let matches = common::json_array(&out, "data/matches.json");
+    let mut drawn = 0;
+    for m in &matches {
+        let url = m["url"].as_str().unwrap();
+        let file = out.join(url.replace(".html", "-kills.svg"));
+        if let Ok(svg) = std::fs::read_to_string(&file) {
+            drawn += svg.matches("<circle").count();
+            let page = std::fs::read_to_string(out.join(url)).unwrap();
+            assert!(page.contains("Kills on the map"), "{url}");
+        }
+    }
+    assert_eq!(drawn, expected.iter().map(|(_, n)| n).sum::<usize>());
+
+    // The Parquet export's frags carry both positions where the log gave them.
+    let export = tmp.path().join("export");
+    let o = common::fragstats(
+        &["export", "--format", "parquet", "--out", export.to_str().unwrap()],
+        &tmp.path().join("site"),
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let (mut with, mut first) = (0, None);
+    for file in common::walk(&export.join("frags")) {
+        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+        let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&file).unwrap());
+        for batch in reader.unwrap().build().unwrap() {
+            let batch = batch.unwrap();
+            let col = |name: &str| {
+                let c = batch.column_by_name(name).unwrap();
+                c.as_any().downcast_ref::<arrow_array::Int32Array>().unwrap().clone()
+            };
+            let [kx, ky, vx, vy] = ["killer_x", "killer_y", "victim_x", "victim_y"].map(col);
+            for i in 0..batch.num_rows() {
+                if kx.is_valid(i) {
+                    with += 1;
+                    assert!(vx.is_valid(i) && ky.is_valid(i) && vy.is_valid(i));
+                    first.get_or_insert((kx.value(i), ky.value(i), vx.value(i), vy.value(i)));
+                }
+            }
+        }
+    }
+    assert_eq!(with, expected.iter().map(|(_, n)| n).sum::<usize>());
+    assert!(first.is_some());
+
+    // A hidden player's kills count on the map; no file maps them.
+    let hidden = common::build_in(
+        tmp.path(),
+        "hidden",
+        &[logs],
+        "[moderation]\nhide = [\"GRIEVEROCKS GrieVe\"]\n",
+    );
+    let again = common::json_array(&hidden, "data/heatmaps.json");
+    for (a, b) in maps.iter().zip(&again) {
+        assert_eq!(cells_total(&a["kills"]), cells_total(&b["kills"]));
+    }
+    let named: Vec<PathBuf> = common::walk(&hidden)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().to_lowercase().contains("grieve"))
+        .collect();
+    assert!(named.is_empty(), "{named:?}");
+    for file in common::walk(&hidden) {
+        let path = file.to_string_lossy();
+        if path.ends_with(".svg") || path.ends_with("heatmaps.json") {
+            let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
+            assert!(!text.contains("GrieVe"), "{path}");
+        }
+    }
+    let players_heat = |out: &Path| {
+        common::walk(&out.join("players"))
+            .into_iter()
+            .filter(|p| p.to_string_lossy().contains("-heat/"))
+            .count()
+    };
+    assert!(players_heat(&hidden) < players_heat(&out));
+    assert!(players_heat(&hidden) > 0);
+}
+
+/// Logs without positions (the OpenArena bots) have no heatmap and an empty `data/heatmaps.json`.
+#[test]
+fn logs_without_positions_have_no_heatmap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = common::build_in(tmp.path(), "oa", &[common::openarena("duel")], "");
+    assert!(common::json_array(&out, "data/heatmaps.json").is_empty());
+    let heat: Vec<PathBuf> = (common::walk(&out).into_iter())
+        .filter(|p| p.to_string_lossy().contains("-heat"))
+        .collect();
+    assert!(heat.is_empty(), "{heat:?}");
+}
