@@ -101,7 +101,7 @@ fn every_positioned_kill_is_binned_once_and_a_known_one_lands_in_its_cell() {
         "\"koth_viaduct\"\n{\n\t\"pos_x\"\t\"-3000\"\n\t\"pos_y\"\t\"4000\"\n\t\"scale\"\t\"6\"\n}\n",
     )
     .unwrap();
-    let out = common::build_in(tmp.path(), "site", &[logs.clone()], "");
+    let out = common::build_in(tmp.path(), "site", std::slice::from_ref(&logs), "");
 
     let maps = common::json_array(&out, "data/heatmaps.json");
     assert_eq!(maps.len(), 2, "{maps:?}");
@@ -147,32 +147,33 @@ fn every_positioned_kill_is_binned_once_and_a_known_one_lands_in_its_cell() {
         .find(|s| s["side"] == "RED")
         .unwrap();
     assert!(has(&red["kills"], 14, 22), "{}", red["kills"]);
-    let blue = (viaduct["sides"].as_array().unwrap().iter()).find(|s| s["side"] == "BLU").unwrap();
+    let blue = (viaduct["sides"].as_array().unwrap().iter())
+        .find(|s| s["side"] == "BLU")
+        .unwrap();
     assert!(has(&blue["deaths"], 6, 34), "{}", blue["deaths"]);
     assert_eq!(
-        std::fs::read(out.join("maps/koth-viaduct-heat/overview.png")).unwrap(),
+        std::fs::read(out.join("maps/koth-viaduct-overview.png")).unwrap(),
         png,
         "the overview is published as given"
     );
-    let panel = std::fs::read_to_string(out.join("maps/koth-viaduct-heat/all-kills.svg")).unwrap();
+    let panel = std::fs::read_to_string(out.join("maps/koth-viaduct-heat.svg")).unwrap();
     assert!(
-        panel.contains("viewBox=\"0 0 1024 1024\""),
+        panel.contains("<view id=\"kills-all\" viewBox=\"0 0 1024 1024\"/>"),
         "{}",
         &panel[..200]
     );
     let page = std::fs::read_to_string(out.join("maps/koth-viaduct.html")).unwrap();
-    assert!(page.contains("maps/koth-viaduct-heat/overview.png"));
+    assert!(page.contains("maps/koth-viaduct-overview.png"));
+    assert!(page.contains("maps/koth-viaduct-heat.svg#kills-side-red"));
 
-    // Each match's kills as lines, one dot where each victim fell.
+    // Each match's kills as lines in its page, one dot where each victim fell.
     let matches = common::json_array(&out, "data/matches.json");
     let mut drawn = 0;
     for m in &matches {
-        let url = m["url"].as_str().unwrap();
-        let file = out.join(url.replace(".html", "-kills.svg"));
-        if let Ok(svg) = std::fs::read_to_string(&file) {
+        let page = std::fs::read_to_string(out.join(m["url"].as_str().unwrap())).unwrap();
+        if let Some(at) = page.find("Kills on the map") {
+            let svg = &page[at..page[at..].find("</svg>").unwrap() + at];
             drawn += svg.matches("<circle").count();
-            let page = std::fs::read_to_string(out.join(url)).unwrap();
-            assert!(page.contains("Kills on the map"), "{url}");
         }
     }
     assert_eq!(drawn, expected.iter().map(|(_, n)| n).sum::<usize>());
@@ -180,7 +181,13 @@ fn every_positioned_kill_is_binned_once_and_a_known_one_lands_in_its_cell() {
     // The Parquet export's frags carry both positions where the log gave them.
     let export = tmp.path().join("export");
     let o = common::fragstats(
-        &["export", "--format", "parquet", "--out", export.to_str().unwrap()],
+        &[
+            "export",
+            "--format",
+            "parquet",
+            "--out",
+            export.to_str().unwrap(),
+        ],
         &tmp.path().join("site"),
     );
     assert!(o.status.success(), "{}", common::stderr(&o));
@@ -192,7 +199,10 @@ fn every_positioned_kill_is_binned_once_and_a_known_one_lands_in_its_cell() {
             let batch = batch.unwrap();
             let col = |name: &str| {
                 let c = batch.column_by_name(name).unwrap();
-                c.as_any().downcast_ref::<arrow_array::Int32Array>().unwrap().clone()
+                c.as_any()
+                    .downcast_ref::<arrow_array::Int32Array>()
+                    .unwrap()
+                    .clone()
             };
             let [kx, ky, vx, vy] = ["killer_x", "killer_y", "victim_x", "victim_y"].map(col);
             for i in 0..batch.num_rows() {
@@ -207,7 +217,7 @@ fn every_positioned_kill_is_binned_once_and_a_known_one_lands_in_its_cell() {
     assert_eq!(with, expected.iter().map(|(_, n)| n).sum::<usize>());
     assert!(first.is_some());
 
-    // A hidden player's kills count on the map; no file maps them.
+    // A hidden player's kills count on the map; no page maps them.
     let hidden = common::build_in(
         tmp.path(),
         "hidden",
@@ -225,19 +235,25 @@ fn every_positioned_kill_is_binned_once_and_a_known_one_lands_in_its_cell() {
     assert!(named.is_empty(), "{named:?}");
     for file in common::walk(&hidden) {
         let path = file.to_string_lossy();
-        if path.ends_with(".svg") || path.ends_with("heatmaps.json") {
+        if path.ends_with(".svg") || path.ends_with("heatmaps.json") || path.contains("/matches/") {
             let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
             assert!(!text.contains("GrieVe"), "{path}");
         }
     }
+    // Player pages draw their own kills and deaths inline: one fewer with GrieVe hidden.
     let players_heat = |out: &Path| {
         common::walk(&out.join("players"))
             .into_iter()
-            .filter(|p| p.to_string_lossy().contains("-heat/"))
+            .filter(|p| {
+                let page = std::fs::read_to_string(p).unwrap_or_default();
+                page.contains("kills and dies</h2>")
+            })
             .count()
     };
-    assert!(players_heat(&hidden) < players_heat(&out));
+    assert_eq!(players_heat(&hidden) + 1, players_heat(&out));
     assert!(players_heat(&hidden) > 0);
+    let own = std::fs::read_to_string(out.join("players/grieverocks-grieve.html")).unwrap();
+    assert!(own.contains("GRIEVEROCKS GrieVe on koth_viaduct: where the kills were made"));
 }
 
 /// Logs without positions (the OpenArena bots) have no heatmap and an empty `data/heatmaps.json`.

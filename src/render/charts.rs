@@ -904,6 +904,71 @@ mod tests {
         };
         assert_eq!(reliability_chart("t", "x", "y", &[empty]), "");
     }
+
+    /// The squares of a density panel as (x, y, width, height, fill): from plotters' `<rect>`s
+    /// or from the direct writer's paths of `M x y h w v h h -w z`.
+    fn squares(svg: &str) -> Vec<(i32, i32, i32, i32, String)> {
+        let attr = |tag: &str, name: &str| -> String {
+            let at = tag.find(&format!(" {name}=\"")).map(|i| i + name.len() + 3);
+            at.map(|i| tag[i..].split('"').next().unwrap().to_string())
+                .unwrap_or_default()
+        };
+        let mut out = Vec::new();
+        for tag in svg.split('<').skip(1) {
+            let fill = attr(tag, "fill").to_lowercase();
+            if tag.starts_with("rect") && !attr(tag, "x").is_empty() {
+                let n = |k: &str| attr(tag, k).parse::<i32>().unwrap();
+                out.push((n("x"), n("y"), n("width"), n("height"), fill));
+            } else if tag.starts_with("path") {
+                for sub in attr(tag, "d").split('z').filter(|p| !p.is_empty()) {
+                    let nums: Vec<i32> = sub
+                        .split(['M', 'h', 'v', ' '])
+                        .filter(|p| !p.is_empty())
+                        .map(|p| p.parse().unwrap())
+                        .collect();
+                    assert_eq!(nums[4], -nums[2], "{sub}");
+                    out.push((nums[0], nums[1], nums[2], nums[3], fill.clone()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn density_panels_draw_what_plotters_draws() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 33) % n
+        };
+        for case in 0..40 {
+            let (cols, rows) = (1 + next(48) as u32, 1 + next(48) as u32);
+            let cell = [10.0, 21.333, 7.5][case % 3];
+            let mut cells = std::collections::BTreeMap::new();
+            for _ in 0..next(300) {
+                let key = (next(u64::from(cols)) as u32, next(u64::from(rows)) as u32);
+                *cells.entry(key).or_insert(0) += 1 + next(40) as u32;
+            }
+            let cells: Vec<(u32, u32, u32)> =
+                cells.into_iter().map(|((c, r), n)| (c, r, n)).collect();
+            let size = (
+                (f64::from(cols) * cell).ceil() as u32,
+                (f64::from(rows) * cell).ceil() as u32,
+            );
+            let ramp = if case % 2 == 0 {
+                Ramp::Kills
+            } else {
+                Ramp::Deaths
+            };
+            let ours = density_svg("t", size, cell, &cells, ramp, true);
+            assert_eq!(
+                squares(&ours),
+                squares(&density_plotters(size, cell, &cells, ramp))
+            );
+            assert_eq!(squares(&ours).len(), cells.len());
+        }
+    }
 }
 
 /// A heatmap's colours, from a cell with one event to the fullest cell.
@@ -930,28 +995,44 @@ impl Ramp {
 /// level, light on dark.
 const HEAT_GROUND: RGBColor = RGBColor(31, 36, 48);
 
-/// A standalone SVG file (for `<img>`) of a drawing made with plotters: its own namespace,
-/// size and title, plotters' white background and text left out.
-fn standalone(svg: String, (width, height): (u32, u32), title: &str) -> String {
-    let body = match svg.find('>') {
-        Some(i) => &svg[i + 1..],
-        None => return String::new(),
-    };
-    let body = body.trim_end().strip_suffix("</svg>").unwrap_or(body);
-    let body = strip_text_elements(body).replacen(
-        &format!(r##"<rect x="0" y="0" width="{width}" height="{height}" opacity="1" fill="#FFFFFF" stroke="none"/>"##),
-        "",
-        1,
-    );
-    format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\"><title>{}</title>{body}</svg>\n",
-        escape(title)
-    )
+/// Shades of a density's colour scale: the cells of one shade are one `<path>`.
+const LEVELS: usize = 8;
+
+/// The shade (0 to [`LEVELS`] − 1) of a cell holding `n` events when the fullest holds `max`:
+/// logarithmic, so a few busy spots do not wash out the rest.
+fn level(n: u32, max: u32) -> usize {
+    let t = (1.0 + f64::from(n)).ln() / (1.0 + f64::from(max.max(1))).ln();
+    ((t * (LEVELS - 1) as f64).round() as usize).min(LEVELS - 1)
 }
 
-/// A density panel: each `(column, row, count)` cell a square of `cell` pixels, coloured by
-/// `ramp` on a logarithmic scale to the fullest cell; on a dark ground unless `overlay` (drawn
-/// over an overview image, transparent elsewhere). "" when plotters fails.
+/// A cell's corners in whole pixels: (x0, y0, x1, y1).
+fn cell_box(col: u32, row: u32, cell: f64) -> (i32, i32, i32, i32) {
+    let at = |v: u32| (f64::from(v) * cell).round() as i32;
+    (at(col), at(row), at(col + 1), at(row + 1))
+}
+
+/// The head of a standalone SVG file (for `<img>`): its namespace, size and escaped title, and
+/// the dark ground unless it is drawn over an overview image.
+fn svg_head(out: &mut String, (width, height): (u32, u32), title: &str, overlay: bool) {
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\"><title>{}</title>",
+        escape(title)
+    );
+    if !overlay {
+        let RGBColor(r, g, b) = HEAT_GROUND;
+        let _ = write!(
+            out,
+            "<rect width=\"{width}\" height=\"{height}\" fill=\"#{r:02x}{g:02x}{b:02x}\"/>"
+        );
+    }
+}
+
+/// A density panel: each `(column, row, count)` cell a square of `cell` pixels, shaded by
+/// `ramp` in [`LEVELS`] steps on a logarithmic scale to the fullest cell; on a dark ground
+/// unless `overlay` (drawn over an overview image, transparent elsewhere). Written directly,
+/// one path per shade, as plotters draws the same squares one by one (a test compares them):
+/// a few kilobytes where plotters' squares take tens.
 pub fn density_svg(
     title: &str,
     size: (u32, u32),
@@ -960,33 +1041,88 @@ pub fn density_svg(
     ramp: Ramp,
     overlay: bool,
 ) -> String {
-    let max = cells.iter().map(|c| c.2).max().unwrap_or(1).max(1);
+    let mut out = String::with_capacity(256 + cells.len() * 20);
+    svg_head(&mut out, size, title, overlay);
+    density_body(&mut out, cell, cells, ramp, overlay);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// Several panels of one size in one SVG file, one under the other, each shown alone by the
+/// fragment of its id (`file.svg#id`, an SVG `<view>`): one file per map instead of one per
+/// panel. A panel is `(id, title, cells, ramp)`; ids are letters, digits and `-`.
+pub fn density_sprite(
+    title: &str,
+    (width, height): (u32, u32),
+    cell: f64,
+    panels: &[(String, String, Vec<(u32, u32, u32)>, Ramp)],
+    overlay: bool,
+) -> String {
+    let total = height * panels.len() as u32;
+    let mut out =
+        String::with_capacity(256 + panels.iter().map(|p| p.2.len() * 20 + 200).sum::<usize>());
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {total}\" width=\"{width}\" height=\"{total}\"><title>{}</title>",
+        escape(title)
+    );
+    for (k, (id, panel_title, cells, ramp)) in panels.iter().enumerate() {
+        let top = height * k as u32;
+        let _ = write!(
+            out,
+            "<view id=\"{}\" viewBox=\"0 {top} {width} {height}\"/><g transform=\"translate(0 {top})\"><title>{}</title>",
+            escape(id),
+            escape(panel_title)
+        );
+        if !overlay {
+            let RGBColor(r, g, b) = HEAT_GROUND;
+            let _ = write!(
+                out,
+                "<rect width=\"{width}\" height=\"{height}\" fill=\"#{r:02x}{g:02x}{b:02x}\"/>"
+            );
+        }
+        density_body(&mut out, cell, cells, *ramp, overlay);
+        out.push_str("</g>");
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// A density panel's squares: one `<path>` per shade.
+fn density_body(out: &mut String, cell: f64, cells: &[(u32, u32, u32)], ramp: Ramp, overlay: bool) {
+    let max = cells.iter().map(|c| c.2).max().unwrap_or(1);
+    let mut paths = vec![String::new(); LEVELS];
+    for &(col, row, n) in cells {
+        let (x0, y0, x1, y1) = cell_box(col, row, cell);
+        let d = &mut paths[level(n, max)];
+        let _ = write!(d, "M{x0} {y0}h{}v{}h{}z", x1 - x0, y1 - y0, x0 - x1);
+    }
+    let opacity = if overlay { "0.75" } else { "0.95" };
+    for (k, d) in paths.iter().enumerate().filter(|(_, d)| !d.is_empty()) {
+        let RGBColor(r, g, b) = ramp.colour(k as f64 / (LEVELS - 1) as f64);
+        let _ = write!(
+            out,
+            "<path fill=\"#{r:02x}{g:02x}{b:02x}\" fill-opacity=\"{opacity}\" d=\"{d}\"/>"
+        );
+    }
+}
+
+/// The same panel drawn with plotters, square by square: what [`density_svg`] is checked against.
+#[cfg(test)]
+fn density_plotters(size: (u32, u32), cell: f64, cells: &[(u32, u32, u32)], ramp: Ramp) -> String {
+    let max = cells.iter().map(|c| c.2).max().unwrap_or(1);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
-            if !overlay {
-                root.fill(&HEAT_GROUND)?;
-            }
-            for &(col, row, n) in cells {
-                let t = (1.0 + f64::from(n)).ln() / (1.0 + f64::from(max)).ln();
-                let (x, y) = (f64::from(col) * cell, f64::from(row) * cell);
-                let corner = |v: f64| v.round() as i32;
-                root.draw(&Rectangle::new(
-                    [(corner(x), corner(y)), (corner(x + cell), corner(y + cell))],
-                    ramp.colour(t)
-                        .mix(if overlay { 0.75 } else { 0.95 })
-                        .filled(),
-                ))?;
-            }
-            root.present()?;
-            Ok(())
-        })();
-        if drawn.is_err() {
-            return String::new();
+        for &(col, row, n) in cells {
+            let (x0, y0, x1, y1) = cell_box(col, row, cell);
+            let colour = ramp.colour(level(n, max) as f64 / (LEVELS - 1) as f64);
+            root.draw(&Rectangle::new([(x0, y0), (x1, y1)], colour.filled()))
+                .unwrap();
         }
+        root.present().unwrap();
     }
-    standalone(svg, size, title)
+    svg
 }
 
 /// One kill drawn on a match's map: from where the killer stood to where the victim fell.
@@ -997,37 +1133,45 @@ pub struct KillLine {
     pub side: u8,
 }
 
+/// The colours of the killer's side on a match's kill map: red, blue, neither.
+const KILL_SIDES: [RGBColor; 3] = [
+    RGBColor(239, 68, 68),
+    RGBColor(59, 130, 246),
+    RGBColor(234, 179, 8),
+];
+
 /// Every kill of a match as a line from killer to victim coloured by the killer's side, a dot
-/// where the victim fell; on a dark ground unless `overlay`. "" when plotters fails.
+/// where the victim fell; on a dark ground unless `overlay`. Written directly: one path of lines
+/// per side, and a circle per victim.
 pub fn kill_lines_svg(title: &str, size: (u32, u32), lines: &[KillLine], overlay: bool) -> String {
-    const SIDES: [RGBColor; 3] = [
-        RGBColor(239, 68, 68),
-        RGBColor(59, 130, 246),
-        RGBColor(234, 179, 8),
-    ];
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
-            if !overlay {
-                root.fill(&HEAT_GROUND)?;
-            }
-            let at = |(x, y): (f64, f64)| (x.round() as i32, y.round() as i32);
-            let width = (f64::from(size.0) / 320.0).ceil().max(1.0) as u32;
-            for l in lines {
-                let colour = SIDES[usize::from(l.side.min(2))];
-                root.draw(&PathElement::new(
-                    vec![at(l.from), at(l.to)],
-                    colour.mix(0.7).stroke_width(width),
-                ))?;
-                root.draw(&Circle::new(at(l.to), width * 2, colour.filled()))?;
-            }
-            root.present()?;
-            Ok(())
-        })();
-        if drawn.is_err() {
-            return String::new();
+    let width = (f64::from(size.0) / 320.0).ceil().max(1.0) as u32;
+    let at = |(x, y): (f64, f64)| (x.round() as i32, y.round() as i32);
+    let mut out = String::with_capacity(256 + lines.len() * 60);
+    svg_head(&mut out, size, title, overlay);
+    for (side, RGBColor(r, g, b)) in KILL_SIDES.iter().enumerate() {
+        let mine: Vec<&KillLine> = lines
+            .iter()
+            .filter(|l| usize::from(l.side.min(2)) == side)
+            .collect();
+        if mine.is_empty() {
+            continue;
         }
+        let colour = format!("#{r:02x}{g:02x}{b:02x}");
+        let mut d = String::new();
+        for l in &mine {
+            let ((x0, y0), (x1, y1)) = (at(l.from), at(l.to));
+            let _ = write!(d, "M{x0} {y0}L{x1} {y1}");
+        }
+        let _ = write!(
+            out,
+            "<path fill=\"none\" stroke=\"{colour}\" stroke-opacity=\"0.7\" stroke-width=\"{width}\" d=\"{d}\"/><g fill=\"{colour}\">"
+        );
+        for l in &mine {
+            let (x, y) = at(l.to);
+            let _ = write!(out, "<circle cx=\"{x}\" cy=\"{y}\" r=\"{}\"/>", width * 2);
+        }
+        out.push_str("</g>");
     }
-    standalone(svg, size, title)
+    out.push_str("</svg>\n");
+    out
 }

@@ -72,6 +72,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/partials/heat_panel.html"),
     ),
     (
+        "partials/heat_inline.html",
+        include_str!("../../templates/partials/heat_inline.html"),
+    ),
+    (
         "partials/map_shares.html",
         include_str!("../../templates/partials/map_shares.html"),
     ),

@@ -218,7 +218,15 @@ pub fn coordinates(s: &str) -> Option<[i32; 3]> {
     let mut out = [0; 3];
     let mut parts = s.split_ascii_whitespace();
     for c in &mut out {
-        let v: f64 = parts.next()?.parse().ok()?;
+        let part = parts.next()?;
+        // Most logs write whole units: read as such without the float parser.
+        if let Ok(v) = part.parse::<i32>()
+            && v.unsigned_abs() <= 1 << 20
+        {
+            *c = v;
+            continue;
+        }
+        let v: f64 = part.parse().ok()?;
         if !v.is_finite() || v.abs() > f64::from(1 << 20) {
             return None;
         }

@@ -52,8 +52,9 @@ pub struct MapHeat {
     pub grid: Grid,
     pub overview: Option<Overview>,
     pub spots: Vec<Spot>,
-    /// Root-relative folder of its files (`maps/<slug>-heat/`).
-    pub folder: String,
+    /// Its page's path without `.html` (`maps/<slug>`): its files are `<stem>-heat.svg` (every
+    /// panel, one per view) and `<stem>-overview.<ext>`.
+    pub stem: String,
 }
 
 /// Every positioned kill of the site, by map, and what the pages need to find them.
@@ -70,12 +71,12 @@ pub struct Heat {
     pub problems: Vec<String>,
 }
 
-/// The root-relative path of a page's files' folder: `maps/x.html` -> `maps/x-heat/`.
-fn folder_of(page_url: &str) -> String {
-    format!(
-        "{}-heat/",
-        page_url.strip_suffix(".html").unwrap_or(page_url)
-    )
+/// A page's path without `.html`.
+fn stem_of(page_url: &str) -> String {
+    page_url
+        .strip_suffix(".html")
+        .unwrap_or(page_url)
+        .to_string()
 }
 
 impl Heat {
@@ -166,7 +167,7 @@ impl Heat {
                 grid,
                 overview,
                 spots,
-                folder: folder_of(url),
+                stem: stem_of(url),
             });
         }
         heat
@@ -230,15 +231,17 @@ impl Filter {
 
 /// A grid's cells with their counts, sparse, in row then column order.
 fn binned(grid: &Grid, points: impl Iterator<Item = [i32; 3]>) -> Vec<(u32, u32, u32)> {
-    let mut cells: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    // At most CELLS x CELLS counters: counted in place, then the non-empty ones listed.
+    let cols = grid.cols as usize;
+    let mut counts = vec![0u32; cols * grid.rows as usize];
     for p in points {
         if let Some((col, row)) = grid.cell_of(p) {
-            *cells.entry((row, col)).or_default() += 1;
+            counts[row as usize * cols + col as usize] += 1;
         }
     }
-    cells
-        .into_iter()
-        .map(|((row, col), n)| (col, row, n))
+    (counts.iter().enumerate())
+        .filter(|(_, n)| **n > 0)
+        .map(|(i, n)| ((i % cols) as u32, (i / cols) as u32, *n))
         .collect()
 }
 
@@ -304,8 +307,9 @@ pub struct PlayerHeat {
     pub map_url: String,
     pub kills: usize,
     pub deaths: usize,
-    pub kills_url: String,
-    pub deaths_url: String,
+    /// The two panels, inline (built and escaped in Rust): no file per player.
+    pub kills_svg: String,
+    pub deaths_svg: String,
     pub overview: String,
     pub width: u32,
     pub height: u32,
@@ -314,7 +318,8 @@ pub struct PlayerHeat {
 /// A match's kills drawn as lines, on its page.
 #[derive(Debug, Clone, Serialize)]
 pub struct MatchKills {
-    pub url: String,
+    /// The drawing, inline (built and escaped in Rust): one file less per match.
+    pub svg: String,
     pub overview: String,
     pub width: u32,
     pub height: u32,
@@ -325,9 +330,14 @@ pub struct MatchKills {
 
 fn overview_url(h: &MapHeat) -> String {
     match &h.overview {
-        Some(o) => format!("{}overview.{}", h.folder, o.extension),
+        Some(o) => format!("{}-overview.{}", h.stem, o.extension),
         None => String::new(),
     }
+}
+
+/// The root-relative path of a map's panels (one SVG, a view per panel).
+fn sprite_url(h: &MapHeat) -> String {
+    format!("{}-heat.svg", h.stem)
 }
 
 /// The heatmap of the site's map `map`, for its page.
@@ -344,8 +354,8 @@ pub fn map_view(r: &Renderer, map: usize) -> Option<HeatView> {
                 label,
                 kills,
                 deaths,
-                kills_url: format!("{}{key}-kills.svg", h.folder),
-                deaths_url: format!("{}{key}-deaths.svg", h.folder),
+                kills_url: format!("{}#kills-{key}", sprite_url(h)),
+                deaths_url: format!("{}#deaths-{key}", sprite_url(h)),
             }
         })
         .collect();
@@ -359,36 +369,37 @@ pub fn map_view(r: &Renderer, map: usize) -> Option<HeatView> {
     })
 }
 
-/// The file stem of a map's page (`maps/de_dust2.html` -> `de_dust2`), for a player's files.
-fn map_stem(folder: &str) -> &str {
-    let folder = folder.trim_end_matches('/');
-    let name = folder.rsplit('/').next().unwrap_or(folder);
-    name.strip_suffix("-heat").unwrap_or(name)
-}
-
 /// Player `i`'s kills and deaths on each map where they have at least [`MIN_PLAYER_SPOTS`]
 /// positioned ones (most first): none for a hidden player, who has no page.
 pub fn player_view(r: &Renderer, i: usize) -> Vec<PlayerHeat> {
-    let page = &r.links.players[i];
-    if page.is_empty() || r.input.hidden[i] || r.heat.maps.is_empty() {
+    if r.links.players[i].is_empty() || r.input.hidden[i] || r.heat.maps.is_empty() {
         return Vec::new();
     }
-    let folder = folder_of(page);
     let p = i as u32;
+    let name = crate::model::names::plain_name(&r.input.roster.players[i].name);
     let mut out: Vec<PlayerHeat> = (r.heat.of_player(p))
         .filter_map(|(h, spots)| {
-            let kills = spots.iter().filter(|s| s.killer == p).count();
-            let deaths = spots.iter().filter(|s| s.victim == p).count();
-            (kills + deaths >= MIN_PLAYER_SPOTS).then(|| {
-                let stem = map_stem(&h.folder);
-                let name = &r.input.stats.maps[h.map].name;
+            let kills: Vec<[i32; 3]> = (spots.iter())
+                .filter(|s| s.killer == p)
+                .map(|s| s.at)
+                .collect();
+            let deaths: Vec<[i32; 3]> = (spots.iter())
+                .filter(|s| s.victim == p)
+                .map(|s| s.to)
+                .collect();
+            (kills.len() + deaths.len() >= MIN_PLAYER_SPOTS).then(|| {
+                let map = &r.input.stats.maps[h.map].name;
+                let what = format!("{name} on {map}");
+                let (kills_n, deaths_n) = (kills.len(), deaths.len());
+                let [kills_svg, deaths_svg] =
+                    panels(h, &what, kills.into_iter(), deaths.into_iter());
                 PlayerHeat {
-                    map: name.clone(),
-                    map_url: r.map_url(name).to_string(),
-                    kills,
-                    deaths,
-                    kills_url: format!("{folder}{stem}-kills.svg"),
-                    deaths_url: format!("{folder}{stem}-deaths.svg"),
+                    map: map.clone(),
+                    map_url: r.map_url(map).to_string(),
+                    kills: kills_n,
+                    deaths: deaths_n,
+                    kills_svg,
+                    deaths_svg,
                     overview: overview_url(h),
                     width: h.grid.width,
                     height: h.grid.height,
@@ -408,123 +419,6 @@ pub fn player_view(r: &Renderer, i: usize) -> Vec<PlayerHeat> {
 pub fn match_view(r: &Renderer, game: usize) -> Option<MatchKills> {
     let m = &r.input.matches[game];
     let (h, spots) = r.heat.of_game(game)?;
-    let kills = spots.len();
-    (kills > 0).then(|| MatchKills {
-        url: match_file(&r.links.matches[game]),
-        overview: overview_url(h),
-        width: h.grid.width,
-        height: h.grid.height,
-        kills,
-        sides: side_names(&m.game),
-    })
-}
-
-/// The root-relative path of a match's kill lines: `matches/<id>.html` -> `matches/<id>-kills.svg`.
-fn match_file(page_url: &str) -> String {
-    format!(
-        "{}-kills.svg",
-        page_url.strip_suffix(".html").unwrap_or(page_url)
-    )
-}
-
-/// Every heatmap file of the site: each map's panels and overview, each player's maps, each
-/// match's kill lines, and `data/heatmaps.json`.
-pub fn files(r: &Renderer) -> Vec<OutputFile> {
-    let heat = &r.heat;
-    if heat.maps.is_empty() {
-        return vec![OutputFile::new("data/heatmaps.json", b"[]\n".to_vec())];
-    }
-    let mut files: Vec<OutputFile> = (heat.maps.par_iter())
-        .flat_map_iter(|h| map_files(r, h))
-        .collect();
-    files.par_extend(
-        (0..r.links.players.len())
-            .into_par_iter()
-            .flat_map_iter(|i| player_files(r, i)),
-    );
-    files.par_extend(
-        (0..r.input.matches.len())
-            .into_par_iter()
-            .filter_map(|g| match_file_of(r, g)),
-    );
-    files.push(data_file(r));
-    files
-}
-
-/// Kills and deaths of `spots` binned on `h`'s grid, as two panels titled for `what`.
-fn panels(
-    h: &MapHeat,
-    what: &str,
-    kills: impl Iterator<Item = [i32; 3]>,
-    deaths: impl Iterator<Item = [i32; 3]>,
-) -> [Vec<u8>; 2] {
-    let size = (h.grid.width, h.grid.height);
-    let cell = h.grid.cell * h.grid.pixels;
-    let overlay = h.overview.is_some();
-    let draw = |points: Vec<(u32, u32, u32)>, ramp, title: String| {
-        charts::density_svg(&title, size, cell, &points, ramp, overlay).into_bytes()
-    };
-    [
-        draw(
-            binned(&h.grid, kills),
-            Ramp::Kills,
-            format!("{what}: where the killers stood"),
-        ),
-        draw(
-            binned(&h.grid, deaths),
-            Ramp::Deaths,
-            format!("{what}: where the victims fell"),
-        ),
-    ]
-}
-
-fn map_files(r: &Renderer, h: &MapHeat) -> Vec<OutputFile> {
-    let name = &r.input.stats.maps[h.map].name;
-    let mut out = Vec::new();
-    for (f, key, label) in filters(h) {
-        let what = format!("{name}, {label}");
-        let kills = h.spots.iter().filter(|s| f.keeps(s).0).map(|s| s.at);
-        let deaths = h.spots.iter().filter(|s| f.keeps(s).1).map(|s| s.to);
-        let [k, d] = panels(h, &what, kills, deaths);
-        out.push(OutputFile::new(format!("{}{key}-kills.svg", h.folder), k));
-        out.push(OutputFile::new(format!("{}{key}-deaths.svg", h.folder), d));
-    }
-    if let Some(o) = &h.overview {
-        out.push(OutputFile::new(overview_url(h), o.bytes.clone()));
-    }
-    out
-}
-
-fn player_files(r: &Renderer, i: usize) -> Vec<OutputFile> {
-    let views = player_view(r, i);
-    if views.is_empty() {
-        return Vec::new();
-    }
-    let p = i as u32;
-    let name = crate::model::names::plain_name(&r.input.roster.players[i].name);
-    let mut out = Vec::new();
-    let maps: Vec<(&MapHeat, Vec<&Spot>)> = r.heat.of_player(p).collect();
-    for v in &views {
-        let Some((h, spots)) = maps
-            .iter()
-            .find(|(h, _)| r.input.stats.maps[h.map].name == v.map)
-        else {
-            continue;
-        };
-        let what = format!("{name} on {}", v.map);
-        let kills = spots.iter().filter(|s| s.killer == p).map(|s| s.at);
-        let deaths = spots.iter().filter(|s| s.victim == p).map(|s| s.to);
-        let [k, d] = panels(h, &what, kills, deaths);
-        out.push(OutputFile::new(v.kills_url.clone(), k));
-        out.push(OutputFile::new(v.deaths_url.clone(), d));
-    }
-    out
-}
-
-fn match_file_of(r: &Renderer, game: usize) -> Option<OutputFile> {
-    let view = match_view(r, game)?;
-    let m = &r.input.matches[game];
-    let (h, spots) = r.heat.of_game(game)?;
     let side = |t: Team| match t {
         Team::Red => 0,
         Team::Blue => 1,
@@ -538,13 +432,94 @@ fn match_file_of(r: &Renderer, game: usize) -> Option<OutputFile> {
         })
         .collect();
     let title = format!("{} kills on {}: from killer to victim", lines.len(), m.map);
-    let svg = charts::kill_lines_svg(
-        &title,
-        (h.grid.width, h.grid.height),
-        &lines,
-        h.overview.is_some(),
-    );
-    Some(OutputFile::new(view.url, svg.into_bytes()))
+    let size = (h.grid.width, h.grid.height);
+    Some(MatchKills {
+        svg: charts::kill_lines_svg(&title, size, &lines, h.overview.is_some()),
+        overview: overview_url(h),
+        width: h.grid.width,
+        height: h.grid.height,
+        kills: spots.len(),
+        sides: side_names(&m.game),
+    })
+}
+
+/// Every heatmap file of the site: each map's panels and overview, each player's maps, and
+/// `data/heatmaps.json` (a match's kill lines are in its page).
+pub fn files(r: &Renderer) -> Vec<OutputFile> {
+    let heat = &r.heat;
+    if heat.maps.is_empty() {
+        return vec![OutputFile::new("data/heatmaps.json", b"[]\n".to_vec())];
+    }
+    let mut files: Vec<OutputFile> = (heat.maps.par_iter())
+        .flat_map_iter(|h| map_files(r, h))
+        .collect();
+    files.push(data_file(r));
+    files
+}
+
+/// Kills and deaths binned on `h`'s grid, as two inline panels titled for `what`.
+fn panels(
+    h: &MapHeat,
+    what: &str,
+    kills: impl Iterator<Item = [i32; 3]>,
+    deaths: impl Iterator<Item = [i32; 3]>,
+) -> [String; 2] {
+    let size = (h.grid.width, h.grid.height);
+    let cell = h.grid.cell * h.grid.pixels;
+    let overlay = h.overview.is_some();
+    let draw = |points: Vec<(u32, u32, u32)>, ramp, title: String| {
+        charts::density_svg(&title, size, cell, &points, ramp, overlay)
+    };
+    [
+        draw(
+            binned(&h.grid, kills),
+            Ramp::Kills,
+            format!("{what}: where the kills were made"),
+        ),
+        draw(
+            binned(&h.grid, deaths),
+            Ramp::Deaths,
+            format!("{what}: where the deaths were"),
+        ),
+    ]
+}
+
+/// A map's files: every switch's two panels in one SVG (a view each), and its overview.
+fn map_files(r: &Renderer, h: &MapHeat) -> Vec<OutputFile> {
+    let name = &r.input.stats.maps[h.map].name;
+    let mut panels = Vec::new();
+    for (f, key, label) in filters(h) {
+        let kills = binned(
+            &h.grid,
+            h.spots.iter().filter(|s| f.keeps(s).0).map(|s| s.at),
+        );
+        let deaths = binned(
+            &h.grid,
+            h.spots.iter().filter(|s| f.keeps(s).1).map(|s| s.to),
+        );
+        let what = format!("{name}, {label}");
+        panels.push((
+            format!("kills-{key}"),
+            format!("{what}: where the killers stood"),
+            kills,
+            Ramp::Kills,
+        ));
+        panels.push((
+            format!("deaths-{key}"),
+            format!("{what}: where the victims fell"),
+            deaths,
+            Ramp::Deaths,
+        ));
+    }
+    let size = (h.grid.width, h.grid.height);
+    let cell = h.grid.cell * h.grid.pixels;
+    let title = format!("Heatmaps of {name}");
+    let sprite = charts::density_sprite(&title, size, cell, &panels, h.overview.is_some());
+    let mut out = vec![OutputFile::new(sprite_url(h), sprite.into_bytes())];
+    if let Some(o) = &h.overview {
+        out.push(OutputFile::new(overview_url(h), o.bytes.clone()));
+    }
+    out
 }
 
 /// One map of `data/heatmaps.json`: its grid and its binned kills and deaths, every kill and
