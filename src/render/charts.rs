@@ -1048,25 +1048,40 @@ pub fn density_svg(
     out
 }
 
+/// One panel of a [`density_sprite`].
+pub struct Panel {
+    /// Its view's id (letters, digits and `-`): `file.svg#id` shows it alone.
+    pub id: String,
+    pub title: String,
+    /// `(column, row, count)` cells, as [`density_svg`] takes them.
+    pub cells: Vec<(u32, u32, u32)>,
+    pub ramp: Ramp,
+}
+
 /// Several panels of one size in one SVG file, one under the other, each shown alone by the
 /// fragment of its id (`file.svg#id`, an SVG `<view>`): one file per map instead of one per
-/// panel. A panel is `(id, title, cells, ramp)`; ids are letters, digits and `-`.
+/// panel.
 pub fn density_sprite(
     title: &str,
     (width, height): (u32, u32),
     cell: f64,
-    panels: &[(String, String, Vec<(u32, u32, u32)>, Ramp)],
+    panels: &[Panel],
     overlay: bool,
 ) -> String {
     let total = height * panels.len() as u32;
-    let mut out =
-        String::with_capacity(256 + panels.iter().map(|p| p.2.len() * 20 + 200).sum::<usize>());
+    let mut out = String::with_capacity(
+        256 + panels
+            .iter()
+            .map(|p| p.cells.len() * 20 + 200)
+            .sum::<usize>(),
+    );
     let _ = write!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {total}\" width=\"{width}\" height=\"{total}\"><title>{}</title>",
         escape(title)
     );
-    for (k, (id, panel_title, cells, ramp)) in panels.iter().enumerate() {
+    for (k, p) in panels.iter().enumerate() {
+        let (id, panel_title, cells, ramp) = (&p.id, &p.title, &p.cells, &p.ramp);
         let top = height * k as u32;
         let _ = write!(
             out,

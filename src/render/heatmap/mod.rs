@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::charts::{self, KillLine, Ramp};
+use super::charts::{self, KillLine, Panel, Ramp};
 use super::renderer::Renderer;
 use super::{OutputFile, SiteInput};
 use crate::model::weapons::weapon_class;
@@ -498,18 +498,18 @@ fn map_files(r: &Renderer, h: &MapHeat) -> Vec<OutputFile> {
             h.spots.iter().filter(|s| f.keeps(s).1).map(|s| s.to),
         );
         let what = format!("{name}, {label}");
-        panels.push((
-            format!("kills-{key}"),
-            format!("{what}: where the killers stood"),
-            kills,
-            Ramp::Kills,
-        ));
-        panels.push((
-            format!("deaths-{key}"),
-            format!("{what}: where the victims fell"),
-            deaths,
-            Ramp::Deaths,
-        ));
+        panels.push(Panel {
+            id: format!("kills-{key}"),
+            title: format!("{what}: where the killers stood"),
+            cells: kills,
+            ramp: Ramp::Kills,
+        });
+        panels.push(Panel {
+            id: format!("deaths-{key}"),
+            title: format!("{what}: where the victims fell"),
+            cells: deaths,
+            ramp: Ramp::Deaths,
+        });
     }
     let size = (h.grid.width, h.grid.height);
     let cell = h.grid.cell * h.grid.pixels;
