@@ -29,7 +29,9 @@ echo "input: $(du -sh "$input" | cut -f1) ($input)"
 for i in $(seq "$runs"); do
     for which in before after; do
         bin=$before; [ "$which" = after ] && bin=$after
-        /usr/bin/time -f "%U %S %e" -o "$work/t" sh -c "for k in 1 2 3 4 5; do rm -rf '$work/$which'; '$bin' build --full --out '$work/$which' '$input' >/dev/null 2>&1; done"
+        # Fresh output folders: removing the last round's is not timed.
+        rm -rf "$work/$which"; mkdir "$work/$which"
+        /usr/bin/time -f "%U %S %e" -o "$work/t" sh -c "for k in 1 2 3 4 5; do '$bin' build --full --out '$work/$which/'\$k '$input' >/dev/null 2>&1; done"
         read -r user sys wall < "$work/t"
         echo "$which $(echo "$user + $sys" | bc) $wall" >> "$work/all"
     done
@@ -40,4 +42,4 @@ for col in 2 3; do
     name=cpu; [ $col = 3 ] && name=wall
     echo "$name of $((runs * 5)) builds: before $b s, after $a s, after/before $(echo "scale=3; $a / $b" | bc)"
 done
-echo "files: before $(find "$work/before" -type f | wc -l), after $(find "$work/after" -type f | wc -l)"
+echo "files of one site: before $(find "$work/before/1" -type f | wc -l), after $(find "$work/after/1" -type f | wc -l)"

@@ -968,6 +968,11 @@ mod tests {
             );
             assert_eq!(squares(&ours).len(), cells.len());
         }
+        for v in [0, 7, -7, 10, -10, 1234567, i32::MIN, i32::MAX] {
+            let mut s = String::new();
+            push_int(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
     }
 }
 
@@ -1110,7 +1115,17 @@ fn density_body(out: &mut String, cell: f64, cells: &[(u32, u32, u32)], ramp: Ra
     for &(col, row, n) in cells {
         let (x0, y0, x1, y1) = cell_box(col, row, cell);
         let d = &mut paths[level(n, max)];
-        let _ = write!(d, "M{x0} {y0}h{}v{}h{}z", x1 - x0, y1 - y0, x0 - x1);
+        d.push('M');
+        push_int(d, x0);
+        d.push(' ');
+        push_int(d, y0);
+        d.push('h');
+        push_int(d, x1 - x0);
+        d.push('v');
+        push_int(d, y1 - y0);
+        d.push('h');
+        push_int(d, x0 - x1);
+        d.push('z');
     }
     let opacity = if overlay { "0.75" } else { "0.95" };
     for (k, d) in paths.iter().enumerate().filter(|(_, d)| !d.is_empty()) {

@@ -27,7 +27,7 @@ pub const MAX_VARIANTS: usize = 10;
 const UNKNOWN_MAP: &str = "(unknown)";
 
 /// Fewest positioned kills and deaths of a player on a map for their page to map it.
-pub const MIN_PLAYER_SPOTS: usize = 3;
+pub const MIN_PLAYER_SPOTS: usize = 10;
 
 /// One positioned kill.
 #[derive(Debug, Clone, Copy)]
