@@ -1621,3 +1621,68 @@ fn crowd_ladder_and_season_ranks_load_from_shards_in_chromium() {
     );
     assert!(driver.errors().is_empty(), "{:?}", driver.errors());
 }
+
+/// Issue 42: a map page's heatmap switch works with no script (radio buttons and the
+/// stylesheet): one pair of panels shows at a time, a click on a side shows that side's, and the
+/// panels are the map's one SVG file shown by its views; the phone width stacks them.
+#[test]
+fn heatmap_switch_shows_one_side_at_a_time_in_chromium() {
+    let Some(chromedriver) = chromedriver() else {
+        return;
+    };
+    if !common::has_shared_data() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    // A real server's log starts with its map; this upload lost that line.
+    let log = std::fs::read(common::shared().join("public/hl-tf2/full_kothviaduct.log")).unwrap();
+    let text = String::from_utf8_lossy(&log);
+    let (first, rest) = text.split_once('\n').unwrap();
+    std::fs::write(
+        logs.join("koth.log"),
+        format!("{first}\nL 02/07/2011 - 18:25:57: Loading map \"koth_viaduct\"\n{rest}"),
+    )
+    .unwrap();
+    let out = common::build_in(tmp.path(), "site", &[logs], "");
+    let driver = Driver::start(&chromedriver);
+    driver.size(1280, 900);
+    driver.open(&format!("file://{}", out.join("maps/koth-viaduct.html").display()));
+    let shown = "return Array.prototype.map.call(document.querySelectorAll('.heat-panels'), \
+        function (p) { var s = getComputedStyle(p).display; if (s === 'none') return null; \
+        return Array.prototype.map.call(p.querySelectorAll('img.heat-layer'), function (i) { \
+        return [i.getAttribute('src'), i.naturalWidth, i.getBoundingClientRect().width]; }); });";
+    let wait_images = "return Array.prototype.every.call(document.querySelectorAll('.heat-panels'), \
+        function (p) { return getComputedStyle(p).display === 'none' || \
+        Array.prototype.every.call(p.querySelectorAll('img'), function (i) { return i.complete && i.naturalWidth > 0; }); });";
+    driver.wait_for("the shown panels' images", wait_images);
+    let first = driver.js(shown, json!([]));
+    let visible: Vec<&Value> = first.as_array().unwrap().iter().filter(|v| !v.is_null()).collect();
+    assert_eq!(visible.len(), 1, "one pair of panels at a time: {first}");
+    let pair = visible[0].as_array().unwrap();
+    assert!(pair[0][0].as_str().unwrap().ends_with("koth-viaduct-heat.svg#kills-all"), "{first}");
+    assert!(pair[1][0].as_str().unwrap().ends_with("koth-viaduct-heat.svg#deaths-all"), "{first}");
+    assert!(pair.iter().all(|p| p[1].as_u64().unwrap() > 0), "the views load: {first}");
+    // Side by side on a desktop.
+    assert!(pair[0][2].as_f64().unwrap() > 100.0, "{first}");
+    let red = driver.find("//label[starts-with(normalize-space(.), 'RED')]");
+    driver.click(&red);
+    driver.wait_for("the RED panels' images", wait_images);
+    let after = driver.js(shown, json!([]));
+    let visible: Vec<&Value> = after.as_array().unwrap().iter().filter(|v| !v.is_null()).collect();
+    assert_eq!(visible.len(), 1, "{after}");
+    assert!(visible[0][0][0].as_str().unwrap().ends_with("#kills-side-red"), "{after}");
+    assert!(visible[0][1][0].as_str().unwrap().ends_with("#deaths-side-red"), "{after}");
+    let errors = driver.errors();
+    assert!(errors.is_empty(), "{errors:?}");
+    let shots = std::env::var_os("FRAGSTATS_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tmp.path().join("shots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    for width in [1280, 390] {
+        let png = driver.screenshot(width);
+        assert!(png.starts_with(b"\x89PNG") && png.len() > 5000);
+        std::fs::write(shots.join(format!("heatmap-red-{width}.png")), png).unwrap();
+    }
+}
