@@ -1648,7 +1648,10 @@ fn heatmap_switch_shows_one_side_at_a_time_in_chromium() {
     let out = common::build_in(tmp.path(), "site", &[logs], "");
     let driver = Driver::start(&chromedriver);
     driver.size(1280, 900);
-    driver.open(&format!("file://{}", out.join("maps/koth-viaduct.html").display()));
+    driver.open(&format!(
+        "file://{}",
+        out.join("maps/koth-viaduct.html").display()
+    ));
     let shown = "return Array.prototype.map.call(document.querySelectorAll('.heat-panels'), \
         function (p) { var s = getComputedStyle(p).display; if (s === 'none') return null; \
         return Array.prototype.map.call(p.querySelectorAll('img.heat-layer'), function (i) { \
@@ -1658,22 +1661,59 @@ fn heatmap_switch_shows_one_side_at_a_time_in_chromium() {
         Array.prototype.every.call(p.querySelectorAll('img'), function (i) { return i.complete && i.naturalWidth > 0; }); });";
     driver.wait_for("the shown panels' images", wait_images);
     let first = driver.js(shown, json!([]));
-    let visible: Vec<&Value> = first.as_array().unwrap().iter().filter(|v| !v.is_null()).collect();
+    let visible: Vec<&Value> = first
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| !v.is_null())
+        .collect();
     assert_eq!(visible.len(), 1, "one pair of panels at a time: {first}");
     let pair = visible[0].as_array().unwrap();
-    assert!(pair[0][0].as_str().unwrap().ends_with("koth-viaduct-heat.svg#kills-all"), "{first}");
-    assert!(pair[1][0].as_str().unwrap().ends_with("koth-viaduct-heat.svg#deaths-all"), "{first}");
-    assert!(pair.iter().all(|p| p[1].as_u64().unwrap() > 0), "the views load: {first}");
+    assert!(
+        pair[0][0]
+            .as_str()
+            .unwrap()
+            .ends_with("koth-viaduct-heat.svg#kills-all"),
+        "{first}"
+    );
+    assert!(
+        pair[1][0]
+            .as_str()
+            .unwrap()
+            .ends_with("koth-viaduct-heat.svg#deaths-all"),
+        "{first}"
+    );
+    assert!(
+        pair.iter().all(|p| p[1].as_u64().unwrap() > 0),
+        "the views load: {first}"
+    );
     // Side by side on a desktop.
     assert!(pair[0][2].as_f64().unwrap() > 100.0, "{first}");
     let red = driver.find("//label[starts-with(normalize-space(.), 'RED')]");
     driver.click(&red);
     driver.wait_for("the RED panels' images", wait_images);
     let after = driver.js(shown, json!([]));
-    let visible: Vec<&Value> = after.as_array().unwrap().iter().filter(|v| !v.is_null()).collect();
+    let visible: Vec<&Value> = after
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| !v.is_null())
+        .collect();
     assert_eq!(visible.len(), 1, "{after}");
-    assert!(visible[0][0][0].as_str().unwrap().ends_with("#kills-side-red"), "{after}");
-    assert!(visible[0][1][0].as_str().unwrap().ends_with("#deaths-side-red"), "{after}");
+    assert!(
+        visible[0][0][0]
+            .as_str()
+            .unwrap()
+            .ends_with("#kills-side-red"),
+        "{after}"
+    );
+    assert!(
+        visible[0][1][0]
+            .as_str()
+            .unwrap()
+            .ends_with("#deaths-side-red"),
+        "{after}"
+    );
     let errors = driver.errors();
     assert!(errors.is_empty(), "{errors:?}");
     let shots = std::env::var_os("FRAGSTATS_SHOTS")
