@@ -14,7 +14,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::balance::Case;
+use common::balance::{Case, command};
 use rquickjs::{Context, Runtime};
 use serde_json::{Value, json};
 
@@ -102,24 +102,6 @@ fn page_state(site: &Path, query: &str) -> Result<Value, String> {
         let state: String = (ctx.eval::<String, _>(READ_STATE)).map_err(|e| fail("reading the state", e))?;
         serde_json::from_str(&state).map_err(|e| e.to_string())
     })
-}
-
-/// The command's JSON for `case`, or its one-line error.
-fn command(tmp: &Path, site: &Path, case: &Case, more: &[&str]) -> Result<Value, String> {
-    let o = Command::new(env!("CARGO_BIN_EXE_fragstats"))
-        .current_dir(tmp)
-        .args(["balance", "--out", site.to_str().unwrap(), "--json"])
-        .args(more)
-        .args(case.flags())
-        .args(&case.names)
-        .output()
-        .unwrap();
-    if o.status.success() {
-        Ok(serde_json::from_slice(&o.stdout).unwrap())
-    } else {
-        let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
-        Err(err.strip_prefix("error: ").unwrap_or(&err).to_string())
-    }
 }
 
 /// The command's splits in the page's order, as the page states them.

@@ -914,11 +914,6 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
     else {
         return;
     };
-    let fragstats = || {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_fragstats"));
-        c.current_dir(tmp.path());
-        c
-    };
     let data = common::balance_data(&std::fs::read_to_string(out.join("data/balance.js")).unwrap());
     let known: Vec<String> = data.players.iter().map(|p| p.name.clone()).collect();
     assert!(known.len() >= 16, "too few players: {known:?}");
@@ -958,21 +953,7 @@ fn balance_page_rules_and_swaps_agree_with_the_cli() {
         last: (function () { var li = document.querySelector('.balance-avoided, .balance-kept'); return li ? li.textContent : null; })(),\
         injected: document.querySelectorAll('main img').length };";
     // The CLI's JSON (or its one-line error) for a case, with more flags.
-    let cli = |case: &Case, more: &[&str]| -> Result<Value, String> {
-        let o = fragstats()
-            .args(["balance", "--out", out.to_str().unwrap(), "--json"])
-            .args(more)
-            .args(case.flags())
-            .args(&case.names)
-            .output()
-            .unwrap();
-        if o.status.success() {
-            Ok(serde_json::from_slice(&o.stdout).unwrap())
-        } else {
-            let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
-            Err(err.strip_prefix("error: ").unwrap_or(&err).to_string())
-        }
-    };
+    let cli = |case: &Case, more: &[&str]| common::balance::command(tmp.path(), &out, case, more);
     // The page shows what the CLI gives; returns the CLI's answer.
     let check = |case: &Case, more: &[&str], extra: &str| -> Result<Value, String> {
         let what = format!("{} {more:?}", case.query());

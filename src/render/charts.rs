@@ -1025,12 +1025,17 @@ fn svg_head(out: &mut String, (width, height): (u32, u32), title: &str, overlay:
         escape(title)
     );
     if !overlay {
-        let RGBColor(r, g, b) = HEAT_GROUND;
-        let _ = write!(
-            out,
-            "<rect width=\"{width}\" height=\"{height}\" fill=\"#{r:02x}{g:02x}{b:02x}\"/>"
-        );
+        ground(out, (width, height));
     }
+}
+
+/// The dark ground of a panel drawn without an overview image.
+fn ground(out: &mut String, (width, height): (u32, u32)) {
+    let RGBColor(r, g, b) = HEAT_GROUND;
+    let _ = write!(
+        out,
+        "<rect width=\"{width}\" height=\"{height}\" fill=\"#{r:02x}{g:02x}{b:02x}\"/>"
+    );
 }
 
 /// A density panel: each `(column, row, count)` cell a square of `cell` pixels, shaded by
@@ -1095,11 +1100,7 @@ pub fn density_sprite(
             escape(panel_title)
         );
         if !overlay {
-            let RGBColor(r, g, b) = HEAT_GROUND;
-            let _ = write!(
-                out,
-                "<rect width=\"{width}\" height=\"{height}\" fill=\"#{r:02x}{g:02x}{b:02x}\"/>"
-            );
+            ground(&mut out, (width, height));
         }
         density_body(&mut out, cell, cells, *ramp, overlay);
         out.push_str("</g>");

@@ -1,6 +1,9 @@
 //! A lobby for the balancer written both ways (as `fragstats balance` flags and as
 //! `balance.html`'s address), and the comparison of the page's splits with the command's.
 
+use std::path::Path;
+use std::process::Command;
+
 use serde_json::Value;
 
 /// A query value as `encodeURIComponent` writes it.
@@ -130,4 +133,23 @@ pub fn same_split(what: &str, page: &Value, cli: &Value) {
     let (cr, cb, cp) = split_of(cli);
     assert_eq!((&pr, &pb), (&cr, &cb), "{what}: page {pp}, cli {cp}");
     assert!((pp - cp).abs() < 1e-9, "{what}: page {pp}, cli {cp}");
+}
+
+/// `fragstats balance --json` in `cwd` on the site `site` for `case`, with `more` flags: its
+/// JSON, or its one-line error.
+pub fn command(cwd: &Path, site: &Path, case: &Case, more: &[&str]) -> Result<Value, String> {
+    let o = Command::new(env!("CARGO_BIN_EXE_fragstats"))
+        .current_dir(cwd)
+        .args(["balance", "--out", site.to_str().unwrap(), "--json"])
+        .args(more)
+        .args(case.flags())
+        .args(&case.names)
+        .output()
+        .unwrap();
+    if o.status.success() {
+        Ok(serde_json::from_slice(&o.stdout).unwrap())
+    } else {
+        let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
+        Err(err.strip_prefix("error: ").unwrap_or(&err).to_string())
+    }
 }
