@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use fragstats::build::{render, Resume};
+use fragstats::build::{render, RenderRequest, Resume};
 use fragstats::read::order_and_dedupe;
 use fragstats::config::Config;
 use fragstats::diagnostics::{Diagnostics, FileReport};
@@ -23,7 +23,18 @@ fuzz_target!(|data: &[u8]| {
     let matches = order_and_dedupe(matches, std::slice::from_mut(&mut report), &[0]);
     let config = Config::default();
     let diagnostics = Diagnostics { files: vec![report] };
-    let site = render(&matches, &diagnostics, &config, Path::new("/nonexistent-fuzz-site"), PageCache::default, Resume::None, Default::default(), None, None, Leftovers::Free).unwrap();
+    let request = RenderRequest {
+        matches: &matches,
+        diagnostics: &diagnostics,
+        config: &config,
+        site_dir: Path::new("/nonexistent-fuzz-site"),
+        resume: Resume::None,
+        rule: Default::default(),
+        state_dir: None,
+        sink: None,
+        leftovers: Leftovers::Free,
+    };
+    let site = render(request, PageCache::default).unwrap();
     for f in &site.files {
         assert!(!f.path.contains("..") && !f.path.starts_with('/'), "{}", f.path);
         if f.path.ends_with(".html") {
