@@ -267,3 +267,88 @@ fn logs_without_positions_have_no_heatmap() {
         .collect();
     assert!(heat.is_empty(), "{heat:?}");
 }
+
+/// An incremental build equals a full one when heatmaps change under pages that did not: a
+/// second match on the same map widens its grid, then the admin adds an overview; the match
+/// pages already written must be drawn in the new frame, as a full build draws them.
+#[test]
+fn incremental_builds_redraw_kill_maps_when_the_map_frame_changes() {
+    if !common::has_shared_data() {
+        return;
+    }
+    let public = common::shared().join("public");
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    with_map_line(
+        &public.join("hl-tf2/full_kothviaduct.log"),
+        "koth_viaduct",
+        &logs,
+    );
+    let site = tmp.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(
+        site.join("site.toml"),
+        format!("logs = [{:?}]\n", logs.display().to_string()),
+    )
+    .unwrap();
+    let build = |dir: &Path, extra: &[&str]| {
+        let mut args = vec!["build"];
+        args.extend_from_slice(extra);
+        let o = common::fragstats(&args, dir);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    };
+    build(&site, &[]);
+    // Another match on the map, whose kills reach beyond the first one's: the grid widens.
+    let second = with_map_line(
+        &public.join("hl-tf2/full_1123dwidgranary.log"),
+        "koth_viaduct",
+        tmp.path(),
+    );
+    std::fs::rename(&second, logs.join("second.log")).unwrap();
+    build(&site, &[]);
+    // Then an overview.
+    std::fs::create_dir_all(site.join("maps")).unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.extend(1024u32.to_be_bytes());
+    png.extend(1024u32.to_be_bytes());
+    png.extend([8, 6, 0, 0, 0]);
+    std::fs::write(site.join("maps/koth_viaduct.png"), &png).unwrap();
+    std::fs::write(
+        site.join("maps/koth_viaduct.txt"),
+        "\"pos_x\" \"-3000\"\n\"pos_y\" \"4000\"\n\"scale\" \"6\"\n",
+    )
+    .unwrap();
+    build(&site, &[]);
+    // The same folder built from nothing.
+    let full = tmp.path().join("full");
+    std::fs::create_dir_all(&full).unwrap();
+    std::fs::copy(site.join("site.toml"), full.join("site.toml")).unwrap();
+    std::fs::create_dir_all(full.join("maps")).unwrap();
+    for name in ["koth_viaduct.png", "koth_viaduct.txt"] {
+        std::fs::copy(site.join("maps").join(name), full.join("maps").join(name)).unwrap();
+    }
+    build(&full, &["--full"]);
+    let (a, b) = (
+        common::tree(&site.join("public")),
+        common::tree(&full.join("public")),
+    );
+    // A match's number is the order it was first read in, which differs between reading the
+    // logs one build at a time and all at once: everything else is the same.
+    let unnumbered = |bytes: Option<&Vec<u8>>| {
+        let text = String::from_utf8_lossy(bytes.map_or(&[][..], |b| b.as_slice())).into_owned();
+        text.lines()
+            .filter(|l| !l.trim_start().starts_with("\"number\":"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let differ: Vec<&String> = (a.keys().chain(b.keys()))
+        .filter(|k| unnumbered(a.get(*k)) != unnumbered(b.get(*k)))
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "incremental and full builds differ: {differ:?}"
+    );
+    let overview = a.keys().any(|k| k.ends_with("koth-viaduct-overview.png"));
+    assert!(overview, "the overview is published");
+}

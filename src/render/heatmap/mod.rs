@@ -443,6 +443,25 @@ pub fn match_view(r: &Renderer, game: usize) -> Option<MatchKills> {
     })
 }
 
+/// What match `game`'s kill map is drawn in besides the match: its map's grid and overview, as
+/// fields of the match page's key (a match later on the same map can widen the grid, and an
+/// overview the admin adds moves every line). Nothing for a match without positions.
+pub fn match_frame(r: &Renderer, game: usize, h: &mut impl crate::hash::Fields) {
+    let Some((map, _)) = r.heat.of_game(game) else {
+        h.u64(0);
+        return;
+    };
+    let g = &map.grid;
+    h.u64(1);
+    for v in [g.left, g.top, g.cell, g.pixels] {
+        h.u64(v.to_bits());
+    }
+    for v in [g.cols, g.rows, g.width, g.height] {
+        h.u64(u64::from(v));
+    }
+    h.str(&overview_url(map));
+}
+
 /// Every heatmap file of the site: each map's panels and overview, each player's maps, and
 /// `data/heatmaps.json` (a match's kill lines are in its page).
 pub fn files(r: &Renderer) -> Vec<OutputFile> {

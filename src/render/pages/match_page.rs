@@ -41,8 +41,8 @@ pub(in crate::render) fn match_keys(r: &Renderer, salt: u64) -> Vec<u64> {
 
 /// What match `i`'s page is made from, as the fields of its key, given to `h`: the match's
 /// id and content, the log and line it was read from, its URL, place and date, its map's
-/// page, the prediction before it, each of its players' name, page and rating change, and
-/// `salt` (templates and the fields all pages share).
+/// page, the prediction before it, the frame of its kill map, each of its players' name, page
+/// and rating change, and `salt` (templates and the fields all pages share).
 fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
     let m = &r.input.matches[i];
     h.u64(salt);
@@ -57,6 +57,7 @@ fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
     h.u64(predicted_red_win(r, i).map_or(u64::MAX, f64::to_bits));
     h.u64(fairest_red_win(r, i).map_or(u64::MAX, f64::to_bits));
     h.u64(expected_margin(r, i).map_or(u64::MAX, f64::to_bits));
+    crate::render::heatmap::match_frame(r, i, h);
     for &id in &r.input.roster.match_players[i] {
         let id = id as usize;
         h.str(&r.names_html[id]);
