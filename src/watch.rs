@@ -1,5 +1,5 @@
 //! `fragstats watch` and `fragstats serve`: rebuild when the logs, `site.toml`, `templates/`,
-//! `static/` or the content folder change, printing one line per rebuild; `serve` also serves the
+//! `static/`, `maps/` or the content folder change, printing one line per rebuild; `serve` also serves the
 //! output over HTTP (tiny_http) on 127.0.0.1, or on `--bind ADDR` for a preview from other
 //! devices. Opening the files directly keeps working: the server is only a convenience.
 //!
@@ -88,7 +88,7 @@ pub fn build_line(req: &BuildRequest) -> String {
 #[derive(Debug, Clone, PartialEq)]
 struct Targets {
     /// A change at, under or above one of these asks for a rebuild: site.toml, the log roots,
-    /// `templates/`, `static/`, the content folder.
+    /// `templates/`, `static/`, `maps/` (the heatmaps' overviews), the content folder.
     paths: Vec<PathBuf>,
     /// The same paths with links resolved, where different: notify names a folder reached by
     /// two paths by either, and a linked log's writes happen where the link points.
@@ -111,6 +111,7 @@ impl Targets {
         for dir in [
             Path::new("templates"),
             Path::new("static"),
+            Path::new("maps"),
             &plan.config.content,
         ] {
             paths.push(absolute(&plan.site_dir.join(dir)));
@@ -598,6 +599,8 @@ mod tests {
         for site in [&link, &real_site] {
             assert!(t.concerns(&write, &site.join("site.toml")));
             assert!(t.concerns(&write, &site.join("logs/a.log")));
+            // An overview's image or calibration (the heatmaps).
+            assert!(t.concerns(&write, &site.join("maps/de_dust2.txt")));
             assert!(!t.concerns(&write, &site.join("public/index.html")));
             assert!(!t.concerns(&write, &site.join(".public.next")));
         }

@@ -352,3 +352,82 @@ fn incremental_builds_redraw_kill_maps_when_the_map_frame_changes() {
     let overview = a.keys().any(|k| k.ends_with("koth-viaduct-overview.png"));
     assert!(overview, "the overview is published");
 }
+
+/// An overview that leaves kills outside its image says so, on the terminal and on the page;
+/// one too tall, too large or calibrated wrong is refused with its reason, and the map is drawn
+/// without it.
+#[test]
+fn overviews_that_do_not_fit_are_named() {
+    if !common::has_shared_data() {
+        return;
+    }
+    let public = common::shared().join("public");
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    with_map_line(
+        &public.join("hl-tf2/full_kothviaduct.log"),
+        "koth_viaduct",
+        &logs,
+    );
+    let site = tmp.path().join("site");
+    std::fs::create_dir_all(site.join("maps")).unwrap();
+    std::fs::write(
+        site.join("site.toml"),
+        format!("logs = [{:?}]\n", logs.display().to_string()),
+    )
+    .unwrap();
+    let png = |w: u32, h: u32| {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend(w.to_be_bytes());
+        png.extend(h.to_be_bytes());
+        png.extend([8, 6, 0, 0, 0]);
+        png
+    };
+    let build = |txt: &str, image: Vec<u8>| -> (String, String) {
+        std::fs::write(site.join("maps/koth_viaduct.txt"), txt).unwrap();
+        std::fs::write(site.join("maps/koth_viaduct.png"), image).unwrap();
+        let o = common::fragstats(&["build", "--full"], &site);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        let page = std::fs::read_to_string(site.join("public/maps/koth-viaduct.html")).unwrap();
+        (common::stderr(&o), page)
+    };
+    // The image covers x from -1500: the kills west of it are not drawn.
+    let (err, page) = build(
+        "\"pos_x\" \"-1500\"\n\"pos_y\" \"4000\"\n\"scale\" \"6\"\n",
+        png(1024, 1024),
+    );
+    assert!(err.contains("fall outside its overview image"), "{err}");
+    assert!(page.contains("kills fell outside the overview image and are not drawn"));
+    for (txt, image, why) in [
+        (
+            "\"pos_x\" \"-3000\"\n\"pos_y\" \"4000\"\n\"scale\" \"6\"\n",
+            png(1, 16384),
+            "at most 4 times",
+        ),
+        (
+            "\"pos_x\" \"-3000\"\n\"pos_y\" \"4000\"\n\"scale\" \"6\"\n",
+            png(20000, 20000),
+            "at most 16384",
+        ),
+        (
+            "\"pos_x\" \"-3000\"\n\"pos_y\" \"4000\"\n\"scale\" \"0\"\n",
+            png(1024, 1024),
+            "above 0",
+        ),
+        (
+            "\"pos_x\" \"-3000\"\n\"pos_y\" \"4000\"\n",
+            png(1024, 1024),
+            "no \"scale\"",
+        ),
+    ] {
+        let (err, page) = build(txt, image);
+        assert!(
+            err.contains("overview of koth_viaduct not used") && err.contains(why),
+            "{err}"
+        );
+        assert!(!page.contains("koth-viaduct-overview.png"), "{why}");
+        let maps = common::json_array(&site.join("public"), "data/heatmaps.json");
+        assert!(maps[0]["rows"].as_u64().unwrap() <= 48, "{why}");
+    }
+}

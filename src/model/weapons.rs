@@ -209,7 +209,7 @@ fn counter_strike_class(raw: &str) -> &'static str {
 }
 
 fn team_fortress_class(raw: &str) -> &'static str {
-    const MELEE: [&str; 14] = [
+    const MELEE: [&str; 32] = [
         "bat",
         "bottle",
         "fireaxe",
@@ -223,9 +223,27 @@ fn team_fortress_class(raw: &str) -> &'static str {
         "sword",
         "eyelander",
         "frying_pan",
+        "fryingpan",
         "axtinguisher",
+        "southern_hospitality",
+        "holy_mackerel",
+        "bushwacka",
+        "unique_pickaxe",
+        "pickaxe",
+        "boston_basher",
+        "tribalkukri",
+        "gloves",
+        "ullapool_caber",
+        "ullapool_caber_explosion",
+        "battleaxe",
+        "headtaker",
+        "sandman",
+        "warrior_spirit",
+        "eternal_reward",
+        "robot_arm",
+        "amputator",
     ];
-    if raw.starts_with("obj_") {
+    if raw.starts_with("obj_") || raw == "wrangler_kill" {
         "Buildings"
     } else if raw.starts_with("tf_projectile")
         || raw.contains("rocket")
@@ -424,6 +442,9 @@ mod tests {
         assert_eq!(weapon_class("tf2", "flamethrower"), "Fire");
         assert_eq!(weapon_class("tf2", "scattergun"), "Guns");
         assert_eq!(weapon_class("tf2", "bat"), "Melee");
+        assert_eq!(weapon_class("tf2", "fryingpan"), "Melee");
+        assert_eq!(weapon_class("tf2", "ullapool_caber"), "Melee");
+        assert_eq!(weapon_class("tf2", "wrangler_kill"), "Buildings");
         assert_eq!(weapon_class("quake3", "MOD_RAILGUN"), "Other");
     }
 

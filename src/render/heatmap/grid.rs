@@ -109,6 +109,13 @@ impl Grid {
 /// Most bytes of an overview image a site may give.
 const MAX_OVERVIEW_BYTES: u64 = 16 << 20;
 
+/// Largest side of an overview image, in pixels.
+const MAX_OVERVIEW_SIDE: u32 = 16384;
+
+/// Most an overview may be taller than wide or wider than tall (its grid has 48 columns and
+/// at most this many times as many rows).
+const MAX_OVERVIEW_ASPECT: u32 = 4;
+
 /// The overview of map `map` in `site_dir/maps/` (`<map>.png` or `<map>.jpg` with `<map>.txt`),
 /// or why there is none usable (None: the admin gave none).
 pub fn read_overview(site_dir: &std::path::Path, map: &str) -> Option<Result<Overview, String>> {
@@ -122,15 +129,23 @@ pub fn read_overview(site_dir: &std::path::Path, map: &str) -> Option<Result<Ove
         return None;
     }
     let dir = site_dir.join("maps");
-    let (path, extension) = [("png", "png"), ("jpg", "jpg"), ("jpeg", "jpg")]
+    let txt = dir.join(format!("{map}.txt"));
+    let image = [("png", "png"), ("jpg", "jpg"), ("jpeg", "jpg")]
         .iter()
         .map(|(ext, as_ext)| (dir.join(format!("{map}.{ext}")), *as_ext))
-        .find(|(p, _)| p.is_file())?;
+        .find(|(p, _)| p.is_file());
+    let Some((path, extension)) = image else {
+        return txt.is_file().then(|| {
+            Err(format!(
+                "maps/{map}.txt has no image beside it (maps/{map}.png, .jpg or .jpeg)"
+            ))
+        });
+    };
     let read = || -> Result<Overview, String> {
-        let text = std::fs::read_to_string(dir.join(format!("{map}.txt")))
+        let text = std::fs::read_to_string(&txt)
             .map_err(|e| format!("maps/{map}.txt (its calibration) cannot be read: {e}"))?;
-        let (pos_x, pos_y, scale) = calibration(&text)
-            .ok_or_else(|| format!("maps/{map}.txt gives no pos_x, pos_y and scale"))?;
+        let (pos_x, pos_y, scale) =
+            calibration(&text).map_err(|e| format!("maps/{map}.txt: {e}"))?;
         let len = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
         if len > MAX_OVERVIEW_BYTES {
             return Err(format!("{} is over 16 MB", path.display()));
@@ -138,6 +153,19 @@ pub fn read_overview(site_dir: &std::path::Path, map: &str) -> Option<Result<Ove
         let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
         let (width, height) = image_size(&bytes)
             .ok_or_else(|| format!("{} is not a PNG or JPEG image", path.display()))?;
+        if width.max(height) > MAX_OVERVIEW_SIDE {
+            return Err(format!(
+                "{} is {width} x {height} pixels: at most {MAX_OVERVIEW_SIDE} on a side",
+                path.display()
+            ));
+        }
+        if width.max(height) > MAX_OVERVIEW_ASPECT * width.min(height) {
+            return Err(format!(
+                "{} is {width} x {height} pixels: an overview may be at most \
+                 {MAX_OVERVIEW_ASPECT} times as tall as wide or as wide as tall",
+                path.display()
+            ));
+        }
         Ok(Overview {
             pos_x,
             pos_y,
@@ -152,21 +180,36 @@ pub fn read_overview(site_dir: &std::path::Path, map: &str) -> Option<Result<Ove
 }
 
 /// `pos_x`, `pos_y` and `scale` of a game's overview file (Valve's KeyValues: `"pos_x"
-/// "-2476"`); the scale must be positive.
-pub fn calibration(text: &str) -> Option<(f64, f64, f64)> {
-    let value = |key: &str| -> Option<f64> {
+/// "-2476"`), or which of them is missing or wrong (the scale must be a positive number; a
+/// rotated overview is not drawn).
+pub fn calibration(text: &str) -> Result<(f64, f64, f64), String> {
+    let raw = |key: &str| -> Option<String> {
         text.lines().find_map(|line| {
             let mut words = line.split('"').map(str::trim).filter(|w| !w.is_empty());
             let k = words.next()?;
-            if !k.eq_ignore_ascii_case(key) {
-                return None;
-            }
-            let v: f64 = words.next()?.parse().ok()?;
-            v.is_finite().then_some(v)
+            k.eq_ignore_ascii_case(key)
+                .then(|| words.next().unwrap_or("").to_string())
         })
     };
-    let scale = value("scale")?;
-    (scale > 0.0).then_some((value("pos_x")?, value("pos_y")?, scale))
+    let number = |key: &str| -> Result<f64, String> {
+        let v = raw(key).ok_or_else(|| format!("no \"{key}\""))?;
+        v.parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("\"{key}\" is {v:?}, not a number"))
+    };
+    if raw("rotate").is_some_and(|r| r.trim() != "0") {
+        return Err(
+            "\"rotate\" asks for a turned overview, which is not drawn: turn the image \
+                    and drop the line"
+                .to_string(),
+        );
+    }
+    let (pos_x, pos_y, scale) = (number("pos_x")?, number("pos_y")?, number("scale")?);
+    if scale <= 0.0 {
+        return Err(format!("\"scale\" is {scale}: it must be above 0"));
+    }
+    Ok((pos_x, pos_y, scale))
 }
 
 /// Width and height of a PNG or JPEG image, from its header.
@@ -174,7 +217,7 @@ pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
     let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() >= 24 && &bytes[12..16] == b"IHDR" {
         let (w, h) = (be32(&bytes[16..20]), be32(&bytes[20..24]));
-        return (w > 0 && h > 0 && w <= 16384 && h <= 16384).then_some((w, h));
+        return (w > 0 && h > 0).then_some((w, h));
     }
     if !bytes.starts_with(&[0xff, 0xd8]) {
         return None;
@@ -234,6 +277,26 @@ mod tests {
     fn an_overview_is_aligned_on_two_known_points() {
         let text = "\"de_dust2\"\n{\n\t\"material\"\t\"overviews/de_dust2\"\n\t\"pos_x\"\t\t\"-2476\"\n\t\"pos_y\"\t\t\"3239\"\n\t\"scale\"\t\t\"4.4\"\n}\n";
         let (pos_x, pos_y, scale) = calibration(text).unwrap();
+        assert!(
+            calibration("\"pos_x\" \"1\"\n\"pos_y\" \"2\"\n\"scale\" \"0\"")
+                .unwrap_err()
+                .contains("above 0")
+        );
+        assert!(
+            calibration("\"pos_x\" \"1\"\n\"pos_y\" \"2\"")
+                .unwrap_err()
+                .contains("no \"scale\"")
+        );
+        assert!(
+            calibration("\"pos_x\" \"a\"")
+                .unwrap_err()
+                .contains("not a number")
+        );
+        assert!(
+            calibration(&format!("{text}\"rotate\" \"1\""))
+                .unwrap_err()
+                .contains("rotate")
+        );
         assert_eq!((pos_x, pos_y, scale), (-2476.0, 3239.0, 4.4));
         for size in [1024, 512] {
             let o = Overview {

@@ -21,7 +21,7 @@ use grid::{Grid, Overview};
 
 /// Most switches a map's heatmap offers (every kill, two sides, weapon classes): the page's
 /// stylesheet shows one panel per checked switch for this many.
-pub const MAX_VARIANTS: usize = 10;
+pub const MAX_VARIANTS: usize = 12;
 
 /// The map of a match whose log names none ([`crate::parse::new_match`]).
 const UNKNOWN_MAP: &str = "(unknown)";
@@ -52,6 +52,8 @@ pub struct MapHeat {
     pub grid: Grid,
     pub overview: Option<Overview>,
     pub spots: Vec<Spot>,
+    /// Kills with a position outside the overview image (not drawn; none without an image).
+    pub outside: usize,
     /// Its page's path without `.html` (`maps/<slug>`): its files are `<stem>-heat.svg` (every
     /// panel, one per view) and `<stem>-overview.<ext>`.
     pub stem: String,
@@ -140,6 +142,17 @@ impl Heat {
                     None => continue,
                 },
             };
+            let outside = (spots.iter())
+                .filter(|s| grid.cell_of(s.at).is_none() || grid.cell_of(s.to).is_none())
+                .count();
+            if outside > 0 {
+                heat.problems.push(format!(
+                    "{outside} of the {} kills with positions on {name} fall outside its \
+                     overview image and are not drawn: check pos_x, pos_y and scale in \
+                     maps/{name}.txt",
+                    spots.len()
+                ));
+            }
             let game = spots
                 .first()
                 .map(|s| input.matches[s.game as usize].game.clone())
@@ -167,6 +180,7 @@ impl Heat {
                 grid,
                 overview,
                 spots,
+                outside,
                 stem: stem_of(url),
             });
         }
@@ -298,6 +312,8 @@ pub struct HeatView {
     pub cell: u32,
     /// Positioned kills in all.
     pub total: usize,
+    /// Of those, the kills with a position outside the overview image, which are not drawn.
+    pub outside: usize,
 }
 
 /// A player's kills and deaths on one map, on their page.
@@ -366,6 +382,7 @@ pub fn map_view(r: &Renderer, map: usize) -> Option<HeatView> {
         height: h.grid.height,
         cell: h.grid.cell.round() as u32,
         total: h.spots.len(),
+        outside: h.outside,
     })
 }
 
