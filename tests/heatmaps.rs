@@ -28,6 +28,29 @@ fn with_map_line(log: &Path, map: &str, dir: &Path) -> PathBuf {
     out
 }
 
+/// The header of a PNG image of `width` x `height` pixels: all an overview's size is read from.
+fn png_header(width: u32, height: u32) -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.extend(width.to_be_bytes());
+    png.extend(height.to_be_bytes());
+    png.extend([8, 6, 0, 0, 0]);
+    png
+}
+
+/// Under `dir`: `logs/` holding koth_viaduct's log (with its map line), and a site folder
+/// `site/` (with an empty `maps/`) whose site.toml reads them. Returns the two folders.
+fn viaduct_site(dir: &Path) -> (PathBuf, PathBuf) {
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let log = common::shared().join("public/hl-tf2/full_kothviaduct.log");
+    with_map_line(&log, "koth_viaduct", &logs);
+    let site = dir.join("site");
+    std::fs::create_dir_all(site.join("maps")).unwrap();
+    let toml = format!("logs = [{:?}]\n", logs.display().to_string());
+    std::fs::write(site.join("site.toml"), toml).unwrap();
+    (logs, site)
+}
+
 /// Kill lines whose killer and victim are both players and which give both positions: TF2's
 /// `(attacker_position "x y z") (victim_position "x y z")` and CS:GO's `[x y z]` after each
 /// player block. A naive reader: no parser of the project's.
@@ -91,10 +114,7 @@ fn every_positioned_kill_is_binned_once_and_a_known_one_lands_in_its_cell() {
     // (-3000, 4000): the whole level.
     let site = tmp.path().join("site");
     std::fs::create_dir_all(site.join("maps")).unwrap();
-    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    png.extend(1024u32.to_be_bytes());
-    png.extend(1024u32.to_be_bytes());
-    png.extend([8, 6, 0, 0, 0]);
+    let png = png_header(1024, 1024);
     std::fs::write(site.join("maps/koth_viaduct.png"), &png).unwrap();
     std::fs::write(
         site.join("maps/koth_viaduct.txt"),
@@ -278,20 +298,7 @@ fn incremental_builds_redraw_kill_maps_when_the_map_frame_changes() {
     }
     let public = common::shared().join("public");
     let tmp = tempfile::tempdir().unwrap();
-    let logs = tmp.path().join("logs");
-    std::fs::create_dir_all(&logs).unwrap();
-    with_map_line(
-        &public.join("hl-tf2/full_kothviaduct.log"),
-        "koth_viaduct",
-        &logs,
-    );
-    let site = tmp.path().join("site");
-    std::fs::create_dir_all(&site).unwrap();
-    std::fs::write(
-        site.join("site.toml"),
-        format!("logs = [{:?}]\n", logs.display().to_string()),
-    )
-    .unwrap();
+    let (logs, site) = viaduct_site(tmp.path());
     let build = |dir: &Path, extra: &[&str]| {
         let mut args = vec!["build"];
         args.extend_from_slice(extra);
@@ -309,10 +316,7 @@ fn incremental_builds_redraw_kill_maps_when_the_map_frame_changes() {
     build(&site, &[]);
     // Then an overview.
     std::fs::create_dir_all(site.join("maps")).unwrap();
-    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    png.extend(1024u32.to_be_bytes());
-    png.extend(1024u32.to_be_bytes());
-    png.extend([8, 6, 0, 0, 0]);
+    let png = png_header(1024, 1024);
     std::fs::write(site.join("maps/koth_viaduct.png"), &png).unwrap();
     std::fs::write(
         site.join("maps/koth_viaduct.txt"),
@@ -361,29 +365,9 @@ fn overviews_that_do_not_fit_are_named() {
     if !common::has_shared_data() {
         return;
     }
-    let public = common::shared().join("public");
     let tmp = tempfile::tempdir().unwrap();
-    let logs = tmp.path().join("logs");
-    std::fs::create_dir_all(&logs).unwrap();
-    with_map_line(
-        &public.join("hl-tf2/full_kothviaduct.log"),
-        "koth_viaduct",
-        &logs,
-    );
-    let site = tmp.path().join("site");
-    std::fs::create_dir_all(site.join("maps")).unwrap();
-    std::fs::write(
-        site.join("site.toml"),
-        format!("logs = [{:?}]\n", logs.display().to_string()),
-    )
-    .unwrap();
-    let png = |w: u32, h: u32| {
-        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-        png.extend(w.to_be_bytes());
-        png.extend(h.to_be_bytes());
-        png.extend([8, 6, 0, 0, 0]);
-        png
-    };
+    let (_, site) = viaduct_site(tmp.path());
+    let png = png_header;
     let build = |txt: &str, image: Vec<u8>| -> (String, String) {
         std::fs::write(site.join("maps/koth_viaduct.txt"), txt).unwrap();
         std::fs::write(site.join("maps/koth_viaduct.png"), image).unwrap();
