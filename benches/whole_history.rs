@@ -57,6 +57,7 @@ fn run(log: &Path, games: u32, per_system: bool) {
         .zip(&roster.match_players)
         .map(|(m, ids)| {
             m.events
+                .read()
                 .iter()
                 .filter(|e| e.kind == EventKind::Frag)
                 .map(|e| (ids[e.actor as usize], ids[e.target as usize]))

@@ -68,12 +68,13 @@ pub fn update(
 /// players in them. The events of `open`'s last line are left out (the log may have ended
 /// inside that line).
 fn continues(open: &Match, later: &Match) -> bool {
-    let last = open.events.last().map_or(0, |e| e.line);
-    let before_last = open.events.iter().take_while(|e| e.line < last);
-    if before_last.clone().count() > later.events.len() {
+    let (open_events, later_events) = (open.events.read(), later.events.read());
+    let last = open_events.last().map_or(0, |e| e.line);
+    let before_last = open_events.iter().take_while(|e| e.line < last);
+    if before_last.clone().count() > later_events.len() {
         return false;
     }
-    let mut pairs = before_last.zip(later.events.iter());
+    let mut pairs = before_last.zip(later_events.iter());
     let same_player = |a: u32, b: u32| {
         a == b
             && match (open.players.get(a as usize), later.players.get(b as usize)) {

@@ -32,6 +32,10 @@ pub struct Previous {
     pub state: Option<State>,
     pub reuse: bool,
     pub archive: Archive,
+    /// The state folder the changed logs' new segments are written into as soon as each log is
+    /// read, their matches' events then left there ([`FileState::seal_stored`]); None: they
+    /// stay in memory until the state is saved.
+    pub store: Option<PathBuf>,
 }
 
 /// How the files of a build were read.
@@ -80,6 +84,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         state: previous,
         reuse,
         archive,
+        store,
     } = previous;
     let labels: HashMap<String, u32> = previous
         .as_ref()
@@ -119,7 +124,10 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
             dropped.extend(replaced);
             progress.add(state.size);
             let matches = if state.changed {
-                state.seal()?
+                match &store {
+                    Some(dir) => state.seal_stored(dir)?,
+                    None => state.seal()?,
+                }
             } else {
                 state.take_matches()
             };

@@ -174,6 +174,26 @@ impl FileState {
         Ok(self.take_matches())
     }
 
+    /// Like [`FileState::seal`], with the new segments written into `dir`'s `files/` at once
+    /// (not flushed: [`prepare`] does, before any per-log file names them) and the matches
+    /// they hold read back from them, their events left in the files: a log's events are held
+    /// in memory only while it is read (issue 41).
+    pub fn seal_stored(&mut self, dir: &Path) -> Result<Vec<Match>> {
+        let mut sealed = segments::seal_file(self, segments::SEGMENT_MATCHES)?;
+        // A state folder that cannot be written keeps the matches in memory: saving the
+        // state reports it.
+        let Ok(stored) = segments::store_early(&dir.join(FILES_DIR), &mut sealed) else {
+            self.sealed = Some(sealed);
+            return Ok(self.take_matches());
+        };
+        self.sealed = Some(sealed);
+        let kept = self.settled.len().checked_sub(stored.len());
+        let kept = kept.context("the segments written hold more matches than the log")?;
+        self.settled.truncate(kept);
+        self.settled.extend(stored);
+        Ok(self.take_matches())
+    }
+
     /// Moves every match out (settled, then tail).
     pub fn take_matches(&mut self) -> Vec<Match> {
         let mut matches = std::mem::take(&mut self.settled);
@@ -428,12 +448,19 @@ pub fn prepare(dir: &Path, state: &State) -> Result<Prepared> {
             };
             let target = file_path(dir, &f.path);
             let name = target.file_name().expect("a file name").to_string_lossy();
-            // The new segments first: a per-log file never names a segment not yet written.
-            let mut staged: Vec<Result<Staged>> = sealed
-                .segments
-                .iter()
-                .map(|(segment, bytes)| stage_file(&files_dir, segment, bytes))
-                .collect();
+            // The new segments first: a per-log file never names a segment not yet written
+            // and flushed.
+            let flushed = sealed.early.iter().map(|name| {
+                let path = files_dir.join(name);
+                let flushed = File::open(&path).and_then(|f| f.sync_all());
+                flushed.with_context(|| format!("cannot flush {}", path.display()))
+            });
+            let mut staged: Vec<Result<Staged>> =
+                flushed.filter_map(Result::err).map(Err).collect();
+            staged.extend(
+                (sealed.segments.iter())
+                    .map(|(segment, bytes)| stage_file(&files_dir, segment, bytes)),
+            );
             staged.push(stage_file(&files_dir, &name, &sealed.main));
             staged
         })

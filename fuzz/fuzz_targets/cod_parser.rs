@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     CallOfDuty.parse(&mut input, &source, &mut report, &mut |m| matches.push(m), None).unwrap();
     for m in &matches {
         assert!(m.players.iter().any(|p| p.active));
-        for e in &m.events {
+        for e in m.events.read().iter() {
             assert!((e.actor as usize) < m.players.len());
             assert!(e.target == NO_PLAYER || (e.target as usize) < m.players.len());
             assert!(e.time <= m.duration_seconds);

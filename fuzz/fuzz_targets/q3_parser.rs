@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     Quake3.parse(&mut input, &source, &mut report, &mut |m| matches.push(m), None).unwrap();
     for m in &matches {
         assert!(m.players.iter().any(|p| p.active));
-        for e in &m.events {
+        for e in m.events.read().iter() {
             assert!((e.actor as usize) < m.players.len());
             assert!(e.target == NO_PLAYER || (e.target as usize) < m.players.len());
             if matches!(e.kind, EventKind::Frag | EventKind::Suicide | EventKind::TeamKill) {

@@ -169,6 +169,8 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     });
     let mut warnings = Vec::new();
     let mut previous = load_previous(&state_dir, req.full, &mut warnings)?;
+    // Only a build holding the lock writes into the state folder before the site is made.
+    previous.store = lock.held().then(|| state_dir.clone());
     timer.lap("load state");
     let previous_pages = match (&mut previous.state, previous.reuse) {
         (Some(p), true) => std::mem::take(&mut p.pages),
@@ -362,6 +364,7 @@ pub fn load_previous(state_dir: &Path, full: bool, warnings: &mut Vec<String>) -
         state,
         reuse,
         archive,
+        store: None,
     })
 }
 

@@ -368,7 +368,7 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
             let key = keys.get(p as usize)?.key.as_str();
             Some((!h.is_hidden(p)).then_some(key))
         };
-        for e in &m.events {
+        for e in m.events.read().iter() {
             let what = match e.kind {
                 EventKind::Frag => "frag",
                 EventKind::Suicide => "suicide",

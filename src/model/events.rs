@@ -1,98 +1,226 @@
-//! [`Events`]: a match's events, decoded on first use. Matches read back from the incremental
-//! state keep their events packed (the bytes the state stored) until something reads them, and
-//! most builds read only the newest matches' events: the rest come from the checkpoint of the
-//! counts and ratings.
+//! [`Events`]: a match's events. Freshly parsed, they are held in memory; read back from the
+//! incremental state, they stay in the state's files and are decoded again each time something
+//! reads them ([`Events::read`]), so that a build holds the events of the matches it is working
+//! on, not of its whole history (issue 41: a year of a server network is hundreds of millions of
+//! events, about 90 bytes each once decoded, where the state stores about 9).
 //!
-//! Decoded from a state file's bytes inside [`sharing`], packed events are not even copied:
-//! they are a range of those bytes, which the matches of the file share (on a public server's
-//! site, 56 MB of the 70 MB of segments every build loads, in 20,000 allocations).
+//! Decoded from a state file's bytes inside [`stored_in`], packed events are not copied: they
+//! are a range of that file, read with a positioned read through a window of the file kept per
+//! thread (matches are read in the order the file holds them, so one read serves hundreds).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
-use std::ops::{Deref, DerefMut, Range};
-use std::sync::{Arc, OnceLock};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Event;
-use crate::mapped::FileBytes;
 
-/// A match's events in order; derefs to `Vec<Event>`. Either packed or decoded (or both, once
-/// packed events were read).
+/// A match's events in order: in memory, or packed (the postcard bytes the state stores),
+/// in memory or in a state file.
 pub struct Events {
-    /// The events as the state stored them (postcard), when read back from it.
-    packed: Option<Packed>,
-    decoded: OnceLock<Vec<Event>>,
+    inner: Inner,
 }
 
-/// The postcard bytes of packed events: their own, or a range of a state file's bytes.
+enum Inner {
+    Decoded(Vec<Event>),
+    /// Postcard bytes of its own (an archive's or a per-log file's matches), decoded on each
+    /// read, and how many events they hold.
+    Own(Box<[u8]>, u32),
+    /// A range of a state file, read and decoded on each read.
+    Stored(Stored),
+}
+
+/// Where packed events lie in a state file.
 #[derive(Clone)]
-enum Packed {
-    Own(Box<[u8]>),
-    Shared(Arc<FileBytes>, Range<usize>),
+struct Stored {
+    file: Arc<StoredFile>,
+    at: u64,
+    len: u32,
+    count: u32,
 }
 
-impl Deref for Packed {
-    type Target = [u8];
+/// A state file that packed events are read from, open for as long as a match refers to it (a
+/// file replaced or removed meanwhile is still read as it was when opened).
+pub struct StoredFile {
+    file: File,
+    path: PathBuf,
+    /// Tells this file apart from any other in the per-thread window (an address may be reused).
+    id: u64,
+}
 
-    fn deref(&self) -> &[u8] {
-        match self {
-            Packed::Own(bytes) => bytes,
-            Packed::Shared(file, range) => &file[range.clone()],
+impl StoredFile {
+    /// Opens the state file at `path` for reading.
+    pub fn open(path: &Path) -> std::io::Result<Arc<StoredFile>> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Ok(Arc::new(StoredFile {
+            file: File::open(path)?,
+            path: path.to_path_buf(),
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+        }))
+    }
+
+    /// Calls `f` with the `len` bytes at `at`, read through this thread's window.
+    fn with_bytes<T>(&self, at: u64, len: usize, f: impl FnOnce(&[u8]) -> T) -> T {
+        /// Bytes read at once: a segment's next few hundred matches.
+        const WINDOW: usize = 1 << 20;
+        thread_local! {
+            /// The last bytes read: file id, offset, bytes.
+            static LAST: RefCell<(u64, u64, Vec<u8>)> = const { RefCell::new((u64::MAX, 0, Vec::new())) };
+        }
+        LAST.with_borrow_mut(|(id, start, buf)| {
+            let inside =
+                *id == self.id && at >= *start && (at - *start) as usize + len <= buf.len();
+            if !inside {
+                buf.clear();
+                buf.resize(WINDOW.max(len), 0);
+                let read = read_at_most(&self.file, buf, at).unwrap_or_else(|e| {
+                    panic!(
+                        "cannot read the events of a match from {}: {e} (the state folder \
+                         changed or failed during the build; build again)",
+                        self.path.display()
+                    )
+                });
+                assert!(
+                    read >= len,
+                    "{} is shorter than when it was opened (the state folder changed during \
+                     the build; build again)",
+                    self.path.display()
+                );
+                buf.truncate(read);
+                (*id, *start) = (self.id, at);
+            }
+            let from = (at - *start) as usize;
+            f(&buf[from..from + len])
+        })
+    }
+}
+
+/// Reads from `at` into `buf` until it is full or the file ends; returns the bytes read.
+fn read_at_most(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], at + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
+    Ok(done)
 }
 
 thread_local! {
-    /// The bytes being decoded inside [`sharing`] on this thread.
-    static SHARED: RefCell<Option<Arc<FileBytes>>> = const { RefCell::new(None) };
+    /// The state file being decoded inside [`stored_in`] on this thread, and its bytes.
+    static SOURCE: RefCell<Option<(Arc<StoredFile>, usize, usize)>> = const { RefCell::new(None) };
 }
 
-/// Runs `decode` on `bytes`: the packed events it deserializes from them (borrowed, as
-/// `rmp_serde::from_slice` gives them) refer to `bytes` instead of copying them. Decoding runs
-/// on the calling thread only (it must not hand work to other threads).
-pub fn sharing<T>(bytes: &Arc<FileBytes>, decode: impl FnOnce(&[u8]) -> T) -> T {
-    /// Restores the bytes an outer call was sharing, also when `decode` panics.
-    struct Restore(Option<Arc<FileBytes>>);
+/// Runs `decode` on `bytes`, the whole content of `file`: the packed events it deserializes
+/// from them (borrowed, as `rmp_serde::from_slice` gives them) refer to their range of the
+/// file instead of copying them. Decoding runs on the calling thread only (it must not hand
+/// work to other threads).
+pub fn stored_in<T>(file: &Arc<StoredFile>, bytes: &[u8], decode: impl FnOnce(&[u8]) -> T) -> T {
+    /// Restores the file an outer call was decoding, also when `decode` panics.
+    struct Restore(Option<(Arc<StoredFile>, usize, usize)>);
     impl Drop for Restore {
         fn drop(&mut self) {
-            SHARED.set(self.0.take());
+            SOURCE.set(self.0.take());
         }
     }
-    let _restore = Restore(SHARED.replace(Some(Arc::clone(bytes))));
+    let source = (Arc::clone(file), bytes.as_ptr() as usize, bytes.len());
+    let _restore = Restore(SOURCE.replace(Some(source)));
     decode(bytes)
 }
 
-/// `v` as packed events: a range of the bytes [`sharing`] decodes when it lies inside them,
-/// else a copy.
-fn packed_from(v: &[u8]) -> Packed {
-    SHARED.with_borrow(|shared| {
-        if let Some(file) = shared {
-            let start = (v.as_ptr() as usize).wrapping_sub(file.as_ptr() as usize);
-            if start <= file.len() && v.len() <= file.len() - start {
-                return Packed::Shared(Arc::clone(file), start..start + v.len());
-            }
-        }
-        Packed::Own(v.into())
+/// How many events postcard bytes hold (their length prefix); None if they hold none.
+fn count_of(bytes: &[u8]) -> Option<u32> {
+    postcard::take_from_bytes::<u32>(bytes).ok().map(|(n, _)| n)
+}
+
+/// `v` as packed events: a range of the file [`stored_in`] decodes when it lies inside its
+/// bytes, else a copy.
+fn packed_from(v: &[u8]) -> Inner {
+    let count = count_of(v).unwrap_or(0);
+    let stored = SOURCE.with_borrow(|source| {
+        let (file, base, len) = source.as_ref()?;
+        let start = (v.as_ptr() as usize).wrapping_sub(*base);
+        let fits = start <= *len && v.len() <= len - start;
+        Some(Stored {
+            file: Arc::clone(file),
+            at: start as u64,
+            len: u32::try_from(v.len()).ok().filter(|_| fits)?,
+            count,
+        })
+    });
+    match stored {
+        Some(stored) => Inner::Stored(stored),
+        None => Inner::Own(v.into(), count),
+    }
+}
+
+/// Decodes packed events. They come from a state file whose checksum was verified, so they
+/// decode; if they did not (a fragstats bug), the match would show no events rather than stop
+/// the build.
+fn decode(bytes: &[u8]) -> Vec<Event> {
+    postcard::from_bytes(bytes).unwrap_or_else(|_| {
+        debug_assert!(false, "packed events do not decode");
+        Vec::new()
     })
 }
 
 impl Events {
-    /// The events, decoding them first if they are still packed. Packed bytes come from a state
-    /// file whose checksum was verified, so they decode; if they did not (a fragstats bug), the
-    /// match would show no events rather than stop the build.
-    fn get(&self) -> &Vec<Event> {
-        self.decoded.get_or_init(|| {
-            let bytes = self.packed.as_deref().unwrap_or_default();
-            postcard::from_bytes(bytes).unwrap_or_else(|_| {
-                debug_assert!(false, "packed events do not decode");
-                Vec::new()
-            })
-        })
+    /// The events: borrowed when they are in memory, else read and decoded now (and not
+    /// kept: hold the result while it is needed, read again later).
+    pub fn read(&self) -> Cow<'_, [Event]> {
+        match &self.inner {
+            Inner::Decoded(events) => Cow::Borrowed(events),
+            Inner::Own(bytes, _) => Cow::Owned(decode(bytes)),
+            Inner::Stored(s) => Cow::Owned(s.file.with_bytes(s.at, s.len as usize, decode)),
+        }
     }
 
-    /// Still packed (not read since the state was loaded).
+    /// How many events there are (known without decoding them).
+    pub fn len(&self) -> usize {
+        match &self.inner {
+            Inner::Decoded(events) => events.len(),
+            Inner::Own(_, count) => *count as usize,
+            Inner::Stored(s) => s.count as usize,
+        }
+    }
+
+    /// No events.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Still packed (read back from the state, not changed since).
     pub fn is_packed(&self) -> bool {
-        self.decoded.get().is_none()
+        !matches!(self.inner, Inner::Decoded(_))
+    }
+
+    /// Kept in a state file, not in memory.
+    pub fn is_stored(&self) -> bool {
+        matches!(self.inner, Inner::Stored(_))
+    }
+
+    /// The events to change, decoded and held in memory from now on.
+    pub fn make_mut(&mut self) -> &mut Vec<Event> {
+        if !matches!(self.inner, Inner::Decoded(_)) {
+            self.inner = Inner::Decoded(self.read().into_owned());
+        }
+        match &mut self.inner {
+            Inner::Decoded(events) => events,
+            _ => unreachable!("decoded just now"),
+        }
+    }
+
+    /// Appends an event (decoding packed ones first).
+    pub fn push(&mut self, event: Event) {
+        self.make_mut().push(event);
     }
 }
 
@@ -105,69 +233,47 @@ impl Default for Events {
 impl From<Vec<Event>> for Events {
     fn from(events: Vec<Event>) -> Events {
         Events {
-            packed: None,
-            decoded: OnceLock::from(events),
+            inner: Inner::Decoded(events),
         }
-    }
-}
-
-impl Deref for Events {
-    type Target = Vec<Event>;
-
-    fn deref(&self) -> &Vec<Event> {
-        self.get()
-    }
-}
-
-impl DerefMut for Events {
-    fn deref_mut(&mut self) -> &mut Vec<Event> {
-        self.get();
-        // Changed events make the packed bytes stale.
-        self.packed = None;
-        self.decoded.get_mut().expect("decoded just now")
-    }
-}
-
-impl<'a> IntoIterator for &'a Events {
-    type Item = &'a Event;
-    type IntoIter = std::slice::Iter<'a, Event>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.get().iter()
     }
 }
 
 impl Clone for Events {
     fn clone(&self) -> Events {
-        Events {
-            packed: self.packed.clone(),
-            decoded: self.decoded.clone(),
-        }
+        let inner = match &self.inner {
+            Inner::Decoded(events) => Inner::Decoded(events.clone()),
+            Inner::Own(bytes, count) => Inner::Own(bytes.clone(), *count),
+            Inner::Stored(s) => Inner::Stored(s.clone()),
+        };
+        Events { inner }
     }
 }
 
 impl PartialEq for Events {
     fn eq(&self, other: &Events) -> bool {
-        self.get() == other.get()
+        self.len() == other.len() && self.read() == other.read()
     }
 }
 
 impl std::fmt::Debug for Events {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.get().fmt(f)
+        self.read().fmt(f)
     }
 }
 
 /// Stored as one byte string (the postcard encoding of the events), so that reading a state
-/// copies the bytes instead of decoding every event.
+/// copies (or refers to) the bytes instead of decoding every event.
 impl Serialize for Events {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.packed {
-            Some(packed) => serializer.serialize_bytes(packed),
-            None => {
-                let bytes = postcard::to_allocvec(self.get()).map_err(serde::ser::Error::custom)?;
+        match &self.inner {
+            Inner::Decoded(events) => {
+                let bytes = postcard::to_allocvec(events).map_err(serde::ser::Error::custom)?;
                 serializer.serialize_bytes(&bytes)
             }
+            Inner::Own(bytes, _) => serializer.serialize_bytes(bytes),
+            Inner::Stored(s) => s
+                .file
+                .with_bytes(s.at, s.len as usize, |b| serializer.serialize_bytes(b)),
         }
     }
 }
@@ -176,23 +282,23 @@ impl<'de> Deserialize<'de> for Events {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Events, D::Error> {
         struct Bytes;
         impl<'de> serde::de::Visitor<'de> for Bytes {
-            type Value = Packed;
+            type Value = Inner;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("the packed events of a match")
             }
-            fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<Packed, E> {
+            fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<Inner, E> {
                 Ok(packed_from(v))
             }
-            fn visit_bytes<E>(self, v: &[u8]) -> Result<Packed, E> {
-                Ok(Packed::Own(v.into()))
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Inner, E> {
+                Ok(Inner::Own(v.into(), count_of(v).unwrap_or(0)))
             }
-            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Packed, E> {
-                Ok(Packed::Own(v.into()))
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Inner, E> {
+                let count = count_of(&v).unwrap_or(0);
+                Ok(Inner::Own(v.into(), count))
             }
         }
         Ok(Events {
-            packed: Some(deserializer.deserialize_bytes(Bytes)?),
-            decoded: OnceLock::new(),
+            inner: deserializer.deserialize_bytes(Bytes)?,
         })
     }
 }
@@ -213,48 +319,73 @@ mod tests {
         }
     }
 
-    /// Events survive the trip through bytes, stay packed until read, and a packed copy
-    /// written again gives the same bytes.
+    /// Events survive the trip through bytes, stay packed when read, and a packed copy
+    /// written again gives the same bytes; changed, they are decoded for good.
     #[test]
-    fn packed_until_read() {
+    fn packed_until_changed() {
         let events = Events::from(vec![event(1), event(2)]);
         let bytes = postcard::to_allocvec(&events).unwrap();
         let mut back: Events = postcard::from_bytes(&bytes).unwrap();
-        assert!(back.is_packed());
+        assert!(back.is_packed() && !back.is_stored());
         assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
         assert_eq!(back.len(), 2);
-        assert!(!back.is_packed());
+        assert_eq!(back.read().len(), 2);
+        assert!(back.is_packed(), "reading keeps nothing decoded");
         assert_eq!(back, events);
         back.push(event(3));
+        assert!(!back.is_packed());
         let again: Events = postcard::from_bytes(&postcard::to_allocvec(&back).unwrap()).unwrap();
         assert_eq!(again.len(), 3);
         assert_eq!(Events::default().len(), 0);
     }
 
-    /// Inside `sharing`, packed events are ranges of the decoded bytes (outside, copies); both
-    /// read and write back as the events they hold.
+    /// Inside `stored_in`, packed events are ranges of the file (outside, copies); both read
+    /// and write back as the events they hold, also when many files are read in turn through
+    /// the per-thread window, and when the file was replaced after it was opened.
     #[test]
-    fn events_decoded_inside_sharing_refer_to_the_bytes() {
-        let all = vec![
-            Events::from(vec![event(1), event(2)]),
-            Events::from(vec![event(3)]),
-        ];
-        let bytes = Arc::new(FileBytes::Read(rmp_serde::to_vec(&all).unwrap()));
-        let shared: Vec<Events> = sharing(&bytes, |b| rmp_serde::from_slice(b).unwrap());
-        let copied: Vec<Events> = rmp_serde::from_slice(&bytes).unwrap();
-        assert!(
-            SHARED.with_borrow(Option::is_none),
-            "restored after sharing"
-        );
-        for (events, own) in [(&shared, false), (&copied, true)] {
-            for e in events {
-                let packed = e.packed.as_ref().unwrap();
-                assert_eq!(matches!(packed, Packed::Own(_)), own);
-            }
-            assert_eq!(rmp_serde::to_vec(events).unwrap(), &bytes[..]);
-            assert!(events.iter().all(Events::is_packed));
-            assert_eq!(events, &all);
+    fn events_decoded_inside_stored_in_are_read_from_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let many: Vec<Vec<Events>> = (0..3u64)
+            .map(|f| {
+                (0..2000u64)
+                    .map(|m| {
+                        Events::from(
+                            (0..(m % 200))
+                                .map(|i| event(f * 1000 + m + i))
+                                .collect::<Vec<_>>(),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut loaded = Vec::new();
+        for (i, all) in many.iter().enumerate() {
+            let bytes = rmp_serde::to_vec(all).unwrap();
+            let path = dir.path().join(format!("f{i}"));
+            std::fs::write(&path, &bytes).unwrap();
+            let file = StoredFile::open(&path).unwrap();
+            let stored: Vec<Events> =
+                stored_in(&file, &bytes, |b| rmp_serde::from_slice(b).unwrap());
+            assert!(
+                SOURCE.with_borrow(Option::is_none),
+                "restored after decoding"
+            );
+            assert!(stored.iter().all(Events::is_stored));
+            let copied: Vec<Events> = rmp_serde::from_slice(&bytes).unwrap();
+            assert!(copied.iter().all(|e| e.is_packed() && !e.is_stored()));
+            assert_eq!(&copied, all);
+            assert_eq!(rmp_serde::to_vec(&stored).unwrap(), bytes);
+            // Replaced (as a state file is, by a rename) while open: still read as it was.
+            std::fs::write(dir.path().join("other"), b"x").unwrap();
+            std::fs::rename(dir.path().join("other"), &path).unwrap();
+            loaded.push(stored);
         }
-        assert_eq!(Arc::strong_count(&bytes), 3, "two matches share the bytes");
+        // Read across the files in turn, and backwards: the window follows.
+        for m in (0..2000).rev() {
+            for (f, all) in many.iter().enumerate() {
+                assert_eq!(loaded[f][m].read(), all[m].read(), "file {f} match {m}");
+                assert_eq!(loaded[f][m].len(), all[m].len());
+            }
+        }
     }
 }

@@ -290,7 +290,7 @@ impl Match {
         // Each player's team as the events go; before their first change, their last team.
         let mut team: Vec<Team> = self.players.iter().map(|p| p.team).collect();
         let mut changed = vec![false; team.len()];
-        for (p, t) in self.events.iter().filter_map(|e| match e.kind {
+        for (p, t) in self.events.read().iter().filter_map(|e| match e.kind {
             EventKind::TeamChange(t) => Some((e.actor as usize, t)),
             _ => None,
         }) {
@@ -299,7 +299,7 @@ impl Match {
                 team[p] = t;
             }
         }
-        for e in &self.events {
+        for e in self.events.read().iter() {
             let p = e.actor as usize;
             match e.kind {
                 EventKind::TeamChange(t) if p < team.len() => team[p] = t,
@@ -317,6 +317,7 @@ impl Match {
     /// Number of frags (kills that were neither suicides nor team kills).
     pub fn frag_count(&self) -> usize {
         self.events
+            .read()
             .iter()
             .filter(|e| matches!(e.kind, EventKind::Frag))
             .count()

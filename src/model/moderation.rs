@@ -250,6 +250,7 @@ impl Moderation {
         };
         let events: Vec<super::Event> = m
             .events
+            .read()
             .iter()
             .filter_map(|e| {
                 let mut e = *e;
@@ -389,7 +390,12 @@ mod tests {
         let out = &out[0];
         let names: Vec<&str> = out.players.iter().map(|p| p.plain.as_str()).collect();
         assert_eq!(names, ["Alice", "Carol"]);
-        let pairs: Vec<(u32, u32)> = out.events.iter().map(|e| (e.actor, e.target)).collect();
+        let pairs: Vec<(u32, u32)> = out
+            .events
+            .read()
+            .iter()
+            .map(|e| (e.actor, e.target))
+            .collect();
         assert_eq!(pairs, [(1, 0), (0, 1)]);
         assert_ne!(out.content, m.content);
     }

@@ -31,6 +31,7 @@ pub fn kills(m: &Match) -> Vec<Kill> {
             .map_or(String::new(), |p| p.plain.clone())
     };
     m.events
+        .read()
         .iter()
         .filter(|e| {
             matches!(

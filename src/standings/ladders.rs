@@ -227,7 +227,7 @@ pub fn ladders(
                     t.last_seen = t.last_seen.max(day);
                 }
                 // Incidents as the static ranking counts them: frags between two identities.
-                for e in &m.events {
+                for e in m.events.read().iter() {
                     if e.kind != EventKind::Frag {
                         continue;
                     }

@@ -18,13 +18,14 @@
 //! at most). A full read writes segments of [`SEGMENT_MATCHES`] matches, which load on the
 //! thread pool side by side.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{FileState, Fingerprint, Header, seal, seal_compact, unseal_as};
 use crate::diagnostics::FileReport;
 use crate::model::Match;
+use crate::model::events::{StoredFile, stored_in};
 use crate::parse::Checkpoint;
 use std::path::Path;
 
@@ -53,6 +54,9 @@ pub struct Sealed {
     pub main: Vec<u8>,
     /// The segments written by this build: file name and bytes.
     pub segments: Vec<(String, Vec<u8>)>,
+    /// Segments of this build already in place under their names ([`store_early`]), not yet
+    /// flushed to disk: [`super::prepare`] flushes them before any per-log file names them.
+    pub early: Vec<String>,
 }
 
 /// The per-log file's content: a [`FileState`] by another name, borrowing its parts, so that
@@ -133,7 +137,31 @@ pub fn seal_file(f: &mut FileState, per_segment: usize) -> Result<Sealed> {
     Ok(Sealed {
         main,
         segments: written,
+        early: Vec::new(),
     })
+}
+
+/// Writes the new segments of `sealed` into `files_dir` now (through a temporary file renamed
+/// into place, not flushed: see [`Sealed::early`]), keeping their names and not their bytes,
+/// and returns the matches they hold as read back from them: their events stay in the files
+/// (see [`stored_in`]).
+pub fn store_early(files_dir: &Path, sealed: &mut Sealed) -> Result<Vec<Match>> {
+    let mut matches = Vec::new();
+    for (name, bytes) in &sealed.segments {
+        super::stage_file_with(files_dir, name, bytes, false)?.commit()?;
+        let path = files_dir.join(name);
+        let file = StoredFile::open(&path)
+            .with_context(|| format!("cannot read {} back", path.display()))?;
+        let part: Vec<Match> = stored_in(&file, bytes, |b| unseal_as(b, &Header::current()))
+            .with_context(|| format!("cannot decode {} just written", path.display()))?;
+        matches.extend(part);
+    }
+    // Written, all of them: from now on the names stand for the bytes.
+    let names = std::mem::take(&mut sealed.segments)
+        .into_iter()
+        .map(|(name, _)| name);
+    sealed.early.extend(names);
+    Ok(matches)
 }
 
 /// Seals `f` with every settled match inside the per-log file and no segment (a state saved
@@ -142,6 +170,7 @@ pub fn seal_inline(f: &FileState) -> Result<Sealed> {
     Ok(Sealed {
         main: seal(&PerLog::of(f, &f.settled, &[]))?,
         segments: Vec::new(),
+        early: Vec::new(),
     })
 }
 
@@ -176,12 +205,13 @@ pub fn load_settled(files_dir: &Path, mut file: FileState, header: &Header) -> O
             if !is_segment_name(&s.name) || !s.name.starts_with(&key) {
                 return None;
             }
-            // Mapped, not read into fresh memory (see `FileBytes`); the matches' packed events
-            // stay in these bytes, not copied out (see `sharing`).
-            let bytes =
-                std::sync::Arc::new(crate::mapped::FileBytes::read(&files_dir.join(&s.name)).ok()?);
-            let matches: Vec<Match> =
-                crate::model::events::sharing(&bytes, |b| unseal_as(b, header))?;
+            // Mapped while the matches are decoded, not read into fresh memory (see
+            // `FileBytes`); their packed events stay in the file, read from it when needed
+            // (see `stored_in`), and the mapping goes once the matches are decoded.
+            let path = files_dir.join(&s.name);
+            let file = StoredFile::open(&path).ok()?;
+            let bytes = crate::mapped::FileBytes::read(&path).ok()?;
+            let matches: Vec<Match> = stored_in(&file, &bytes, |b| unseal_as(b, header))?;
             (matches.len() as u64 == s.matches).then(|| (matches, stores_names(&bytes)))
         })
         .collect::<Option<_>>()?;

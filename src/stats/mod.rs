@@ -333,7 +333,7 @@ fn count_match(
     let mut ms = MatchStats::default();
     // Every player named by a kill line is active, so has a line.
     let line = |i: u32| line_of.get(i as usize).copied().filter(|p| *p < n);
-    for e in &m.events {
+    for e in m.events.read().iter() {
         let actor = ids[e.actor as usize];
         match e.kind {
             EventKind::Frag => {

@@ -190,7 +190,7 @@ fn cod4_lan_level_time_never_resets() {
     // Times are relative to each game's InitGame: no game is longer than its 30-minute limit.
     for m in &ms {
         assert!(m.duration_seconds <= 31 * 60, "{}", m.duration_seconds);
-        assert!(m.events.iter().all(|e| e.time <= m.duration_seconds));
+        assert!(m.events.read().iter().all(|e| e.time <= m.duration_seconds));
     }
     assert_eq!(ms[9].line, 6415);
     // Every map start repeats the J lines of those connected: still the same four players.
@@ -217,7 +217,7 @@ fn cod4_public_server_late_start_missing_shutdown_time_jump_and_guids() {
     assert_eq!(report.notes["match with no players dropped"].count, 192);
     assert_eq!(ms.iter().map(|m| kills(m).len()).sum::<usize>(), 66);
     // The file starts at level time 2061:29: times are relative to the InitGame at 2061:3x.
-    assert!(ms[0].events.iter().all(|e| e.time < 3600));
+    assert!(ms[0].events.read().iter().all(|e| e.time < 3600));
     let dm = &ms[1];
     assert_eq!(dm.gametype.code, "dm");
     // CoD4 1.7 fills team fields in dm: no team kills there.
@@ -503,7 +503,7 @@ proptest::proptest! {
     fn any_bytes_parse_without_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..4000)) {
         let (ms, _) = parse_bytes(&bytes);
         for m in &ms {
-            for e in &m.events {
+            for e in m.events.read().iter() {
                 proptest::prop_assert!((e.actor as usize) < m.players.len());
             }
         }
@@ -526,7 +526,7 @@ proptest::proptest! {
         }
         let (ms, _) = parse_bytes(&input);
         for m in &ms {
-            for e in &m.events {
+            for e in m.events.read().iter() {
                 proptest::prop_assert!((e.actor as usize) < m.players.len());
                 proptest::prop_assert!(e.target == crate::model::NO_PLAYER || (e.target as usize) < m.players.len());
             }

@@ -65,7 +65,7 @@ fn console_log_quirks() {
     );
     // No timestamps: no duration; no Exit and no score: no result.
     assert_eq!(m.duration_seconds, 0);
-    assert!(m.events.iter().all(|e| e.time == 0));
+    assert!(m.events.read().iter().all(|e| e.time == 0));
     assert!(m.exit_reason.is_none() && m.team_scores.is_none());
     assert!(!m.open, "the server shutdown logged a ShutdownGame");
     assert_eq!(
@@ -265,8 +265,8 @@ fn game_log_stamps_of_both_forms() {
         let t = |i: usize| (3_660_000 + 1500 * i as u64) / 1000;
         let last = lines.len() - 2;
         assert_eq!(u64::from(m.duration_seconds), t(last) - t(init));
-        assert!(m.events.windows(2).all(|e| e[0].time <= e[1].time));
-        let first_kill = m.events.iter().find(|e| e.kind == K::Frag).unwrap();
+        assert!(m.events.read().windows(2).all(|e| e[0].time <= e[1].time));
+        let first_kill = *m.events.read().iter().find(|e| e.kind == K::Frag).unwrap();
         let kill_line = first_kill.line as usize - 1;
         assert_eq!(
             u64::from(first_kill.time),
@@ -314,6 +314,7 @@ fn game_log_lines() {
     );
     let times: Vec<u32> = m
         .events
+        .read()
         .iter()
         .filter(|e| matches!(e.kind, K::Frag | K::TeamKill | K::Suicide))
         .map(|e| e.time)
@@ -332,7 +333,7 @@ fn an_empty_stamped_line_keeps_events_inside_the_match() {
     let (matches, _) = parse_bytes(log);
     assert!(!matches.is_empty());
     for m in &matches {
-        for e in &m.events {
+        for e in m.events.read().iter() {
             assert!(
                 e.time <= m.duration_seconds,
                 "{e:?} after {}",
@@ -369,7 +370,7 @@ proptest::proptest! {
     fn any_bytes_parse_without_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..4000)) {
         let (ms, _) = parse_bytes(&bytes);
         for m in &ms {
-            for e in &m.events {
+            for e in m.events.read().iter() {
                 proptest::prop_assert!((e.actor as usize) < m.players.len());
             }
         }
@@ -392,7 +393,7 @@ proptest::proptest! {
         }
         let (ms, _) = parse_bytes(&input);
         for m in &ms {
-            for e in &m.events {
+            for e in m.events.read().iter() {
                 proptest::prop_assert!((e.actor as usize) < m.players.len());
                 proptest::prop_assert!(e.target == crate::model::NO_PLAYER || (e.target as usize) < m.players.len());
             }

@@ -19,7 +19,7 @@ fn csgo_kill_with_positions() {
          L 02/12/2014 - 11:10:02: \"Erik<164><BOT><TERRORIST>\" [-1032 314 128] killed \"Joe<3><BOT><CT>\" [-888 497 192] with \"sg556\" (headshot)\n",
     );
     assert_eq!(m.len(), 1);
-    let kinds: Vec<K> = m[0].events.iter().map(|e| e.kind).collect();
+    let kinds: Vec<K> = m[0].events.read().iter().map(|e| e.kind).collect();
     assert!(kinds.contains(&K::Frag));
     assert!(kinds.contains(&K::Headshot));
     assert_eq!(m[0].game, "csgo");
@@ -226,7 +226,7 @@ fn parsed_counts(matches: &[Match], accounts: &[String]) -> Counts {
                 None => format!("name:{}", p.name),
             }
         };
-        for e in m.events.iter() {
+        for e in m.events.read().iter() {
             match e.kind {
                 K::Frag => {
                     out.entry(key(e.actor)).or_default()[0] += 1;
@@ -275,7 +275,7 @@ fn player<'a>(m: &'a Match, name: &str) -> &'a MatchPlayer {
 }
 
 fn count(m: &Match, kind: K) -> usize {
-    m.events.iter().filter(|e| e.kind == kind).count()
+    m.events.read().iter().filter(|e| e.kind == kind).count()
 }
 
 fn skipped(r: &FileReport, reason: &str) -> u64 {
@@ -348,8 +348,10 @@ fn quirk_csgo_positions_three_field_blocks_bots() {
     let i = m[0].players.iter().position(|p| p.name == "Erik").unwrap() as u32;
     let change = m[0]
         .events
+        .read()
         .iter()
         .find(|e| e.actor == i && e.kind == K::TeamChange(Team::Blue))
+        .copied()
         .unwrap();
     let path = public_logs()
         .into_iter()
@@ -428,6 +430,7 @@ fn quirk_cs16_concatenated_logs_and_bot_ids() {
         m.iter()
             .map(|m| {
                 m.events
+                    .read()
                     .iter()
                     .filter(|e| matches!(e.kind, K::Flag(x, _) if x == a))
                     .count()
@@ -465,6 +468,7 @@ fn quirk_cs2_http_frame_and_bomb_death() {
         .unwrap() as u32;
     assert_eq!(
         m.events
+            .read()
             .iter()
             .filter(|e| e.kind == K::Suicide && e.actor == bw)
             .count(),
@@ -483,6 +487,7 @@ fn quirk_tf2_double_game_over_and_flags() {
     assert_eq!(m.len(), 1);
     let caps = m[0]
         .events
+        .read()
         .iter()
         .filter(|e| matches!(e.kind, K::Flag(FlagAction::Capture, _)))
         .count();
@@ -623,10 +628,12 @@ fn l4d2_horde_death_is_the_victims_suicide() {
     assert_eq!(m.len(), 1);
     let ws = player(&m[0], "wintersong");
     assert!(ws.active && ws.uid.is_some());
-    let deaths: Vec<&Event> = m[0]
+    let deaths: Vec<Event> = m[0]
         .events
+        .read()
         .iter()
         .filter(|e| e.kind == K::Suicide)
+        .copied()
         .collect();
     assert_eq!(deaths.len(), 1);
     assert_eq!(m[0].weapons[deaths[0].detail as usize], "infected");
@@ -653,9 +660,11 @@ fn death_by_an_entity_is_named_after_it() {
         .iter()
         .flat_map(|m| {
             m.events
+                .read()
                 .iter()
                 .filter(|e| e.kind == K::Suicide)
                 .map(|e| m.weapons[e.detail as usize].as_str())
+                .collect::<Vec<_>>()
         })
         .collect();
     assert_eq!(weapons, ["witch", "trigger_hurt", "world"]);
@@ -823,7 +832,7 @@ fn cs_log_cut_mid_match_ends_at_the_end_of_file() {
     let (whole, _) = public("cs16-podbot-lan-2013-L0000000.log").unwrap();
     assert_eq!(m[0].id, whole[0].id, "same opening, same id");
     assert!(m[0].rounds.len() < whole[0].rounds.len());
-    let played = m[0].events.last().unwrap();
+    let played = *m[0].events.read().last().unwrap();
     assert!(played.line <= 400, "{last}");
     assert_eq!(
         m[0].duration_seconds,

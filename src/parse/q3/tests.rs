@@ -19,6 +19,7 @@ fn player<'a>(m: &'a Match, plain: &str) -> (u32, &'a MatchPlayer) {
 
 fn kinds(m: &Match) -> Vec<K> {
     m.events
+        .read()
         .iter()
         .map(|e| e.kind)
         .filter(|k| matches!(k, K::Frag | K::Suicide | K::TeamKill))
@@ -74,7 +75,7 @@ fn openarena_ffa_match() {
     assert_eq!(p.bot_skill, Some(2.0));
     let (grunt, g) = player(m, "=XiX=Grunt");
     assert_eq!(g.score, Some(-1));
-    let first = m.events.iter().find(|e| e.kind == K::Frag).unwrap();
+    let first = *m.events.read().iter().find(|e| e.kind == K::Frag).unwrap();
     assert_eq!((first.actor, first.target), (dude, grunt));
     assert_eq!(m.weapons[usize::from(first.detail)], "MOD_ROCKET");
     assert_eq!(first.time, 33);
@@ -85,6 +86,7 @@ fn openarena_ffa_match() {
     );
     assert!(
         m.events
+            .read()
             .iter()
             .any(|e| e.kind == K::Award && e.actor == dude)
     );
@@ -109,7 +111,7 @@ fn names_containing_killed_and_by_are_read_by_slot() {
     let m = &ms[0];
     let (k, _) = player(m, "a killed b by MOD_X");
     let (v, _) = player(m, "Dono da Bola");
-    let e = m.events.iter().find(|e| e.kind == K::Frag).unwrap();
+    let e = *m.events.read().iter().find(|e| e.kind == K::Frag).unwrap();
     assert_eq!((e.actor, e.target), (k, v));
     assert_eq!(m.weapons[usize::from(e.detail)], "MOD_RAILGUN");
 }
@@ -159,7 +161,7 @@ fn q3_challenge_quirks() {
     assert_eq!(kinds(&ms[0]), [K::Frag]);
     assert_eq!(ms[1].gametype.code, "ffa", "`= 0` reads as 0 like C atoi");
     // Level time was not reset: the match starts at 0:00 by its InitGame stamp, lines come at 981:27.
-    assert_eq!(ms[1].events.last().unwrap().time, 981 * 60 + 30);
+    assert_eq!(ms[1].events.read().last().unwrap().time, 981 * 60 + 30);
     assert_eq!(ms[1].duration_seconds, 982 * 60 + 27);
     assert_eq!(
         report.skipped_lines["corrupt line (no level-time stamp)"].count,
@@ -237,6 +239,7 @@ fn ctf_events_openarena_and_urban_terror() {
     assert_eq!(m.gametype.code, "ctf");
     let flags: Vec<_> = m
         .events
+        .read()
         .iter()
         .filter_map(|e| match e.kind {
             K::Flag(a, t) => Some((m.players[e.actor as usize].plain.as_str(), a, t)),
@@ -263,11 +266,11 @@ fn ctf_events_openarena_and_urban_terror() {
     let m = &ms[0];
     assert_eq!(m.gametype.code, "ctf", "Urban Terror mode 7 is CTF");
     assert!(matches!(
-        m.events[1].kind,
+        m.events.read()[1].kind,
         K::Flag(FlagAction::Capture, Team::Blue)
     ));
     assert!(matches!(
-        m.events[2].kind,
+        m.events.read()[2].kind,
         K::Flag(FlagAction::Drop, Team::Red)
     ));
     assert!(
@@ -293,6 +296,7 @@ fn rename_mid_game_is_a_new_identity() {
     let (moc, _) = player(m, "Mocinha");
     let frags: Vec<u32> = m
         .events
+        .read()
         .iter()
         .filter(|e| e.kind == K::Frag)
         .map(|e| e.actor)
@@ -367,11 +371,13 @@ fn summary(ms: &[Match]) -> Vec<(String, String, Lines)> {
                     let i = i as u32;
                     let frags = m
                         .events
+                        .read()
                         .iter()
                         .filter(|e| e.kind == K::Frag && e.actor == i)
                         .count() as u32;
                     let deaths = m
                         .events
+                        .read()
                         .iter()
                         .filter(|e| {
                             (e.kind == K::Frag || e.kind == K::TeamKill) && e.target == i
@@ -408,7 +414,7 @@ proptest::proptest! {
     fn any_bytes_parse_without_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..4000)) {
         let (ms, report) = parse_bytes(&bytes);
         for m in &ms {
-            for e in &m.events {
+            for e in m.events.read().iter() {
                 proptest::prop_assert!((e.actor as usize) < m.players.len());
             }
         }
@@ -466,7 +472,7 @@ fn many_weapon_and_award_names_stay_bounded() {
     let m = &ms[0];
     assert_eq!(m.weapons.len(), crate::parse::MAX_WEAPONS + 1);
     assert!(m.awards.len() <= 101);
-    for e in &m.events {
+    for e in m.events.read().iter() {
         if e.kind == K::Frag {
             assert!(usize::from(e.detail) < m.weapons.len());
         }
@@ -536,6 +542,7 @@ fn rejoin_same_side_and_slot_reuse_presence() {
     let (a, _) = player(&ms[0], "A");
     let a_events: Vec<K> = ms[0]
         .events
+        .read()
         .iter()
         .filter(|e| e.actor == a && matches!(e.kind, K::TeamChange(_) | K::Leave))
         .map(|e| e.kind)
@@ -548,6 +555,7 @@ fn rejoin_same_side_and_slot_reuse_presence() {
     assert!(
         !ms[1]
             .events
+            .read()
             .iter()
             .any(|e| e.actor == b && e.kind == K::Leave),
         "B is still held by slot 2"

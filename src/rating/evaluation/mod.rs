@@ -140,7 +140,7 @@ pub(crate) fn team_lineup_between(
             on[p][side] += weight(since, at.max(since));
         }
     };
-    for e in &m.events {
+    for e in m.events.read().iter() {
         let p = e.actor as usize;
         match e.kind {
             EventKind::TeamChange(team) if p < n => {

@@ -546,14 +546,16 @@ impl Evaluator {
         let outcomes: usize = matches
             .clone()
             .map(|(m, _)| {
-                let scored = m.events.iter().filter(|e| {
-                    matches!(
-                        e.kind,
-                        EventKind::Frag | EventKind::Suicide | EventKind::TeamKill
-                    )
-                });
+                let scored = (m.events.read().iter())
+                    .filter(|e| {
+                        matches!(
+                            e.kind,
+                            EventKind::Frag | EventKind::Suicide | EventKind::TeamKill
+                        )
+                    })
+                    .count();
                 // The start, each round's end (at most one per round) and the end.
-                2 + m.rounds.len() + scored.count()
+                2 + m.rounds.len() + scored
             })
             .sum();
         let mut batch = Batch {
@@ -602,7 +604,7 @@ impl Evaluator {
                 .enumerate()
                 .filter_map(|(k, end)| end.map(|end| (end, k as u32)))
                 .peekable();
-            for e in &m.events {
+            for e in m.events.read().iter() {
                 while let Some((_, round)) = rounds.next_if(|(end, _)| *end < e.time) {
                     batch.outcomes.push(Outcome::RoundEnd {
                         index: mi as u32,

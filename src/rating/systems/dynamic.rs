@@ -177,7 +177,7 @@ impl Stream {
             // Where a duel is rated as one result, its players are not rated per event; clans
             // always are (RANKING.md section 1, "Clans").
             let players_per_event = duel_pair.is_none();
-            for e in &m.events {
+            for e in m.events.read().iter() {
                 let actor = ids[e.actor as usize];
                 match e.kind {
                     EventKind::TeamChange(t) => presence.team[e.actor as usize] = Some(t),
@@ -558,7 +558,7 @@ fn duel_pair(m: &Match, ids: &[u32], cfg: &DynamicConfig) -> Option<(u32, u32, f
         return None;
     };
     let mut score = [0i64; 2];
-    for e in &m.events {
+    for e in m.events.read().iter() {
         let slot = |id: u32| {
             if id == a {
                 Some(0)

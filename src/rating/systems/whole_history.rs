@@ -1037,6 +1037,7 @@ mod tests {
             .zip(&roster.match_players)
             .map(|(m, ids)| {
                 m.events
+                    .read()
                     .iter()
                     .filter(|e| e.kind == EventKind::Frag)
                     .map(|e| (ids[e.actor as usize], ids[e.target as usize]))

@@ -98,7 +98,7 @@ impl Heat {
                 let by_line: HashMap<u64, &crate::model::KillSpots> =
                     m.spots.iter().map(|s| (s.line, s)).collect();
                 let ids = &input.roster.match_players[i];
-                let spots = (m.events.iter())
+                let spots = (m.events.read().iter())
                     .filter(|e| matches!(e.kind, EventKind::Frag | EventKind::TeamKill))
                     .filter_map(|e| {
                         let s = by_line.get(&e.line)?;

@@ -86,7 +86,7 @@ pub(in crate::render) fn kills_html(r: &Renderer, i: usize) -> String {
             .map_or("", String::as_str)
     };
     let mut out = String::with_capacity(m.events.len() * 200);
-    for e in &m.events {
+    for e in m.events.read().iter() {
         let kind = match e.kind {
             EventKind::Frag => "frag",
             EventKind::Suicide => "suicide",
@@ -151,7 +151,7 @@ pub(in crate::render) fn timeline(r: &Renderer, i: usize) -> String {
     // Each curve's points, from one pass over the events (not one per curve).
     let mut curves: Vec<(f64, Vec<(f64, f64)>)> =
         best.iter().map(|_| (0.0, vec![(0.0, 0.0)])).collect();
-    for e in m.events.iter().filter(|e| e.kind == EventKind::Frag) {
+    for e in m.events.read().iter().filter(|e| e.kind == EventKind::Frag) {
         let actor = ids[e.actor as usize];
         for (l, (count, points)) in best.iter().zip(&mut curves) {
             if actor == l.player {
@@ -303,6 +303,7 @@ pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) 
         Vec::new()
     } else {
         m.events
+            .read()
             .iter()
             .filter_map(|e| {
                 let kind = match e.kind {

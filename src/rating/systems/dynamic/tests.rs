@@ -555,13 +555,14 @@ fn before_and_after(
     let (matches, _) = crate::build::read_logs(&[path]).unwrap();
     let at = matches
         .iter()
-        .position(|m| m.events.iter().any(|e| e.line == line))
+        .position(|m| m.events.read().iter().any(|e| e.line == line))
         .expect("a match holds the line");
     let cut = |upto: u64| {
         let mut ms: Vec<Match> = matches[..=at].to_vec();
         let last = ms.last_mut().unwrap();
         let kept: Vec<_> = last
             .events
+            .read()
             .iter()
             .filter(|e| e.line < upto)
             .copied()
@@ -569,7 +570,12 @@ fn before_and_after(
         last.events = Events::from(kept);
         ms
     };
-    let event = *matches[at].events.iter().find(|e| e.line == line).unwrap();
+    let event = *matches[at]
+        .events
+        .read()
+        .iter()
+        .find(|e| e.line == line)
+        .unwrap();
     let actor = matches[at].players[event.actor as usize].plain.clone();
     let (ro, before, _) = rate(cut(line), cfg, &[]);
     let (_, after, _) = rate(cut(line + 1), cfg, &[]);

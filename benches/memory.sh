@@ -1,0 +1,84 @@
+#!/bin/sh
+# Peak memory against the length of the history (issue 41): the same 30 players over 16,000
+# and 64,000 synthetic games (16 and 64 logs of `gen_q3log.py 1000 SEED`, about 460 MB and
+# 1.85 GB), and by hand a server network's year (`big`: 700 logs, about 20 GB of disk and
+# 10 minutes of generating). For each: `fragstats build --full` into an empty site folder (no
+# state), then again over the site and state it left (the previous state is loaded too), with
+# wall time, processor time (user + system) and peak resident memory (GNU time's %M), and for
+# the pair the growth of the peak from the first to the second.
+#
+#   sh benches/memory.sh [WORK_DIR] [pair|big ...]   (default /tmp/fragstats-bench-memory, pair)
+#   FRAGSTATS_BIN=/path/to/fragstats sh benches/memory.sh ...   (another build, e.g. older)
+#
+# The logs are hard links into one folder of generated files, so the pair takes 1.85 GB of disk.
+set -eu
+repo=$(cd "$(dirname "$0")/.." && pwd)
+gen="$repo/../shared/bench/gen_q3log.py"
+work=${1:-/tmp/fragstats-bench-memory}
+[ $# -gt 0 ] && shift
+which=${*:-pair}
+if [ -z "${FRAGSTATS_BIN:-}" ]; then
+    cargo build --release --manifest-path "$repo/Cargo.toml" >/dev/null
+fi
+bin=${FRAGSTATS_BIN:-$repo/target/release/fragstats}
+[ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)"; exit 1; }
+mkdir -p "$work/generated"
+
+# Makes generated/server-NNN.log for seeds 1..$1 (two at a time) once.
+generate() {
+    i=1
+    while [ "$i" -le "$1" ]; do
+        f=$(printf '%s/generated/server-%03d.log' "$work" "$i")
+        if [ ! -s "$f.done" ]; then
+            python3 "$gen" 1000 "$i" > "$f" && echo ok > "$f.done" &
+            [ $((i % 2)) -eq 0 ] && wait
+        fi
+        i=$((i + 1))
+    done
+    wait
+}
+
+# A site folder $1 whose logs/ holds the first $2 generated logs, with no site nor state yet.
+site() {
+    rm -rf "$work/$1"
+    mkdir -p "$work/$1/logs"
+    i=1
+    while [ "$i" -le "$2" ]; do
+        ln "$(printf '%s/generated/server-%03d.log' "$work" "$i")" "$work/$1/logs/"
+        i=$((i + 1))
+    done
+    echo 'logs = ["logs"]' > "$work/$1/site.toml"
+}
+
+# Runs `fragstats build --full` in site $1; prints "wall cpu peak_mb".
+measure() {
+    (cd "$work/$1" && /usr/bin/time -f "%e %U %S %M" -o ../.time "$bin" build --full >/dev/null 2>&1)
+    awk '{ printf "%.2f %.2f %d\n", $1, $2 + $3, $4 / 1024 }' "$work/.time"
+}
+
+# Builds site $1 of $2 logs twice; prints both lines, and sets $peak to the first peak.
+run() {
+    generate "$2"
+    site "$1" "$2"
+    size=$(du -sh "$work/$1/logs" | cut -f1)
+    set -- "$1" "$2" "$(measure "$1")" "$(measure "$1")"
+    echo "$3" | awk -v n="$1" -v l="$2" -v s="$size" '{ printf "%-6s %3d logs %6s  build --full, empty site: wall %7.2f s  cpu %7.2f s  peak %5d MB\n", n, l, s, $1, $2, $3 }'
+    echo "$4" | awk -v n="$1" '{ printf "%-6s                  build --full, again:      wall %7.2f s  cpu %7.2f s  peak %5d MB\n", n, $1, $2, $3 }'
+    peak=$(echo "$3 $4" | awk '{ print ($3 > $6 ? $3 : $6) }')
+}
+
+for what in $which; do
+    case $what in
+        pair)
+            run p16 16
+            small=$peak
+            run p64 64
+            echo "$small $peak" | awk '{ printf "peak of 64,000 games against 16,000: x%.2f (issue 41: at most x1.25, under 1024 MB)\n", $2 / $1 }'
+            rm -rf "$work/p16" "$work/p64" ;;
+        big)
+            run big 700
+            echo "issue 41: under 2048 MB"
+            rm -rf "$work/big" ;;
+        *) echo "unknown input $what (pair or big)"; exit 1 ;;
+    esac
+done
