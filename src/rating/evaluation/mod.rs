@@ -5,6 +5,7 @@
 //! them. Bot skills are an answer key only: no system ever sees them.
 
 pub mod explain;
+pub mod outcomes;
 pub mod reliability;
 pub mod replay;
 

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match};
+use crate::rating::evaluation::outcomes::Outcomes;
 use crate::rating::evaluation::reliability::Calibration;
 use crate::rating::evaluation::{
     Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, Scored, SkillKey,
@@ -267,7 +268,7 @@ impl ReplayCheckpoint<'_> {
 struct Batch {
     /// Number of the batch's first match in the whole history.
     first: u64,
-    outcomes: Vec<Outcome>,
+    outcomes: Outcomes,
     /// Per match: its team results (rounds, each predicted at its start, or the match).
     team_games: Vec<Vec<TeamGame>>,
     /// Team matches without a winner (only predicted): their line-up.
@@ -541,26 +542,9 @@ impl Evaluator {
     ) -> Batch {
         let book = &mut self.book;
         let frags_before = book.frags;
-        // The outcomes of a whole archive (one per frag) are its largest list: sized once, not
-        // grown by doubling (which holds up to three times its size while it copies).
-        let outcomes: usize = matches
-            .clone()
-            .map(|(m, _)| {
-                let scored = (m.events.read().iter())
-                    .filter(|e| {
-                        matches!(
-                            e.kind,
-                            EventKind::Frag | EventKind::Suicide | EventKind::TeamKill
-                        )
-                    })
-                    .count();
-                // The start, each round's end (at most one per round) and the end.
-                2 + m.rounds.len() + scored
-            })
-            .sum();
         let mut batch = Batch {
             first: book.matches,
-            outcomes: Vec::with_capacity(outcomes),
+            outcomes: Outcomes::default(),
             team_games: Vec::with_capacity(matches.len()),
             lineups: Vec::with_capacity(matches.len()),
             starts: Vec::with_capacity(matches.len()),
@@ -1014,8 +998,8 @@ fn report(
 /// the first part and the others' of the last run beside nothing else of the evaluation.
 const PIPELINE_PARTS: usize = 16;
 
-/// A run of whole matches of a batch: its outcomes, and the frags of the batch before it and
-/// in it.
+/// A run of whole matches of a batch: its outcomes (their offsets in [`Outcomes`]), and the
+/// frags of the batch before it and in it.
 struct Part {
     outcomes: std::ops::Range<usize>,
     first_frag: usize,
@@ -1025,10 +1009,11 @@ struct Part {
 impl Batch {
     /// The batch cut into about `count` parts of whole matches (one part at least).
     fn parts(&self, count: usize) -> Vec<Part> {
-        let size = self.outcomes.len().div_ceil(count.max(1)).max(1);
+        let end = self.outcomes.end();
+        let size = end.div_ceil(count.max(1)).max(1);
         let mut parts = Vec::with_capacity(count);
         let (mut start, mut first_frag, mut frags) = (0, 0, 0);
-        for (i, o) in self.outcomes.iter().enumerate() {
+        for (i, o) in self.outcomes.iter(0..end) {
             if i - start >= size && matches!(o, Outcome::StartMatch { .. }) {
                 parts.push(Part {
                     outcomes: start..i,
@@ -1039,9 +1024,9 @@ impl Batch {
             }
             frags += usize::from(matches!(o, Outcome::Frag { .. }));
         }
-        if start < self.outcomes.len() || parts.is_empty() {
+        if start < end || parts.is_empty() {
             parts.push(Part {
-                outcomes: start..self.outcomes.len(),
+                outcomes: start..end,
                 first_frag,
                 frags: frags - first_frag,
             });
@@ -1076,8 +1061,8 @@ fn replay(run: &mut Run, batch: &Batch, part: &Part, headline_losses: Option<&[f
         None => Against::Own,
     };
     let mut cursor = Cursor::new(run, part, mode);
-    for o in &batch.outcomes[part.outcomes.clone()] {
-        match *o {
+    for (_, o) in batch.outcomes.iter(part.outcomes.clone()) {
+        match o {
             Outcome::StartMatch { index } => cursor.start_match(run, batch, index),
             Outcome::RoundEnd { index, round } => cursor.round_end(run, batch, index, round),
             Outcome::Frag { killer, victim } => {
@@ -1110,8 +1095,8 @@ fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch, part: &Part
     }
     let mut lead = Cursor::new(headline, part, Against::Own);
     let mut follow = Cursor::new(team, part, Against::Same);
-    for o in &batch.outcomes[part.outcomes.clone()] {
-        match *o {
+    for (_, o) in batch.outcomes.iter(part.outcomes.clone()) {
+        match o {
             Outcome::StartMatch { index } => {
                 lead.start_match(headline, batch, index);
                 lent(headline, team, |team| {
@@ -1457,13 +1442,13 @@ mod tests {
         for p in &parts {
             assert_eq!((p.outcomes.start, p.first_frag), (end, frags));
             assert!(matches!(
-                batch.outcomes[p.outcomes.start],
+                batch.outcomes.at(p.outcomes.start),
                 Outcome::StartMatch { .. }
             ));
             end = p.outcomes.end;
             frags += p.frags;
         }
-        assert_eq!((end, frags), (batch.outcomes.len(), batch.frags));
+        assert_eq!((end, frags), (batch.outcomes.end(), batch.frags));
     }
 
     /// The team model reading the headline's fit gives exactly the numbers of its own copy:
