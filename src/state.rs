@@ -1017,6 +1017,56 @@ mod tests {
         assert_eq!(state.files.len(), read.files.len());
     }
 
+    /// A build that reads into its state folder keeps no settled match's events in memory:
+    /// they are in the segments it wrote at once, read back equal to what the log says; the
+    /// state it saves then loads the same matches. A state folder that cannot be written keeps
+    /// them in memory instead.
+    #[test]
+    fn logs_read_into_the_state_folder_leave_their_events_there() {
+        let log = format!(
+            "{}/tests/fixtures/openarena/ffa",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let roots = [PathBuf::from(log)];
+        let in_memory = crate::read::read_logs_incremental(&roots, Default::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let previous = crate::read::Previous {
+            store: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        };
+        let read = crate::read::read_logs_incremental(&roots, previous).unwrap();
+        assert_eq!(read.matches.len(), in_memory.matches.len());
+        let settled: usize = read.state.files.iter().map(|f| f.segments.len()).sum();
+        assert!(settled > 0, "the fixture has settled matches");
+        for (a, b) in read.matches.iter().zip(&in_memory.matches) {
+            assert_eq!(a, b, "match {}", a.id);
+        }
+        save(dir.path(), &read.state).unwrap();
+        // Only the matches after each log's checkpoint (in its per-log file) are in memory.
+        let mut tails = 0;
+        for f in &read.state.files {
+            let loaded = load_file(dir.path(), &f.path).expect("saved state loads");
+            assert!(loaded.settled.iter().all(|m| m.events.is_stored()));
+            for m in loaded.settled.iter().chain(&loaded.tail) {
+                let read = read.matches.iter().find(|r| r.id == m.id);
+                assert_eq!(read.map(|r| &r.events), Some(&m.events), "{}", m.id);
+            }
+            tails += loaded.tail.len();
+        }
+        let in_memory_now = read.matches.iter().filter(|m| !m.events.is_stored()).count();
+        assert_eq!(in_memory_now, tails);
+        // A file where the state folder should be: nothing can be written there.
+        let blocked = dir.path().join("blocked");
+        std::fs::write(&blocked, b"x").unwrap();
+        let previous = crate::read::Previous {
+            store: Some(blocked),
+            ..Default::default()
+        };
+        let read = crate::read::read_logs_incremental(&roots, previous).unwrap();
+        assert!(read.matches.iter().all(|m| !m.events.is_stored()));
+        assert_eq!(read.matches, in_memory.matches);
+    }
+
     /// A per-log file whose packed events were changed, though it still decodes, is refused by
     /// its checksum (the log is then read again).
     #[test]
