@@ -1053,7 +1053,11 @@ mod tests {
             }
             tails += loaded.tail.len();
         }
-        let in_memory_now = read.matches.iter().filter(|m| !m.events.is_stored()).count();
+        let in_memory_now = read
+            .matches
+            .iter()
+            .filter(|m| !m.events.is_stored())
+            .count();
         assert_eq!(in_memory_now, tails);
         // A file where the state folder should be: nothing can be written there.
         let blocked = dir.path().join("blocked");
