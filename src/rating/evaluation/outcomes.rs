@@ -9,7 +9,6 @@ use super::Outcome;
 #[derive(Debug, Default)]
 pub struct Outcomes {
     bytes: Vec<u8>,
-    count: usize,
 }
 
 const START: u8 = 0;
@@ -33,12 +32,6 @@ impl Outcomes {
         if let Some(b) = b {
             put(&mut self.bytes, b);
         }
-        self.count += 1;
-    }
-
-    /// How many outcomes there are.
-    pub fn len(&self) -> usize {
-        self.count
     }
 
     /// The offset just past the last outcome (the end of a range over all of them).
@@ -149,9 +142,12 @@ mod tests {
         for &o in &all {
             packed.push(o);
         }
-        assert_eq!(packed.len(), all.len());
         let read: Vec<(usize, Outcome)> = packed.iter(0..packed.end()).collect();
-        assert_eq!(read.iter().map(|r| r.1).collect::<Vec<_>>(), all);
+        assert_eq!(
+            read.iter().map(|r| r.1).collect::<Vec<_>>(),
+            all,
+            "every outcome, in order"
+        );
         for (k, &(at, o)) in read.iter().enumerate() {
             assert_eq!(packed.at(at), o);
             let rest: Vec<Outcome> = packed.iter(at..packed.end()).map(|r| r.1).collect();
