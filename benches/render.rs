@@ -74,7 +74,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                 source: "synthetic.log".into(),
                 file_index: 0,
                 line: mi as u64,
-                map: format!("map{}", mi % 40),
+                map: format!("map{}", mi % 40).into(),
                 game: "quake3".into(),
                 gametype: GameType {
                     code: "ffa".into(),
@@ -91,8 +91,8 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                 players: names
                     .iter()
                     .map(|n| MatchPlayer {
-                        plain: format!("Player{n}"),
-                        name: format!("^{}Player^7{n}", n % 8),
+                        plain: format!("Player{n}").into(),
+                        name: format!("^{}Player^7{n}", n % 8).into(),
                         score: Some(3),
                         team: Team::Free,
                         joined: 0,

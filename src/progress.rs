@@ -71,8 +71,19 @@ fn clock_seconds(clock: libc::clockid_t) -> f64 {
 /// The most memory the process has held so far (resident), in MB, where Linux's
 /// `/proc/self/status` says it.
 fn peak_memory() -> Option<u64> {
+    memory_line("VmHWM:")
+}
+
+/// The memory the process holds now (resident), in MB, where Linux says it: what a step keeps
+/// for the next ones, beside the peak it reached.
+fn memory_now() -> Option<u64> {
+    memory_line("VmRSS:")
+}
+
+/// The figure in KB of `/proc/self/status`'s line starting with `key`, in MB.
+fn memory_line(key: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024)
 }
@@ -96,7 +107,10 @@ impl Timer {
                 "timing: {what} {:.2} s (cpu {:.2} s{})",
                 (now - then).as_secs_f64(),
                 cpu - cpu_then,
-                peak_memory().map_or(String::new(), |mb| format!(", peak {mb} MB so far"))
+                peak_memory().map_or(String::new(), |mb| {
+                    let now = memory_now().map_or(String::new(), |n| format!(", {n} MB now"));
+                    format!(", peak {mb} MB so far{now}")
+                })
             );
             self.last.set((now, cpu));
         }

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use crate::compressed;
 use crate::crawl::{LogFile, crawl, rotation_key};
 use crate::diagnostics::{Diagnostics, FileReport};
-use crate::model::Match;
+use crate::model::{Match, Text};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::Progress;
 use crate::state::{Archive, ArchiveWrite, FileState, Fingerprint, State};
@@ -162,7 +162,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         reports.push(report);
         matches.extend(file_matches.into_iter().map(|mut m| {
             m.file_index = i;
-            m.source.clone_from(&file.rel);
+            m.source = Text::from(&file.rel);
             m
         }));
         dropped.extend(file_dropped.into_iter().map(|m| (state.path.clone(), m)));

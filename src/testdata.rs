@@ -6,7 +6,7 @@ mod needs;
 pub use needs::{openarena, shared};
 
 use crate::model::identity::{Aliases, Roster};
-use crate::model::{Events, GameType, Match, MatchPlayer, Team};
+use crate::model::{Events, GameType, Match, MatchPlayer, Team, Text};
 
 /// The names in folder `dir`, sorted.
 pub fn names_in(dir: &std::path::Path) -> Vec<String> {
@@ -76,7 +76,7 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
             team_based: gametype == "ctf",
             duel: gametype == "duel",
         },
-        server: String::new(),
+        server: String::new().into(),
         start: None,
         duration_seconds: 0,
         exit_reason: None,
@@ -85,8 +85,8 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
         players: players
             .iter()
             .map(|(n, t)| MatchPlayer {
-                plain: n.to_string(),
-                name: n.to_string(),
+                plain: Text::new(n),
+                name: Text::new(n),
                 score: None,
                 team: *t,
                 joined: 0,

@@ -389,7 +389,7 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
             weapon.append_value(
                 m.weapons
                     .get(usize::from(e.detail))
-                    .map_or("", String::as_str),
+                    .map_or("", |w| w.as_str()),
             );
             kind.append_value(what);
             let at = (e.kind != EventKind::Suicide)

@@ -8,12 +8,14 @@ pub mod identity;
 pub mod moderation;
 pub mod name_filter;
 pub mod names;
+pub mod text;
 pub mod weapons;
 
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
 pub use events::Events;
+pub use text::Text;
 
 /// A side in a match. `Free` is "no team" (free-for-all); `Spectator` is not playing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -59,9 +61,9 @@ impl Team {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameType {
     /// Short stable name, e.g. `ffa`, `duel`, `tdm`, `ctf`, `unknown`.
-    pub code: String,
+    pub code: Text,
     /// Human-readable name, e.g. "Capture the Flag".
-    pub name: String,
+    pub name: Text,
     /// Two sides (red and blue) play against each other.
     pub team_based: bool,
     /// One against one (tournament).
@@ -132,9 +134,9 @@ pub struct Event {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchPlayer {
     /// Name with colour codes removed and white space trimmed (before alias rules).
-    pub plain: String,
+    pub plain: Text,
     /// Latest name as written in the log, colour codes kept.
-    pub name: String,
+    pub name: Text,
     /// Final score from the `score:` lines, if logged.
     pub score: Option<i32>,
     /// Last team seen.
@@ -174,24 +176,24 @@ pub struct Match {
     #[serde(skip)]
     pub number: u32,
     /// Log file path relative to its log root, with `/` separators.
-    pub source: String,
+    pub source: Text,
     /// Index of the source file in crawl order (for stable ordering).
     pub file_index: usize,
     /// 1-based line where the match starts in the source file.
     pub line: u64,
-    pub map: String,
+    pub map: Text,
     /// Which game the log was written by: a code from [`game_name`] (`quake3`, `openarena`,
     /// `urt`, ...).
     #[serde(default)]
-    pub game: String,
+    pub game: Text,
     pub gametype: GameType,
     /// Server name as written (colour codes kept).
-    pub server: String,
+    pub server: Text,
     /// Absolute start time (server local time), when the log has one.
     pub start: Option<NaiveDateTime>,
     pub duration_seconds: u32,
     /// Why the match ended (`Fraglimit hit.`), if logged.
-    pub exit_reason: Option<String>,
+    pub exit_reason: Option<Text>,
     /// Final red and blue scores, in team games that logged them.
     pub team_scores: Option<[i32; 2]>,
     /// The file began in the middle of this match (its start is missing).
@@ -200,9 +202,9 @@ pub struct Match {
     /// What happened, in order (decoded on first use when read back from the state).
     pub events: Events,
     /// Weapon (means of death) names, indexed by [`Event::detail`] of kill events.
-    pub weapons: Vec<String>,
+    pub weapons: Vec<Text>,
     /// Award names, indexed by [`Event::detail`] of award events.
-    pub awards: Vec<String>,
+    pub awards: Vec<Text>,
     /// The rounds played, in order, with their winners (round-based games: Counter-Strike, Team
     /// Fortress 2); empty when the log has none.
     #[serde(default)]
@@ -236,7 +238,7 @@ pub struct Round {
     /// The winning side (`Free` for a draw or stalemate).
     pub winner: Team,
     /// How the log says it was won (`Target_Bombed`, `CTs_Win`, ...), as written.
-    pub how: String,
+    pub how: Text,
 }
 
 /// The display name of a game code ([`Match::game`]); unknown codes show as themselves.

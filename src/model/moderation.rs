@@ -119,9 +119,9 @@ impl Moderation {
             .flat_map(|m| m.players.iter().map(move |p| (m, p)))
         {
             if self.excludes(m, p, aliases, &banned) {
-                if !out.names.contains(&p.name) {
-                    out.names.insert(p.name.clone());
-                    out.names.insert(p.plain.clone());
+                if !out.names.contains(p.name.as_str()) {
+                    out.names.insert(p.name.to_string());
+                    out.names.insert(p.plain.to_string());
                 }
                 if !out.keys.contains(aliases.key(&p.plain)) {
                     out.keys.insert(aliases.key(&p.plain).to_string());

@@ -124,8 +124,8 @@ impl MatchBuilder {
         if let Some(&i) = self.keys.get(key) {
             let p = &mut self.m.players[i as usize];
             if p.name != name {
-                p.name = name.to_string();
-                p.plain = plain_name(name);
+                p.name = name.into();
+                p.plain = plain_name(name).into();
             }
             return i;
         }
@@ -134,8 +134,8 @@ impl MatchBuilder {
         }
         let i = self.m.players.len() as u32;
         self.m.players.push(MatchPlayer {
-            plain: plain_name(name),
-            name: name.to_string(),
+            plain: plain_name(name).into(),
+            name: name.into(),
             score: None,
             team,
             joined: self.rel(time),

@@ -119,8 +119,8 @@ pub fn game_of(gamename: &str) -> &'static str {
 /// Game type from `g_gametype`, a word in Call of Duty.
 pub fn game_type(raw: Option<&str>) -> GameType {
     let gt = |code: &str, name: &str, team_based: bool| GameType {
-        code: code.to_string(),
-        name: name.to_string(),
+        code: code.into(),
+        name: name.into(),
         team_based,
         duel: false,
     };
@@ -359,7 +359,7 @@ impl Parser<'_> {
                 if let Some(b) = self.current.as_mut() {
                     b.hash_line(text.as_bytes(), false);
                     b.saw_time(time);
-                    b.m.exit_reason = Some("Map ended".to_string());
+                    b.m.exit_reason = Some("Map ended".into());
                 }
                 false
             }
@@ -392,10 +392,10 @@ impl Parser<'_> {
         b.hash_line(payload.as_bytes(), false);
         b.m.gametype = game_type(gametype);
         if let Some(map) = map.filter(|m| !m.is_empty()) {
-            b.m.map = map.to_string();
+            b.m.map = map.into();
         }
         if let Some(s) = server {
-            b.m.server = s.to_string();
+            b.m.server = s.into();
         }
         self.current = Some(b);
         self.after_shutdown = false;

@@ -194,8 +194,8 @@ fn team_from_number(t: &str) -> Team {
 /// 6 map voting (ET: Legacy).
 fn game_type(raw: Option<&str>) -> GameType {
     let gt = |code: &str, name: &str, team_based: bool| GameType {
-        code: code.to_string(),
-        name: name.to_string(),
+        code: code.into(),
+        name: name.into(),
         team_based,
         duel: false,
     };
@@ -324,7 +324,7 @@ impl Parser<'_> {
             Some("Exit") => {
                 // `Exit: Wolf EndRound.`: the reason only; ET logs no winner.
                 if let Some(b) = self.current.as_mut() {
-                    b.m.exit_reason = Some(payload("Exit").trim().to_string());
+                    b.m.exit_reason = Some(payload("Exit").trim().into());
                 }
             }
             Some("Kill") => self.kill(payload("Kill"), t, number, report),
@@ -365,9 +365,9 @@ impl Parser<'_> {
         let mut gametype = None;
         for (k, v) in info_pairs(payload) {
             match k.to_ascii_lowercase().as_str() {
-                "mapname" => b.m.map = v.to_string(),
+                "mapname" => b.m.map = v.into(),
                 "g_gametype" => gametype = Some(v),
-                "sv_hostname" => b.m.server = v.to_string(),
+                "sv_hostname" => b.m.server = v.into(),
                 _ => {}
             }
         }

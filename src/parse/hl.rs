@@ -30,6 +30,7 @@ use crate::hash::Hasher;
 use crate::model::names::plain_name;
 use crate::model::{
     Event, EventKind, FlagAction, GameType, KillSpots, Match, MatchPlayer, NO_PLAYER, Round, Team,
+    Text,
 };
 use syntax::{
     Block, FrameError, FrameKind, StampBytes, frame, object_ends, parse_stamp, player_at,
@@ -304,7 +305,7 @@ impl Builder {
     fn new(source: &Source, line: u64, at: NaiveDateTime, map: Option<&str>) -> Self {
         Builder {
             m: Match {
-                map: map.unwrap_or("(unknown)").to_string(),
+                map: map.unwrap_or("(unknown)").into(),
                 start: Some(at),
                 ..super::new_match(source, line, "hl")
             },
@@ -402,8 +403,8 @@ impl Builder {
             Some(&i) => {
                 let p = &mut self.m.players[i as usize];
                 if p.name != b.name {
-                    p.name = b.name.to_string();
-                    p.plain = plain_name(b.name);
+                    p.name = b.name.into();
+                    p.plain = plain_name(b.name).into();
                 }
                 p.bot |= bot;
                 if uid.is_some() {
@@ -418,8 +419,8 @@ impl Builder {
                 let i = self.m.players.len() as u32;
                 let joined = self.rel(at);
                 self.m.players.push(MatchPlayer {
-                    plain: plain_name(b.name),
-                    name: b.name.to_string(),
+                    plain: plain_name(b.name).into(),
+                    name: b.name.into(),
                     score: None,
                     team: Team::Free,
                     joined,
@@ -480,7 +481,7 @@ impl Builder {
             self.m.rounds.push(Round {
                 end,
                 winner,
-                how: how.chars().take(64).collect(),
+                how: how.chars().take(64).collect::<String>().into(),
             });
         }
     }
@@ -498,8 +499,8 @@ impl Builder {
 
 fn gt(code: &str, name: &str, team_based: bool) -> GameType {
     GameType {
-        code: code.to_string(),
-        name: name.to_string(),
+        code: code.into(),
+        name: name.into(),
         team_based,
         duel: false,
     }
@@ -762,7 +763,7 @@ impl Parser<'_> {
             let same = self
                 .current
                 .as_ref()
-                .is_some_and(|b| !b.played && Some(&b.m.map) == map.as_ref());
+                .is_some_and(|b| !b.played && Some(b.m.map.as_str()) == map.as_deref());
             if !same {
                 self.close(Some("closed by the next map"), false, report, emit);
                 self.carry.map = map;
@@ -781,7 +782,7 @@ impl Parser<'_> {
         if let Some(rest) = ev.strip_prefix("Game Over:") {
             if let Some(b) = self.current.as_mut() {
                 b.game_over = true;
-                b.m.exit_reason = Some(format!("Game Over:{rest}"));
+                b.m.exit_reason = Some(format!("Game Over:{rest}").into());
             }
             return false;
         }
@@ -850,7 +851,7 @@ impl Parser<'_> {
                         .trim()
                         .strip_prefix("reason ")
                         .and_then(|r| quoted(r).map(|(q, _)| q));
-                    b.m.exit_reason = Some(reason.unwrap_or("Game_Over").to_string());
+                    b.m.exit_reason = Some(reason.unwrap_or("Game_Over").into());
                 }
             }
             "Match_Start" => {
@@ -870,7 +871,7 @@ impl Parser<'_> {
                     // Warm-up without play: the match starts now.
                     Some(b) => {
                         if let Some(m) = &self.carry.map {
-                            b.m.map.clone_from(m);
+                            b.m.map = Text::from(m);
                         }
                     }
                     None if !empty => {
@@ -1095,8 +1096,8 @@ impl Parser<'_> {
             b.by_key.entry(key).or_insert(i);
         }
         let p = &mut b.m.players[i as usize];
-        p.name = new.to_string();
-        p.plain = plain_name(new);
+        p.name = new.into();
+        p.plain = plain_name(new).into();
     }
 
     /// `"A<..>" [pos] killed "V<..>" [pos] with "weapon" (headshot) ...`, the killer's position
@@ -1271,9 +1272,9 @@ impl Parser<'_> {
         };
         let hints = b.hints;
         let game = game_code(&self.carry, hints);
-        b.m.game = game.to_string();
+        b.m.game = game.into();
         b.m.gametype = game_type(game, &b.m.map, hints);
-        b.m.server.clone_from(&self.carry.server);
+        b.m.server = Text::from(&self.carry.server);
         b.m.duration_seconds = b.rel(b.last);
         b.m.content = b.hash.finish();
         b.m.id = format!("{:016x}", b.id.unwrap_or(b.m.content));

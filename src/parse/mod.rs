@@ -96,18 +96,18 @@ pub fn new_match(source: &Source, line: u64, game: &str) -> Match {
         content: 0,
         open: false,
         number: 0,
-        source: source.path.clone(),
+        source: source.path.clone().into(),
         file_index: source.file_index,
         line,
-        map: "(unknown)".to_string(),
-        game: game.to_string(),
+        map: "(unknown)".into(),
+        game: game.into(),
         gametype: crate::model::GameType {
             code: "unknown".into(),
             name: "Unknown".into(),
             team_based: false,
             duel: false,
         },
-        server: String::new(),
+        server: String::new().into(),
         start: None,
         duration_seconds: 0,
         exit_reason: None,
@@ -130,7 +130,7 @@ impl WeaponIndex {
     /// The index of weapon `name` in `weapons` (the match's list), added when new. A hostile
     /// log could name more weapons than an index holds: beyond [`MAX_WEAPONS`] they share
     /// [`OTHER`].
-    pub fn of(&mut self, weapons: &mut Vec<String>, name: &str) -> u16 {
+    pub fn of(&mut self, weapons: &mut Vec<crate::model::Text>, name: &str) -> u16 {
         if let Some(&i) = self.0.get(name) {
             return i;
         }
@@ -143,7 +143,7 @@ impl WeaponIndex {
             return i;
         }
         let i = weapons.len() as u16;
-        weapons.push(name.to_string());
+        weapons.push(name.into());
         self.0.insert(name.to_string(), i);
         i
     }

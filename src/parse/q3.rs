@@ -22,7 +22,9 @@ use super::{Checkpoint, LogFormat, Source};
 use crate::diagnostics::FileReport;
 use crate::hash::{Hasher, fnv_many};
 use crate::model::names::plain_name;
-use crate::model::{Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team};
+use crate::model::{
+    Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team, Text,
+};
 
 /// The parser's maps (slots, client ids, names), looked up several times per line: a fast hash,
 /// seeded per process so that names chosen to collide cannot slow the parser down.
@@ -250,8 +252,8 @@ pub fn game_type(raw: Option<&str>, gamename: &str) -> GameType {
 
 fn gt(code: &str, name: &str, team_based: bool, duel: bool) -> GameType {
     GameType {
-        code: code.to_string(),
-        name: name.to_string(),
+        code: code.into(),
+        name: name.into(),
         team_based,
         duel,
     }
@@ -400,7 +402,7 @@ impl Builder {
         if let Some(i) = known.or_else(|| self.by_plain.get(&slot.plain).copied()) {
             slot.player.set(Some((self.serial, i)));
             let p = &mut self.m.players[i as usize];
-            p.name.clone_from(&slot.name);
+            p.name = Text::from(&slot.name);
             if slot.skill.is_some() {
                 p.bot_skill = slot.skill;
                 p.bot = true;
@@ -412,8 +414,8 @@ impl Builder {
         }
         let i = self.m.players.len() as u32;
         self.m.players.push(MatchPlayer {
-            plain: slot.plain.clone(),
-            name: slot.name.clone(),
+            plain: slot.plain.clone().into(),
+            name: slot.name.clone().into(),
             score: None,
             team: slot.team,
             joined: self.rel(time),
@@ -478,7 +480,7 @@ impl Builder {
         match self.m.awards.iter().position(|a| a == name) {
             Some(i) => i as u16,
             None => {
-                self.m.awards.push(name.to_string());
+                self.m.awards.push(name.into());
                 (self.m.awards.len() - 1) as u16
             }
         }
@@ -644,7 +646,7 @@ impl<'s> Parser<'s> {
         }
         let ok = match handled {
             Handled::Exit => {
-                b.m.exit_reason = Some(payload.trim().to_string());
+                b.m.exit_reason = Some(payload.trim().into());
                 b.exit_time = Some(time);
                 true
             }
@@ -714,9 +716,9 @@ impl<'s> Parser<'s> {
         let mut gamename = "";
         for (k, v) in info_pairs(payload) {
             match k.to_ascii_lowercase().as_str() {
-                "mapname" => b.m.map = v.to_string(),
+                "mapname" => b.m.map = v.into(),
                 "g_gametype" => gametype = Some(v),
-                "sv_hostname" => b.m.server = v.to_string(),
+                "sv_hostname" => b.m.server = v.into(),
                 "gamename" => gamename = v,
                 "g_timestamp" => {
                     b.m.start = NaiveDateTime::parse_from_str(v.trim(), "%Y-%m-%d %H:%M:%S").ok()
@@ -725,7 +727,7 @@ impl<'s> Parser<'s> {
             }
         }
         b.m.gametype = game_type(gametype, gamename);
-        b.m.game = game_of(gamename).to_string();
+        b.m.game = game_of(gamename).into();
         self.current = Some(b);
     }
 

@@ -28,7 +28,7 @@ pub fn kills(m: &Match) -> Vec<Kill> {
     let name = |i: u32| {
         m.players
             .get(i as usize)
-            .map_or(String::new(), |p| p.plain.clone())
+            .map_or(String::new(), |p| p.plain.to_string())
     };
     m.events
         .read()
@@ -44,7 +44,7 @@ pub fn kills(m: &Match) -> Vec<Kill> {
                 e.kind,
                 name(e.actor),
                 name(e.target),
-                m.weapons[usize::from(e.detail)].clone(),
+                m.weapons[usize::from(e.detail)].to_string(),
             )
         })
         .collect()

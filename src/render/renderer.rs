@@ -111,7 +111,7 @@ impl<'a> Renderer<'a> {
                     .start
                     .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
                     .unwrap_or_default(),
-                map_url: links.maps.get(&m.map).map_or("", String::as_str),
+                map_url: links.maps.get(m.map.as_str()).map_or("", String::as_str),
             })
             .collect();
         let weapon_labels = (input.stats.maps.iter())

@@ -46,14 +46,14 @@ pub fn groups(matches: &[Match]) -> Vec<Group> {
     for (i, m) in matches.iter().enumerate() {
         let t = by_type.entry(&m.gametype.code).or_insert_with(|| Group {
             kind: LadderKind::GameType,
-            key: m.gametype.code.clone(),
-            name: m.gametype.name.clone(),
+            key: m.gametype.code.to_string(),
+            name: m.gametype.name.to_string(),
             matches: Vec::new(),
         });
         t.matches.push(i as u32);
         let g = by_game.entry(&m.game).or_insert_with(|| Group {
             kind: LadderKind::Game,
-            key: m.game.clone(),
+            key: m.game.to_string(),
             name: crate::model::game_name(&m.game).to_string(),
             matches: Vec::new(),
         });

@@ -200,7 +200,7 @@ impl Stats {
                     self.maps.insert(
                         at,
                         MapStats {
-                            name: m.map.clone(),
+                            name: m.map.to_string(),
                             ..Default::default()
                         },
                     );
@@ -213,10 +213,10 @@ impl Stats {
             map.seconds += u64::from(m.duration_seconds);
             for (weapon, &n) in m.weapons.iter().zip(&weapon_frags) {
                 if n > 0 {
-                    match map.weapons.get_mut(weapon) {
+                    match map.weapons.get_mut(weapon.as_str()) {
                         Some(count) => *count += n,
                         None => {
-                            map.weapons.insert(weapon.clone(), n);
+                            map.weapons.insert(weapon.to_string(), n);
                         }
                     }
                 }

@@ -384,11 +384,11 @@ fn summary(ms: &[Match]) -> Vec<(String, String, Lines)> {
                                 || e.kind == K::Suicide && e.actor == i
                         })
                         .count() as u32;
-                    (p.plain.clone(), frags, deaths)
+                    (p.plain.to_string(), frags, deaths)
                 })
                 .collect();
             per.sort();
-            (m.id.clone(), m.map.clone(), per)
+            (m.id.clone(), m.map.to_string(), per)
         })
         .collect();
     out.sort();

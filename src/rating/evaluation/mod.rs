@@ -182,9 +182,9 @@ pub(crate) fn team_lineup_between(
     (has_side(true) && has_side(false)).then(|| TeamGame {
         members,
         red_won: false,
-        map: m.map.clone(),
-        game: m.game.clone(),
-        gametype: m.gametype.code.clone(),
+        map: m.map.to_string(),
+        game: m.game.to_string(),
+        gametype: m.gametype.code.to_string(),
         margin: None,
         score_total: None,
         decided_by: None,
@@ -554,7 +554,7 @@ mod tests {
         let round = |winner| Round {
             end: 10,
             winner,
-            how: String::new(),
+            how: String::new().into(),
         };
         m.rounds = vec![
             round(Team::Red),

@@ -274,7 +274,7 @@ struct Batch {
     /// Team matches without a winner (only predicted): their line-up.
     lineups: Vec<Option<TeamGame>>,
     starts: Vec<MatchStart>,
-    gametypes: Vec<String>,
+    gametypes: Vec<crate::model::Text>,
     /// Per match: its players (the book's numbering, each once).
     members: Vec<Vec<u32>>,
     /// Per match: players numbered once it starts (systems grow to it at its start, so a
@@ -1259,12 +1259,12 @@ impl<'a> Cursor<'a> {
     fn team_results(&mut self, run: &mut Run, batch: &Batch, index: u32) {
         let Run { rater, scores } = run;
         let code = &batch.gametypes[index as usize];
-        match scores.by_type.get_mut(code) {
+        match scores.by_type.get_mut(code.as_str()) {
             Some(sums) => sums.merge(&self.current.sums),
             None => {
                 scores
                     .by_type
-                    .insert(code.clone(), self.current.sums.clone());
+                    .insert(code.to_string(), self.current.sums.clone());
             }
         }
         let games = &batch.team_games[index as usize];

@@ -176,7 +176,7 @@ impl Heat {
             }
             heat.maps.push(MapHeat {
                 map,
-                game,
+                game: game.to_string(),
                 grid,
                 overview,
                 spots,

@@ -193,9 +193,9 @@ pub(in crate::render) fn match_row(r: &Renderer, i: usize) -> MatchRow {
         url: r.links.matches[i].clone(),
         when: r.when(i).to_string(),
         when_sort: r.when_sort(i).to_string(),
-        map: m.map.clone(),
+        map: m.map.to_string(),
         map_url: r.map_url(&m.map).to_string(),
-        gametype: m.gametype.name.clone(),
+        gametype: m.gametype.name.to_string(),
         players: ms.lines.len(),
         frags: ms.frags,
         duration: clock(m.duration_seconds),
@@ -361,14 +361,14 @@ pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) 
     let (best_html, best_url) = best.map(|l| r.player_ref(l.player)).unwrap_or_default();
     MatchPage {
         kill_map: crate::render::heatmap::match_view(r, i),
-        map: m.map.clone(),
+        map: m.map.to_string(),
         map_url: r.map_url(&m.map).to_string(),
-        gametype: m.gametype.name.clone(),
+        gametype: m.gametype.name.to_string(),
         game: crate::model::game_name(&m.game).to_string(),
         rounds: super::super::rounds::round_strip(m),
         when: r.when(i).to_string(),
         duration: clock(m.duration_seconds),
-        exit_reason: m.exit_reason.clone(),
+        exit_reason: m.exit_reason.clone().map(String::from),
         server: r.links.match_servers[i].clone(),
         server_url: r
             .links

@@ -576,7 +576,7 @@ fn before_and_after(
         .iter()
         .find(|e| e.line == line)
         .unwrap();
-    let actor = matches[at].players[event.actor as usize].plain.clone();
+    let actor = matches[at].players[event.actor as usize].plain.to_string();
     let (ro, before, _) = rate(cut(line), cfg, &[]);
     let (_, after, _) = rate(cut(line + 1), cfg, &[]);
     let i = ro.players.iter().position(|p| p.key == actor).unwrap();

@@ -1,0 +1,197 @@
+//! [`Text`]: an immutable string shared by every value that holds the same text (player names,
+//! weapons, maps, servers). Every match of a history repeats a few hundred such strings; held as
+//! `String`s they were most of a match's description in memory (issue 41: 2.8 KB a match, where
+//! the shared form takes 1.2 KB). Serialized as a plain string, so stored bytes do not change.
+//!
+//! Texts are made through a per-thread table of the texts that thread has made (no lock; a text
+//! made on two threads is held at most once per thread), which holds distinct texts only: its
+//! size grows with the players, maps and weapons seen, not with the history.
+
+use std::borrow::Borrow;
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// An immutable string, shared with the equal texts made on the same thread.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Text(Arc<str>);
+
+/// Texts longer than this are not looked up (a hostile name or a long exit reason is rare and
+/// would only fill the table).
+const SHARED_UP_TO: usize = 64;
+
+/// Texts made on this thread at most this many; past it, new texts are not shared (a log of
+/// millions of distinct names keeps its memory bounded by the table).
+const TABLE_LIMIT: usize = 1 << 20;
+
+thread_local! {
+    static TABLE: RefCell<HashSet<Arc<str>>> = RefCell::new(HashSet::new());
+}
+
+impl Text {
+    /// The text `s`: the one this thread made before if any.
+    pub fn new(s: &str) -> Text {
+        if s.len() > SHARED_UP_TO {
+            return Text(Arc::from(s));
+        }
+        TABLE.with_borrow_mut(|table| {
+            if let Some(found) = table.get(s) {
+                return Text(Arc::clone(found));
+            }
+            let made: Arc<str> = Arc::from(s);
+            if table.len() < TABLE_LIMIT {
+                table.insert(Arc::clone(&made));
+            }
+            Text(made)
+        })
+    }
+
+    /// The text as a `&str`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text::new(s)
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text::new(&s)
+    }
+}
+
+impl From<&String> for Text {
+    fn from(s: &String) -> Text {
+        Text::new(s)
+    }
+}
+
+impl From<Text> for String {
+    fn from(t: Text) -> String {
+        t.0.to_string()
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Text> for str {
+    fn eq(&self, other: &Text) -> bool {
+        self == &*other.0
+    }
+}
+
+impl PartialEq<Text> for &str {
+    fn eq(&self, other: &Text) -> bool {
+        *self == &*other.0
+    }
+}
+
+impl PartialEq<Text> for String {
+    fn eq(&self, other: &Text) -> bool {
+        **self == *other.0
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Text, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Text;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text, E> {
+                Ok(Text::new(v))
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Equal texts made on one thread share their bytes; they compare, hash, order, print and
+    /// serialize as the strings they hold.
+    #[test]
+    fn equal_texts_share_their_bytes_and_act_as_strings() {
+        let a = Text::new("Sarge");
+        let b = Text::from(String::from("Sarge"));
+        assert!(Arc::ptr_eq(&a.0, &b.0));
+        assert_eq!(a, "Sarge");
+        assert_eq!("Sarge", a);
+        assert_eq!(a, String::from("Sarge"));
+        assert!(Text::new("Anarki") < a);
+        assert_eq!(format!("{a} {a:?}"), "Sarge \"Sarge\"");
+        let long = "x".repeat(SHARED_UP_TO + 1);
+        assert!(!Arc::ptr_eq(&Text::new(&long).0, &Text::new(&long).0));
+        let bytes = rmp_serde::to_vec(&vec![a.clone(), Text::new("")]).unwrap();
+        assert_eq!(bytes, rmp_serde::to_vec(&vec!["Sarge", ""]).unwrap());
+        let back: Vec<Text> = rmp_serde::from_slice(&bytes).unwrap();
+        assert!(Arc::ptr_eq(&back[0].0, &a.0));
+        let json: Text = serde_json::from_str("\"caf\\u00e9\"").unwrap();
+        assert_eq!(json, "café");
+    }
+}
