@@ -34,6 +34,11 @@ impl Outcomes {
         }
     }
 
+    /// Gives back the room reserved for more outcomes (up to as much again as they take).
+    pub fn shrink_to_fit(&mut self) {
+        self.bytes.shrink_to_fit();
+    }
+
     /// The offset just past the last outcome (the end of a range over all of them).
     pub fn end(&self) -> usize {
         self.bytes.len()

@@ -283,6 +283,10 @@ struct Batch {
     /// Frags in the whole history before the batch, and in it.
     frags_before: u64,
     frags: usize,
+    /// The held-out boundary once the book holds the batch's frags ([`boundary`]): a match
+    /// over before it is never held out (the boundary only moves on), so each system forgets
+    /// its scores as a part ends (issue 41: they were kept for every match of the history).
+    boundary: u64,
 }
 
 /// The systems an evaluation runs: the headline first, then the team model (always: match
@@ -553,6 +557,7 @@ impl Evaluator {
             members: Vec::with_capacity(matches.len()),
             frags_before,
             frags: 0,
+            boundary: 0,
         };
         let mut ids = Vec::new();
         for (mi, (m, roster_ids)) in matches.enumerate() {
@@ -635,6 +640,8 @@ impl Evaluator {
             batch.gametypes.push(m.gametype.code.clone());
         }
         book.frags += batch.frags as u64;
+        batch.boundary = boundary(book);
+        batch.outcomes.shrink_to_fit();
         batch
     }
 
@@ -1077,6 +1084,7 @@ fn replay(run: &mut Run, batch: &Batch, part: &Part, headline_losses: Option<&[f
             }
         }
     }
+    run.scores.prune(batch.boundary);
     cursor.losses
 }
 
@@ -1131,6 +1139,8 @@ fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch, part: &Part
             }
         }
     }
+    headline.scores.prune(batch.boundary);
+    team.scores.prune(batch.boundary);
     lead.losses
 }
 
