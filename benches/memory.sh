@@ -1,13 +1,14 @@
 #!/bin/sh
 # Peak memory against the length of the history (issue 41): the same 30 players over 16,000
-# and 64,000 synthetic games (16 and 64 logs of `gen_q3log.py 1000 SEED`, about 460 MB and
-# 1.85 GB), and by hand a server network's year (`big`: 700 logs, about 20 GB of disk and
-# 10 minutes of generating). For each: `fragstats build --full` into an empty site folder (no
+# and 64,000 synthetic games (`pair`: 16 and 64 logs of `gen_q3log.py 1000 SEED`, about 460 MB
+# and 1.85 GB), over 200,000 (`mid`: 5.8 GB of logs, an 11 GB site), and by hand a server
+# network's year (`big`: 700 logs, 20 GB of logs and a 38 GB site: about 60 GB of free disk
+# and 10 minutes of generating). For each: `fragstats build --full` into an empty site folder (no
 # state), then again over the site and state it left (the previous state is loaded too), with
 # wall time, processor time (user + system) and peak resident memory (GNU time's %M), and for
 # the pair the growth of the peak from the first to the second.
 #
-#   sh benches/memory.sh [WORK_DIR] [pair|big ...]   (default /tmp/fragstats-bench-memory, pair)
+#   sh benches/memory.sh [WORK_DIR] [pair|mid|big ...]   (default /tmp/fragstats-bench-memory, pair)
 #   FRAGSTATS_BIN=/path/to/fragstats sh benches/memory.sh ...   (another build, e.g. older)
 #
 # The logs are hard links into one folder of generated files, so the pair takes 1.85 GB of disk.
@@ -75,10 +76,13 @@ for what in $which; do
             run p64 64
             echo "$small $peak" | awk '{ printf "peak of 64,000 games against 16,000: x%.2f (issue 41: at most x1.25, under 1024 MB)\n", $2 / $1 }'
             rm -rf "$work/p16" "$work/p64" ;;
+        mid)
+            run p200 200
+            rm -rf "$work/p200" ;;
         big)
             run big 700
             echo "issue 41: under 2048 MB"
             rm -rf "$work/big" ;;
-        *) echo "unknown input $what (pair or big)"; exit 1 ;;
+        *) echo "unknown input $what (pair, mid or big)"; exit 1 ;;
     esac
 done

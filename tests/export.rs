@@ -369,6 +369,15 @@ fn export_of_real_logs_adds_up_to_players_json() {
     );
     assert!(err.contains("exported "), "{err}");
     let first = snapshot(&out);
+    let beside: Vec<String> = std::fs::read_dir(cwd)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        beside,
+        ["export"],
+        "the scratch folder of the parsed logs is gone"
+    );
     assert!(
         out.join("frags/month=undated").is_dir(),
         "Quake 3 logs have no date"

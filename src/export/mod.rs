@@ -78,7 +78,12 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     let mut warnings = Vec::new();
     // Refused before the logs are read: a wrong --out should not cost a minute of parsing.
     publish::check_replaceable(&req.out)?;
-    let previous = load_previous(&plan.state_dir, false, &mut warnings)?;
+    // The logs the last build did not store are read into a scratch folder beside the export,
+    // their events left there, as a build leaves them in its state: memory is held by the
+    // matches' descriptions, not their events.
+    let scratch = publish::Scratch::beside(&req.out)?;
+    let mut previous = load_previous(&plan.state_dir, false, &mut warnings)?;
+    previous.store = Some(scratch.path().to_path_buf());
     let read = read_logs_incremental(&plan.roots, previous)?;
     timer.lap("read logs");
     let config = &plan.config;

@@ -64,6 +64,45 @@ pub fn publish<T>(out: &Path, write: impl FnOnce(&Path) -> Result<T>) -> Result<
     Ok(result)
 }
 
+/// A folder beside the export for what an export writes only while it runs: the parsed matches
+/// of the logs it reads (their events are read back from there, not held in memory, see
+/// [`crate::read::Previous::store`]). Removed when dropped; one a killed export left is removed
+/// by the next.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A new, empty scratch folder beside `out`.
+    pub fn beside(out: &Path) -> Result<Scratch> {
+        let (parent, name) = parent_and_name(out);
+        std::fs::create_dir_all(&parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+        remove_stale(&parent, &name);
+        let scratch = Scratch(parent.join(format!(".{name}.scratch-{}", std::process::id())));
+        if scratch.0.exists() {
+            std::fs::remove_dir_all(&scratch.0)
+                .with_context(|| format!("cannot remove {}", scratch.0.display()))?;
+        }
+        std::fs::create_dir(&scratch.0)
+            .with_context(|| format!("cannot create {}", scratch.0.display()))?;
+        std::fs::write(scratch.0.join(MARKER), MARKER_TEXT)
+            .with_context(|| format!("cannot write in {}", scratch.0.display()))?;
+        Ok(scratch)
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if self.0.join(MARKER).is_file() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
 /// The staging folder, removed when dropped (after a failure, or holding the old export after
 /// the exchange).
 struct Staged(PathBuf);
@@ -116,15 +155,18 @@ fn parent_and_name(out: &Path) -> (PathBuf, String) {
     (parent, name)
 }
 
-/// Removes the staging folders of exports that were killed (their process is gone).
+/// Removes the staging and scratch folders of exports that were killed (their process is gone).
 fn remove_stale(parent: &Path, name: &str) {
-    let prefix = format!(".{name}.export-");
+    let prefixes = [format!(".{name}.export-"), format!(".{name}.scratch-")];
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
     for entry in entries.flatten() {
         let file_name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(pid) = file_name.strip_prefix(&prefix)
+        let pid = prefixes
+            .iter()
+            .find_map(|p| file_name.strip_prefix(p.as_str()));
+        if let Some(pid) = pid
             && entry.path().join(MARKER).is_file()
             && crate::output::process_is_gone(pid)
         {
