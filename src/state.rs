@@ -180,17 +180,17 @@ impl FileState {
     /// in memory only while it is read (issue 41).
     pub fn seal_stored(&mut self, dir: &Path) -> Result<Vec<Match>> {
         let mut sealed = segments::seal_file(self, segments::SEGMENT_MATCHES)?;
-        // A state folder that cannot be written keeps the matches in memory: saving the
-        // state reports it.
-        let Ok(stored) = segments::store_early(&dir.join(FILES_DIR), &mut sealed) else {
-            self.sealed = Some(sealed);
-            return Ok(self.take_matches());
-        };
+        let new: usize = sealed.placed.iter().map(Vec::len).sum();
+        let start = self.settled.len().checked_sub(new);
+        let start = start.context("the segments written hold more matches than the log")?;
+        // A state folder that cannot be written keeps the matches in memory (their events
+        // stay decoded): saving the state reports it.
+        let _ = segments::store_early(
+            &dir.join(FILES_DIR),
+            &mut sealed,
+            &mut self.settled[start..],
+        );
         self.sealed = Some(sealed);
-        let kept = self.settled.len().checked_sub(stored.len());
-        let kept = kept.context("the segments written hold more matches than the log")?;
-        self.settled.truncate(kept);
-        self.settled.extend(stored);
         Ok(self.take_matches())
     }
 
@@ -279,7 +279,9 @@ fn seal(value: &impl Serialize) -> Result<Vec<u8>> {
 /// which a state of this version shares.
 fn seal_compact(value: &impl Serialize) -> Result<Vec<u8>> {
     seal_with(&Header::current(), |bytes| {
-        rmp_serde::encode::write(bytes, value).context("cannot encode the state")
+        // Placing: inside `events::placed`, where each match's events go is noted.
+        let mut writer = crate::model::events::PlacingWriter(bytes);
+        rmp_serde::encode::write(&mut writer, value).context("cannot encode the state")
     })
 }
 

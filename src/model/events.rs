@@ -115,6 +115,64 @@ fn read_at_most(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> 
 }
 
 thread_local! {
+    /// Inside [`placed`]: the bytes written so far and where each match's packed events went.
+    static PLACED: RefCell<Option<(u64, Vec<Placed>)>> = const { RefCell::new(None) };
+}
+
+/// Where one match's packed events were written ([`placed`]): offset, length, events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placed {
+    at: u64,
+    len: u32,
+    count: u32,
+}
+
+/// A writer into `bytes` that tells [`placed`] how many bytes it holds.
+pub struct PlacingWriter<'a>(pub &'a mut Vec<u8>);
+
+impl std::io::Write for PlacingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        let len = self.0.len() as u64;
+        PLACED.with_borrow_mut(|placed| {
+            if let Some((written, _)) = placed {
+                *written = len;
+            }
+        });
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs `encode`, which writes through a [`PlacingWriter`] on this thread, and gives where the
+/// packed events of each match it encoded went, in order: the matches' events can then be
+/// read from the file those bytes become ([`Events::store`]) without decoding the file again.
+pub fn placed<T>(encode: impl FnOnce() -> T) -> (T, Vec<Placed>) {
+    let outer = PLACED.replace(Some((0, Vec::new())));
+    let result = encode();
+    let (_, placed) = PLACED.replace(outer).unwrap_or_default();
+    (result, placed)
+}
+
+/// Notes that `len` bytes of packed events holding `count` events were just written.
+fn note_placed(len: usize, count: usize) {
+    PLACED.with_borrow_mut(|placed| {
+        if let Some((written, list)) = placed
+            && let (Ok(len), Ok(count)) = (u32::try_from(len), u32::try_from(count))
+        {
+            list.push(Placed {
+                at: *written - u64::from(len),
+                len,
+                count,
+            });
+        }
+    });
+}
+
+thread_local! {
     /// The state file being decoded inside [`stored_in`] on this thread, and its bytes.
     static SOURCE: RefCell<Option<(Arc<StoredFile>, usize, usize)>> = const { RefCell::new(None) };
 }
@@ -166,13 +224,112 @@ fn packed_from(v: &[u8]) -> Inner {
 /// decode; if they did not (a fragstats bug), the match would show no events rather than stop
 /// the build.
 fn decode(bytes: &[u8]) -> Vec<Event> {
-    postcard::from_bytes(bytes).unwrap_or_else(|_| {
-        debug_assert!(false, "packed events do not decode");
-        Vec::new()
-    })
+    read_postcard(bytes)
+        .or_else(|| postcard::from_bytes(bytes).ok())
+        .unwrap_or_else(|| {
+            debug_assert!(false, "packed events do not decode");
+            Vec::new()
+        })
+}
+
+/// The events postcard encoded (`Vec<Event>` as its derives write it), read without serde:
+/// every build reads every match's events several times (counts, ladders, the replay, pages),
+/// and serde's visitor cost a public server's build a tenth of its time. None where the bytes
+/// are not exactly such events.
+fn read_postcard(bytes: &[u8]) -> Option<Vec<Event>> {
+    use super::{EventKind, FlagAction, Team};
+    let mut r = Leb128 { bytes, at: 0 };
+    let count = usize::try_from(r.number()?).ok()?;
+    // Each event takes 6 bytes at least: no length the bytes cannot hold is believed.
+    let mut events = Vec::with_capacity(count.min(bytes.len() / 6));
+    let team = |i: u64| -> Option<Team> {
+        Some(match i {
+            0 => Team::Free,
+            1 => Team::Red,
+            2 => Team::Blue,
+            3 => Team::Spectator,
+            _ => return None,
+        })
+    };
+    const FLAGS: [FlagAction; 9] = [
+        FlagAction::Pickup,
+        FlagAction::Capture,
+        FlagAction::Return,
+        FlagAction::Drop,
+        FlagAction::CarrierKill,
+        FlagAction::BombPlant,
+        FlagAction::BombDefuse,
+        FlagAction::BombExplode,
+        FlagAction::PointCapture,
+    ];
+    for _ in 0..count {
+        let time = u32::try_from(r.number()?).ok()?;
+        let line = r.number()?;
+        let kind = match r.number()? {
+            0 => EventKind::Frag,
+            1 => EventKind::Suicide,
+            2 => EventKind::TeamKill,
+            3 => {
+                let action = *FLAGS.get(usize::try_from(r.number()?).ok()?)?;
+                EventKind::Flag(action, team(r.number()?)?)
+            }
+            4 => EventKind::Award,
+            5 => EventKind::TeamChange(team(r.number()?)?),
+            6 => EventKind::Leave,
+            7 => EventKind::Assist,
+            8 => EventKind::Headshot,
+            _ => return None,
+        };
+        let actor = u32::try_from(r.number()?).ok()?;
+        let target = u32::try_from(r.number()?).ok()?;
+        let detail = u16::try_from(r.number()?).ok()?;
+        events.push(Event {
+            time,
+            line,
+            kind,
+            actor,
+            target,
+            detail,
+        });
+    }
+    (r.at == bytes.len()).then_some(events)
+}
+
+/// Postcard's numbers (LEB128) read in turn.
+struct Leb128<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Leb128<'_> {
+    /// The next number, None past the end or beyond 64 bits.
+    fn number(&mut self) -> Option<u64> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *self.bytes.get(self.at)?;
+            self.at += 1;
+            n |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return (shift < 63 || b <= 1).then_some(n);
+            }
+        }
+        None
+    }
 }
 
 impl Events {
+    /// The events as `placed` says they were written into `file` (their bytes there are the
+    /// events these hold): read from the file from now on.
+    pub fn store(&mut self, file: &Arc<StoredFile>, placed: Placed) {
+        debug_assert_eq!(self.len(), placed.count as usize);
+        self.inner = Inner::Stored(Stored {
+            file: Arc::clone(file),
+            at: placed.at,
+            len: placed.len,
+            count: placed.count,
+        });
+    }
+
     /// The events: borrowed when they are in memory, else read and decoded now (and not
     /// kept: hold the result while it is needed, read again later).
     pub fn read(&self) -> Cow<'_, [Event]> {
@@ -268,12 +425,22 @@ impl Serialize for Events {
         match &self.inner {
             Inner::Decoded(events) => {
                 let bytes = postcard::to_allocvec(events).map_err(serde::ser::Error::custom)?;
-                serializer.serialize_bytes(&bytes)
+                let done = serializer.serialize_bytes(&bytes)?;
+                note_placed(bytes.len(), events.len());
+                Ok(done)
             }
-            Inner::Own(bytes, _) => serializer.serialize_bytes(bytes),
-            Inner::Stored(s) => s
-                .file
-                .with_bytes(s.at, s.len as usize, |b| serializer.serialize_bytes(b)),
+            Inner::Own(bytes, count) => {
+                let done = serializer.serialize_bytes(bytes)?;
+                note_placed(bytes.len(), *count as usize);
+                Ok(done)
+            }
+            Inner::Stored(s) => {
+                let done = s
+                    .file
+                    .with_bytes(s.at, s.len as usize, |b| serializer.serialize_bytes(b))?;
+                note_placed(s.len as usize, s.count as usize);
+                Ok(done)
+            }
         }
     }
 }
@@ -317,6 +484,84 @@ mod tests {
             target: 1,
             detail: 2,
         }
+    }
+
+    /// The reader without serde reads what postcard writes, every kind of event and every
+    /// length of number, and refuses what postcard would (cut, trailing, unknown variants).
+    #[test]
+    fn events_read_without_serde_as_postcard_reads_them() {
+        use crate::model::{FlagAction, Team};
+        let teams = [Team::Free, Team::Red, Team::Blue, Team::Spectator];
+        let flags = [
+            FlagAction::Pickup,
+            FlagAction::Capture,
+            FlagAction::Return,
+            FlagAction::Drop,
+            FlagAction::CarrierKill,
+            FlagAction::BombPlant,
+            FlagAction::BombDefuse,
+            FlagAction::BombExplode,
+            FlagAction::PointCapture,
+        ];
+        let mut kinds = vec![
+            EventKind::Frag,
+            EventKind::Suicide,
+            EventKind::TeamKill,
+            EventKind::Award,
+            EventKind::Leave,
+            EventKind::Assist,
+            EventKind::Headshot,
+        ];
+        kinds.extend(teams.iter().map(|&t| EventKind::TeamChange(t)));
+        for &f in &flags {
+            kinds.extend(teams.iter().map(|&t| EventKind::Flag(f, t)));
+        }
+        let numbers = [
+            0u64,
+            1,
+            127,
+            128,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ];
+        let events: Vec<Event> = (0..kinds.len() * numbers.len())
+            .map(|i| {
+                let n = |k: usize| numbers[(i + k) % numbers.len()];
+                Event {
+                    time: n(1) as u32,
+                    line: n(2),
+                    kind: kinds[i % kinds.len()],
+                    actor: n(3) as u32,
+                    target: if i % 3 == 0 {
+                        crate::model::NO_PLAYER
+                    } else {
+                        n(4) as u32
+                    },
+                    detail: n(5) as u16,
+                }
+            })
+            .collect();
+        let bytes = postcard::to_allocvec(&events).unwrap();
+        assert_eq!(read_postcard(&bytes), Some(events.clone()));
+        assert_eq!(
+            read_postcard(&postcard::to_allocvec(&Vec::<Event>::new()).unwrap()),
+            Some(vec![])
+        );
+        for cut in [1, 2, 5, bytes.len() / 2, bytes.len() - 1] {
+            assert_eq!(read_postcard(&bytes[..cut]), None, "cut at {cut}");
+        }
+        let mut trailing = bytes.clone();
+        trailing.push(0);
+        assert_eq!(read_postcard(&trailing), None);
+        // An unknown kind (variant 9).
+        let one = postcard::to_allocvec(&vec![events[0]]).unwrap();
+        let mut unknown = one.clone();
+        let kind_at = 1 + 1 + postcard::to_allocvec(&events[0].line).unwrap().len();
+        unknown[kind_at] = 9;
+        assert_eq!(read_postcard(&unknown), None);
+        assert!(postcard::from_bytes::<Vec<Event>>(&unknown).is_err());
     }
 
     /// Events survive the trip through bytes, stay packed when read, and a packed copy

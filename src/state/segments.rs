@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::{FileState, Fingerprint, Header, seal, seal_compact, unseal_as};
 use crate::diagnostics::FileReport;
 use crate::model::Match;
-use crate::model::events::{StoredFile, stored_in};
+use crate::model::events::{Placed, StoredFile, placed, stored_in};
 use crate::parse::Checkpoint;
 use std::path::Path;
 
@@ -54,6 +54,8 @@ pub struct Sealed {
     pub main: Vec<u8>,
     /// The segments written by this build: file name and bytes.
     pub segments: Vec<(String, Vec<u8>)>,
+    /// Where each of their matches' events lie in their bytes, segment by segment.
+    pub placed: Vec<Vec<Placed>>,
     /// Segments of this build already in place under their names ([`store_early`]), not yet
     /// flushed to disk: [`super::prepare`] flushes them before any per-log file names them.
     pub early: Vec<String>,
@@ -114,10 +116,15 @@ pub fn seal_file(f: &mut FileState, per_segment: usize) -> Result<Sealed> {
         f.segments.pop();
     }
     let key = log_key(&f.path);
-    let new: Vec<(Segment, Vec<u8>)> = f.settled[start..]
+    let new: Vec<(Segment, Vec<u8>, Vec<Placed>)> = f.settled[start..]
         .par_chunks(per_segment.max(1))
-        .map(|chunk| -> Result<(Segment, Vec<u8>)> {
-            let bytes = seal_compact(&chunk)?;
+        .map(|chunk| -> Result<(Segment, Vec<u8>, Vec<Placed>)> {
+            let (bytes, placed) = placed(|| seal_compact(&chunk));
+            let bytes = bytes?;
+            anyhow::ensure!(
+                placed.len() == chunk.len(),
+                "the events of a match were not placed"
+            );
             let mut h = crate::hash::Hasher::new();
             h.raw(&bytes);
             let segment = Segment {
@@ -125,43 +132,66 @@ pub fn seal_file(f: &mut FileState, per_segment: usize) -> Result<Sealed> {
                 matches: chunk.len() as u64,
                 named: false,
             };
-            Ok((segment, bytes))
+            Ok((segment, bytes, placed))
         })
         .collect::<Result<_>>()?;
     let mut written = Vec::with_capacity(new.len());
-    for (segment, bytes) in new {
+    let mut all_placed = Vec::with_capacity(new.len());
+    for (segment, bytes, placed) in new {
         written.push((segment.name.clone(), bytes));
+        all_placed.push(placed);
         f.segments.push(segment);
     }
     let main = seal(&PerLog::of(f, &[], &f.segments))?;
     Ok(Sealed {
         main,
         segments: written,
+        placed: all_placed,
         early: Vec::new(),
     })
 }
 
 /// Writes the new segments of `sealed` into `files_dir` now (through a temporary file renamed
 /// into place, not flushed: see [`Sealed::early`]), keeping their names and not their bytes,
-/// and returns the matches they hold as read back from them: their events stay in the files
-/// (see [`stored_in`]).
-pub fn store_early(files_dir: &Path, sealed: &mut Sealed) -> Result<Vec<Match>> {
-    let mut matches = Vec::new();
-    for (name, bytes) in &sealed.segments {
-        super::stage_file_with(files_dir, name, bytes, false)?.commit()?;
-        let path = files_dir.join(name);
-        let file = StoredFile::open(&path)
-            .with_context(|| format!("cannot read {} back", path.display()))?;
-        let part: Vec<Match> = stored_in(&file, bytes, |b| unseal_as(b, &Header::current()))
-            .with_context(|| format!("cannot decode {} just written", path.display()))?;
-        matches.extend(part);
+/// and leaves the events of `matches` (the matches they hold, in order) in those files, read
+/// from there from now on (see [`crate::model::Events::store`]). On an error, the matches of
+/// the segments not written keep their events in memory and every segment keeps its bytes.
+pub fn store_early(files_dir: &Path, sealed: &mut Sealed, matches: &mut [Match]) -> Result<()> {
+    let mut rest = matches;
+    let mut chunks = Vec::with_capacity(sealed.placed.len());
+    for placed in &sealed.placed {
+        anyhow::ensure!(
+            placed.len() <= rest.len(),
+            "the segments hold other matches"
+        );
+        let (chunk, after) = std::mem::take(&mut rest).split_at_mut(placed.len());
+        chunks.push(chunk);
+        rest = after;
     }
+    anyhow::ensure!(rest.is_empty(), "the segments hold other matches");
+    // Side by side: a big log's read ends with several segments.
+    let segments = sealed.segments.par_iter().zip(&sealed.placed);
+    chunks
+        .into_par_iter()
+        .zip(segments)
+        .map(|(chunk, ((name, bytes), placed))| -> Result<()> {
+            super::stage_file_with(files_dir, name, bytes, false)?.commit()?;
+            let path = files_dir.join(name);
+            let file = StoredFile::open(&path)
+                .with_context(|| format!("cannot read {} back", path.display()))?;
+            for (m, &at) in chunk.iter_mut().zip(placed) {
+                m.events.store(&file, at);
+            }
+            Ok(())
+        })
+        .collect::<Result<()>>()?;
     // Written, all of them: from now on the names stand for the bytes.
     let names = std::mem::take(&mut sealed.segments)
         .into_iter()
         .map(|(name, _)| name);
     sealed.early.extend(names);
-    Ok(matches)
+    sealed.placed.clear();
+    Ok(())
 }
 
 /// Seals `f` with every settled match inside the per-log file and no segment (a state saved
@@ -170,6 +200,7 @@ pub fn seal_inline(f: &FileState) -> Result<Sealed> {
     Ok(Sealed {
         main: seal(&PerLog::of(f, &f.settled, &[]))?,
         segments: Vec::new(),
+        placed: Vec::new(),
         early: Vec::new(),
     })
 }

@@ -511,7 +511,7 @@ impl Evaluator {
                 || {
                     head_time.time(|| match team.as_deref_mut() {
                         Some(team) => replay_sharing(headline, team, &batch, part),
-                        None => replay(headline, &batch, part, None),
+                        None => replay(headline, &batch, part, &batch.decoded(part), None),
                     })
                 },
                 || {
@@ -1005,6 +1005,10 @@ fn report(
 /// the first part and the others' of the last run beside nothing else of the evaluation.
 const PIPELINE_PARTS: usize = 16;
 
+/// Packed outcomes a part holds at most (about a million frags, 12 MB once decoded): parts of a
+/// long history are more than [`PIPELINE_PARTS`].
+const PART_BYTES: usize = 4 << 20;
+
 /// A run of whole matches of a batch: its outcomes (their offsets in [`Outcomes`]), and the
 /// frags of the batch before it and in it.
 struct Part {
@@ -1014,9 +1018,19 @@ struct Part {
 }
 
 impl Batch {
-    /// The batch cut into about `count` parts of whole matches (one part at least).
+    /// The outcomes of `part`, decoded.
+    fn decoded(&self, part: &Part) -> Vec<Outcome> {
+        (self.outcomes.iter(part.outcomes.clone()))
+            .map(|(_, o)| o)
+            .collect()
+    }
+
+    /// The batch cut into about `count` parts of whole matches (one part at least), more when
+    /// parts would hold over [`PART_BYTES`] of packed outcomes (a part is decoded whole while
+    /// it is replayed).
     fn parts(&self, count: usize) -> Vec<Part> {
         let end = self.outcomes.end();
+        let count = count.max(end.div_ceil(PART_BYTES));
         let size = end.div_ceil(count.max(1)).max(1);
         let mut parts = Vec::with_capacity(count);
         let (mut start, mut first_frag, mut frags) = (0, 0, 0);
@@ -1051,10 +1065,13 @@ fn replay_others(
     part: &Part,
     reference: &[f32],
 ) {
+    // Decoded once for every run (each of them decoding the packed outcomes cost a public
+    // server's build half a second).
+    let outcomes = batch.decoded(part);
     runs.par_iter_mut()
         .zip(times.par_iter_mut())
         .for_each(|(run, time)| {
-            time.time(|| replay(run, batch, part, Some(reference)));
+            time.time(|| replay(run, batch, part, &outcomes, Some(reference)));
         });
 }
 
@@ -1062,13 +1079,19 @@ fn replay_others(
 /// before it is learnt and comparing it frag by frag with `headline_losses` (the headline's on
 /// the part's frags) when given. Returns the system's log-loss on every frag of the part when no
 /// reference is given (the headline's).
-fn replay(run: &mut Run, batch: &Batch, part: &Part, headline_losses: Option<&[f32]>) -> Vec<f32> {
+fn replay(
+    run: &mut Run,
+    batch: &Batch,
+    part: &Part,
+    outcomes: &[Outcome],
+    headline_losses: Option<&[f32]>,
+) -> Vec<f32> {
     let mode = match headline_losses {
         Some(reference) => Against::Losses(reference),
         None => Against::Own,
     };
     let mut cursor = Cursor::new(run, part, mode);
-    for (_, o) in batch.outcomes.iter(part.outcomes.clone()) {
+    for &o in outcomes {
         match o {
             Outcome::StartMatch { index } => cursor.start_match(run, batch, index),
             Outcome::RoundEnd { index, round } => cursor.round_end(run, batch, index, round),

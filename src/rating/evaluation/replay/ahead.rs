@@ -112,11 +112,18 @@ impl Leaders {
             let losses = time.time(|| match team.as_deref_mut() {
                 Some(team) if self.share => replay_sharing(headline, team, &shared.batch, part),
                 Some(team) => {
-                    let losses = replay(headline, &shared.batch, part, None);
-                    replay(team, &shared.batch, part, Some(&losses));
+                    let outcomes = shared.batch.decoded(part);
+                    let losses = replay(headline, &shared.batch, part, &outcomes, None);
+                    replay(team, &shared.batch, part, &outcomes, Some(&losses));
                     losses
                 }
-                None => replay(headline, &shared.batch, part, None),
+                None => replay(
+                    headline,
+                    &shared.batch,
+                    part,
+                    &shared.batch.decoded(part),
+                    None,
+                ),
             });
             if let Some(sender) = &self.losses {
                 // The followers may be gone (a build that stopped early): nothing to tell.
