@@ -49,16 +49,7 @@ pub fn publish<T>(out: &Path, write: impl FnOnce(&Path) -> Result<T>) -> Result<
     std::fs::create_dir_all(&parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
     remove_stale(&parent, &name);
-    let staging = Staged(parent.join(format!(".{name}.export-{}", std::process::id())));
-    if staging.0.exists() {
-        std::fs::remove_dir_all(&staging.0)
-            .with_context(|| format!("cannot remove {}", staging.0.display()))?;
-    }
-    std::fs::create_dir(&staging.0)
-        .with_context(|| format!("cannot create {}", staging.0.display()))?;
-    // The marker goes first, so a killed export's folder is recognised and removed.
-    std::fs::write(staging.0.join(MARKER), MARKER_TEXT)
-        .with_context(|| format!("cannot write in {}", staging.0.display()))?;
+    let staging = Staged(marked_folder(&parent, &format!(".{name}.export-"))?);
     let result = write(&staging.0)?;
     swap_in(&staging.0, out)?;
     Ok(result)
@@ -77,16 +68,7 @@ impl Scratch {
         std::fs::create_dir_all(&parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
         remove_stale(&parent, &name);
-        let scratch = Scratch(parent.join(format!(".{name}.scratch-{}", std::process::id())));
-        if scratch.0.exists() {
-            std::fs::remove_dir_all(&scratch.0)
-                .with_context(|| format!("cannot remove {}", scratch.0.display()))?;
-        }
-        std::fs::create_dir(&scratch.0)
-            .with_context(|| format!("cannot create {}", scratch.0.display()))?;
-        std::fs::write(scratch.0.join(MARKER), MARKER_TEXT)
-            .with_context(|| format!("cannot write in {}", scratch.0.display()))?;
-        Ok(scratch)
+        marked_folder(&parent, &format!(".{name}.scratch-")).map(Scratch)
     }
 
     /// Where it is.
@@ -101,6 +83,22 @@ impl Drop for Scratch {
             let _ = std::fs::remove_dir_all(&self.0);
         }
     }
+}
+
+/// A new, empty folder `prefix` + this process's id in `parent`, holding [`MARKER`] first, so
+/// that a killed export's folder is recognised and removed ([`remove_stale`]).
+fn marked_folder(parent: &Path, prefix: &str) -> Result<PathBuf> {
+    let path = parent.join(format!("{prefix}{}", std::process::id()));
+    if path.exists() {
+        std::fs::remove_dir_all(&path)
+            .with_context(|| format!("cannot remove {}", path.display()))?;
+    }
+    std::fs::create_dir(&path).with_context(|| format!("cannot create {}", path.display()))?;
+    if let Err(e) = std::fs::write(path.join(MARKER), MARKER_TEXT) {
+        let _ = std::fs::remove_dir_all(&path);
+        return Err(e).with_context(|| format!("cannot write in {}", path.display()));
+    }
+    Ok(path)
 }
 
 /// The staging folder, removed when dropped (after a failure, or holding the old export after

@@ -237,7 +237,7 @@ fn decode(bytes: &[u8]) -> Vec<Event> {
 /// and serde's visitor cost a public server's build a tenth of its time. None where the bytes
 /// are not exactly such events.
 fn read_postcard(bytes: &[u8]) -> Option<Vec<Event>> {
-    use super::{EventKind, FlagAction, Team};
+    use super::{EventKind, Team};
     let mut r = Leb128 { bytes, at: 0 };
     let count = usize::try_from(r.number()?).ok()?;
     // Each event takes 6 bytes at least: no length the bytes cannot hold is believed.
@@ -251,17 +251,6 @@ fn read_postcard(bytes: &[u8]) -> Option<Vec<Event>> {
             _ => return None,
         })
     };
-    const FLAGS: [FlagAction; 9] = [
-        FlagAction::Pickup,
-        FlagAction::Capture,
-        FlagAction::Return,
-        FlagAction::Drop,
-        FlagAction::CarrierKill,
-        FlagAction::BombPlant,
-        FlagAction::BombDefuse,
-        FlagAction::BombExplode,
-        FlagAction::PointCapture,
-    ];
     for _ in 0..count {
         let time = u32::try_from(r.number()?).ok()?;
         let line = r.number()?;
@@ -270,7 +259,7 @@ fn read_postcard(bytes: &[u8]) -> Option<Vec<Event>> {
             1 => EventKind::Suicide,
             2 => EventKind::TeamKill,
             3 => {
-                let action = *FLAGS.get(usize::try_from(r.number()?).ok()?)?;
+                let action = *FLAG_ACTIONS.get(usize::try_from(r.number()?).ok()?)?;
                 EventKind::Flag(action, team(r.number()?)?)
             }
             4 => EventKind::Award,
@@ -294,6 +283,22 @@ fn read_postcard(bytes: &[u8]) -> Option<Vec<Event>> {
     }
     (r.at == bytes.len()).then_some(events)
 }
+
+/// Every flag action, in the order its derive numbers them.
+const FLAG_ACTIONS: [super::FlagAction; 9] = {
+    use super::FlagAction as F;
+    [
+        F::Pickup,
+        F::Capture,
+        F::Return,
+        F::Drop,
+        F::CarrierKill,
+        F::BombPlant,
+        F::BombDefuse,
+        F::BombExplode,
+        F::PointCapture,
+    ]
+};
 
 /// Postcard's numbers (LEB128) read in turn.
 struct Leb128<'a> {
@@ -490,19 +495,9 @@ mod tests {
     /// length of number, and refuses what postcard would (cut, trailing, unknown variants).
     #[test]
     fn events_read_without_serde_as_postcard_reads_them() {
-        use crate::model::{FlagAction, Team};
+        use crate::model::Team;
         let teams = [Team::Free, Team::Red, Team::Blue, Team::Spectator];
-        let flags = [
-            FlagAction::Pickup,
-            FlagAction::Capture,
-            FlagAction::Return,
-            FlagAction::Drop,
-            FlagAction::CarrierKill,
-            FlagAction::BombPlant,
-            FlagAction::BombDefuse,
-            FlagAction::BombExplode,
-            FlagAction::PointCapture,
-        ];
+        let flags = FLAG_ACTIONS;
         let mut kinds = vec![
             EventKind::Frag,
             EventKind::Suicide,
