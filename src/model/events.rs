@@ -234,8 +234,9 @@ fn decode(bytes: &[u8]) -> Vec<Event> {
 
 /// The events postcard encoded (`Vec<Event>` as its derives write it), read without serde:
 /// every build reads every match's events several times (counts, ladders, the replay, pages),
-/// and serde's visitor cost a public server's build a tenth of its time. None where the bytes
-/// are not exactly such events.
+/// and this reader makes no visitor call per field. None where the bytes are not such events
+/// (cut short, bytes left over, a kind or side no derive numbers); a number written longer than
+/// postcard writes it is read, not refused.
 fn read_postcard(bytes: &[u8]) -> Option<Vec<Event>> {
     use super::{EventKind, Team};
     let mut r = Leb128 { bytes, at: 0 };
@@ -370,7 +371,7 @@ impl Events {
     }
 
     /// The events to change, decoded and held in memory from now on.
-    pub fn make_mut(&mut self) -> &mut Vec<Event> {
+    fn make_mut(&mut self) -> &mut Vec<Event> {
         if !matches!(self.inner, Inner::Decoded(_)) {
             self.inner = Inner::Decoded(self.read().into_owned());
         }

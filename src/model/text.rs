@@ -1,7 +1,8 @@
 //! [`Text`]: an immutable string shared by every value that holds the same text (player names,
-//! weapons, maps, servers). Every match of a history repeats a few hundred such strings; held as
-//! `String`s they were most of a match's description in memory (issue 41: 2.8 KB a match, where
-//! the shared form takes 1.2 KB). Serialized as a plain string, so stored bytes do not change.
+//! weapons, maps, servers). Every match of a history repeats dozens of such strings; held as
+//! `String`s they were half of a match's description in memory (issue 41: the 64,000 matches of
+//! `benches/memory.sh` loaded from their state took 2.8 KB a match, 1.4 KB with shared texts).
+//! Serialized as a plain string, so stored bytes do not change.
 //!
 //! Texts are made through a per-thread table of the texts that thread has made (no lock; a text
 //! made on two threads is held at most once per thread), which holds distinct texts only: its
