@@ -91,12 +91,14 @@ pub struct Analysis {
     pub tallies: Tallies,
 }
 
-/// The fold (from `resume` when it covers a start of the matches) and everything made of it.
+/// The fold (from `resume` when it covers a start of the matches) and everything made of it;
+/// the rating replay spills into `spill_dir` (the state folder), when given.
 pub fn analyse(
     config: &Config,
     people: &People,
     resume: Option<Restored>,
     rule: CheckpointRule,
+    spill_dir: Option<&std::path::Path>,
     timer: &crate::progress::Timer,
 ) -> Analysis {
     let matches = &*people.matches;
@@ -104,7 +106,17 @@ pub fn analyse(
     // The per game type and per game ladders replay their matches beside the site's folds.
     let groups = ladders::groups(matches);
     let ((folds, followers), rated) = rayon::join(
-        || fold::fold_ahead(matches, roster, &people.clans, &config.rating, resume, rule),
+        || {
+            fold::fold_ahead(
+                matches,
+                roster,
+                &people.clans,
+                &config.rating,
+                resume,
+                rule,
+                spill_dir,
+            )
+        },
         || {
             timed("per game type ladders", || {
                 ladders::rate(groups, matches, roster, config, &people.aliases)

@@ -481,7 +481,7 @@ pub fn render(req: RenderRequest, cache: impl FnOnce() -> PageCache) -> Result<R
     timer.lap("identities and clans");
     let resume = resume.wait(&config.rating);
     timer.lap("load checkpoint");
-    let analysis = analyse::analyse(config, &people, resume, rule, &timer);
+    let analysis = analyse::analyse(config, &people, resume, rule, state_dir, &timer);
     let analyse::Analysis {
         stats,
         ratings,

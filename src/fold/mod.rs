@@ -224,7 +224,7 @@ pub fn fold(
     resume: Option<Restored>,
 ) -> Folds {
     let rule = CheckpointRule::EVERY_BUILD;
-    let (mut folds, followers) = fold_ahead(matches, roster, clans, cfg, resume, rule);
+    let (mut folds, followers) = fold_ahead(matches, roster, clans, cfg, resume, rule, None);
     let comparison = followers.finish(true);
     let continuation = folds
         .continuation
@@ -244,6 +244,9 @@ pub fn fold(
 /// The folds leave a [`Continuation`] only when `rule` says their end earns a new checkpoint;
 /// otherwise the systems do not save their states (the followers' [`Followers::finish`] must
 /// then be told so too, as `folds.continuation.is_some()`).
+///
+/// What the leaders have replayed and the followers not yet goes to a spill file in
+/// `spill_dir` (the state folder) once it is more than a few megabytes, when given.
 pub fn fold_ahead(
     matches: &[Match],
     roster: &Roster,
@@ -251,6 +254,7 @@ pub fn fold_ahead(
     cfg: &RatingConfig,
     resume: Option<Restored>,
     rule: CheckpointRule,
+    spill_dir: Option<&std::path::Path>,
 ) -> (Folds, Followers) {
     let fresh = || Start {
         stats: Stats::default(),
@@ -279,7 +283,8 @@ pub fn fold_ahead(
         chain: chained,
     } = start;
     let renews = rule.renews(&replayed, matches.len());
-    let (mut leaders, mut followers) = evaluator.split(matches, roster, from);
+    let (mut leaders, mut followers) =
+        evaluator.split(matches, roster, from, spill_dir.map(Into::into));
     // The static ranking needs only the counts: it runs beside the replays. The core that
     // is done with the counts and the ladder first replays the other systems behind the
     // leaders.

@@ -4,6 +4,8 @@
 //! baselines (constant 0.5, win rate, K/D) and the peers' formulas (VSP-XP, XLRstats). The
 //! others are in [`crate::rating::systems`].
 
+use serde::{Deserialize, Serialize};
+
 use crate::config::{Glicko2Period, RatingConfig};
 use crate::rating::systems::dynamic::expected;
 use crate::rating::systems::whole_history::{SettledFits, WholeHistory};
@@ -14,7 +16,7 @@ use crate::rating::systems::team_model::{TEAM_MODEL_ID, TeamModel};
 use crate::team::model::{Skill, TeamParams};
 
 /// One player's part in a team match: side and time weight (NS2 `t_i`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TeamMember {
     pub player: u32,
     pub red: bool,
@@ -44,7 +46,7 @@ pub fn store_sides<T>(ratings: &mut [T], game: &TeamGame, red: Vec<T>, blue: Vec
 }
 
 /// A team match with a winner, as one outcome.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TeamGame {
     pub members: Vec<TeamMember>,
     pub red_won: bool,
@@ -68,7 +70,7 @@ pub struct TeamGame {
 }
 
 /// What a system may know when a match starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct MatchStart {
     /// Day number of the match start (consecutive days differ by 1), when the log has dates.
     pub day: Option<i64>,

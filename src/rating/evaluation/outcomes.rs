@@ -34,6 +34,16 @@ impl Outcomes {
         }
     }
 
+    /// The outcomes' bytes, as [`Outcomes::from_bytes`] takes them back.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The outcomes whose bytes are `bytes` (an [`Outcomes::as_bytes`]).
+    pub fn from_bytes(bytes: Vec<u8>) -> Outcomes {
+        Outcomes { bytes }
+    }
+
     /// Gives back the room reserved for more outcomes (up to as much again as they take).
     pub fn shrink_to_fit(&mut self) {
         self.bytes.shrink_to_fit();

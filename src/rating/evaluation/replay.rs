@@ -9,6 +9,7 @@
 //! so that a newcomer never renumbers the players already in a checkpoint.
 
 mod ahead;
+mod spill;
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -264,10 +265,13 @@ impl ReplayCheckpoint<'_> {
     }
 }
 
-/// The outcomes of a run of matches, in the numbering of the [`Book`].
+/// The outcomes of a run of matches, in the numbering of the [`Book`]. Its description (all but
+/// the outcomes) is what a spill file keeps of it beside the outcomes' bytes ([`spill`]).
+#[derive(Serialize, Deserialize)]
 struct Batch {
     /// Number of the batch's first match in the whole history.
     first: u64,
+    #[serde(skip)]
     outcomes: Outcomes,
     /// Per match: its team results (rounds, each predicted at its start, or the match).
     team_games: Vec<Vec<TeamGame>>,
@@ -352,6 +356,130 @@ fn share_pairs(runs: &mut [Run], resumed: bool) -> Result<bool, String> {
     }
     single.save_pairs_elsewhere(true);
     Ok(true)
+}
+
+/// Matches a part holds at most when `total` are replayed in about `parts` parts.
+fn part_matches(total: usize, parts: usize) -> usize {
+    total.div_ceil(parts.max(1)).max(1)
+}
+
+/// Collects the outcomes of the next matches of `matches` into a batch, updating the shared
+/// book: `at_most` matches, fewer once the batch holds [`PART_BYTES`] of packed outcomes (a
+/// batch is decoded whole while it is replayed); None when no match is left. A history is
+/// replayed batch after batch, so that what a replay holds is one batch, not the history
+/// (issue 41).
+fn next_batch<'m>(
+    book: &mut Book,
+    matches: &mut impl Iterator<Item = (&'m Match, &'m [u32])>,
+    roster: &Roster,
+    at_most: usize,
+) -> Option<Batch> {
+    let frags_before = book.frags;
+    let mut batch = Batch {
+        first: book.matches,
+        outcomes: Outcomes::default(),
+        team_games: Vec::new(),
+        lineups: Vec::new(),
+        starts: Vec::new(),
+        gametypes: Vec::new(),
+        players: Vec::new(),
+        members: Vec::new(),
+        frags_before,
+        frags: 0,
+        boundary: 0,
+    };
+    let mut ids = Vec::new();
+    for (mi, (m, roster_ids)) in matches.take(at_most).enumerate() {
+        book.matches += 1;
+        ids.clear();
+        ids.extend(
+            roster_ids
+                .iter()
+                .map(|&r| book.number(&roster.players[r as usize].key)),
+        );
+        for (i, p) in m.players.iter().enumerate() {
+            if let Some(s) = p.bot_skill {
+                book.skill.insert(ids[i], f64::from(s));
+            }
+        }
+        batch.players.push(book.keys.len());
+        let mut members = ids.clone();
+        members.sort_unstable();
+        members.dedup();
+        batch.members.push(members);
+        batch
+            .outcomes
+            .push(Outcome::StartMatch { index: mi as u32 });
+        if m.duration_seconds > 0 {
+            book.lengths.push(m.duration_seconds);
+        }
+        let base = time_base(&book.lengths);
+        let (games, ends): (Vec<TeamGame>, Vec<Option<u32>>) =
+            team_games(m, &ids, base).into_iter().unzip();
+        // Each round's result goes in after the frags of its last second.
+        let mut rounds = ends
+            .iter()
+            .enumerate()
+            .filter_map(|(k, end)| end.map(|end| (end, k as u32)))
+            .peekable();
+        for e in m.events.read().iter() {
+            while let Some((_, round)) = rounds.next_if(|(end, _)| *end < e.time) {
+                batch.outcomes.push(Outcome::RoundEnd {
+                    index: mi as u32,
+                    round,
+                });
+            }
+            match e.kind {
+                EventKind::Frag => {
+                    let (killer, victim) = (ids[e.actor as usize], ids[e.target as usize]);
+                    book.incidents[killer as usize] += 1;
+                    book.incidents[victim as usize] += 1;
+                    batch.frags += 1;
+                    batch.outcomes.push(Outcome::Frag { killer, victim });
+                }
+                EventKind::Suicide | EventKind::TeamKill => {
+                    batch.outcomes.push(Outcome::Penalty {
+                        player: ids[e.actor as usize],
+                    });
+                }
+                _ => {}
+            }
+        }
+        for (_, round) in rounds {
+            batch.outcomes.push(Outcome::RoundEnd {
+                index: mi as u32,
+                round,
+            });
+        }
+        batch.outcomes.push(Outcome::EndMatch { index: mi as u32 });
+        book.team_results += games.len() as u64;
+        batch.lineups.push(if games.is_empty() {
+            team_lineup(m, &ids, base)
+        } else {
+            None
+        });
+        batch.team_games.push(games);
+        batch.starts.push(MatchStart {
+            day: m.start.map(|t| {
+                t.date()
+                    .signed_duration_since(chrono::NaiveDate::MIN)
+                    .num_days()
+            }),
+        });
+        batch.gametypes.push(m.gametype.code.clone());
+        if batch.outcomes.end() >= PART_BYTES {
+            break;
+        }
+    }
+    if batch.starts.is_empty() {
+        return None;
+    }
+    book.frags += batch.frags as u64;
+    // The held-out boundary so far: it only moves on as frags are added, so the scores it
+    // lets a system forget can never be held out.
+    batch.boundary = boundary(book);
+    batch.outcomes.shrink_to_fit();
+    Some(batch)
 }
 
 impl Evaluator {
@@ -479,22 +607,22 @@ impl Evaluator {
     /// these matches (the replay numbers players by identity key, never by roster number).
     pub fn advance_some<'m>(
         &mut self,
-        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])> + Clone,
+        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
         roster: &Roster,
     ) {
         self.replay(matches, roster, PIPELINE_PARTS);
     }
 
-    /// Replays `matches` through every system, the batch cut into `parts` (see
+    /// Replays `matches` through every system, cut into about `parts` batches (see
     /// [`PIPELINE_PARTS`]; the result does not depend on it).
     fn replay<'m>(
         &mut self,
-        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])> + Clone,
+        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
         roster: &Roster,
         parts: usize,
     ) {
-        let batch = self.batch(matches, roster);
-        let parts = batch.parts(parts);
+        let per_part = part_matches(matches.len(), parts);
+        let mut matches = matches;
         let (headline, others) = self.runs.split_first_mut().expect("the headline runs");
         let (mut team, others) = match others.split_first_mut() {
             Some((team, rest)) if self.share => (Some(team), rest),
@@ -505,25 +633,25 @@ impl Evaluator {
         // The other systems compare each frag with the headline's loss on it, so they replay
         // part k - 1 while the headline replays part k: one system's outcomes still go through
         // it in order, and the headline's replay no longer leaves a core idle before the rest.
-        let mut previous: Option<(&Part, Vec<f32>)> = None;
-        for part in &parts {
+        let mut previous: Option<(Batch, Vec<f32>)> = None;
+        while let Some(batch) = next_batch(&mut self.book, &mut matches, roster, per_part) {
             let (losses, ()) = rayon::join(
                 || {
                     head_time.time(|| match team.as_deref_mut() {
-                        Some(team) => replay_sharing(headline, team, &batch, part),
-                        None => replay(headline, &batch, part, &batch.decoded(part), None),
+                        Some(team) => replay_sharing(headline, team, &batch),
+                        None => replay(headline, &batch, &batch.decoded(), None),
                     })
                 },
                 || {
                     if let Some((done, reference)) = &previous {
-                        replay_others(others, &mut other_times, &batch, done, reference);
+                        replay_others(others, &mut other_times, done, reference);
                     }
                 },
             );
-            previous = Some((part, losses));
+            previous = Some((batch, losses));
         }
         if let Some((done, reference)) = &previous {
-            replay_others(others, &mut other_times, &batch, done, reference);
+            replay_others(others, &mut other_times, done, reference);
         }
         match &team {
             Some(team) => head_time.report(&format!(
@@ -536,113 +664,6 @@ impl Evaluator {
         for (run, time) in others.iter().zip(&other_times) {
             time.report(&format!("replay {}", run.rater.id()));
         }
-    }
-
-    /// Collects the outcomes of `matches` and updates the shared book.
-    fn batch<'m>(
-        &mut self,
-        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])> + Clone,
-        roster: &Roster,
-    ) -> Batch {
-        let book = &mut self.book;
-        let frags_before = book.frags;
-        let mut batch = Batch {
-            first: book.matches,
-            outcomes: Outcomes::default(),
-            team_games: Vec::with_capacity(matches.len()),
-            lineups: Vec::with_capacity(matches.len()),
-            starts: Vec::with_capacity(matches.len()),
-            gametypes: Vec::with_capacity(matches.len()),
-            players: Vec::with_capacity(matches.len()),
-            members: Vec::with_capacity(matches.len()),
-            frags_before,
-            frags: 0,
-            boundary: 0,
-        };
-        let mut ids = Vec::new();
-        for (mi, (m, roster_ids)) in matches.enumerate() {
-            book.matches += 1;
-            ids.clear();
-            ids.extend(
-                roster_ids
-                    .iter()
-                    .map(|&r| book.number(&roster.players[r as usize].key)),
-            );
-            for (i, p) in m.players.iter().enumerate() {
-                if let Some(s) = p.bot_skill {
-                    book.skill.insert(ids[i], f64::from(s));
-                }
-            }
-            batch.players.push(book.keys.len());
-            let mut members = ids.clone();
-            members.sort_unstable();
-            members.dedup();
-            batch.members.push(members);
-            batch
-                .outcomes
-                .push(Outcome::StartMatch { index: mi as u32 });
-            if m.duration_seconds > 0 {
-                book.lengths.push(m.duration_seconds);
-            }
-            let base = time_base(&book.lengths);
-            let (games, ends): (Vec<TeamGame>, Vec<Option<u32>>) =
-                team_games(m, &ids, base).into_iter().unzip();
-            // Each round's result goes in after the frags of its last second.
-            let mut rounds = ends
-                .iter()
-                .enumerate()
-                .filter_map(|(k, end)| end.map(|end| (end, k as u32)))
-                .peekable();
-            for e in m.events.read().iter() {
-                while let Some((_, round)) = rounds.next_if(|(end, _)| *end < e.time) {
-                    batch.outcomes.push(Outcome::RoundEnd {
-                        index: mi as u32,
-                        round,
-                    });
-                }
-                match e.kind {
-                    EventKind::Frag => {
-                        let (killer, victim) = (ids[e.actor as usize], ids[e.target as usize]);
-                        book.incidents[killer as usize] += 1;
-                        book.incidents[victim as usize] += 1;
-                        batch.frags += 1;
-                        batch.outcomes.push(Outcome::Frag { killer, victim });
-                    }
-                    EventKind::Suicide | EventKind::TeamKill => {
-                        batch.outcomes.push(Outcome::Penalty {
-                            player: ids[e.actor as usize],
-                        });
-                    }
-                    _ => {}
-                }
-            }
-            for (_, round) in rounds {
-                batch.outcomes.push(Outcome::RoundEnd {
-                    index: mi as u32,
-                    round,
-                });
-            }
-            batch.outcomes.push(Outcome::EndMatch { index: mi as u32 });
-            book.team_results += games.len() as u64;
-            batch.lineups.push(if games.is_empty() {
-                team_lineup(m, &ids, base)
-            } else {
-                None
-            });
-            batch.team_games.push(games);
-            batch.starts.push(MatchStart {
-                day: m.start.map(|t| {
-                    t.date()
-                        .signed_duration_since(chrono::NaiveDate::MIN)
-                        .num_days()
-                }),
-            });
-            batch.gametypes.push(m.gametype.code.clone());
-        }
-        book.frags += batch.frags as u64;
-        batch.boundary = boundary(book);
-        batch.outcomes.shrink_to_fit();
-        batch
     }
 
     /// Stops the replay: the checkpoint to resume from next time, and every system's report
@@ -1009,80 +1030,35 @@ const PIPELINE_PARTS: usize = 16;
 /// long history are more than [`PIPELINE_PARTS`].
 const PART_BYTES: usize = 4 << 20;
 
-/// A run of whole matches of a batch: its outcomes (their offsets in [`Outcomes`]), and the
-/// frags of the batch before it and in it.
-struct Part {
-    outcomes: std::ops::Range<usize>,
-    first_frag: usize,
-    frags: usize,
-}
-
 impl Batch {
-    /// The outcomes of `part`, decoded.
-    fn decoded(&self, part: &Part) -> Vec<Outcome> {
-        (self.outcomes.iter(part.outcomes.clone()))
+    /// The batch's outcomes, decoded.
+    fn decoded(&self) -> Vec<Outcome> {
+        (self.outcomes.iter(0..self.outcomes.end()))
             .map(|(_, o)| o)
             .collect()
     }
-
-    /// The batch cut into about `count` parts of whole matches (one part at least), more when
-    /// parts would hold over [`PART_BYTES`] of packed outcomes (a part is decoded whole while
-    /// it is replayed).
-    fn parts(&self, count: usize) -> Vec<Part> {
-        let end = self.outcomes.end();
-        let count = count.max(end.div_ceil(PART_BYTES));
-        let size = end.div_ceil(count.max(1)).max(1);
-        let mut parts = Vec::with_capacity(count);
-        let (mut start, mut first_frag, mut frags) = (0, 0, 0);
-        for (i, o) in self.outcomes.iter(0..end) {
-            if i - start >= size && matches!(o, Outcome::StartMatch { .. }) {
-                parts.push(Part {
-                    outcomes: start..i,
-                    first_frag,
-                    frags: frags - first_frag,
-                });
-                (start, first_frag) = (i, frags);
-            }
-            frags += usize::from(matches!(o, Outcome::Frag { .. }));
-        }
-        if start < end || parts.is_empty() {
-            parts.push(Part {
-                outcomes: start..end,
-                first_frag,
-                frags: frags - first_frag,
-            });
-        }
-        parts
-    }
 }
 
-/// Replays `part` through every run but the headline, in parallel, against the headline's
+/// Replays `batch` through every run but the headline, in parallel, against the headline's
 /// `reference` losses on its frags; `times` gathers each run's time.
-fn replay_others(
-    runs: &mut [Run],
-    times: &mut [PieceTimes],
-    batch: &Batch,
-    part: &Part,
-    reference: &[f32],
-) {
+fn replay_others(runs: &mut [Run], times: &mut [PieceTimes], batch: &Batch, reference: &[f32]) {
     // Decoded once for every run: while each decoded them, the crowd's other systems
     // (benches/build_speed.sh) took 2.2 s to replay, 1.7 s before the outcomes were packed.
-    let outcomes = batch.decoded(part);
+    let outcomes = batch.decoded();
     runs.par_iter_mut()
         .zip(times.par_iter_mut())
         .for_each(|(run, time)| {
-            time.time(|| replay(run, batch, part, &outcomes, Some(reference)));
+            time.time(|| replay(run, batch, &outcomes, Some(reference)));
         });
 }
 
-/// Replays `part` of `batch` through one system, scoring every frag and team-result prediction
-/// before it is learnt and comparing it frag by frag with `headline_losses` (the headline's on
-/// the part's frags) when given. Returns the system's log-loss on every frag of the part when no
+/// Replays `batch` through one system, scoring every frag and team-result prediction before it
+/// is learnt and comparing it frag by frag with `headline_losses` (the headline's on the
+/// batch's frags) when given. Returns the system's log-loss on every frag of the batch when no
 /// reference is given (the headline's).
 fn replay(
     run: &mut Run,
     batch: &Batch,
-    part: &Part,
     outcomes: &[Outcome],
     headline_losses: Option<&[f32]>,
 ) -> Vec<f32> {
@@ -1090,7 +1066,7 @@ fn replay(
         Some(reference) => Against::Losses(reference),
         None => Against::Own,
     };
-    let mut cursor = Cursor::new(run, part, mode);
+    let mut cursor = Cursor::new(run, batch, mode);
     for &o in outcomes {
         match o {
             Outcome::StartMatch { index } => cursor.start_match(run, batch, index),
@@ -1111,22 +1087,22 @@ fn replay(
     cursor.losses
 }
 
-/// Replays `part` of `batch` through the headline whole-history fit and the team model together,
+/// Replays `batch` through the headline whole-history fit and the team model together,
 /// outcome by outcome, the team model learning nothing into its own copy of the fit
 /// ([`FragRater::borrow_fit`]) but reading the headline's wherever it reads its own: before each
 /// frag (its prediction is the headline's, the same function of the same state), at a match's
 /// start and rounds, and at its end before and after the headline's refit, exactly where its own
 /// copy would stand then. Returns the headline's losses, as [`replay`] does.
-fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch, part: &Part) -> Vec<f32> {
+fn replay_sharing(headline: &mut Run, team: &mut Run, batch: &Batch) -> Vec<f32> {
     // The team model reads the headline's fit lent to it for a moment (swapped in and out).
     fn lent(headline: &mut Run, team: &mut Run, read: impl FnOnce(&mut Run)) {
         swap_fits(headline, team);
         read(team);
         swap_fits(headline, team);
     }
-    let mut lead = Cursor::new(headline, part, Against::Own);
-    let mut follow = Cursor::new(team, part, Against::Same);
-    for (_, o) in batch.outcomes.iter(part.outcomes.clone()) {
+    let mut lead = Cursor::new(headline, batch, Against::Own);
+    let mut follow = Cursor::new(team, batch, Against::Same);
+    for (_, o) in batch.outcomes.iter(0..batch.outcomes.end()) {
         match o {
             Outcome::StartMatch { index } => {
                 lead.start_match(headline, batch, index);
@@ -1185,21 +1161,20 @@ fn swap_fits(headline: &mut Run, team: &mut Run) {
 enum Against<'a> {
     /// Nothing: it is the headline (its losses are kept for the others, its curves drawn).
     Own,
-    /// The headline's losses on the part's frags.
+    /// The headline's losses on the batch's frags.
     Losses(&'a [f32]),
     /// The headline's, which are its own (the team model sharing the headline's fit).
     Same,
 }
 
-/// Where one system's replay of a part stands.
+/// Where one system's replay of a batch stands.
 struct Cursor<'a> {
     against: Against<'a>,
     /// The team model: its predictions, margins and fairest splits are recorded.
     records: bool,
     losses: Vec<f32>,
-    /// Frags of the batch before the next one, and before the part.
+    /// Frags of the batch before the next one.
     frag: usize,
-    first_frag: usize,
     current: MatchScore,
     /// The match's team results: the next one to score and its prediction, made at its start.
     next_game: usize,
@@ -1207,16 +1182,15 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    fn new(run: &Run, part: &Part, against: Against<'a>) -> Cursor<'a> {
+    fn new(run: &Run, batch: &Batch, against: Against<'a>) -> Cursor<'a> {
         Cursor {
             against,
             records: run.rater.id() == TEAM_MODEL_ID,
             losses: Vec::with_capacity(match against {
-                Against::Own => part.frags,
+                Against::Own => batch.frags,
                 _ => 0,
             }),
-            frag: part.first_frag,
-            first_frag: part.first_frag,
+            frag: 0,
             current: MatchScore::default(),
             next_game: 0,
             team_prediction: None,
@@ -1277,7 +1251,7 @@ impl<'a> Cursor<'a> {
                 self.losses.push(scored.loss as f32);
                 None
             }
-            Against::Losses(reference) => Some(f64::from(reference[self.frag - self.first_frag])),
+            Against::Losses(reference) => Some(f64::from(reference[self.frag])),
             Against::Same => Some(f64::from(scored.loss as f32)),
         };
         if let Some(reference) = reference {
@@ -1446,8 +1420,8 @@ mod tests {
         }
     }
 
-    /// The batch replayed in one part or pipelined in many gives the same evaluation, to the
-    /// bit; the parts are whole matches and cover the batch.
+    /// The history replayed in one batch or pipelined in many gives the same evaluation, to
+    /// the bit; the batches are whole matches and cover the history.
     #[test]
     fn pipelined_replay_equals_one_part() {
         let (matches, roster) = history("openarena");
@@ -1464,24 +1438,27 @@ mod tests {
         for parts in [2, 7, PIPELINE_PARTS, matches.len() * 3] {
             assert!(run(parts) == one, "{parts} parts");
         }
-        let mut e = Evaluator::new(&cfg, true);
-        let all = matches
+        let mut book = Book::default();
+        let mut all = matches
             .iter()
             .zip(roster.match_players.iter().map(Vec::as_slice));
-        let batch = e.batch(all, &roster);
-        let parts = batch.parts(PIPELINE_PARTS);
-        assert!(parts.len() > 1 && parts.len() <= PIPELINE_PARTS + 1);
-        let (mut end, mut frags) = (0, 0);
-        for p in &parts {
-            assert_eq!((p.outcomes.start, p.first_frag), (end, frags));
+        let per_part = part_matches(matches.len(), PIPELINE_PARTS);
+        let (mut batches, mut frags) = (0, 0);
+        while let Some(batch) = next_batch(&mut book, &mut all, &roster, per_part) {
+            assert_eq!(
+                (batch.first, batch.frags_before),
+                (book.matches - batch.starts.len() as u64, frags)
+            );
+            assert!(batch.starts.len() <= per_part);
             assert!(matches!(
-                batch.outcomes.at(p.outcomes.start),
-                Outcome::StartMatch { .. }
+                batch.outcomes.at(0),
+                Outcome::StartMatch { index: 0 }
             ));
-            end = p.outcomes.end;
-            frags += p.frags;
+            frags += batch.frags as u64;
+            batches += 1;
         }
-        assert_eq!((end, frags), (batch.outcomes.end(), batch.frags));
+        assert!(batches > 1 && batches <= PIPELINE_PARTS + 1);
+        assert_eq!((book.matches, book.frags), (matches.len() as u64, frags));
     }
 
     /// The team model reading the headline's fit gives exactly the numbers of its own copy:

@@ -1,56 +1,87 @@
 //! The replay split for the build's pipeline: the headline and the team model, which every page
 //! reads (ratings, curves, match predictions, the balancer), lead; the other systems, which only
 //! the comparison of systems reads (`evaluation.html`, `data/evaluation.json`, the table on
-//! `ranking.html`), follow them part by part, each part once the headline's losses on its frags
-//! are known. The build makes every other page as soon as the leaders are done, while the
-//! followers finish beside it ([`crate::fold::fold_ahead`]).
+//! `ranking.html`), follow them batch by batch, each batch once the headline's losses on its
+//! frags are known. The build makes every other page as soon as the leaders are done, while the
+//! followers finish beside it ([`crate::fold::fold_ahead`]). The batches waiting for the
+//! followers are held in memory up to [`HELD_BYTES`], the rest in a spill file ([`spill`]) when
+//! the leaders are given a folder for it.
 //!
 //! Each system replays the same outcomes in the same order as in [`Evaluator::advance`], and
 //! the followers' finish is [`Evaluator::finish`]'s, so both give the same numbers to the bit.
 
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, OnceLock};
 
+use super::spill::{self, Spill};
 use crate::model::Match;
 use crate::model::identity::Roster;
 use crate::progress::PieceTimes;
 use crate::rating::evaluation::replay::{
-    Batch, Book, Comparison, Evaluator, LEADERS, PIPELINE_PARTS, Part, Run, SkillKey, answer_key,
-    boundary, finish_followers, finish_leaders, replay, replay_others, replay_sharing,
+    Batch, Book, Comparison, Evaluator, LEADERS, PIPELINE_PARTS, Run, SkillKey, answer_key,
+    boundary, finish_followers, finish_leaders, next_batch, part_matches, replay, replay_others,
+    replay_sharing,
 };
 use crate::rating::evaluation::{Evaluation, ReplayCheckpoint};
 use crate::rating::systems::whole_history::SettledFits;
 
-/// The outcomes every system replays, cut into parts.
-struct Shared {
-    batch: Batch,
-    parts: Vec<Part>,
+/// Bytes of batches (their outcomes, losses and descriptions) held in memory for the followers
+/// at most when a spill file can take the rest.
+const HELD_BYTES: usize = 16 << 20;
+
+/// What the leaders hand the followers.
+enum Handed {
+    /// A batch replayed by the leaders and the headline's losses on its frags, in memory.
+    Held(Batch, Vec<f32>),
+    /// The same, in the spill file at this range.
+    Spilled(std::ops::Range<u64>),
+    /// Every batch is handed: the bots' answer key and the held-out boundary of the history.
+    Done(SkillKey, u64),
+}
+
+/// About the bytes `batch` and its `losses` hold.
+fn held_bytes(batch: &Batch, losses: &[f32]) -> usize {
+    // A match's description (its team results, line-up and members) is a few hundred bytes.
+    batch.outcomes.end() + 4 * losses.len() + 256 * batch.starts.len()
 }
 
 /// The headline and the team model, replaying ahead of the others.
-pub struct Leaders {
+pub struct Leaders<'m> {
     book: Book,
     runs: Vec<Run>,
     share: bool,
-    shared: Arc<Shared>,
-    /// The headline's losses on each part's frags, for the followers (dropped once every part
-    /// is sent, which tells them no more will come).
-    losses: Option<Sender<Vec<f32>>>,
+    /// The matches to replay, each with its players' roster numbers.
+    matches: Option<(&'m [Match], &'m [Vec<u32>])>,
+    roster: &'m Roster,
+    /// What is handed to the followers (None once every batch is handed, or when they are
+    /// gone).
+    handed: Option<Sender<Handed>>,
+    /// Bytes held in memory for the followers (they take off what they receive), and at most
+    /// ([`HELD_BYTES`]) when a spill file can take more.
+    held: Arc<AtomicUsize>,
+    held_limit: usize,
+    /// The folder for a spill file, until one is made there (or cannot be).
+    spill_dir: Option<PathBuf>,
+    spill: Option<Spill>,
+    /// The spill file, read by the followers.
+    spilled: Arc<OnceLock<File>>,
     /// Set once the leaders are done (so that the followers stop catching up), to the team
     /// model's settled fits when it shares the headline's.
     finished: Arc<OnceLock<Option<SettledFits>>>,
 }
 
-/// The other systems, following the leaders part by part.
+/// The other systems, following the leaders batch by batch.
 pub struct Followers {
     runs: Vec<Run>,
     times: Vec<PieceTimes>,
-    shared: Arc<Shared>,
-    losses: Receiver<Vec<f32>>,
-    /// Parts replayed so far.
-    next: usize,
-    answer: SkillKey,
-    boundary: u64,
+    handed: Receiver<Handed>,
+    held: Arc<AtomicUsize>,
+    spilled: Arc<OnceLock<File>>,
+    /// The bots' answer key and the held-out boundary, once every batch is handed.
+    done: Option<(SkillKey, u64)>,
     finished: Arc<OnceLock<Option<SettledFits>>>,
 }
 
@@ -58,81 +89,111 @@ impl Evaluator {
     /// Splits the replay of matches `from..` of `matches` (in rating order; `roster` numbers
     /// their players) into the leaders and the followers, to be run by [`Leaders::replay`] and
     /// [`Followers::catch_up`] side by side, then [`Leaders::finish`] and, whenever the
-    /// comparison is wanted, [`Followers::finish`].
-    pub fn split(
+    /// comparison is wanted, [`Followers::finish`]. What waits for the followers beyond
+    /// [`HELD_BYTES`] is written to a spill file in `spill_dir`, when given.
+    pub fn split<'m>(
         mut self,
-        matches: &[Match],
-        roster: &Roster,
+        matches: &'m [Match],
+        roster: &'m Roster,
         from: usize,
-    ) -> (Leaders, Followers) {
-        let part = matches[from..]
-            .iter()
-            .zip(roster.match_players[from..].iter().map(Vec::as_slice));
-        let batch = self.batch(part, roster);
-        let parts = batch.parts(PIPELINE_PARTS);
-        let shared = Arc::new(Shared { batch, parts });
+        spill_dir: Option<PathBuf>,
+    ) -> (Leaders<'m>, Followers) {
         let followers = self.runs.split_off(LEADERS.min(self.runs.len()));
         let (sender, receiver) = channel();
         let finished = Arc::new(OnceLock::new());
-        // The book holds every frag of the history now: the held-out boundary and the bots'
-        // answer key are final.
-        let (answer, boundary) = (answer_key(&self.book), boundary(&self.book));
+        let held = Arc::new(AtomicUsize::new(0));
+        let spilled = Arc::new(OnceLock::new());
         (
             Leaders {
                 book: self.book,
                 runs: self.runs,
                 share: self.share,
-                shared: Arc::clone(&shared),
-                losses: Some(sender),
+                matches: Some((&matches[from..], &roster.match_players[from..])),
+                roster,
+                handed: Some(sender),
+                held: Arc::clone(&held),
+                held_limit: HELD_BYTES,
+                spill_dir,
+                spill: None,
+                spilled: Arc::clone(&spilled),
                 finished: Arc::clone(&finished),
             },
             Followers {
                 times: vec![PieceTimes::default(); followers.len()],
                 runs: followers,
-                shared,
-                losses: receiver,
-                next: 0,
-                answer,
-                boundary,
+                handed: receiver,
+                held,
+                spilled,
+                done: None,
                 finished,
             },
         )
     }
 }
 
-impl Leaders {
-    /// Replays every part through the headline and the team model, handing the headline's
-    /// losses on each part to the followers as soon as it is done.
+impl Leaders<'_> {
+    /// Replays every batch through the headline and the team model, handing each batch and
+    /// the headline's losses on it to the followers as soon as it is done.
     pub fn replay(&mut self) {
-        let shared = Arc::clone(&self.shared);
+        let Some((matches, players)) = self.matches.take() else {
+            return;
+        };
+        let per_part = part_matches(matches.len(), PIPELINE_PARTS);
+        let mut matches = matches.iter().zip(players.iter().map(Vec::as_slice));
         let mut time = PieceTimes::default();
-        let (headline, others) = self.runs.split_first_mut().expect("the headline runs");
-        let mut team = others.first_mut();
-        for part in &shared.parts {
-            let losses = time.time(|| match team.as_deref_mut() {
-                Some(team) if self.share => replay_sharing(headline, team, &shared.batch, part),
+        while let Some(batch) = next_batch(&mut self.book, &mut matches, self.roster, per_part) {
+            let (headline, others) = self.runs.split_first_mut().expect("the headline runs");
+            let team = others.first_mut();
+            let losses = time.time(|| match team {
+                Some(team) if self.share => replay_sharing(headline, team, &batch),
                 Some(team) => {
-                    let outcomes = shared.batch.decoded(part);
-                    let losses = replay(headline, &shared.batch, part, &outcomes, None);
-                    replay(team, &shared.batch, part, &outcomes, Some(&losses));
+                    let outcomes = batch.decoded();
+                    let losses = replay(headline, &batch, &outcomes, None);
+                    replay(team, &batch, &outcomes, Some(&losses));
                     losses
                 }
-                None => replay(
-                    headline,
-                    &shared.batch,
-                    part,
-                    &shared.batch.decoded(part),
-                    None,
-                ),
+                None => replay(headline, &batch, &batch.decoded(), None),
             });
-            if let Some(sender) = &self.losses {
-                // The followers may be gone (a build that stopped early): nothing to tell.
-                let _ = sender.send(losses);
-            }
+            self.hand(batch, losses);
         }
-        self.losses = None;
+        // The book holds every frag of the history now: the held-out boundary and the bots'
+        // answer key are final.
+        if let Some(handed) = self.handed.take() {
+            let _ = handed.send(Handed::Done(answer_key(&self.book), boundary(&self.book)));
+        }
         let names: Vec<&str> = self.runs.iter().map(|r| r.rater.id()).collect();
         time.report(&format!("replay {}", names.join(" with ")));
+    }
+
+    /// Hands `batch` and the headline's `losses` on it to the followers: in memory while they
+    /// hold less than [`HELD_BYTES`] (or no spill file can be had), else in the spill file.
+    fn hand(&mut self, batch: Batch, losses: Vec<f32>) {
+        let Some(handed) = &self.handed else {
+            return;
+        };
+        let bytes = held_bytes(&batch, &losses);
+        if self.held.load(Ordering::Acquire) + bytes > self.held_limit {
+            if self.spill.is_none()
+                && let Some(dir) = self.spill_dir.take()
+            {
+                // No spill file (a folder that cannot be written): the batches stay in memory.
+                self.spill = Spill::create(&dir).ok().filter(|spill| {
+                    spill
+                        .reader()
+                        .is_ok_and(|reader| self.spilled.set(reader).is_ok())
+                });
+            }
+            // A record that cannot be written (a full disk) stays in memory.
+            if let Some(Ok(range)) = self.spill.as_mut().map(|s| s.put(&batch, &losses)) {
+                // The followers may be gone (a build that stopped early): nothing to tell.
+                let _ = handed.send(Handed::Spilled(range));
+                return;
+            }
+        }
+        self.held.fetch_add(bytes, Ordering::AcqRel);
+        if handed.send(Handed::Held(batch, losses)).is_err() {
+            self.handed = None;
+        }
     }
 
     /// The leaders' evaluation (their reports, the headline's ratings and curves, the team
@@ -153,28 +214,28 @@ impl Leaders {
 }
 
 impl Followers {
-    /// Replays the parts the leaders have already done, without waiting for more: returns
+    /// Replays the batches the leaders have already done, without waiting for more: returns
     /// when none is ready, or once the leaders are finished (the rest is then
     /// [`Followers::finish`]'s, beside the pages).
     pub fn catch_up(&mut self) {
         while self.finished.get().is_none() {
-            match self.losses.try_recv() {
-                Ok(losses) => self.replay_part(&losses),
+            match self.handed.try_recv() {
+                Ok(handed) => self.receive(handed),
                 Err(TryRecvError::Empty | TryRecvError::Disconnected) => return,
             }
         }
     }
 
-    /// Replays the parts left and finishes every follower: their reports and, when `saves`,
+    /// Replays the batches left and finishes every follower: their reports and, when `saves`,
     /// their saved states. Call it once [`Leaders::replay`] has returned (it waits for every
-    /// part).
+    /// batch).
     pub fn finish(mut self, saves: bool) -> Comparison {
-        while self.next < self.shared.parts.len() {
-            let losses = self
-                .losses
+        while self.done.is_none() {
+            let handed = self
+                .handed
                 .recv()
-                .expect("the leaders replay every part before the followers finish");
-            self.replay_part(&losses);
+                .expect("the leaders replay every batch before the followers finish");
+            self.receive(handed);
         }
         for (run, time) in self.runs.iter().zip(&self.times) {
             time.report(&format!("replay {}", run.rater.id()));
@@ -182,20 +243,32 @@ impl Followers {
         // Before the leaders finish (a caller that wants the comparison first), the followers
         // that are one of the team model's fits refit their own: the same bits, more work.
         let fits = self.finished.get().and_then(Option::as_ref);
-        finish_followers(self.runs, &self.answer, self.boundary, fits, saves)
+        let (answer, boundary) = self.done.take().expect("every batch was handed");
+        finish_followers(self.runs, &answer, boundary, fits, saves)
     }
 
-    /// Replays the next part through every follower against the headline's `losses` on it.
-    fn replay_part(&mut self, losses: &[f32]) {
-        let part = &self.shared.parts[self.next];
-        replay_others(
-            &mut self.runs,
-            &mut self.times,
-            &self.shared.batch,
-            part,
-            losses,
-        );
-        self.next += 1;
+    /// Replays what the leaders handed through every follower.
+    fn receive(&mut self, handed: Handed) {
+        let (batch, losses) = match handed {
+            Handed::Held(batch, losses) => {
+                self.held
+                    .fetch_sub(held_bytes(&batch, &losses), Ordering::AcqRel);
+                (batch, losses)
+            }
+            Handed::Spilled(range) => {
+                let file = self.spilled.get().expect("a spilled batch has its file");
+                spill::take(file, range).unwrap_or_else(|e| {
+                    panic!(
+                        "cannot read back the rating replay's spill file in the state folder:                          {e} (build again)"
+                    )
+                })
+            }
+            Handed::Done(answer, boundary) => {
+                self.done = Some((answer, boundary));
+                return;
+            }
+        };
+        replay_others(&mut self.runs, &mut self.times, &batch, &losses);
     }
 }
 
@@ -205,7 +278,8 @@ mod tests {
     use crate::config::RatingConfig;
 
     /// The leaders and followers run apart (the followers catching up in between, then
-    /// finishing later) give the evaluation and checkpoint of one [`Evaluator::advance`] and
+    /// finishing later, every batch read back from the spill file) give the evaluation and
+    /// checkpoint of one [`Evaluator::advance`] and
     /// [`Evaluator::finish`], to the bit: from the start and resumed mid-history, with a shared
     /// and an unshared headline fit, with and without the other systems; and without saving the
     /// systems' states (a build that keeps its older checkpoint), the same evaluation.
@@ -235,9 +309,14 @@ mod tests {
                     let (e, c) = one.finish(&roster);
                     let expected = whole(&e, &c);
 
+                    // Every batch past the first spilled, into a folder of its own.
+                    let spill = tempfile::tempdir().unwrap();
                     let (rest, from) = Evaluator::resume(halfway.clone(), &cfg, all).unwrap();
-                    let (mut leaders, mut followers) = rest.split(&matches, &roster, from);
+                    let (mut leaders, mut followers) =
+                        rest.split(&matches, &roster, from, Some(spill.path().into()));
+                    leaders.held_limit = 0;
                     leaders.replay();
+                    assert!(leaders.spill.is_some(), "{set}: spilled");
                     followers.catch_up();
                     let (mut e, c) = leaders.finish(&roster, true);
                     let mut c = c.unwrap();
@@ -257,7 +336,7 @@ mod tests {
                     // Without saving the states (a build that keeps its older checkpoint):
                     // no checkpoint, the same evaluation.
                     let (rest, from) = Evaluator::resume(halfway, &cfg, all).unwrap();
-                    let (mut leaders, followers) = rest.split(&matches, &roster, from);
+                    let (mut leaders, followers) = rest.split(&matches, &roster, from, None);
                     leaders.replay();
                     let (e, c) = leaders.finish(&roster, false);
                     assert!(c.is_none(), "{set}");
