@@ -4,7 +4,7 @@
 //! state folder's archive and stay on the site. Last, every match is put in RANKING.md's order
 //! and the same match read twice is counted once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufReader, Read as _, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -131,6 +131,13 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
             } else {
                 state.take_matches()
             };
+            // A previous match the log still holds is never archived (see
+            // `archive::update`): let go of it now rather than once every log is read (a
+            // `--full` build held the whole previous history beside the new one).
+            if !dropped.is_empty() {
+                let here: HashSet<u64> = matches.iter().map(|m| m.content).collect();
+                dropped.retain(|m| !here.contains(&m.content));
+            }
             Ok((state, kind, matches, dropped))
         })
         .collect::<Result<_>>()?;
