@@ -10,6 +10,7 @@
 //! the matches it has not seen yet.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
@@ -82,7 +83,9 @@ pub struct DynamicRatings {
     /// Final rating per clan.
     pub clans: Vec<f64>,
     /// Per player, then per clan (index `players + c`): (match index, rating after the match).
-    pub history: Vec<Vec<(u32, f64)>>,
+    /// Shared with the [`Ladder`] it was read from (a point per player per match of the
+    /// history: the ladder keeps it for the next build's checkpoint).
+    pub history: Arc<Vec<Vec<(u32, f64)>>>,
     pub decay: DecayStatus,
     /// Points added by the floor at 0 over the whole history.
     pub floor_added: f64,
@@ -320,7 +323,8 @@ pub struct Ladder {
     /// Has a rating (decay applies to rated players only), and those players in order.
     seen: Vec<bool>,
     seen_list: Vec<u32>,
-    history: Vec<Vec<(u32, f64)>>,
+    /// Shared with the [`DynamicRatings`] read from it (copied only if the ladder goes on).
+    history: Arc<Vec<Vec<(u32, f64)>>>,
     floor_added: f64,
     clock: DecayClock,
     /// Matches rated.
@@ -337,7 +341,7 @@ impl Ladder {
             g: vec![cfg.initial; n],
             seen: vec![false; n],
             seen_list: Vec::new(),
-            history: vec![Vec::new(); n],
+            history: Arc::new(vec![Vec::new(); n]),
             floor_added: 0.0,
             clock: DecayClock::default(),
             matches: 0,
@@ -415,11 +419,15 @@ impl Ladder {
             }
         };
         let mut fresh = Ladder::new(new_players, new_clans, cfg);
+        let (history, fresh_history) = (
+            Arc::make_mut(&mut self.history),
+            Arc::make_mut(&mut fresh.history),
+        );
         for old in 0..self.g.len() as u32 {
             let new = to(old) as usize;
             fresh.g[new] = self.g[old as usize];
             fresh.seen[new] = self.seen[old as usize];
-            fresh.history[new] = std::mem::take(&mut self.history[old as usize]);
+            fresh_history[new] = std::mem::take(&mut history[old as usize]);
         }
         fresh.seen_list = self.seen_list.iter().map(|&id| to(id)).collect();
         fresh.floor_added = self.floor_added;
@@ -438,6 +446,7 @@ impl Ladder {
             floor_added,
             ..
         } = self;
+        let history = Arc::make_mut(history);
         let k = cfg.k;
         for op in &stream.ops {
             match *op {
@@ -499,7 +508,7 @@ impl Ladder {
         DynamicRatings {
             players,
             clans,
-            history: self.history.clone(),
+            history: Arc::clone(&self.history),
             decay: self.clock.status(cfg),
             floor_added: self.floor_added,
         }
