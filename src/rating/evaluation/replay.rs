@@ -943,6 +943,9 @@ fn finish_leaders(
             }
         }
     }
+    // Kept in the checkpoint until it is encoded, beside the evaluation's copy: without the
+    // room each curve grew into.
+    runs[0].scores.curves.iter_mut().for_each(Vec::shrink_to_fit);
     let headline_curves = in_roster_order(roster, &book, &runs[0].scores.curves, Vec::new());
     let mut reports = Vec::with_capacity(finished.len());
     let mut headline_ratings = Vec::new();

@@ -396,6 +396,13 @@ impl Ladder {
             self.apply(&stream, cfg);
             first = end;
         }
+        if first > from {
+            // Kept to the end of the build (and in its checkpoint): without the room each
+            // curve grew into.
+            Arc::make_mut(&mut self.history)
+                .iter_mut()
+                .for_each(Vec::shrink_to_fit);
+        }
         self.matches = matches.len();
     }
 
