@@ -67,7 +67,7 @@ impl Headline {
         for (points, &v) in curve.iter_mut().zip(&value) {
             if let Some(&(last, _)) = points.last() {
                 // One point more, not room for as many again (a regular's curve holds a point
-                // per match of the history).
+                // per match of the history; the replay's curves come with that room).
                 points.reserve_exact(1);
                 points.push((last, v));
             }

@@ -945,8 +945,24 @@ fn finish_leaders(
     }
     // Kept in the checkpoint until it is encoded, beside the evaluation's copy: without the
     // room each curve grew into.
-    runs[0].scores.curves.iter_mut().for_each(Vec::shrink_to_fit);
-    let headline_curves = in_roster_order(roster, &book, &runs[0].scores.curves, Vec::new());
+    runs[0]
+        .scores
+        .curves
+        .iter_mut()
+        .for_each(Vec::shrink_to_fit);
+    // Copied with room for the point [`crate::rating::Headline`] adds at the end (its
+    // final rating), so that it is not copied again.
+    let headline_curves = (roster.players.iter())
+        .map(|p| {
+            let curve = book
+                .index
+                .get(&p.key)
+                .and_then(|&n| runs[0].scores.curves.get(n as usize));
+            let mut copy = Vec::with_capacity(curve.map_or(0, |c| c.len() + 1));
+            copy.extend_from_slice(curve.map_or(&[][..], Vec::as_slice));
+            copy
+        })
+        .collect();
     let mut reports = Vec::with_capacity(finished.len());
     let mut headline_ratings = Vec::new();
     let mut saved = Vec::with_capacity(finished.len());
@@ -1029,9 +1045,10 @@ fn report(
 /// the first part and the others' of the last run beside nothing else of the evaluation.
 const PIPELINE_PARTS: usize = 16;
 
-/// Packed outcomes a part holds at most (about a million frags, 12 MB once decoded): parts of a
-/// long history are more than [`PIPELINE_PARTS`].
-const PART_BYTES: usize = 4 << 20;
+/// Packed outcomes a batch holds at most (about 350,000 frags, 4 MB once decoded, and their
+/// losses 1.4 MB): batches of a long history are more than [`PIPELINE_PARTS`], each system's
+/// replay holds one or two of them, whatever the history's length.
+const PART_BYTES: usize = 1 << 20;
 
 impl Batch {
     /// The batch's outcomes, decoded.

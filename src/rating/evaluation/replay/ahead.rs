@@ -30,7 +30,7 @@ use crate::rating::systems::whole_history::SettledFits;
 
 /// Bytes of batches (their outcomes, losses and descriptions) held in memory for the followers
 /// at most when a spill file can take the rest.
-const HELD_BYTES: usize = 16 << 20;
+const HELD_BYTES: usize = 8 << 20;
 
 /// What the leaders hand the followers.
 enum Handed {
