@@ -443,6 +443,8 @@ fn count_match(
             .then(a.deaths.cmp(&b.deaths))
             .then(a.player.cmp(&b.player))
     });
+    // Kept for the whole build (a match's counts): without the room the lines grew into.
+    lines.shrink_to_fit();
     ms.lines = lines;
     (ms, weapon_frags)
 }
