@@ -245,9 +245,8 @@ impl MatchBuilder {
         if let Some(why) = why.filter(|_| !self.shutdown) {
             report.note(&format!("match {why}"), self.m.line, &self.m.map);
         }
-        // The match is kept for the whole build: without the room its lists grew into (a
-        // quarter of its players' bytes on a clan's server), as a match read back from the
-        // state is.
+        // The match is kept for the whole build: without the room its lists grew into, as a
+        // match read back from the state is.
         let m = &mut self.m;
         m.players.shrink_to_fit();
         m.weapons.shrink_to_fit();
