@@ -1041,8 +1041,9 @@ fn report(
     }
 }
 
-/// How many parts a batch is replayed in (see [`Evaluator::replay`]): the headline's replay of
-/// the first part and the others' of the last run beside nothing else of the evaluation.
+/// How many batches a history is replayed in, at least (see [`Evaluator::replay`]): the
+/// headline's replay of the first batch and the others' of the last run beside nothing else of
+/// the evaluation.
 const PIPELINE_PARTS: usize = 16;
 
 /// Packed outcomes a batch holds at most (about 350,000 frags, 4 MB once decoded, and their
