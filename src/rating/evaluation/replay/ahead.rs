@@ -36,8 +36,8 @@ const HELD_BYTES: usize = 8 << 20;
 enum Handed {
     /// A batch replayed by the leaders and the headline's losses on its frags, in memory.
     Held(Batch, Vec<f32>),
-    /// The same, in the spill file at this range.
-    Spilled(std::ops::Range<u64>),
+    /// The same, in this spill file at this range.
+    Spilled(Arc<File>, std::ops::Range<u64>),
     /// Every batch is handed: the bots' answer key and the held-out boundary of the history.
     Done(SkillKey, u64),
 }
@@ -66,8 +66,6 @@ pub struct Leaders<'m> {
     /// The folder for a spill file, until one is made there (or cannot be).
     spill_dir: Option<PathBuf>,
     spill: Option<Spill>,
-    /// The spill file, read by the followers.
-    spilled: Arc<OnceLock<File>>,
     /// Set once the leaders are done (so that the followers stop catching up), to the team
     /// model's settled fits when it shares the headline's.
     finished: Arc<OnceLock<Option<SettledFits>>>,
@@ -79,7 +77,6 @@ pub struct Followers {
     times: Vec<PieceTimes>,
     handed: Receiver<Handed>,
     held: Arc<AtomicUsize>,
-    spilled: Arc<OnceLock<File>>,
     /// The bots' answer key and the held-out boundary, once every batch is handed.
     done: Option<(SkillKey, u64)>,
     finished: Arc<OnceLock<Option<SettledFits>>>,
@@ -102,7 +99,6 @@ impl Evaluator {
         let (sender, receiver) = channel();
         let finished = Arc::new(OnceLock::new());
         let held = Arc::new(AtomicUsize::new(0));
-        let spilled = Arc::new(OnceLock::new());
         (
             Leaders {
                 book: self.book,
@@ -115,7 +111,6 @@ impl Evaluator {
                 held_limit: HELD_BYTES,
                 spill_dir,
                 spill: None,
-                spilled: Arc::clone(&spilled),
                 finished: Arc::clone(&finished),
             },
             Followers {
@@ -123,7 +118,6 @@ impl Evaluator {
                 runs: followers,
                 handed: receiver,
                 held,
-                spilled,
                 done: None,
                 finished,
             },
@@ -177,16 +171,14 @@ impl Leaders<'_> {
                 && let Some(dir) = self.spill_dir.take()
             {
                 // No spill file (a folder that cannot be written): the batches stay in memory.
-                self.spill = Spill::create(&dir).ok().filter(|spill| {
-                    spill
-                        .reader()
-                        .is_ok_and(|reader| self.spilled.set(reader).is_ok())
-                });
+                self.spill = Spill::create(&dir).ok();
             }
             // A record that cannot be written (a full disk) stays in memory.
-            if let Some(Ok(range)) = self.spill.as_mut().map(|s| s.put(&batch, &losses)) {
+            if let Some(spill) = &mut self.spill
+                && let Ok(range) = spill.put(&batch, &losses)
+            {
                 // The followers may be gone (a build that stopped early): nothing to tell.
-                let _ = handed.send(Handed::Spilled(range));
+                let _ = handed.send(Handed::Spilled(Arc::clone(spill.file()), range));
                 return;
             }
         }
@@ -255,14 +247,12 @@ impl Followers {
                     .fetch_sub(held_bytes(&batch, &losses), Ordering::AcqRel);
                 (batch, losses)
             }
-            Handed::Spilled(range) => {
-                let file = self.spilled.get().expect("a spilled batch has its file");
-                spill::take(file, range).unwrap_or_else(|e| {
-                    panic!(
-                        "cannot read back the rating replay's spill file in the state folder:                          {e} (build again)"
-                    )
-                })
-            }
+            Handed::Spilled(file, range) => spill::take(&file, range).unwrap_or_else(|e| {
+                panic!(
+                    "cannot read back the rating replay's spill file in the state folder: {e} \
+                     (build again)"
+                )
+            }),
             Handed::Done(answer, boundary) => {
                 self.done = Some((answer, boundary));
                 return;

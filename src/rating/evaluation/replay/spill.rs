@@ -11,13 +11,14 @@ use std::fs::{File, OpenOptions};
 use std::ops::Range;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
+use std::sync::Arc;
 
 use super::Batch;
 use crate::rating::evaluation::outcomes::Outcomes;
 
 /// A spill file being written: records are appended, and read back from their range.
 pub struct Spill {
-    file: File,
+    file: Arc<File>,
     end: u64,
 }
 
@@ -45,12 +46,15 @@ impl Spill {
                 file
             }
         };
-        Ok(Spill { file, end: 0 })
+        Ok(Spill {
+            file: Arc::new(file),
+            end: 0,
+        })
     }
 
-    /// A second handle on the same file, to read records from.
-    pub fn reader(&self) -> std::io::Result<File> {
-        self.file.try_clone()
+    /// The file, to read records from with [`take`].
+    pub fn file(&self) -> &Arc<File> {
+        &self.file
     }
 
     /// Appends `batch` and the headline's `losses` on its frags; returns the record's range.
@@ -113,7 +117,7 @@ mod tests {
         let mut book = Book::default();
         let dir = tempfile::tempdir().unwrap();
         let mut spill = Spill::create(dir.path()).unwrap();
-        let reader = spill.reader().unwrap();
+        let reader = Arc::clone(spill.file());
         let mut written = Vec::new();
         while let Some(batch) = next_batch(&mut book, &mut all, &roster, 7) {
             let losses: Vec<f32> = (0..batch.frags).map(|i| i as f32 / 7.0).collect();
