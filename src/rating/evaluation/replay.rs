@@ -880,15 +880,26 @@ fn in_system_order(reports: &mut [SystemReport]) {
 /// Per player of `roster`, the value `per_book` holds at the player's number in the `book`,
 /// or `missing` for a player the replay never numbered.
 fn in_roster_order<T: Clone>(roster: &Roster, book: &Book, per_book: &[T], missing: T) -> Vec<T> {
-    roster
-        .players
-        .iter()
+    in_roster_order_by(roster, book, per_book, |held| {
+        held.cloned().unwrap_or_else(|| missing.clone())
+    })
+}
+
+/// Per player of `roster`, `make` of what `per_book` holds at the player's number in the
+/// `book` (None for a player the replay never numbered).
+fn in_roster_order_by<T, U>(
+    roster: &Roster,
+    book: &Book,
+    per_book: &[T],
+    make: impl Fn(Option<&T>) -> U,
+) -> Vec<U> {
+    (roster.players.iter())
         .map(|p| {
-            book.index
-                .get(&p.key)
-                .and_then(|&n| per_book.get(n as usize))
-                .cloned()
-                .unwrap_or_else(|| missing.clone())
+            make(
+                book.index
+                    .get(&p.key)
+                    .and_then(|&n| per_book.get(n as usize)),
+            )
         })
         .collect()
 }
@@ -952,17 +963,12 @@ fn finish_leaders(
         .for_each(Vec::shrink_to_fit);
     // Copied with room for the point [`crate::rating::Headline`] adds at the end (its
     // final rating), so that it is not copied again.
-    let headline_curves = (roster.players.iter())
-        .map(|p| {
-            let curve = book
-                .index
-                .get(&p.key)
-                .and_then(|&n| runs[0].scores.curves.get(n as usize));
-            let mut copy = Vec::with_capacity(curve.map_or(0, |c| c.len() + 1));
-            copy.extend_from_slice(curve.map_or(&[][..], Vec::as_slice));
-            copy
-        })
-        .collect();
+    let headline_curves = in_roster_order_by(roster, &book, &runs[0].scores.curves, |curve| {
+        let curve = curve.map_or(&[][..], Vec::as_slice);
+        let mut copy = Vec::with_capacity(curve.len() + usize::from(!curve.is_empty()));
+        copy.extend_from_slice(curve);
+        copy
+    });
     let mut reports = Vec::with_capacity(finished.len());
     let mut headline_ratings = Vec::new();
     let mut saved = Vec::with_capacity(finished.len());
@@ -1046,9 +1052,10 @@ fn report(
 /// the evaluation.
 const PIPELINE_PARTS: usize = 16;
 
-/// Packed outcomes a batch holds at most (about 350,000 frags, 4 MB once decoded, and their
-/// losses 1.4 MB): batches of a long history are more than [`PIPELINE_PARTS`], each system's
-/// replay holds one or two of them, whatever the history's length.
+/// Packed outcomes a batch holds at most: 350,000 frags between players numbered under 128 (4
+/// MB once decoded, and their losses 1.4 MB), 150,000 in a crowd of 60,000. Batches of a long
+/// history are more than [`PIPELINE_PARTS`]; each system's replay holds one or two of them,
+/// whatever the history's length.
 const PART_BYTES: usize = 1 << 20;
 
 impl Batch {
