@@ -15,51 +15,50 @@ use super::{Keyed, OutputFile, PageCache, PageSink, html, kept, sunk};
 /// Matches per page of the match list.
 pub const PAGE_SIZE: usize = 1000;
 
-/// `matches.html` and, when there are more than `page_size` matches, the archive pages.
-/// `rows` are every match's row, newest first; `salt` is the hash of what all archive pages
-/// share (templates, site fields).
+/// `matches.html` and, when there are more than `page_size` matches, the archive pages, of
+/// `total` matches whose rows `row` makes (match `i` in history order, from 0). A page's rows
+/// are made when the page is, and let go with it: the list never holds every match's row.
+/// `salt` is the hash of what all archive pages share (templates, site fields).
+#[allow(clippy::too_many_arguments)]
 pub fn pages<'a>(
     templates: &Templates,
     common: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
-    rows: &[MatchRow],
+    total: usize,
+    row: &(dyn Fn(usize) -> MatchRow + Sync),
     cache: &PageCache,
     salt: u64,
     page_size: usize,
     sink: Option<&PageSink>,
 ) -> Result<Vec<OutputFile>> {
-    let total = rows.len();
     let blocks = if total > page_size {
         total.div_ceil(page_size)
     } else {
         0
     };
-    // Block k (1-based) holds matches (k-1)*PAGE .. k*PAGE in history order; in `rows`
-    // (newest first) that is a slice counted from the end.
-    let block_rows = |k: usize| {
-        let first = (k - 1) * page_size;
-        let last = (k * page_size).min(total);
-        &rows[total - last..total - first]
-    };
+    // Block k (1-based) holds matches (k-1)*PAGE .. k*PAGE in history order, shown newest
+    // first.
+    let block_matches = |k: usize| (k - 1) * page_size..(k * page_size).min(total);
+    let block_rows = |k: usize| -> Vec<MatchRow> { block_matches(k).rev().map(row).collect() };
     let block_url = |k: usize| format!("matches/page-{k}.html");
     let archive: Vec<ListPageLink> = (1..=blocks)
         .rev()
         .map(|k| {
-            let block = block_rows(k);
+            let block = block_matches(k);
             ListPageLink {
                 url: block_url(k),
-                label: format!(
-                    "{}–{}",
-                    (k - 1) * page_size + 1,
-                    (k - 1) * page_size + block.len()
-                ),
-                first: block.last().map(|r| r.when.clone()).unwrap_or_default(),
-                last: block.first().map(|r| r.when.clone()).unwrap_or_default(),
+                label: format!("{}–{}", block.start + 1, block.end),
+                first: row(block.start).when,
+                last: row(block.end - 1).when,
             }
         })
         .collect();
+    let newest_rows: Vec<MatchRow> = (total.saturating_sub(page_size)..total)
+        .rev()
+        .map(row)
+        .collect();
     let newest = MatchList {
         heading: "Matches".into(),
-        rows: &rows[..total.min(page_size)],
+        rows: &newest_rows,
         archive: &archive,
         total,
         newer: None,
@@ -78,9 +77,10 @@ pub fn pages<'a>(
         .map(|k| {
             let url = block_url(k);
             let link = &archive[blocks - k];
+            let rows = block_rows(k);
             let view = MatchList {
                 heading: format!("Matches {}", link.label),
-                rows: block_rows(k),
+                rows: &rows,
                 archive: &[],
                 total,
                 newer: (k < blocks).then(|| format!("page-{}.html", k + 1)),
@@ -161,9 +161,9 @@ mod tests {
         }
     }
 
-    /// Rows of matches 1..=n, newest first.
-    fn rows(n: usize) -> Vec<MatchRow> {
-        (1..=n).rev().map(row).collect()
+    /// The row of match `i` (from 0) in history order: match number `i + 1`.
+    fn nth(i: usize) -> MatchRow {
+        row(i + 1)
     }
 
     fn text(f: &OutputFile) -> &str {
@@ -181,7 +181,8 @@ mod tests {
         let first = pages(
             &templates,
             &common,
-            &rows(5),
+            5,
+            &nth,
             &PageCache::default(),
             7,
             2,
@@ -219,7 +220,7 @@ mod tests {
                 .filter_map(|f| Some((f.path.clone(), f.key?)))
                 .collect(),
         };
-        let second = pages(&templates, &common, &rows(6), &cache, 7, 2, None).unwrap();
+        let second = pages(&templates, &common, 6, &nth, &cache, 7, 2, None).unwrap();
         let reused: Vec<&str> = second
             .iter()
             .filter(|f| f.reuse)
@@ -231,7 +232,8 @@ mod tests {
         let small = pages(
             &templates,
             &common,
-            &rows(2),
+            2,
+            &nth,
             &PageCache::default(),
             7,
             2,

@@ -324,17 +324,9 @@ fn pages<'a>(
 ) -> Result<Vec<OutputFile>> {
     let timer = crate::progress::Timer::new();
     let mut files = Vec::new();
-    // Tens of thousands of each on a public server's site: made side by side, each in parallel.
-    let (player_rows, match_rows) = rayon::join(
-        || player::player_rows(r),
-        || -> Vec<MatchRow> {
-            (0..input.matches.len())
-                .into_par_iter()
-                .rev()
-                .map(|i| match_page::match_row(r, i))
-                .collect()
-        },
-    );
+    // Tens of thousands on a public server's site. A match's row is made where a list shows
+    // it (the match list's pages, each in turn), never all at once: there is one per match.
+    let player_rows = player::player_rows(r);
     let map_rows = map::map_rows(r);
     timer.lap("rows");
 
@@ -350,7 +342,7 @@ fn pages<'a>(
     // made (the player list's pages, 27 MB, and ladders.json, 18 MB, on a public server's site).
     let rows = ListRows {
         players: &player_rows,
-        matches: &match_rows,
+        matches: input.matches.len(),
         maps: &map_rows,
     };
     let lists = || index_and_lists(input, templates, links, page, r, &rows, salt);
@@ -479,14 +471,15 @@ fn pages<'a>(
         files.push(html("feed.xml", xml));
     }
     files.extend(static_files(input.site_dir)?);
-    input.leftovers.discard((player_rows, match_rows, map_rows));
+    input.leftovers.discard((player_rows, map_rows));
     Ok(files)
 }
 
-/// The rows every list of the site shows, made once for all of them.
+/// The rows every list of the site shows, made once for all of them, and the number of
+/// matches (whose rows each list makes as it shows them: [`match_page::match_row`]).
 struct ListRows<'r> {
     players: &'r [PlayerRow<'r>],
-    matches: &'r [MatchRow],
+    matches: usize,
     maps: &'r [views::MapRow],
 }
 
@@ -539,7 +532,11 @@ fn index_and_lists<'a>(
         provisional_count: provisional().count(),
         provisional_incidents: input.config.rating.headline.provisional_incidents,
         becker_top,
-        recent_matches: &rows.matches[..rows.matches.len().min(10)],
+        recent_matches: &(0..rows.matches)
+            .rev()
+            .take(10)
+            .map(|i| match_page::match_row(r, i))
+            .collect::<Vec<_>>(),
         top_maps,
         static_core: &static_rows[..static_rows.len().min(25)],
         static_core_size: static_rows.len(),
@@ -563,6 +560,7 @@ fn index_and_lists<'a>(
         templates,
         &page,
         rows.matches,
+        &|i| match_page::match_row(r, i),
         input.cache,
         salt,
         match_list::PAGE_SIZE,
