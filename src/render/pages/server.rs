@@ -2,7 +2,7 @@
 //! maps, top players and activity per server. A match's server is the `[[servers]]` entry whose
 //! `logs` hold its log, else its `sv_hostname` with colour codes removed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Component, Path};
 
 use rayon::prelude::*;
@@ -80,14 +80,14 @@ fn server_matches<'s>(r: &'s Renderer<'_>) -> BTreeMap<&'s str, Vec<usize>> {
 }
 
 fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
-    // Distinct players by sorting their numbers: a busy server meets tens of thousands of
-    // players in hundreds of thousands of lines (a set of them cost more), and a public
-    // server's history may name one server per match (no table per server).
-    let mut met: Vec<u32> = Vec::new();
+    // Distinct players in a set: as large as the players the server met, not as its history
+    // (a public server's history may also name one server per match: no table per server
+    // sized by the roster).
+    let mut met: HashSet<u32, ahash::RandomState> = HashSet::default();
     let mut maps = BTreeSet::new();
     let mut frags = 0u64;
     for &i in matches {
-        met.extend_from_slice(&r.input.roster.match_players[i]);
+        met.extend(r.input.roster.match_players[i].iter().copied());
         maps.insert(r.input.matches[i].map.as_str());
         frags += u64::from(r.input.stats.matches[i].frags);
     }
@@ -103,11 +103,7 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
         name: name.to_string(),
         url: r.links.servers.get(name).cloned().unwrap_or_default(),
         matches: matches.len(),
-        players: {
-            met.sort_unstable();
-            met.dedup();
-            met.len()
-        },
+        players: met.len(),
         frags,
         maps: maps.len(),
         first: day(dates.iter().min()),
@@ -130,13 +126,16 @@ pub(in crate::render) fn server_pages<'s>(r: &'s Renderer<'_>) -> Vec<(String, S
         .par_iter()
         .map(|(name, matches)| {
             let row = server_row(r, name, matches);
-            // Frags per identity, summed by sorting (see `server_row`).
-            let mut frags: Vec<(u32, u32)> = Vec::new();
+            // Frags per identity, summed in a table of the players met (see `server_row`).
+            let mut frags: HashMap<u32, u32, ahash::RandomState> = HashMap::default();
             let mut months: BTreeMap<(i32, u32), (u32, chrono::NaiveDateTime)> = BTreeMap::new();
             for &i in matches {
                 let m = &r.input.matches[i];
                 let lines = &r.input.stats.matches[i].lines;
-                frags.extend(lines.iter().map(|l| (l.player, l.frags)));
+                for l in lines {
+                    let n = frags.entry(l.player).or_default();
+                    *n = n.saturating_add(l.frags);
+                }
                 if let Some(t) = m.start {
                     use chrono::Datelike;
                     months.entry((t.year(), t.month())).or_insert((0, t)).0 += 1;
@@ -150,10 +149,8 @@ pub(in crate::render) fn server_pages<'s>(r: &'s Renderer<'_>) -> Vec<(String, S
                 .collect();
             months.sort();
             let maps = r.map_shares(matches);
-            frags.sort_unstable_by_key(|f| f.0);
             let mut top: Vec<(u32, u32)> = frags
-                .chunk_by(|a, b| a.0 == b.0)
-                .map(|run| (run[0].0, run.iter().map(|f| f.1).sum::<u32>()))
+                .into_iter()
                 .filter(|(p, n)| *n > 0 && !r.input.hidden[*p as usize])
                 .collect();
             top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
