@@ -257,6 +257,14 @@ struct Index {
     labels: Vec<(String, u32)>,
 }
 
+/// An [`Index`] of borrowed parts, encoded to the same bytes.
+#[derive(Serialize)]
+struct IndexRef<'a> {
+    files: Vec<&'a str>,
+    pages: &'a [(String, u64)],
+    labels: &'a [(String, u32)],
+}
+
 /// The per-log file of the log at `path`.
 fn file_path(dir: &Path, path: &str) -> PathBuf {
     let mut h = crate::hash::Hasher::new();
@@ -482,10 +490,11 @@ pub struct StagedIndex(Staged);
 /// replacing nothing yet. A build runs this beside publishing the site (the page keys are
 /// known once the pages are made): the index of a public server's site holds 100,000 keys.
 pub fn stage_index(dir: &Path, state: &State) -> Result<StagedIndex> {
-    let index = Index {
-        files: state.files.iter().map(|f| f.path.clone()).collect(),
-        pages: state.pages.clone(),
-        labels: state.labels.clone(),
+    // Borrowed, not copied: a key per page and a label per match.
+    let index = IndexRef {
+        files: state.files.iter().map(|f| f.path.as_str()).collect(),
+        pages: &state.pages,
+        labels: &state.labels,
     };
     let mut bytes = postcard::to_allocvec(&state.header).context("cannot encode the state")?;
     bytes.extend(rmp_serde::to_vec_named(&index).context("cannot encode the state")?);
@@ -869,6 +878,33 @@ impl CheckpointSave {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The index is saved from borrowed parts in the bytes an [`Index`] is read from.
+    #[test]
+    fn a_borrowed_index_encodes_as_the_index() {
+        let pages = vec![
+            ("index.html".to_string(), 7),
+            ("m/a.html".to_string(), u64::MAX),
+        ];
+        let labels = vec![("ab12".to_string(), 3)];
+        let borrowed = IndexRef {
+            files: vec!["a.log", "b/c.log"],
+            pages: &pages,
+            labels: &labels,
+        };
+        let owned = Index {
+            files: vec!["a.log".to_string(), "b/c.log".to_string()],
+            pages: pages.clone(),
+            labels: labels.clone(),
+        };
+        let bytes = rmp_serde::to_vec_named(&borrowed).unwrap();
+        assert_eq!(bytes, rmp_serde::to_vec_named(&owned).unwrap());
+        let read: Index = rmp_serde::from_slice(&bytes).unwrap();
+        assert_eq!(
+            (read.files, read.pages, read.labels),
+            (owned.files, pages, labels)
+        );
+    }
 
     /// A checkpoint written and committed replaces the old one; one dropped uncommitted (a
     /// build that failed after writing it) leaves the old one, over its spare or staged.
