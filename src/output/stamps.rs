@@ -95,17 +95,59 @@ impl PartsHasher {
     }
 }
 
-/// What `outputs.bin` holds: read with owned paths, saved from paths borrowed rather than
-/// copied (a public server's site has 100,000 files); the same bytes either way.
+/// What `outputs.bin` holds: a path and its stamp per file of the site, read as a list;
+/// written from the maps without one ([`Listed`]), in the same bytes.
 #[derive(Serialize, Deserialize)]
-struct Stored<P> {
+struct Stored<F> {
     format: u32,
-    files: Vec<(P, Stamp)>,
+    files: F,
 }
 
-/// Stamps by site-relative path, hashed with ahash: each build looks up and saves one per file
-/// of the site, where the standard hasher's cost showed.
-type StampMap = HashMap<String, Stamp, ahash::RandomState>;
+/// Stamps by the [`key`] of their site-relative path, hashed with ahash: each build looks up
+/// and saves one per file of the site (a public server's site has 100,000 files), where the
+/// standard hasher's cost showed and a copy of each path held several MB.
+type StampMap = HashMap<PathKey, Stamp, ahash::RandomState>;
+
+/// A site-relative path's key: two 64-bit hashes of it (XXH64, seeds 0 and 1), so two paths
+/// of a site share one with odds of about one in 2^128 a pair.
+type PathKey = (u64, u64);
+
+fn key(rel: &str) -> PathKey {
+    (
+        twox_hash::XxHash64::oneshot(0, rel.as_bytes()),
+        twox_hash::XxHash64::oneshot(1, rel.as_bytes()),
+    )
+}
+
+/// The stamps of `files` (site-relative paths, in order) found in `new`, else in `old`,
+/// encoded as a list of path and stamp while they are looked up, not gathered first.
+struct Listed<'a> {
+    files: &'a [String],
+    new: &'a StampMap,
+    old: &'a StampMap,
+}
+
+impl Listed<'_> {
+    fn stamps(&self) -> impl Iterator<Item = (&str, &Stamp)> {
+        self.files.iter().filter_map(|rel| {
+            let key = key(rel);
+            let stamp = self.new.get(&key).or_else(|| self.old.get(&key))?;
+            Some((rel.as_str(), stamp))
+        })
+    }
+}
+
+impl Serialize for Listed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        // The list's length first (the encoding asks for it), then its items.
+        let mut seq = serializer.serialize_seq(Some(self.stamps().count()))?;
+        for item in self.stamps() {
+            seq.serialize_element(&item)?;
+        }
+        seq.end()
+    }
+}
 
 /// The stamps of the published site and those this build makes, by path relative to the site.
 pub(super) struct Stamps {
@@ -131,9 +173,17 @@ impl Stamps {
         let file = state_dir.join(FILE);
         let old = std::fs::read(&file)
             .ok()
-            .and_then(|bytes| postcard::from_bytes::<Stored<String>>(&bytes).ok())
-            .filter(|s| s.format == FORMAT)
-            .map(|s| s.files.into_iter().collect())
+            .and_then(|bytes| {
+                postcard::from_bytes::<Stored<Vec<(&str, Stamp)>>>(&bytes)
+                    .ok()
+                    .filter(|s| s.format == FORMAT)
+                    .map(|s| {
+                        s.files
+                            .into_iter()
+                            .map(|(rel, stamp)| (key(rel), stamp))
+                            .collect()
+                    })
+            })
             .unwrap_or_default();
         Stamps {
             file,
@@ -152,7 +202,7 @@ impl Stamps {
         len: u64,
         hash: impl FnOnce() -> u64,
     ) -> Verdict {
-        let Some(stamp) = self.old.get(rel) else {
+        let Some(stamp) = self.old.get(&key(rel)) else {
             return Verdict::Unknown;
         };
         if Meta::of(meta) != Some(stamp.meta) {
@@ -182,7 +232,7 @@ impl Stamps {
 
     fn record(&self, rel: &str, stamp: Stamp) {
         if let Ok(mut new) = self.new.lock() {
-            new.insert(rel.to_string(), stamp);
+            new.insert(key(rel), stamp);
         }
     }
 
@@ -190,28 +240,26 @@ impl Stamps {
     /// build's, else the previous one's (a file kept unread keeps its stamp, checked when used).
     /// A failure is ignored: the next build reads the files back instead.
     pub(super) fn save(self, files: &[String]) {
-        use rayon::prelude::*;
         let Stamps { file, old, new } = self;
         let new = new.into_inner().unwrap_or_default();
-        // Looked up in parallel (a public server's site has 100,000 files), in order.
-        let stored = Stored::<&str> {
+        let stored = Stored {
             format: FORMAT,
-            files: files
-                .par_iter()
-                .filter_map(|rel| {
-                    let stamp = new.get(rel).or_else(|| old.get(rel))?;
-                    Some((rel.as_str(), *stamp))
-                })
-                .collect(),
-        };
-        // The two maps (a path per file) are freed on the thread pool, not on the way to
-        // writing the file, which the build waits for.
-        rayon::spawn(move || drop((old, new)));
-        let Ok(bytes) = postcard::to_allocvec(&stored) else {
-            return;
+            files: Listed {
+                files,
+                new: &new,
+                old: &old,
+            },
         };
         let tmp = file.with_extension("bin.tmp");
-        if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, &file).is_err() {
+        let written = (|| -> anyhow::Result<()> {
+            let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            postcard::to_io(&stored, &mut out)?;
+            std::io::Write::flush(&mut out)?;
+            Ok(())
+        })();
+        // The two maps are freed on the thread pool, not on the way to the rename.
+        rayon::spawn(move || drop((old, new)));
+        if written.is_err() || std::fs::rename(&tmp, &file).is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
     }
@@ -244,6 +292,36 @@ mod tests {
             assert_eq!(hash(parts.into_iter()), whole, "{from}");
         }
         assert_ne!(hash(std::iter::once(&bytes[1..])), whole);
+    }
+
+    /// The saved list names each file of the site that has a stamp, in the site's order: this
+    /// build's stamp, else the previous build's; a file with neither is left out.
+    #[test]
+    fn saved_stamps_list_the_sites_files_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let [a, b, c] = ["a.html", "m/b.html", "c.html"].map(|n| dir.path().join(n));
+        std::fs::create_dir_all(dir.path().join("m")).unwrap();
+        for (path, bytes) in [(&a, "a"), (&b, "bb"), (&c, "ccc")] {
+            std::fs::write(path, bytes).unwrap();
+        }
+        let first = Stamps::load(dir.path());
+        first.stamp("a.html", &a, 1);
+        first.stamp("m/b.html", &b, 2);
+        first.save(&["a.html".to_string(), "m/b.html".to_string()]);
+        let second = Stamps::load(dir.path());
+        second.stamp("c.html", &c, 3);
+        second.stamp("a.html", &a, 4);
+        let files = ["c.html", "gone.html", "m/b.html", "a.html"].map(String::from);
+        second.save(&files);
+        let bytes = std::fs::read(dir.path().join(FILE)).unwrap();
+        let stored: Stored<Vec<(String, Stamp)>> = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(stored.format, FORMAT);
+        let listed: Vec<(&str, u64)> = stored
+            .files
+            .iter()
+            .map(|(p, s)| (p.as_str(), s.hash))
+            .collect();
+        assert_eq!(listed, [("c.html", 3), ("m/b.html", 2), ("a.html", 4)]);
     }
 
     /// A file unchanged since stamped is judged by its stamp: bytes of another size differ
