@@ -580,23 +580,29 @@ fn index_and_lists<'a>(
         &clan::clan_rows(r),
         paged_list::PAGE_SIZE,
     )?);
-    let server_pages = server::server_pages(r);
+    let servers = server::servers(r);
+    let server_rows = server::server_rows(r, &servers);
     files.extend(paged_list::pages(
         templates,
         &page,
         "servers.html",
         "server-list",
         "servers",
-        &server::server_rows(&server_pages),
+        &server::server_list(&server_rows),
         paged_list::PAGE_SIZE,
     )?);
     files.extend(render_pages(
         templates,
         &page,
-        server_pages.len(),
+        servers.len(),
         "server.html",
-        &|i| server_pages[i].0.clone(),
-        &|i| Keyed("server", &server_pages[i].1),
+        &|i| server_rows[i].url.clone(),
+        &|i| {
+            Keyed(
+                "server",
+                server::server_page(r, &server_rows[i], &servers[i].1),
+            )
+        },
         input.cache,
         input.sink,
     )?);
@@ -626,7 +632,7 @@ fn index_and_lists<'a>(
     )?);
 
     input.leftovers.discard(index);
-    input.leftovers.discard((static_rows, server_pages));
+    input.leftovers.discard((static_rows, servers, server_rows));
     files
         .into_iter()
         .map(|file| sunk(input.sink, file))

@@ -111,87 +111,98 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
     }
 }
 
-/// The rows of `servers.html`, most matches first: the rows of `pages` (from
-/// [`server_pages`], which made each server's row for its page).
-pub(in crate::render) fn server_rows(pages: &[(String, ServerPage<'_>)]) -> Vec<ServerRow> {
-    let mut rows: Vec<ServerRow> = pages.iter().map(|(_, page)| page.row.clone()).collect();
+/// Each server's name and the positions of its matches, in byte order of name.
+pub(in crate::render) fn servers<'s>(r: &'s Renderer<'_>) -> Vec<(&'s str, Vec<usize>)> {
+    server_matches(r).into_iter().collect()
+}
+
+/// The row of each of `servers` (from [`servers`]), in their order.
+pub(in crate::render) fn server_rows(
+    r: &Renderer,
+    servers: &[(&str, Vec<usize>)],
+) -> Vec<ServerRow> {
+    servers
+        .par_iter()
+        .map(|(name, matches)| server_row(r, name, matches))
+        .collect()
+}
+
+/// The rows of `servers.html`: `rows` (from [`server_rows`]), most matches first.
+pub(in crate::render) fn server_list(rows: &[ServerRow]) -> Vec<ServerRow> {
+    let mut rows = rows.to_vec();
     rows.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.name.cmp(&b.name)));
     rows
 }
 
-/// Every server's page, by URL.
-pub(in crate::render) fn server_pages<'s>(r: &'s Renderer<'_>) -> Vec<(String, ServerPage<'s>)> {
-    let servers: Vec<(&str, Vec<usize>)> = server_matches(r).into_iter().collect();
-    servers
-        .par_iter()
-        .map(|(name, matches)| {
-            let row = server_row(r, name, matches);
-            // Frags per identity, summed in a table of the players met (see `server_row`).
-            let mut frags: HashMap<u32, u32, ahash::RandomState> = HashMap::default();
-            let mut months: BTreeMap<(i32, u32), (u32, chrono::NaiveDateTime)> = BTreeMap::new();
-            for &i in matches {
-                let m = &r.input.matches[i];
-                let lines = &r.input.stats.matches[i].lines;
-                for l in lines {
-                    let n = frags.entry(l.player).or_default();
-                    *n = n.saturating_add(l.frags);
-                }
-                if let Some(t) = m.start {
-                    use chrono::Datelike;
-                    months.entry((t.year(), t.month())).or_insert((0, t)).0 += 1;
-                }
+/// The page of the server whose row is `row` and whose matches are at `matches`: made when
+/// it is rendered (a public server's history may name a server per match, and each page
+/// lists up to [`SERVER_MATCH_ROWS`] matches).
+pub(in crate::render) fn server_page<'s>(
+    r: &'s Renderer<'_>,
+    row: &ServerRow,
+    matches: &[usize],
+) -> ServerPage<'s> {
+    // Frags per identity, summed in a table of the players met (see `server_row`).
+    let mut frags: HashMap<u32, u32, ahash::RandomState> = HashMap::default();
+    let mut months: BTreeMap<(i32, u32), (u32, chrono::NaiveDateTime)> = BTreeMap::new();
+    for &i in matches {
+        let m = &r.input.matches[i];
+        let lines = &r.input.stats.matches[i].lines;
+        for l in lines {
+            let n = frags.entry(l.player).or_default();
+            *n = n.saturating_add(l.frags);
+        }
+        if let Some(t) = m.start {
+            use chrono::Datelike;
+            months.entry((t.year(), t.month())).or_insert((0, t)).0 += 1;
+        }
+    }
+    // Labelled and ordered by the label, as the months were before (one format
+    // per month rather than per match).
+    let mut months: Vec<(String, u32)> = months
+        .into_values()
+        .map(|(count, t)| (t.format("%Y-%m").to_string(), count))
+        .collect();
+    months.sort();
+    let maps = r.map_shares(matches);
+    let mut top: Vec<(u32, u32)> = frags
+        .into_iter()
+        .filter(|(p, n)| *n > 0 && !r.input.hidden[*p as usize])
+        .collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let top = top
+        .into_iter()
+        .take(10)
+        .map(|(p, count)| {
+            let (name_html, url) = r.player_ref(p);
+            NamedCount {
+                name_html,
+                url,
+                count,
             }
-            // Labelled and ordered by the label, as the months were before (one format
-            // per month rather than per match).
-            let mut months: Vec<(String, u32)> = months
-                .into_values()
-                .map(|(count, t)| (t.format("%Y-%m").to_string(), count))
-                .collect();
-            months.sort();
-            let maps = r.map_shares(matches);
-            let mut top: Vec<(u32, u32)> = frags
-                .into_iter()
-                .filter(|(p, n)| *n > 0 && !r.input.hidden[*p as usize])
-                .collect();
-            top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            let top = top
-                .into_iter()
-                .take(10)
-                .map(|(p, count)| {
-                    let (name_html, url) = r.player_ref(p);
-                    NamedCount {
-                        name_html,
-                        url,
-                        count,
-                    }
-                })
-                .collect();
-            let most = months.iter().map(|m| m.1).max().unwrap_or(0);
-            let activity = months
-                .into_iter()
-                .map(|(name, count)| LabelCount {
-                    name: name.into(),
-                    count,
-                    percent: percent(count, most),
-                    url: "",
-                })
-                .collect();
-            let match_rows = matches
-                .iter()
-                .rev()
-                .take(SERVER_MATCH_ROWS)
-                .map(|&i| match_page::match_row(r, i))
-                .collect();
-            (
-                row.url.clone(),
-                ServerPage {
-                    row,
-                    maps,
-                    top,
-                    activity,
-                    match_rows,
-                },
-            )
         })
-        .collect()
+        .collect();
+    let most = months.iter().map(|m| m.1).max().unwrap_or(0);
+    let activity = months
+        .into_iter()
+        .map(|(name, count)| LabelCount {
+            name: name.into(),
+            count,
+            percent: percent(count, most),
+            url: "",
+        })
+        .collect();
+    let match_rows = matches
+        .iter()
+        .rev()
+        .take(SERVER_MATCH_ROWS)
+        .map(|&i| match_page::match_row(r, i))
+        .collect();
+    ServerPage {
+        row: row.clone(),
+        maps,
+        top,
+        activity,
+        match_rows,
+    }
 }
