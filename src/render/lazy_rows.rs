@@ -55,10 +55,12 @@ pub(super) struct RowTexts {
     lines: MatchLines,
 }
 
-/// What a player's match row reads of each match's lines (`stats.matches[mi].lines`), copied
-/// once per build into two flat arrays: finding a player's line in each of their latest
-/// matches read the whole line records of each (scattered, several times larger) on every
-/// page, which was the most costly part of keying a crowd's player pages.
+/// What a player's match row reads of the lines (`stats.matches[mi].lines`) of the matches a
+/// player page lists (each player's [`PLAYER_MATCH_ROWS`] latest), copied once per build into
+/// two flat arrays: finding a player's line in each of their latest matches read the whole
+/// line records of each (scattered, several times larger) on every page, which was the most
+/// costly part of keying a crowd's player pages. Only those matches: a copy of every match's
+/// lines would grow with the history.
 #[derive(Default)]
 struct MatchLines {
     /// Where match `mi`'s lines start in `players` and `numbers` (one more entry at the end).
@@ -70,17 +72,21 @@ struct MatchLines {
 }
 
 impl MatchLines {
-    /// The lines of `matches`, copied in one pass (no parallel loop: see
-    /// [`row_texts`]).
-    fn new(matches: &[crate::stats::MatchStats]) -> MatchLines {
-        let count = matches.iter().map(|m| m.lines.len()).sum();
+    /// The lines of the `matches` that are `listed`, copied in one pass (no parallel loop:
+    /// see [`row_texts`]); the others have none here.
+    fn new(matches: &[crate::stats::MatchStats], listed: &[bool]) -> MatchLines {
+        let copied = || matches.iter().zip(listed).filter(|(_, l)| **l);
+        let count = copied().map(|(m, _)| m.lines.len()).sum();
         let mut lines = MatchLines {
             starts: Vec::with_capacity(matches.len() + 1),
             players: Vec::with_capacity(count),
             numbers: Vec::with_capacity(count),
         };
-        for m in matches {
+        for (mi, m) in matches.iter().enumerate() {
             lines.starts.push(lines.players.len());
+            if !listed.get(mi).copied().unwrap_or(false) {
+                continue;
+            }
             for l in &m.lines {
                 lines.players.push(l.player);
                 lines.numbers.push((l.frags, l.deaths, l.score));
@@ -91,7 +97,8 @@ impl MatchLines {
     }
 
     /// The place (index) of player `id`'s line in match `mi` (0 when they have none there),
-    /// and the frags, deaths and score of the line at that place (none when there is none).
+    /// and the frags, deaths and score of the line at that place (none when there is none);
+    /// `mi` must be a listed match.
     fn find(&self, mi: usize, id: u32) -> (usize, (u32, u32, Option<i32>)) {
         let (start, end) = (self.starts[mi], self.starts[mi + 1]);
         let place = (self.players[start..end].iter())
@@ -132,7 +139,7 @@ fn code() -> u64 {
 /// first: a nested parallel loop could wait on a page that waits for it).
 fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
     r.row_texts.get_or_init(|| RowTexts {
-        lines: MatchLines::new(&r.input.stats.matches),
+        lines: MatchLines::new(&r.input.stats.matches, &listed_matches(r)),
         players: (r.names_html.iter().zip(&r.links.players))
             .map(|(name, url)| digest(&[name, url]))
             .collect(),
@@ -149,6 +156,19 @@ fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
             })
             .collect(),
     })
+}
+
+/// Whether each match is among some player's [`PLAYER_MATCH_ROWS`] latest: listed on a page.
+fn listed_matches(r: &Renderer) -> Vec<bool> {
+    let mut listed = vec![false; r.input.stats.matches.len()];
+    for s in &r.input.stats.players {
+        for &mi in s.matches.iter().rev().take(PLAYER_MATCH_ROWS) {
+            if let Some(l) = listed.get_mut(mi as usize) {
+                *l = true;
+            }
+        }
+    }
+    listed
 }
 
 /// Player `i`'s [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered; ties
@@ -381,7 +401,7 @@ mod tests {
                 ..Default::default()
             },
         ];
-        let lines = MatchLines::new(&matches);
+        let lines = MatchLines::new(&matches, &[true; 3]);
         for (mi, m) in matches.iter().enumerate() {
             for id in [2, 5, 7, 8] {
                 let place = m.lines.iter().position(|l| l.player == id).unwrap_or(0);
@@ -395,6 +415,11 @@ mod tests {
         }
         assert_eq!(lines.find(2, 5), (1, (0, 9, Some(0))));
         assert_eq!(lines.find(0, 8), (0, (3, 1, Some(-2))));
+        // A match no page lists is not copied; the others are found as before.
+        let lines = MatchLines::new(&matches, &[false, true, true]);
+        assert_eq!(lines.players.len(), 2);
+        assert_eq!(lines.find(2, 5), (1, (0, 9, Some(0))));
+        assert_eq!(lines.find(2, 2), (0, (9, 0, Some(30))));
     }
 
     /// The side-by-side walk finds what looking each victim up among the killers, then adding
