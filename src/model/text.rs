@@ -17,9 +17,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// An immutable string, shared with the equal texts made on the same thread.
+/// An immutable string, shared with the equal texts made on the same thread. One pointer wide
+/// (the bytes' length is beside them, not in each holder): a match's description holds a text
+/// per player name, weapon, map and server, tens of them a match in a history of millions.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct Text(Arc<str>);
+pub struct Text(Arc<Box<str>>);
 
 /// Texts longer than this are not looked up (a hostile name or a long exit reason is rare and
 /// would only fill the table).
@@ -30,24 +32,24 @@ const SHARED_UP_TO: usize = 64;
 const TABLE_LIMIT: usize = 1 << 20;
 
 thread_local! {
-    static TABLE: RefCell<HashSet<Arc<str>>> = RefCell::new(HashSet::new());
+    static TABLE: RefCell<HashSet<Text>> = RefCell::new(HashSet::new());
 }
 
 impl Text {
     /// The text `s`: the one this thread made before if any.
     pub fn new(s: &str) -> Text {
         if s.len() > SHARED_UP_TO {
-            return Text(Arc::from(s));
+            return Text(Arc::new(Box::from(s)));
         }
         TABLE.with_borrow_mut(|table| {
             if let Some(found) = table.get(s) {
-                return Text(Arc::clone(found));
+                return found.clone();
             }
-            let made: Arc<str> = Arc::from(s);
+            let made = Text(Arc::new(Box::from(s)));
             if table.len() < TABLE_LIMIT {
-                table.insert(Arc::clone(&made));
+                table.insert(made.clone());
             }
-            Text(made)
+            made
         })
     }
 
@@ -84,7 +86,7 @@ impl fmt::Display for Text {
 
 impl fmt::Debug for Text {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+        fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
@@ -108,43 +110,43 @@ impl From<&String> for Text {
 
 impl From<Text> for String {
     fn from(t: Text) -> String {
-        t.0.to_string()
+        t.as_str().to_string()
     }
 }
 
 impl PartialEq<str> for Text {
     fn eq(&self, other: &str) -> bool {
-        &*self.0 == other
+        self.as_str() == other
     }
 }
 
 impl PartialEq<&str> for Text {
     fn eq(&self, other: &&str) -> bool {
-        &*self.0 == *other
+        self.as_str() == *other
     }
 }
 
 impl PartialEq<String> for Text {
     fn eq(&self, other: &String) -> bool {
-        *self.0 == **other
+        self.as_str() == other.as_str()
     }
 }
 
 impl PartialEq<Text> for str {
     fn eq(&self, other: &Text) -> bool {
-        self == &*other.0
+        self == other.as_str()
     }
 }
 
 impl PartialEq<Text> for &str {
     fn eq(&self, other: &Text) -> bool {
-        *self == &*other.0
+        *self == other.as_str()
     }
 }
 
 impl PartialEq<Text> for String {
     fn eq(&self, other: &Text) -> bool {
-        **self == *other.0
+        self.as_str() == other.as_str()
     }
 }
 
@@ -194,5 +196,13 @@ mod tests {
         assert!(Arc::ptr_eq(&back[0].0, &a.0));
         let json: Text = serde_json::from_str("\"caf\\u00e9\"").unwrap();
         assert_eq!(json, "café");
+    }
+
+    /// A text, and a text that may be missing, take one pointer in what holds them.
+    #[test]
+    fn a_text_is_one_pointer_wide() {
+        let pointer = std::mem::size_of::<usize>();
+        assert_eq!(std::mem::size_of::<Text>(), pointer);
+        assert_eq!(std::mem::size_of::<Option<Text>>(), pointer);
     }
 }
