@@ -36,6 +36,10 @@ pub struct Previous {
     /// read, their matches' events then left there ([`FileState::seal_stored`]); None: they
     /// stay in memory until the state is saved.
     pub store: Option<PathBuf>,
+    /// The state folder the previous state's matches are read again from, one log at a time,
+    /// when `state` was loaded without them ([`crate::state::load_without_matches`]); None:
+    /// they are in `state`.
+    pub matches_in: Option<PathBuf>,
 }
 
 /// How the files of a build were read.
@@ -85,7 +89,24 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         reuse,
         archive,
         store,
+        matches_in,
     } = previous;
+    let header = previous.as_ref().map(|p| p.header.clone());
+    // The matches the previous state holds of a log (`prev`'s), wherever they are.
+    let previous_matches = |prev: &mut FileState| -> Result<Vec<Match>> {
+        match (&matches_in, &header) {
+            (Some(dir), Some(header)) => crate::state::load_matches(dir, header, &prev.path)
+                .with_context(|| {
+                    format!(
+                        "cannot read the saved matches of {} again from {}; nothing was \
+                         changed: build again",
+                        prev.path,
+                        dir.display()
+                    )
+                }),
+            _ => Ok(prev.take_matches()),
+        }
+    };
     let labels: HashMap<String, u32> = previous
         .as_ref()
         .map(|p| p.labels.iter().cloned().collect())
@@ -117,7 +138,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         .enumerate()
         .map(|(i, (f, prev))| {
             let (prev, mut dropped) = match prev {
-                Some(mut p) if !reuse => (None, p.take_matches()),
+                Some(mut p) if !reuse => (None, previous_matches(&mut p)?),
                 p => (p, Vec::new()),
             };
             let (mut state, kind, replaced) = read_file(i, f, prev);
@@ -177,7 +198,8 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
     }
     // Logs that are gone: everything they held is a candidate for the archive.
     for (path, mut state) in remembered {
-        dropped.extend(state.take_matches().into_iter().map(|m| (path.clone(), m)));
+        let held = previous_matches(&mut state)?;
+        dropped.extend(held.into_iter().map(|m| (path.clone(), m)));
     }
     let logs: Vec<String> = files
         .iter()

@@ -363,6 +363,24 @@ fn load_file_as(dir: &Path, path: &str, header: &Header) -> Option<FileState> {
 
 /// Loads the state from `dir`.
 pub fn load(dir: &Path) -> Loaded {
+    load_as(dir, true)
+}
+
+/// Loads the state from `dir` without its matches: each log's are checked as [`load`] does,
+/// then let go of; [`load_matches`] reads them again one log at a time. For a build that
+/// reads every log again (`--full`), which wants the previous matches only to archive those
+/// no log holds any more: held all at once they were as large as the history.
+pub fn load_without_matches(dir: &Path) -> Loaded {
+    load_as(dir, false)
+}
+
+/// The matches the saved state of the log at `path` holds, read again from `dir` as a state
+/// with `header` (see [`load_without_matches`]); None when they cannot be read.
+pub fn load_matches(dir: &Path, header: &Header, path: &str) -> Option<Vec<Match>> {
+    load_file_as(dir, path, header).map(|mut f| f.take_matches())
+}
+
+fn load_as(dir: &Path, matches: bool) -> Loaded {
     use rayon::prelude::*;
     let bytes = match std::fs::read(path(dir)) {
         Ok(b) => b,
@@ -403,7 +421,13 @@ pub fn load(dir: &Path) -> Loaded {
     let loaded: Vec<Result<FileState, &String>> = index
         .files
         .par_iter()
-        .map(|p| load_file_as(dir, p, &header).ok_or(p))
+        .map(|p| {
+            let mut file = load_file_as(dir, p, &header).ok_or(p)?;
+            if !matches {
+                drop(file.take_matches());
+            }
+            Ok(file)
+        })
         .collect();
     let (mut files, mut unreadable) = (Vec::new(), Vec::new());
     for file in loaded {

@@ -196,6 +196,53 @@ fn rotated_truncated_overwritten_and_deleted_logs_lose_no_match() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("0 archived matches left"));
 }
 
+/// A `--full` build is the first to see a log deleted and another truncated: the matches they
+/// held, which only the previous state knows (read again from it log by log), join the
+/// archive; the site is the one a plain build makes, and a plain build after it the same.
+#[test]
+fn a_full_build_archives_what_logs_lost_since_the_last_build() {
+    if !common::has_shared_data() {
+        return;
+    }
+    let pieces = match_pieces(&shared_log("public/urt/urt43-lan-rodov.log"));
+    assert!(pieces.len() >= 12);
+    let cat = |r: std::ops::Range<usize>| pieces[r].concat();
+    let sites: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let mut before = Vec::new();
+    for (i, dir) in sites.iter().enumerate() {
+        let site = dir.path();
+        std::fs::create_dir_all(site.join("logs")).unwrap();
+        std::fs::write(site.join("site.toml"), "logs = [\"logs\"]\n").unwrap();
+        std::fs::write(site.join("logs/a.log"), cat(0..4)).unwrap();
+        std::fs::write(site.join("logs/b.log"), cat(4..8)).unwrap();
+        std::fs::write(site.join("logs/c.log"), cat(8..10)).unwrap();
+        build(site, &[]);
+        before = site_matches(site);
+        // b.log deleted; a.log cut to its first two matches, then new ones appended.
+        std::fs::remove_file(site.join("logs/b.log")).unwrap();
+        let mut cut = cat(0..2);
+        cut.extend(cat(10..12));
+        std::fs::write(site.join("logs/a.log"), cut).unwrap();
+        build(site, if i == 0 { &["--full"] } else { &[] });
+    }
+    let full = site_matches(sites[0].path());
+    let plain = site_matches(sites[1].path());
+    assert_eq!(full, plain);
+    assert_eq!(
+        std::fs::read(sites[0].path().join("public/data/matches.json")).unwrap(),
+        std::fs::read(sites[1].path().join("public/data/matches.json")).unwrap()
+    );
+    // Every match read before is still there, b.log's and a.log's cut ones among them.
+    let lost: Vec<_> = before
+        .iter()
+        .filter(|m| !full.iter().any(|f| f.0 == m.0))
+        .collect();
+    assert!(lost.is_empty(), "{lost:?}");
+    assert!(before.iter().any(|m| m.1 == "b.log") && full.len() > before.len());
+    build(sites[0].path(), &[]);
+    assert_eq!(site_matches(sites[0].path()), full);
+}
+
 /// Labels of undated matches ("Match N") stay when an older log arrives later.
 #[test]
 fn match_numbers_stay_when_an_older_log_arrives() {

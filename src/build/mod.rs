@@ -329,8 +329,15 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
 /// record. What the user should know goes to `warnings`.
 pub fn load_previous(state_dir: &Path, full: bool, warnings: &mut Vec<String>) -> Result<Previous> {
     // The previous state is loaded even for --full: what it holds of logs that are gone or
-    // changed goes into the archive.
-    let (state, reuse) = match state::load(state_dir) {
+    // changed goes into the archive. Its matches are then read again log by log as each log
+    // is read, not held all at once.
+    let loaded = if full {
+        state::load_without_matches(state_dir)
+    } else {
+        state::load(state_dir)
+    };
+    let matches_in = full.then(|| state_dir.to_path_buf());
+    let (state, reuse) = match loaded {
         Loaded::None => (None, false),
         Loaded::State(s) => (Some(s), !full),
         Loaded::Stale(s, why) => {
@@ -365,6 +372,7 @@ pub fn load_previous(state_dir: &Path, full: bool, warnings: &mut Vec<String>) -
         reuse,
         archive,
         store: None,
+        matches_in,
     })
 }
 
