@@ -64,7 +64,11 @@ fn outcome(f: &Folds) -> Outcome {
         f.dynamic.clone(),
         serde_json::to_string(&f.evaluation).unwrap(),
         f.evaluation.headline_ratings.clone(),
-        f.evaluation.headline_curves.clone(),
+        f.evaluation
+            .headline_curves
+            .iter()
+            .map(|c| c.to_vec())
+            .collect(),
     )
 }
 
@@ -312,11 +316,16 @@ fn headline_curve_has_a_point_per_match_played_and_ends_at_the_published_value()
         let ratings = Ratings::compute(folds.dynamic, folds.evaluation, folds.static_, &cfg);
         let headline = &ratings.headline;
         if system == HeadlineSystem::Becker {
-            assert!(headline.curve.iter().all(Vec::is_empty));
+            assert!((0..roster.players.len()).all(|i| headline.curve(i).next().is_none()));
             continue;
         }
-        assert_eq!(headline.curve.len(), roster.players.len(), "{system:?}");
-        for (i, points) in headline.curve.iter().enumerate() {
+        assert_eq!(headline.online.len(), roster.players.len(), "{system:?}");
+        for i in 0..roster.players.len() {
+            let points: Vec<(u32, f64)> = headline.curve(i).collect();
+            assert_eq!(points.len(), headline.curve_len(i));
+            for (n, &point) in points.iter().enumerate() {
+                assert_eq!(headline.curve_point(i, n), point);
+            }
             let played: Vec<u32> = roster
                 .match_players
                 .iter()

@@ -12,7 +12,7 @@ pub mod system;
 pub mod systems;
 
 use crate::config::{HeadlineSystem, RatingConfig};
-use crate::rating::evaluation::Evaluation;
+use crate::rating::evaluation::{Curve, Evaluation};
 use crate::stats::Stats;
 use systems::dynamic::DynamicRatings;
 use systems::static_rank::{self, FragMatrix, StaticRanking};
@@ -35,11 +35,13 @@ pub struct Headline {
     /// `provisional_incidents`).
     pub provisional: Vec<bool>,
     /// Per identity: (match number in rating order, headline rating after it) of every match
-    /// played, the rating as the replay had it then (online), then once more at the last
-    /// match the final published value (which for the whole-history fit is refitted on
-    /// everything). Empty for every identity when the headline is Becker's ladder, whose
+    /// played, the rating as the replay had it then (online); [`Headline::curve`] adds the
+    /// final point. Empty for every identity when the headline is Becker's ladder, whose
     /// curve the pages draw from [`DynamicRatings::history`].
-    pub curve: Vec<Vec<(u32, f64)>>,
+    pub online: Vec<Curve>,
+    /// Per identity with a curve: once more at its last match, the final published value
+    /// (which for the whole-history fit is refitted on everything).
+    pub last: Vec<Option<(u32, f64)>>,
     /// Every system's scores on these logs (only the headline's when `rating.evaluation` is
     /// off).
     pub evaluation: Evaluation,
@@ -56,28 +58,49 @@ impl Headline {
         becker: &[f64],
         cfg: &RatingConfig,
     ) -> Headline {
-        let mut curve = std::mem::take(&mut evaluation.headline_curves);
+        let mut online = std::mem::take(&mut evaluation.headline_curves);
         let value = match cfg.headline.system {
             HeadlineSystem::Becker => {
-                curve.clear();
+                online.clear();
                 becker.to_vec()
             }
             _ => std::mem::take(&mut evaluation.headline_ratings),
         };
-        for (points, &v) in curve.iter_mut().zip(&value) {
-            if let Some(&(last, _)) = points.last() {
-                // One point more, not room for as many again (a regular's curve holds a point
-                // per match of the history; the replay's curves come with that room).
-                points.reserve_exact(1);
-                points.push((last, v));
-            }
-        }
+        // Beside the online points, not pushed onto them: they are shared with the checkpoint.
+        let last = (online.iter().zip(&value))
+            .map(|(points, &v)| points.last().map(|&(n, _)| (n, v)))
+            .collect();
         let threshold = u64::from(cfg.headline.provisional_incidents);
         Headline {
             value,
             provisional: incidents.iter().map(|&n| n < threshold).collect(),
-            curve,
+            online,
+            last,
             evaluation,
+        }
+    }
+
+    /// Identity `i`'s curve: its online points, then its final point (none when it has no
+    /// curve).
+    pub fn curve(&self, i: usize) -> impl Iterator<Item = (u32, f64)> + '_ {
+        let online = self.online.get(i).map_or(&[][..], |c| c.as_slice());
+        online
+            .iter()
+            .copied()
+            .chain(self.last.get(i).copied().flatten())
+    }
+
+    /// The number of points of identity `i`'s [`Headline::curve`].
+    pub fn curve_len(&self, i: usize) -> usize {
+        let online = self.online.get(i).map_or(0, |c| c.len());
+        online + usize::from(self.last.get(i).is_some_and(Option::is_some))
+    }
+
+    /// Point `n` of identity `i`'s [`Headline::curve`] (`n` below [`Headline::curve_len`]).
+    pub fn curve_point(&self, i: usize, n: usize) -> (u32, f64) {
+        match self.online.get(i).and_then(|c| c.get(n)) {
+            Some(&point) => point,
+            None => self.last[i].expect("a point of the curve"),
         }
     }
 }

@@ -59,17 +59,28 @@ impl Curve {
     }
 }
 
+/// A curve's point by its position.
+type PointAt<'a> = Box<dyn Fn(usize) -> (u32, f64) + 'a>;
+
 /// The points of player `i`'s curve `which` (see [`player_curves`]), not collected.
 fn player_curve_points(r: &Renderer, i: usize, which: Curve) -> impl Iterator<Item = (f64, f64)> {
     let round = r.headline_refitted();
-    let history: &[(u32, f64)] = match which {
-        Curve::Becker => &r.input.ratings.dynamic.history[i],
-        Curve::Headline => r.input.ratings.headline.curve.get(i).map_or(&[], |h| h),
+    let headline = &r.input.ratings.headline;
+    let (len, point): (usize, PointAt) = match which {
+        Curve::Becker => {
+            let history = &r.input.ratings.dynamic.history[i];
+            (history.len(), Box::new(move |n| history[n]))
+        }
+        Curve::Headline => (
+            headline.curve_len(i),
+            Box::new(move |n| headline.curve_point(i, n)),
+        ),
     };
-    r.curve_points_iter(history).map(move |(x, y)| match which {
-        Curve::Headline if round => (x, y.round()),
-        _ => (x, y),
-    })
+    r.curve_points_iter_by(len, point)
+        .map(move |(x, y)| match which {
+            Curve::Headline if round => (x, y.round()),
+            _ => (x, y),
+        })
 }
 
 /// The two curves of player `i`'s page: Becker's rating, and the headline rating (no

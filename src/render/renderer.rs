@@ -265,7 +265,19 @@ impl<'a> Renderer<'a> {
         &'h self,
         history: &'h [(u32, f64)],
     ) -> impl Iterator<Item = (f64, f64)> + 'h {
-        thinned(history.len()).map(move |n| (self.x_of(history[n].0), history[n].1))
+        self.curve_points_iter_by(history.len(), move |n| history[n])
+    }
+
+    /// [`Self::curve_points_iter`] of the `len` points `point` gives by position.
+    pub(super) fn curve_points_iter_by<'h>(
+        &'h self,
+        len: usize,
+        point: impl Fn(usize) -> (u32, f64) + 'h,
+    ) -> impl Iterator<Item = (f64, f64)> + 'h {
+        thinned(len).map(move |n| {
+            let (x, y) = point(n);
+            (self.x_of(x), y)
+        })
     }
 
     /// The SVG of a curve through `points` (from [`Self::curve_points`]); "" when there are

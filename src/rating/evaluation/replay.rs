@@ -14,6 +14,7 @@ mod spill;
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::sync::Arc;
 
 use crate::progress::{PieceTimes, timed};
 use rayon::prelude::*;
@@ -25,8 +26,8 @@ use crate::model::{EventKind, Match};
 use crate::rating::evaluation::outcomes::Outcomes;
 use crate::rating::evaluation::reliability::Calibration;
 use crate::rating::evaluation::{
-    Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, Scored, SkillKey,
-    Sums, SystemReport, TeamSnapshot, team_games, team_lineup,
+    Curve, Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, Scored,
+    SkillKey, Sums, SystemReport, TeamSnapshot, team_games, team_lineup,
 };
 use crate::rating::system::{self, FragRater, MatchStart, TeamGame};
 use crate::rating::systems::team_model::TEAM_MODEL_ID;
@@ -108,7 +109,7 @@ struct Scores {
     margins: Vec<(u64, f64)>,
     /// The headline only, per player (the book's numbering): (match number in rating order,
     /// online rating after it) of every match the player played.
-    curves: Vec<Vec<(u32, f64)>>,
+    curves: Vec<Curve>,
 }
 
 impl Scores {
@@ -954,21 +955,12 @@ fn finish_leaders(
             }
         }
     }
-    // Kept in the checkpoint until it is encoded, beside the evaluation's copy: without the
-    // room each curve grew into.
-    runs[0]
-        .scores
-        .curves
-        .iter_mut()
-        .for_each(Vec::shrink_to_fit);
-    // Copied with room for the point [`crate::rating::Headline`] adds at the end (its
-    // final rating), so that it is not copied again.
-    let headline_curves = in_roster_order_by(roster, &book, &runs[0].scores.curves, |curve| {
-        let curve = curve.map_or(&[][..], Vec::as_slice);
-        let mut copy = Vec::with_capacity(curve.len() + usize::from(!curve.is_empty()));
-        copy.extend_from_slice(curve);
-        copy
-    });
+    // Kept to the end of the build without the room each curve grew into, one copy shared by
+    // the checkpoint (until it is encoded) and the evaluation.
+    for curve in &mut runs[0].scores.curves {
+        Arc::make_mut(curve).shrink_to_fit();
+    }
+    let headline_curves = in_roster_order(roster, &book, &runs[0].scores.curves, Curve::default());
     let mut reports = Vec::with_capacity(finished.len());
     let mut headline_ratings = Vec::new();
     let mut saved = Vec::with_capacity(finished.len());
@@ -1324,9 +1316,9 @@ impl<'a> Cursor<'a> {
                 if let Some(r) = rater.online(p) {
                     let p = p as usize;
                     if scores.curves.len() <= p {
-                        scores.curves.resize_with(p + 1, Vec::new);
+                        scores.curves.resize_with(p + 1, Curve::default);
                     }
-                    scores.curves[p].push((number, r));
+                    Arc::make_mut(&mut scores.curves[p]).push((number, r));
                 }
             }
         }

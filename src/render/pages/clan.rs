@@ -82,7 +82,7 @@ pub(in crate::render) fn clan_page<'s>(r: &'s Renderer<'_>, c: usize) -> ClanPag
         headline: mean_headline.map(|v| format!("{v:.0}")),
         headline_system: r.headline_system_name().to_string(),
         headline_curve_svg: r.curve_of(
-            &mean_curve(&headline.curve, &members),
+            &mean_curve(|m| headline.curve(m), &members),
             &clan.name,
             &format!(
                 "Mean headline rating of {}'s members after each match",
@@ -112,17 +112,14 @@ pub(in crate::render) fn clan_page<'s>(r: &'s Renderer<'_>, c: usize) -> ClanPag
 /// counts from their first match on, with their latest point (so the final refit of the last
 /// points ends the curve at the mean of the published ratings). Empty when the headline has
 /// no curves (Becker's ladder, drawn apart).
-fn mean_curve(curves: &[Vec<(u32, f64)>], members: &[u32]) -> Vec<(u32, f64)> {
+fn mean_curve<I: Iterator<Item = (u32, f64)>>(
+    curve: impl Fn(usize) -> I,
+    members: &[u32],
+) -> Vec<(u32, f64)> {
     let mut points: Vec<(u32, usize, f64)> = members
         .iter()
         .enumerate()
-        .flat_map(|(k, &m)| {
-            curves
-                .get(m as usize)
-                .into_iter()
-                .flatten()
-                .map(move |&(n, r)| (n, k, r))
-        })
+        .flat_map(|(k, &m)| curve(m as usize).map(move |(n, r)| (n, k, r)))
         .collect();
     // Stable: a member's final point stays after their online point of the same match.
     points.sort_by_key(|&(n, _, _)| n);
@@ -159,8 +156,11 @@ mod tests {
             vec![(2, 1480.0), (2, 1490.0)],
             vec![(2, 9999.0)],
         ];
-        let curve = mean_curve(&curves, &[0, 1]);
+        let of = |curves: &[Vec<(u32, f64)>], m: usize| -> Vec<(u32, f64)> {
+            curves.get(m).cloned().unwrap_or_default()
+        };
+        let curve = mean_curve(|m| of(&curves, m).into_iter(), &[0, 1]);
         assert_eq!(curve, vec![(1, 1510.0), (2, 1500.0), (3, 1510.0)]);
-        assert!(mean_curve(&[Vec::new(), Vec::new()], &[0, 1]).is_empty());
+        assert!(mean_curve(|m| of(&[Vec::new(), Vec::new()], m).into_iter(), &[0, 1]).is_empty());
     }
 }
