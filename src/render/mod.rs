@@ -324,8 +324,9 @@ fn pages<'a>(
 ) -> Result<Vec<OutputFile>> {
     let timer = crate::progress::Timer::new();
     let mut files = Vec::new();
-    // Tens of thousands on a public server's site. A match's row is made where a list shows
-    // it (the match list's pages, each in turn), never all at once: there is one per match.
+    // A row per player (tens of thousands on a public server's site) and per map, for every
+    // list. A match's row is made where a list shows it (the match list's pages, each in
+    // turn), never all at once: there is one per match of the history.
     let player_rows = player::player_rows(r);
     let map_rows = map::map_rows(r);
     timer.lap("rows");

@@ -91,11 +91,8 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
         maps.insert(r.input.matches[i].map.as_str());
         frags += u64::from(r.input.stats.matches[i].frags);
     }
-    let dates: Vec<_> = matches
-        .iter()
-        .filter_map(|&i| r.input.matches[i].start)
-        .collect();
-    let day = |t: Option<&chrono::NaiveDateTime>| {
+    let dates = || matches.iter().filter_map(|&i| r.input.matches[i].start);
+    let day = |t: Option<chrono::NaiveDateTime>| {
         t.map(|t| t.format("%Y-%m-%d").to_string())
             .unwrap_or_default()
     };
@@ -106,8 +103,8 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
         players: met.len(),
         frags,
         maps: maps.len(),
-        first: day(dates.iter().min()),
-        last: day(dates.iter().max()),
+        first: day(dates().min()),
+        last: day(dates().max()),
     }
 }
 
