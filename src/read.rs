@@ -98,8 +98,9 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
             (Some(dir), Some(header)) => crate::state::load_matches(dir, header, &prev.path)
                 .with_context(|| {
                     format!(
-                        "cannot read the saved matches of {} again from {}; nothing was \
-                         changed: build again",
+                        "cannot read the saved matches of {} again from {} (they were read \
+                         when the build began); the site and the state are as they were: \
+                         build again",
                         prev.path,
                         dir.display()
                     )
