@@ -23,8 +23,9 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// The purge delay in milliseconds: 100, not mimalloc's 1000. A build frees what one step made
 /// while the next step grows; held for a second, that memory added to the peak (the 966 MB
-/// archive's full build peaked 15% higher, benches/RESULTS.md), at no measured cost to a full
-/// build and 0.05 s on an append to the 20,000-game crowd.
+/// archive's full build peaked 15% higher, benches/RESULTS.md), for about 1% more time on a
+/// full build (within the machine's noise) and 0.05 s more on an append to the 20,000-game
+/// crowd.
 const PURGE_DELAY_MS: std::ffi::c_long = 100;
 
 fn main() {
