@@ -156,11 +156,9 @@ mod tests {
             vec![(2, 1480.0), (2, 1490.0)],
             vec![(2, 9999.0)],
         ];
-        let of = |curves: &[Vec<(u32, f64)>], m: usize| -> Vec<(u32, f64)> {
-            curves.get(m).cloned().unwrap_or_default()
-        };
-        let curve = mean_curve(|m| of(&curves, m).into_iter(), &[0, 1]);
+        let of = |curves: &[Vec<(u32, f64)>], m: usize| curves[m].clone().into_iter();
+        let curve = mean_curve(|m| of(&curves, m), &[0, 1]);
         assert_eq!(curve, vec![(1, 1510.0), (2, 1500.0), (3, 1510.0)]);
-        assert!(mean_curve(|m| of(&[Vec::new(), Vec::new()], m).into_iter(), &[0, 1]).is_empty());
+        assert!(mean_curve(|m| of(&[Vec::new(), Vec::new()], m), &[0, 1]).is_empty());
     }
 }

@@ -70,13 +70,13 @@ fn normal(path: &Path) -> std::path::PathBuf {
     out
 }
 
-/// Match positions of each server, by name.
-fn server_matches<'s>(r: &'s Renderer<'_>) -> BTreeMap<&'s str, Vec<usize>> {
+/// Each server's name and the positions of its matches, in byte order of name.
+pub(in crate::render) fn servers<'s>(r: &'s Renderer<'_>) -> Vec<(&'s str, Vec<usize>)> {
     let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, s) in r.links.match_servers.iter().enumerate() {
         by.entry(s.as_str()).or_default().push(i);
     }
-    by
+    by.into_iter().collect()
 }
 
 fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
@@ -106,11 +106,6 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
         first: day(dates().min()),
         last: day(dates().max()),
     }
-}
-
-/// Each server's name and the positions of its matches, in byte order of name.
-pub(in crate::render) fn servers<'s>(r: &'s Renderer<'_>) -> Vec<(&'s str, Vec<usize>)> {
-    server_matches(r).into_iter().collect()
 }
 
 /// The row of each of `servers` (from [`servers`]), in their order.
