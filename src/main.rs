@@ -226,3 +226,21 @@ fn one_line(s: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Option 15 of the mimalloc this builds is the purge delay: of all its options, only that
+    /// one defaults to 1000 (ms). An upgrade that renumbered the options fails here rather than
+    /// set another option to 100.
+    #[test]
+    fn option_15_is_the_purge_delay() {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+            return;
+        }
+        // SAFETY: reads one of the allocator's options.
+        let value = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        assert_eq!(value, 1000);
+    }
+}
