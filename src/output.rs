@@ -12,9 +12,11 @@ use rayon::prelude::*;
 
 mod file;
 mod stamps;
+mod streamed;
 
 pub use file::OutputFile;
 use stamps::{Stamps, Verdict};
+pub use streamed::MakeParts;
 
 /// Marker file that says "this folder is a fragstats site, safe to replace".
 pub const MARKER: &str = ".fragstats-site";
@@ -285,12 +287,7 @@ impl Staging {
             return Ok(file);
         }
         let mirrored = self.mirrored();
-        let rel = safe_relative(&file.path)?;
-        if let Some((dir, _)) = rel.rsplit_once('/') {
-            let dir = self.path.join(dir);
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
+        let rel = self.place(&file.path)?;
         let written = stage_file(
             &self.path,
             &file,
@@ -305,6 +302,37 @@ impl Staging {
             staged: Some(written),
             ..file
         })
+    }
+
+    /// Puts the file at `path` into the staging folder as `make` makes its parts, never whole
+    /// in memory (see [`streamed`]); returns it without its bytes.
+    pub fn stage_parts(&self, path: &str, make: &mut MakeParts) -> Result<OutputFile> {
+        let mirrored = self.mirrored();
+        let rel = self.place(path)?;
+        let written = streamed::stage(
+            &self.path,
+            &rel,
+            self.previous.as_deref(),
+            mirrored.files.contains(&rel),
+            self.stamps(),
+            make,
+        )?;
+        Ok(OutputFile {
+            staged: Some(written),
+            ..OutputFile::new(path, Vec::new())
+        })
+    }
+
+    /// The key of the output path `path` ([`safe_relative`]), its folder made in the staging
+    /// folder.
+    fn place(&self, path: &str) -> Result<String> {
+        let rel = safe_relative(path)?;
+        if let Some((dir, _)) = rel.rsplit_once('/') {
+            let dir = self.path.join(dir);
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        Ok(rel)
     }
 
     /// Writes `files` into the staging folder (keeping the mirrored files whose bytes did not
@@ -1132,6 +1160,73 @@ mod tests {
         std::fs::write(state.join("outputs.bin"), b"\xff\xff damaged").unwrap();
         assert_eq!(build(&changed), 1);
         assert_eq!(std::fs::read(&a).unwrap(), b"alpha");
+    }
+
+    /// A file staged as its parts come is the parts' bytes; unchanged, it keeps the published
+    /// file (compared by its stamp, else read back), changed or new it is written; a failure
+    /// while it is made leaves nothing of it in the staging folder.
+    #[test]
+    fn a_file_staged_part_by_part_is_kept_when_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, state) = (dir.path().join("public"), dir.path().join("state"));
+        std::fs::create_dir_all(&state).unwrap();
+        // Publishes `data/m.json` made of `parts` (and a page); Some(written) when staged.
+        let build = |state: Option<&Path>, parts: &[&str]| {
+            let staging = Staging::prepare_in(&out, state);
+            let mut make = |emit: &mut dyn FnMut(Vec<u8>) -> Result<()>| {
+                parts.iter().try_for_each(|p| emit(p.as_bytes().to_vec()))
+            };
+            let m = staging.stage_parts("data/m.json", &mut make).unwrap();
+            assert!(m.bytes.is_empty() && m.more.is_empty());
+            let staged = m.staged;
+            staging
+                .publish(&[m, page("a.html", b"a")])
+                .unwrap()
+                .finish()
+                .unwrap();
+            staged
+        };
+        let m = out.join("data/m.json");
+        let modified = || std::fs::metadata(&m).unwrap().modified().unwrap();
+        assert_eq!(build(Some(&state), &["[1,", "2]"]), Some(true), "new");
+        assert_eq!(std::fs::read(&m).unwrap(), b"[1,2]");
+        let before = modified();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(build(Some(&state), &["[1", ",2", "]"]), Some(false));
+        assert_eq!(modified(), before, "kept, not rewritten");
+        assert_eq!(build(Some(&state), &["[1,", "3]"]), Some(true), "same size");
+        assert_eq!(std::fs::read(&m).unwrap(), b"[1,3]");
+        // Altered with its size and time put back: the stamp says it is unchanged, unread.
+        let time = modified();
+        let file = std::fs::OpenOptions::new().write(true).open(&m).unwrap();
+        std::io::Write::write_all(&mut &file, b"[9,9]").unwrap();
+        file.set_modified(time).unwrap();
+        drop(file);
+        assert_eq!(build(Some(&state), &["[1,3]"]), Some(false));
+        assert_eq!(std::fs::read(&m).unwrap(), b"[9,9]");
+        // Without stamps the published file is read back: its bytes differ, then they match,
+        // then it is shorter, then longer than the new bytes.
+        assert_eq!(build(None, &["[1,", "3]"]), Some(true));
+        assert_eq!(std::fs::read(&m).unwrap(), b"[1,3]");
+        let before = modified();
+        assert_eq!(build(None, &["[1,", "3]"]), Some(false));
+        assert_eq!(modified(), before);
+        assert_eq!(build(None, &["[1,", "3]", "\n"]), Some(true));
+        assert_eq!(build(None, &["[1,", "3]"]), Some(true));
+        assert_eq!(std::fs::read(&m).unwrap(), b"[1,3]");
+
+        // A failure while the parts are made: an error, and no file of its parts is left.
+        let staging = Staging::prepare_in(&out, Some(&state));
+        let mut failing = |emit: &mut dyn FnMut(Vec<u8>) -> Result<()>| {
+            emit(b"[1,".to_vec())?;
+            anyhow::bail!("no more parts")
+        };
+        let err = staging.stage_parts("data/m.json", &mut failing).unwrap_err();
+        assert!(format!("{err:#}").contains("no more parts"), "{err:#}");
+        let left = crate::testdata::names_in(&staging.path.join("data"));
+        assert_eq!(left, ["m.json"], "the mirrored file only");
+        drop(staging);
+        assert_eq!(std::fs::read(&m).unwrap(), b"[1,3]", "the site is as it was");
     }
 
     /// The old site becomes the next build's staging folder: after each build it holds the

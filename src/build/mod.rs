@@ -213,7 +213,6 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     };
     // Joined inside `render` once the identities and clans are made (they need no checkpoint).
     let resume = checkpoint.map_or(Resume::None, Resume::Decoding);
-    let stage = |file| staging.stage(file);
     // The changed logs' state files are written and flushed to disk while the site renders;
     // they replace the old ones only where the state is saved, after the site.
     let (site, prepared) = std::thread::scope(|s| {
@@ -233,7 +232,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
             rule: req.checkpoint,
             // Written over its spare, beside the pages, only with the lock held.
             state_dir: lock.held().then_some(state_dir.as_path()),
-            sink: Some(&stage),
+            sink: Some(&staging),
             leftovers: req.leftovers,
         };
         let site = render(request, cache);
@@ -460,7 +459,7 @@ pub struct RenderRequest<'a> {
     /// its lock); None: the checkpoint's bytes are returned.
     pub state_dir: Option<&'a Path>,
     /// Where pages go as they are rendered (else they are returned with their bytes).
-    pub sink: Option<&'a PageSink<'a>>,
+    pub sink: Option<&'a dyn PageSink>,
     /// What becomes of what the pages were made from.
     pub leftovers: Leftovers,
 }

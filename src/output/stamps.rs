@@ -202,22 +202,35 @@ impl Stamps {
         len: u64,
         hash: impl FnOnce() -> u64,
     ) -> Verdict {
-        let Some(stamp) = self.old.get(&key(rel)) else {
+        let Some(stamp) = self.current(rel, meta) else {
             return Verdict::Unknown;
         };
-        if Meta::of(meta) != Some(stamp.meta) {
-            return Verdict::Unknown;
-        }
         // The file is as stamped: of another size, it holds other bytes.
         if stamp.meta.len != len {
             return Verdict::Different;
         }
-        if stamp.hash == hash() {
-            self.record(rel, *stamp);
+        if self.holds(rel, stamp, len, hash()) {
             Verdict::Same
         } else {
             Verdict::Different
         }
+    }
+
+    /// The stamp of the file at site-relative `rel`, whose metadata is `meta`, when the file is
+    /// still as stamped (else its bytes are to be read to know them).
+    pub(super) fn current(&self, rel: &str, meta: &std::fs::Metadata) -> Option<Stamp> {
+        let stamp = self.old.get(&key(rel))?;
+        (Meta::of(meta) == Some(stamp.meta)).then_some(*stamp)
+    }
+
+    /// Whether the file of `stamp` (from [`Stamps::current`]) holds the `len` bytes of hash
+    /// `hash`; its stamp is then kept for the next build.
+    pub(super) fn holds(&self, rel: &str, stamp: Stamp, len: u64, hash: u64) -> bool {
+        let same = stamp.meta.len == len && stamp.hash == hash;
+        if same {
+            self.record(rel, stamp);
+        }
+        same
     }
 
     /// Stamps the file at `path` (site-relative `rel`), now holding bytes of hash `hash`.

@@ -140,14 +140,14 @@ pub struct MatchJson<'a> {
 pub fn data_files(
     input: &SiteInput,
     links: &Links,
-    sink: Option<&PageSink>,
+    sink: Option<&dyn PageSink>,
 ) -> Result<Vec<OutputFile>> {
     let sunk = |file: Result<OutputFile>| super::sunk(sink, file?);
     let ((players, matches), (search, balance)) = rayon::join(
         || {
             rayon::join(
-                || sunk(players_file(input, links)),
-                || sunk(matches_file(input, links)),
+                || players_file(input, links, sink),
+                || matches_file(input, links, sink),
             )
         },
         || {
@@ -176,8 +176,13 @@ pub fn data_files(
     Ok(files)
 }
 
-/// `data/players.json`: each shown player's object made as its chunk is written.
-fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
+/// `data/players.json`: each shown player's object made as its chunk is written (to `sink`,
+/// if any, as it is made).
+fn players_file(
+    input: &SiteInput,
+    links: &Links,
+    sink: Option<&dyn PageSink>,
+) -> Result<OutputFile> {
     let st = &input.ratings.static_;
     let clan_name =
         |i: usize| input.clans.of_player[i].map(|c| input.clans.clans[c as usize].name.as_str());
@@ -231,10 +236,9 @@ fn players_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             },
         }
     };
-    Ok(OutputFile::from_parts(
-        "data/players.json",
-        super::players_json::bytes(shown.len(), player)?,
-    ))
+    super::sunk_parts(sink, "data/players.json", &mut |emit| {
+        super::players_json::write(shown.len(), &player, emit)
+    })
 }
 
 /// The game codes of the matches numbered `played`, each once, in byte order.
@@ -250,8 +254,13 @@ fn games_of<'a>(input: &SiteInput<'a>, played: impl IntoIterator<Item = u32>) ->
     games
 }
 
-/// `data/matches.json`: each match's object made as its chunk is written.
-fn matches_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
+/// `data/matches.json`: each match's object made as its chunk is written (to `sink`, if any,
+/// as it is made: on a long history it is tens of MB).
+fn matches_file(
+    input: &SiteInput,
+    links: &Links,
+    sink: Option<&dyn PageSink>,
+) -> Result<OutputFile> {
     let predicted = &input.ratings.headline.evaluation.predicted_red_win;
     let fairest = &input.ratings.headline.evaluation.fairest_red_win;
     // As many as each list has (they are one per match).
@@ -287,10 +296,9 @@ fn matches_file(input: &SiteInput, links: &Links) -> Result<OutputFile> {
             fairest_red_win: fairest.get(i).copied().flatten(),
         }
     };
-    Ok(OutputFile::from_parts(
-        "data/matches.json",
-        super::matches_json::bytes(count, one)?,
-    ))
+    super::sunk_parts(sink, "data/matches.json", &mut |emit| {
+        super::matches_json::write(count, &one, emit)
+    })
 }
 
 /// `data/clans.json`.

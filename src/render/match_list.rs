@@ -28,7 +28,7 @@ pub fn pages<'a>(
     cache: &PageCache,
     salt: u64,
     page_size: usize,
-    sink: Option<&PageSink>,
+    sink: Option<&dyn PageSink>,
 ) -> Result<Vec<OutputFile>> {
     let blocks = if total > page_size {
         total.div_ceil(page_size)

@@ -12,12 +12,13 @@ use super::pretty_json::{field, par_objects_file};
 
 /// The pretty JSON array of the `count` matches that `one` makes from their positions, with a
 /// trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it,
-/// as its parts (see [`par_objects_file`]).
-pub(super) fn bytes<'a>(
+/// given to `emit` part after part as its chunks are made (see [`par_objects_file`]).
+pub(super) fn write<'a>(
     count: usize,
     one: impl Fn(usize) -> MatchJson<'a> + Sync,
-) -> Result<Vec<Vec<u8>>> {
-    par_objects_file(count, one, fields)
+    emit: &mut dyn FnMut(Vec<u8>) -> Result<()>,
+) -> Result<()> {
+    par_objects_file(count, one, fields, emit)
 }
 
 /// One match's fields, in [`MatchJson`]'s order, at the depth of an element of the array.
@@ -57,6 +58,7 @@ fn fields(out: &mut Vec<u8>, m: &MatchJson) -> Result<()> {
 mod tests {
     use super::*;
     use crate::render::data::TeamScores;
+    use crate::render::pretty_json::collected;
 
     fn sample(n: u32) -> MatchJson<'static> {
         MatchJson {
@@ -96,9 +98,7 @@ mod tests {
             let matches: Vec<MatchJson> = (0..count).map(|n| sample(n % 3)).collect();
             let mut want = serde_json::to_vec_pretty(&matches).unwrap();
             want.push(b'\n');
-            let got = bytes(matches.len(), |i| sample(i as u32 % 3))
-                .unwrap()
-                .concat();
+            let got = collected(|emit| write(matches.len(), |i| sample(i as u32 % 3), emit));
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want),

@@ -94,16 +94,33 @@ pub struct SiteInput<'a> {
     pub site_dir: &'a Path,
     /// Where the pages of players, maps, clans and matches go as they are rendered (else they
     /// are returned with their bytes).
-    pub sink: Option<&'a PageSink<'a>>,
+    pub sink: Option<&'a dyn PageSink>,
     /// What becomes of the rows, links and views made for the pages once they are rendered.
     pub leftovers: crate::leftovers::Leftovers,
 }
 
-pub use crate::output::OutputFile;
+pub use crate::output::{MakeParts, OutputFile};
 
 /// Takes each page as soon as it is rendered (the build writes it into the staging folder) and
 /// returns what to keep of it, so a site of many thousands of pages is never all in memory.
-pub type PageSink<'a> = dyn Fn(OutputFile) -> Result<OutputFile> + Sync + 'a;
+pub trait PageSink: Sync {
+    /// Takes one page made whole.
+    fn page(&self, file: OutputFile) -> Result<OutputFile>;
+
+    /// Takes the file at `path` as `make` makes its parts, each as it comes: a data file that
+    /// grows with the history is never whole in memory.
+    fn parts(&self, path: &str, make: &mut MakeParts) -> Result<OutputFile>;
+}
+
+impl PageSink for crate::output::Staging {
+    fn page(&self, file: OutputFile) -> Result<OutputFile> {
+        self.stage(file)
+    }
+
+    fn parts(&self, path: &str, make: &mut MakeParts) -> Result<OutputFile> {
+        self.stage_parts(path, make)
+    }
+}
 
 /// Pages of the current output and the key of what each was made from. A page whose key is
 /// unchanged is not rendered again: its file is kept. Only pages whose key covers every input
@@ -683,7 +700,7 @@ fn render_pages<'a, V: Serialize>(
     url: &(dyn Fn(usize) -> String + Sync),
     view: &(dyn Fn(usize) -> V + Sync),
     cache: &PageCache,
-    sink: Option<&PageSink>,
+    sink: Option<&dyn PageSink>,
 ) -> Result<Vec<OutputFile>> {
     render_completed_pages(
         templates,
@@ -711,7 +728,7 @@ fn render_completed_pages<'a, V: Serialize>(
     view: &(dyn Fn(usize) -> V + Sync),
     complete: &(dyn Fn(usize, V) -> V + Sync),
     cache: &PageCache,
-    sink: Option<&PageSink>,
+    sink: Option<&dyn PageSink>,
 ) -> Result<Vec<OutputFile>> {
     let shared = shared_key(templates, template, &common("../", ""));
     (0..count)
@@ -784,11 +801,29 @@ fn view_key(shared: u64, url: &str, view: &impl Serialize) -> Option<u64> {
 }
 
 /// `file` given to `sink`, if there is one.
-pub(crate) fn sunk(sink: Option<&PageSink>, file: OutputFile) -> Result<OutputFile> {
+pub(crate) fn sunk(sink: Option<&dyn PageSink>, file: OutputFile) -> Result<OutputFile> {
     match sink {
-        Some(sink) => sink(file),
+        Some(sink) => sink.page(file),
         None => Ok(file),
     }
+}
+
+/// The file at `path` whose parts `make` makes, given to `sink` as they come if there is one,
+/// else returned with its parts.
+pub(crate) fn sunk_parts(
+    sink: Option<&dyn PageSink>,
+    path: &str,
+    make: &mut MakeParts,
+) -> Result<OutputFile> {
+    if let Some(sink) = sink {
+        return sink.parts(path, make);
+    }
+    let mut parts = Vec::new();
+    make(&mut |part| {
+        parts.push(part);
+        Ok(())
+    })?;
+    Ok(OutputFile::from_parts(path, parts))
 }
 
 /// A page whose key shows the published file is still right: it is kept as it is.

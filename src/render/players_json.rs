@@ -10,14 +10,14 @@ use super::data::PlayerJson;
 use super::pretty_json::{array, field, par_objects_file};
 
 /// The pretty JSON array of the `count` players that `player` makes from their positions, with
-/// a trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it.
-/// Each is made and written as its chunk is, and the file kept as
-/// its parts (see [`par_objects_file`]).
-pub(super) fn bytes<'a>(
+/// a trailing newline, byte for byte as `serde_json::to_vec_pretty` then `\n` would make it,
+/// given to `emit` part after part as its chunks are made (see [`par_objects_file`]).
+pub(super) fn write<'a>(
     count: usize,
     player: impl Fn(usize) -> PlayerJson<'a> + Sync,
-) -> Result<Vec<Vec<u8>>> {
-    par_objects_file(count, player, fields)
+    emit: &mut dyn FnMut(Vec<u8>) -> Result<()>,
+) -> Result<()> {
+    par_objects_file(count, player, fields, emit)
 }
 
 /// One player's fields, in [`PlayerJson`]'s order, at the depth of an element of the array.
@@ -64,6 +64,7 @@ fn fields(out: &mut Vec<u8>, p: &PlayerJson) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::pretty_json::collected;
 
     fn sample<'a>(names: &'a [String], n: u32) -> PlayerJson<'a> {
         PlayerJson {
@@ -114,9 +115,7 @@ mod tests {
         for players in &lists {
             let mut want = serde_json::to_vec_pretty(players).unwrap();
             want.push(b'\n');
-            let got = bytes(players.len(), |i| players[i].clone())
-                .unwrap()
-                .concat();
+            let got = collected(|emit| write(players.len(), |i| players[i].clone(), emit));
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want)

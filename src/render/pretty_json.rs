@@ -67,45 +67,69 @@ pub(in crate::render) fn par_items(
     depth: usize,
     item: impl Fn(&mut Vec<u8>, usize) -> Result<()> + Sync,
 ) -> Result<Vec<Vec<u8>>> {
+    let mut chunks = Vec::new();
+    par_items_each(count, depth, usize::MAX, item, &mut |chunk| {
+        chunks.push(chunk);
+        Ok(())
+    })?;
+    Ok(chunks)
+}
+
+/// [`par_items`]' chunks given to `emit` in order, made `batch` at a time: with a few per
+/// thread, the items of an array that grows with the history are never all in memory.
+fn par_items_each(
+    count: usize,
+    depth: usize,
+    batch: usize,
+    item: impl Fn(&mut Vec<u8>, usize) -> Result<()> + Sync,
+    emit: &mut dyn FnMut(Vec<u8>) -> Result<()>,
+) -> Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let (made_bytes, made_items) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    (0..count.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let items = c * CHUNK..((c + 1) * CHUNK).min(count);
-            let per_item = match made_items.load(Relaxed) {
-                0 => FIRST_GUESS,
-                n => made_bytes.load(Relaxed) / n * 9 / 8 + 8,
-            };
-            let mut out = Vec::with_capacity(items.len() * per_item);
-            for i in items.clone() {
-                if i > 0 {
-                    out.push(b',');
+    let chunks = count.div_ceil(CHUNK);
+    for first in (0..chunks).step_by(batch) {
+        let made: Vec<Vec<u8>> = (first..first.saturating_add(batch).min(chunks))
+            .into_par_iter()
+            .map(|c| {
+                let items = c * CHUNK..((c + 1) * CHUNK).min(count);
+                let per_item = match made_items.load(Relaxed) {
+                    0 => FIRST_GUESS,
+                    n => made_bytes.load(Relaxed) / n * 9 / 8 + 8,
+                };
+                let mut out = Vec::with_capacity(items.len() * per_item);
+                for i in items.clone() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    newline(&mut out, depth);
+                    item(&mut out, i)?;
                 }
-                newline(&mut out, depth);
-                item(&mut out, i)?;
-            }
-            made_bytes.fetch_add(out.len(), Relaxed);
-            made_items.fetch_add(items.len(), Relaxed);
-            Ok(out)
-        })
-        .collect()
+                made_bytes.fetch_add(out.len(), Relaxed);
+                made_items.fetch_add(items.len(), Relaxed);
+                Ok(out)
+            })
+            .collect::<Result<_>>()?;
+        made.into_iter().try_for_each(&mut *emit)?;
+    }
+    Ok(())
 }
 
 /// The whole file of a top-level array of `count` items (elements one level deep, each written
-/// by `item` from its position) and a trailing newline, as its parts: the bytes [`array`] then
-/// `\n` makes, in the chunks of [`par_items`] (the brackets written into the first and last).
+/// by `item` from its position) and a trailing newline, part after part to `emit`: the bytes
+/// [`array`] then `\n` makes, in the chunks of [`par_items`] between the brackets, two per
+/// thread made at a time.
 pub(in crate::render) fn par_array_file(
     count: usize,
     item: impl Fn(&mut Vec<u8>, usize) -> Result<()> + Sync,
-) -> Result<Vec<Vec<u8>>> {
+    emit: &mut dyn FnMut(Vec<u8>) -> Result<()>,
+) -> Result<()> {
     if count == 0 {
-        return Ok(vec![b"[]\n".to_vec()]);
+        return emit(b"[]\n".to_vec());
     }
-    let mut chunks = par_items(count, 1, item)?;
-    chunks.insert(0, b"[".to_vec());
-    chunks.push(b"\n]\n".to_vec());
-    Ok(chunks)
+    emit(b"[".to_vec())?;
+    let batch = 2 * rayon::current_num_threads().max(1);
+    par_items_each(count, 1, batch, item, emit)?;
+    emit(b"\n]\n".to_vec())
 }
 
 /// [`par_array_file`] of objects: for each position, `{`, the fields `fields` writes of what
@@ -115,14 +139,30 @@ pub(in crate::render) fn par_objects_file<T>(
     count: usize,
     make: impl Fn(usize) -> T + Sync,
     fields: impl Fn(&mut Vec<u8>, &T) -> Result<()> + Sync,
-) -> Result<Vec<Vec<u8>>> {
-    par_array_file(count, |out, i| {
+    emit: &mut dyn FnMut(Vec<u8>) -> Result<()>,
+) -> Result<()> {
+    let item = |out: &mut Vec<u8>, i| {
         out.push(b'{');
         fields(out, &make(i))?;
         newline(out, 1);
         out.push(b'}');
         Ok(())
+    };
+    par_array_file(count, item, emit)
+}
+
+/// The bytes `write` gives part after part, in one buffer (for tests).
+#[cfg(test)]
+pub(in crate::render) fn collected(
+    write: impl FnOnce(&mut dyn FnMut(Vec<u8>) -> Result<()>) -> Result<()>,
+) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    write(&mut |part| {
+        bytes.extend(part);
+        Ok(())
     })
+    .unwrap();
+    bytes
 }
 
 #[cfg(test)]
@@ -138,8 +178,9 @@ mod tests {
             let mut want = Vec::new();
             array(&mut want, &items, 1, |out, n| field(out, "", n)).unwrap();
             want.push(b'\n');
-            let got = par_array_file(count, |out, n| field(out, "", &items[n])).unwrap();
-            assert_eq!(got.concat(), want, "{count} items");
+            let got =
+                collected(|emit| par_array_file(count, |out, n| field(out, "", &items[n]), emit));
+            assert_eq!(got, want, "{count} items");
             // Items of a deeper array, between its brackets.
             let mut want = Vec::new();
             array(&mut want, &items, 3, |out, n| field(out, "", n)).unwrap();
