@@ -1221,12 +1221,18 @@ mod tests {
             emit(b"[1,".to_vec())?;
             anyhow::bail!("no more parts")
         };
-        let err = staging.stage_parts("data/m.json", &mut failing).unwrap_err();
+        let err = staging
+            .stage_parts("data/m.json", &mut failing)
+            .unwrap_err();
         assert!(format!("{err:#}").contains("no more parts"), "{err:#}");
         let left = crate::testdata::names_in(&staging.path.join("data"));
         assert_eq!(left, ["m.json"], "the mirrored file only");
         drop(staging);
-        assert_eq!(std::fs::read(&m).unwrap(), b"[1,3]", "the site is as it was");
+        assert_eq!(
+            std::fs::read(&m).unwrap(),
+            b"[1,3]",
+            "the site is as it was"
+        );
     }
 
     /// The old site becomes the next build's staging folder: after each build it holds the

@@ -237,7 +237,7 @@ fn players_file(
         }
     };
     super::sunk_parts(sink, "data/players.json", &mut |emit| {
-        super::players_json::write(shown.len(), &player, emit)
+        super::players_json::write(shown.len(), player, emit)
     })
 }
 
@@ -297,7 +297,7 @@ fn matches_file(
         }
     };
     super::sunk_parts(sink, "data/matches.json", &mut |emit| {
-        super::matches_json::write(count, &one, emit)
+        super::matches_json::write(count, one, emit)
     })
 }
 
