@@ -50,8 +50,9 @@ pub fn results(m: &Match, ms: &MatchStats, mut judge: impl FnMut(u32, Ordering))
                 _ => {}
             }
         }
-    } else if m.gametype.duel && ms.lines.len() == 2 {
-        let (a, b) = (&ms.lines[0], &ms.lines[1]);
+    } else if m.gametype.duel
+        && let Some([a, b]) = ms.lines.pair()
+    {
         let o = match (a.score, b.score) {
             (Some(x), Some(y)) => x.cmp(&y),
             _ => a.frags.cmp(&b.frags),

@@ -33,7 +33,7 @@ pub fn awards(stats: &Stats) -> Vec<Award> {
             (stats.matches.iter().enumerate()).flat_map(move |(mi, m)| {
                 m.lines.iter().map(move |l| Place {
                     player: l.player,
-                    value: f64::from(value(l)),
+                    value: f64::from(value(&l)),
                     match_index: Some(mi as u32),
                 })
             })

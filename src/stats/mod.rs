@@ -3,8 +3,10 @@
 //! the [`Roster`]; knows nothing of ratings or HTML.
 
 pub mod awards;
+mod lines;
 mod names;
 
+pub use lines::Lines;
 pub use names::{NameCounts, Names};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,7 +17,7 @@ use crate::model::identity::Roster;
 use crate::model::{EventKind, FlagAction, Match, Team};
 
 /// One player's line in one match.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct MatchLine {
     /// Identity number.
     pub player: u32,
@@ -34,7 +36,8 @@ pub struct MatchLine {
 /// Counts of one match, one line per active player (sorted by score, then frags, then name key).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MatchStats {
-    pub lines: Vec<MatchLine>,
+    /// Packed: see [`Lines`].
+    pub lines: Lines,
     pub frags: u32,
     pub suicides: u32,
     pub team_kills: u32,
@@ -274,9 +277,11 @@ impl Stats {
             return;
         }
         self.matches.par_iter_mut().for_each(|m| {
-            for line in &mut m.lines {
+            let mut lines = m.lines.to_vec();
+            for line in &mut lines {
                 line.player = id(line.player);
             }
+            m.lines = Lines::pack(&lines);
         });
         for map in &mut self.maps {
             map.players = std::mem::take(&mut map.players)
@@ -443,9 +448,8 @@ fn count_match(
             .then(a.deaths.cmp(&b.deaths))
             .then(a.player.cmp(&b.player))
     });
-    // Kept for the whole build (a match's counts): without the room the lines grew into.
-    lines.shrink_to_fit();
-    ms.lines = lines;
+    // Kept for the whole build (a match's counts): packed.
+    ms.lines = Lines::pack(&lines);
     (ms, weapon_frags)
 }
 

@@ -144,7 +144,7 @@ pub(in crate::render) fn timeline(r: &Renderer, i: usize) -> String {
     }
     let ms = &r.input.stats.matches[i];
     let ids = &r.input.roster.match_players[i];
-    let mut best: Vec<&crate::stats::MatchLine> = ms.lines.iter().filter(|l| l.frags > 0).collect();
+    let mut best: Vec<crate::stats::MatchLine> = ms.lines.iter().filter(|l| l.frags > 0).collect();
     best.sort_by(|a, b| b.frags.cmp(&a.frags).then(a.player.cmp(&b.player)));
     best.truncate(5);
     let end = f64::from(m.duration_seconds) / 60.0;
@@ -275,7 +275,7 @@ pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) 
                     .iter()
                     .filter(|l| l.team == Some(*t))
                     .enumerate()
-                    .map(|(n, l)| line_view(n + 1, l))
+                    .map(|(n, l)| line_view(n + 1, &l))
                     .collect();
                 (!lines.is_empty()).then(|| {
                     let label = match t {
@@ -292,7 +292,7 @@ pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) 
             .lines
             .iter()
             .enumerate()
-            .map(|(n, l)| line_view(n + 1, l))
+            .map(|(n, l)| line_view(n + 1, &l))
             .collect();
         vec![side("free", "", lines, own_template)]
     };
@@ -338,8 +338,7 @@ pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) 
         Some([r, b]) if r > b => "Red team".to_string(),
         Some([r, b]) if r < b => "Blue team".to_string(),
         Some(_) => "Draw".to_string(),
-        None if m.gametype.duel && ms.lines.len() == 2 => {
-            let (a, b) = (&ms.lines[0], &ms.lines[1]);
+        None if let Some([a, b]) = ms.lines.pair().filter(|_| m.gametype.duel) => {
             let o = match (a.score, b.score) {
                 (Some(x), Some(y)) => x.cmp(&y),
                 _ => a.frags.cmp(&b.frags),
