@@ -150,7 +150,7 @@ mod tests {
     /// numbers, negative and missing scores; saved, they are the bytes of the list of lines.
     #[test]
     fn packed_lines_are_the_lines() {
-        let lines = vec![
+        let lines = [
             line(0, 0, None, None),
             line(u32::MAX, 12, Some(-3), Some(Team::Red)),
             line(7, 300, Some(i32::MIN), Some(Team::Spectator)),
