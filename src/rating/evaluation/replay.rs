@@ -9,6 +9,7 @@
 //! so that a newcomer never renumbers the players already in a checkpoint.
 
 mod ahead;
+mod recent;
 mod spill;
 
 use std::borrow::Cow;
@@ -96,7 +97,7 @@ struct Scores {
     by_type: BTreeMap<String, Sums>,
     paired: PairedSums,
     /// Per match, from the first one that can still end up held out.
-    recent: Vec<MatchScore>,
+    recent: recent::Recent,
     /// The team model only: (match number in rating order, P(red wins) before it) of every
     /// team match with players on both sides.
     predictions: Vec<(u64, f64)>,
