@@ -25,12 +25,17 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// while the next step grows; held for a second, that memory added to the peak (the 966 MB
 /// archive's full build peaked 15% higher, benches/RESULTS.md), for about 1% more time on a
 /// full build (within the machine's noise) and 0.05 s more on an append to the 20,000-game
-/// crowd.
+/// crowd. An admin short of memory sets `MIMALLOC_PURGE_DELAY` (10 takes a tenth off a long
+/// history's peak, for about 0.05 s more on that append: docs/operations.md), which is then
+/// left to mimalloc.
 const PURGE_DELAY_MS: std::ffi::c_long = 100;
 
 fn main() {
-    // SAFETY: sets one of the allocator's options to a value it documents; no memory is involved.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one of the allocator's options to a value it documents; no memory is
+        // involved.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         // The process ends right after the build: what it no longer needs is not freed.
