@@ -141,8 +141,8 @@ pub struct Links {
     pub clans: Vec<String>,
     pub maps: HashMap<String, String>,
     pub matches: Vec<String>,
-    /// Each match's server name (see [`pages::server`]).
-    pub match_servers: Vec<String>,
+    /// Each match's server name (see [`pages::server`]), one copy per server.
+    pub match_servers: Vec<crate::model::text::Text>,
     /// Server page URLs, by server name.
     pub servers: HashMap<String, String>,
     /// Season page URLs, in the order of `SiteInput::seasons`.
@@ -165,7 +165,7 @@ impl Links {
             .map(|s| format!("clans/{s}.html"))
             .collect();
         let names: std::collections::BTreeSet<&str> =
-            match_servers.iter().map(String::as_str).collect();
+            match_servers.iter().map(|s| s.as_str()).collect();
         let servers = names
             .iter()
             .zip(unique_slugs(names.iter().copied(), "server"))
@@ -203,8 +203,8 @@ impl Links {
     }
 
     /// Each match's page path and server name, in parallel.
-    fn matches(input: &SiteInput) -> (Vec<String>, Vec<String>) {
-        input
+    fn matches(input: &SiteInput) -> (Vec<String>, Vec<crate::model::text::Text>) {
+        let (urls, names): (Vec<String>, Vec<String>) = input
             .matches
             .par_iter()
             .map(|m| {
@@ -213,7 +213,18 @@ impl Links {
                     pages::server::server_name(input.config, input.site_dir, m),
                 )
             })
-            .unzip()
+            .unzip();
+        // A name per match, shared: a server's matches are many, its names few.
+        let mut shared: HashMap<String, crate::model::text::Text> = HashMap::new();
+        let servers = (names.into_iter())
+            .map(|name| {
+                shared
+                    .entry(name)
+                    .or_insert_with_key(|name| name.as_str().into())
+                    .clone()
+            })
+            .collect();
+        (urls, servers)
     }
 }
 

@@ -200,7 +200,7 @@ pub(in crate::render) fn match_row(r: &Renderer, i: usize) -> MatchRow {
         frags: ms.frags,
         duration: clock(m.duration_seconds),
         seconds: m.duration_seconds,
-        server: r.links.match_servers[i].clone(),
+        server: r.links.match_servers[i].to_string(),
     }
 }
 
@@ -368,11 +368,11 @@ pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) 
         when: r.when(i).to_string(),
         duration: clock(m.duration_seconds),
         exit_reason: m.exit_reason.clone().map(String::from),
-        server: r.links.match_servers[i].clone(),
+        server: r.links.match_servers[i].to_string(),
         server_url: r
             .links
             .servers
-            .get(&r.links.match_servers[i])
+            .get(r.links.match_servers[i].as_str())
             .cloned()
             .unwrap_or_default(),
         server_html: if m.server.is_empty() {
