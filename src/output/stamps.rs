@@ -108,6 +108,23 @@ struct Stored<F> {
 /// standard hasher's cost showed and a copy of each path held several MB.
 type StampMap = HashMap<PathKey, Stamp, ahash::RandomState>;
 
+/// The published files' stamps as loaded, sorted by [`key`]: looked up, never added to, so a
+/// list of exactly their number (a map's table, a power of two, was up to twice as large).
+#[derive(Default)]
+struct Loaded(Vec<(PathKey, Stamp)>);
+
+impl Loaded {
+    fn new(mut stamps: Vec<(PathKey, Stamp)>) -> Loaded {
+        stamps.sort_unstable_by_key(|(key, _)| *key);
+        Loaded(stamps)
+    }
+
+    fn get(&self, key: &PathKey) -> Option<&Stamp> {
+        let at = self.0.binary_search_by_key(key, |(k, _)| *k).ok()?;
+        Some(&self.0[at].1)
+    }
+}
+
 /// A site-relative path's key: two 64-bit hashes of it (XXH64, seeds 0 and 1), so two paths
 /// of a site share one with odds of about one in 2^128 a pair.
 type PathKey = (u64, u64);
@@ -124,7 +141,7 @@ fn key(rel: &str) -> PathKey {
 struct Listed<'a> {
     files: &'a [String],
     new: &'a StampMap,
-    old: &'a StampMap,
+    old: &'a Loaded,
 }
 
 impl Listed<'_> {
@@ -152,7 +169,7 @@ impl Serialize for Listed<'_> {
 /// The stamps of the published site and those this build makes, by path relative to the site.
 pub(super) struct Stamps {
     file: PathBuf,
-    old: StampMap,
+    old: Loaded,
     new: Mutex<StampMap>,
 }
 
@@ -178,10 +195,11 @@ impl Stamps {
                     .ok()
                     .filter(|s| s.format == FORMAT)
                     .map(|s| {
-                        s.files
-                            .into_iter()
-                            .map(|(rel, stamp)| (key(rel), stamp))
-                            .collect()
+                        Loaded::new(
+                            (s.files.into_iter())
+                                .map(|(rel, stamp)| (key(rel), stamp))
+                                .collect(),
+                        )
                     })
             })
             .unwrap_or_default();
@@ -209,7 +227,7 @@ impl Stamps {
         if stamp.meta.len != len {
             return Verdict::Different;
         }
-        if self.holds(rel, stamp, len, hash()) {
+        if self.holds(stamp, len, hash()) {
             Verdict::Same
         } else {
             Verdict::Different
@@ -224,13 +242,9 @@ impl Stamps {
     }
 
     /// Whether the file of `stamp` (from [`Stamps::current`]) holds the `len` bytes of hash
-    /// `hash`; its stamp is then kept for the next build.
-    pub(super) fn holds(&self, rel: &str, stamp: Stamp, len: u64, hash: u64) -> bool {
-        let same = stamp.meta.len == len && stamp.hash == hash;
-        if same {
-            self.record(rel, stamp);
-        }
-        same
+    /// `hash` (its stamp is then the one to keep, which saving falls back to).
+    pub(super) fn holds(&self, stamp: Stamp, len: u64, hash: u64) -> bool {
+        stamp.meta.len == len && stamp.hash == hash
     }
 
     /// Stamps the file at `path` (site-relative `rel`), now holding bytes of hash `hash`.

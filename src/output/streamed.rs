@@ -66,7 +66,7 @@ pub(super) fn stage(
         }
     };
     let same = match against {
-        Against::Stamp(stamp) => stamps.is_some_and(|s| s.holds(rel, stamp, len, hash)),
+        Against::Stamp(stamp) => stamps.is_some_and(|s| s.holds(stamp, len, hash)),
         Against::Bytes(Some(mut rest)) => rest.read(&mut [0]).is_ok_and(|n| n == 0),
         Against::Bytes(None) | Against::Nothing => false,
     };
