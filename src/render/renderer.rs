@@ -71,12 +71,41 @@ pub(super) struct RatingTexts {
 
 /// What pages show of a match wherever it is listed.
 struct MatchLabels<'a> {
-    /// See [`Renderer::when`].
-    when: String,
-    /// See [`Renderer::when_sort`].
-    when_sort: String,
+    /// A dated match's start to the second ([`Renderer::when_sort`]), whose label
+    /// ([`Renderer::when`]) is the same to the minute: one text for both. An undated match's
+    /// label ("Match N").
+    label: String,
+    dated: bool,
     /// The page of the match's map ("" when it has none).
     map_url: &'a str,
+}
+
+impl<'a> MatchLabels<'a> {
+    /// The labels of match `m` (at `i` in site order), whose map's page is `map_url`.
+    fn new(m: &crate::model::Match, i: usize, map_url: &'a str) -> MatchLabels<'a> {
+        MatchLabels {
+            label: match m.start {
+                Some(t) => t.format(SORTABLE).to_string(),
+                None => when_label(m, i),
+            },
+            dated: m.start.is_some(),
+            map_url,
+        }
+    }
+
+    /// See [`Renderer::when`]: [`when_label`]'s text.
+    fn when(&self) -> &str {
+        match self.dated {
+            // The sortable start without its `:%S`.
+            true => (self.label.get(..self.label.len().saturating_sub(3))).unwrap_or(&self.label),
+            false => &self.label,
+        }
+    }
+
+    /// See [`Renderer::when_sort`].
+    fn when_sort(&self) -> &str {
+        if self.dated { &self.label } else { "" }
+    }
 }
 
 impl<'a> Renderer<'a> {
@@ -105,13 +134,12 @@ impl<'a> Renderer<'a> {
             .matches
             .par_iter()
             .enumerate()
-            .map(|(i, m)| MatchLabels {
-                when: when_label(m, i),
-                when_sort: m
-                    .start
-                    .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-                    .unwrap_or_default(),
-                map_url: links.maps.get(m.map.as_str()).map_or("", String::as_str),
+            .map(|(i, m)| {
+                MatchLabels::new(
+                    m,
+                    i,
+                    links.maps.get(m.map.as_str()).map_or("", String::as_str),
+                )
             })
             .collect();
         let weapon_labels = (input.stats.maps.iter())
@@ -328,12 +356,12 @@ impl<'a> Renderer<'a> {
 
     /// When match `i` was played, to the minute, or "Match N" when undated.
     pub(super) fn when(&self, i: usize) -> &str {
-        &self.match_labels[i].when
+        self.match_labels[i].when()
     }
 
     /// The start in a form that sorts (`data-sort`), to the second; empty when undated.
     pub(super) fn when_sort(&self, i: usize) -> &str {
-        &self.match_labels[i].when_sort
+        self.match_labels[i].when_sort()
     }
 
     /// The page of match `i`'s map ("" when it has none).
@@ -398,6 +426,10 @@ fn xs(matches: &[crate::model::Match]) -> Vec<f64> {
         .collect()
 }
 
+/// A dated match's start as [`Renderer::when_sort`] shows it: the label's format (in
+/// [`when_label`]) and its seconds.
+const SORTABLE: &str = "%Y-%m-%d %H:%M:%S";
+
 /// Match `m` (at `i` in site order) as lists label it: its start to the minute, else "Match N".
 fn when_label(m: &crate::model::Match, i: usize) -> String {
     match m.start {
@@ -412,6 +444,34 @@ fn when_label(m: &crate::model::Match, i: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A match's labels from one text are the label and the sortable start made apart: dated
+    /// (four-digit years and beyond) and undated, numbered or not.
+    #[test]
+    fn one_text_gives_both_labels() {
+        let mut m = crate::testdata::bare_match("ffa", &[]);
+        let dates = [
+            "2026-11-28T21:05:09",
+            "0999-01-02T03:04:05",
+            "+12345-06-07T08:09:59",
+        ];
+        for (i, date) in dates.iter().enumerate() {
+            m.start = Some(date.parse().unwrap());
+            let labels = MatchLabels::new(&m, i, "maps/x.html");
+            assert_eq!(labels.when(), when_label(&m, i), "{date}");
+            let sortable = m.start.unwrap().format("%Y-%m-%d %H:%M:%S").to_string();
+            assert_eq!(labels.when_sort(), sortable);
+            assert_eq!(labels.map_url, "maps/x.html");
+        }
+        m.start = None;
+        for number in [0, 7] {
+            m.number = number;
+            let labels = MatchLabels::new(&m, 41, "");
+            assert_eq!(labels.when(), when_label(&m, 41));
+            assert!(labels.when().starts_with("Match "));
+            assert_eq!(labels.when_sort(), "");
+        }
+    }
 
     /// The stepped positions are those the filter it replaced kept: each `n` with
     /// `(n + 1) % step == 0`, and the last.
