@@ -59,6 +59,9 @@ pub struct Leaders<'m> {
     /// What is handed to the followers (None once every batch is handed, or when they are
     /// gone).
     handed: Option<Sender<Handed>>,
+    /// There are followers to hand batches to: without (the evaluation is off, as for the
+    /// ladders of one game type or season), only the end is handed, and no batch is kept.
+    feeds: bool,
     /// Bytes held in memory for the followers (they take off what they receive), and at most
     /// ([`HELD_BYTES`]) when a spill file can take more.
     held: Arc<AtomicUsize>,
@@ -107,6 +110,7 @@ impl Evaluator {
                 matches: Some((&matches[from..], &roster.match_players[from..])),
                 roster,
                 handed: Some(sender),
+                feeds: !followers.is_empty(),
                 held: Arc::clone(&held),
                 held_limit: HELD_BYTES,
                 spill_dir,
@@ -162,7 +166,7 @@ impl Leaders<'_> {
     /// Hands `batch` and the headline's `losses` on it to the followers: in memory while they
     /// hold less than [`HELD_BYTES`] (or no spill file can be had), else in the spill file.
     fn hand(&mut self, batch: Batch, losses: Vec<f32>) {
-        let Some(handed) = &self.handed else {
+        let Some(handed) = self.handed.as_ref().filter(|_| self.feeds) else {
             return;
         };
         let bytes = held_bytes(&batch, &losses);
@@ -306,7 +310,9 @@ mod tests {
                         rest.split(&matches, &roster, from, Some(spill.path().into()));
                     leaders.held_limit = 0;
                     leaders.replay();
-                    assert!(leaders.spill.is_some(), "{set}: spilled");
+                    // Without followers (the other systems not evaluated) nothing is kept.
+                    assert_eq!(leaders.feeds, all, "{set}");
+                    assert_eq!(leaders.spill.is_some(), all, "{set}: spilled");
                     followers.catch_up();
                     let (mut e, c) = leaders.finish(&roster, true);
                     let mut c = c.unwrap();
@@ -328,6 +334,10 @@ mod tests {
                     let (rest, from) = Evaluator::resume(halfway, &cfg, all).unwrap();
                     let (mut leaders, followers) = rest.split(&matches, &roster, from, None);
                     leaders.replay();
+                    // With no spill file, what the followers have not taken waits in memory:
+                    // nothing, when there are none.
+                    let held = leaders.held.load(Ordering::Acquire);
+                    assert_eq!(held > 0, all, "{set}: {held} bytes held");
                     let (e, c) = leaders.finish(&roster, false);
                     assert!(c.is_none(), "{set}");
                     assert!(
