@@ -115,6 +115,7 @@ pub fn analyse(
                 resume,
                 rule,
                 spill_dir,
+                true,
             )
         },
         || {

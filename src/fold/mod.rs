@@ -223,8 +223,32 @@ pub fn fold(
     cfg: &RatingConfig,
     resume: Option<Restored>,
 ) -> Folds {
+    fold_drawing(matches, roster, clans, cfg, resume, true)
+}
+
+/// [`fold`] from nothing, the headline's curves not drawn: for the ladder of one game type or
+/// season on its own, which shows final ratings only.
+pub fn fold_without_curves(
+    matches: &[Match],
+    roster: &Roster,
+    clans: &Clans,
+    cfg: &RatingConfig,
+) -> Folds {
+    fold_drawing(matches, roster, clans, cfg, None, false)
+}
+
+/// [`fold`], drawing the headline's curves when `curves`.
+fn fold_drawing(
+    matches: &[Match],
+    roster: &Roster,
+    clans: &Clans,
+    cfg: &RatingConfig,
+    resume: Option<Restored>,
+    curves: bool,
+) -> Folds {
     let rule = CheckpointRule::EVERY_BUILD;
-    let (mut folds, followers) = fold_ahead(matches, roster, clans, cfg, resume, rule, None);
+    let (mut folds, followers) =
+        fold_ahead(matches, roster, clans, cfg, resume, rule, None, curves);
     let comparison = followers.finish(true);
     let continuation = folds
         .continuation
@@ -246,7 +270,9 @@ pub fn fold(
 /// then be told so too, as `folds.continuation.is_some()`).
 ///
 /// What the leaders have replayed and the followers not yet goes to a spill file in
-/// `spill_dir` (the state folder) once it is more than a few megabytes, when given.
+/// `spill_dir` (the state folder) once it is more than a few megabytes, when given. Without
+/// `curves`, a replay from nothing draws no headline curve ([`Evaluator::without_curves`]).
+#[allow(clippy::too_many_arguments)]
 pub fn fold_ahead(
     matches: &[Match],
     roster: &Roster,
@@ -255,11 +281,16 @@ pub fn fold_ahead(
     resume: Option<Restored>,
     rule: CheckpointRule,
     spill_dir: Option<&std::path::Path>,
+    curves: bool,
 ) -> (Folds, Followers) {
+    let evaluator = || match curves {
+        true => Evaluator::new(cfg, cfg.evaluation),
+        false => Evaluator::new(cfg, cfg.evaluation).without_curves(),
+    };
     let fresh = || Start {
         stats: Stats::default(),
         ladder: Ladder::new(roster.players.len(), clans.clans.len(), &cfg.dynamic),
-        evaluator: Evaluator::new(cfg, cfg.evaluation),
+        evaluator: evaluator(),
         tallies: Tallies::default(),
         from: 0,
         chain: 0,

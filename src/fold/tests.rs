@@ -379,3 +379,24 @@ fn walked_player_numbers_are_the_looked_up_ones() {
     assert_eq!(saved.walked_numbers(&roster), None);
     assert!(saved.player_numbers(&roster).unwrap_err().contains("gone"));
 }
+
+/// Without curves (a game type's or season's ladder), the folds are the same but for the
+/// headline's curves, which are not drawn.
+#[test]
+fn folds_without_curves_differ_only_by_them() {
+    let (matches, roster) = history("openarena");
+    let clans = clans_of(&roster);
+    let cfg = RatingConfig {
+        evaluation: false,
+        ..RatingConfig::default()
+    };
+    let drawn = outcome(&fold(&matches, &roster, &clans, &cfg, None));
+    let undrawn = outcome(&fold_without_curves(&matches, &roster, &clans, &cfg));
+    assert!(drawn.4.iter().any(|c| !c.is_empty()));
+    assert!(undrawn.4.iter().all(Vec::is_empty));
+    assert_eq!(
+        (&drawn.0, &drawn.1, &drawn.3),
+        (&undrawn.0, &undrawn.1, &undrawn.3)
+    );
+    assert_eq!(drawn.2, undrawn.2);
+}

@@ -48,11 +48,12 @@ pub fn rate(
         }
     }
     let clans = Clans::assign(&local, &config.clans, config.detect_clans);
-    // Only the headline is needed: the other systems of the evaluation are not replayed (each
-    // system runs on its own, so the headline is the same either way).
+    // Only the headline's final values are needed: the other systems of the evaluation are not
+    // replayed (each system runs on its own, so the headline is the same either way), and no
+    // curve is drawn.
     let mut cfg = config.rating.clone();
     cfg.evaluation = false;
-    let folds = crate::fold::fold(&sub, &local, &clans, &cfg, None);
+    let folds = crate::fold::fold_without_curves(&sub, &local, &clans, &cfg);
     let stats = &folds.stats;
     let incidents = FragMatrix::from_rows(stats.players.iter().map(|p| &p.victims)).incidents();
     let headline = Headline::new(folds.evaluation, &incidents, &folds.dynamic.players, &cfg);
