@@ -239,8 +239,8 @@ impl Stamps {
     }
 
     /// Whether the file at `path` (site-relative `rel`), whose metadata is `meta`, holds the
-    /// `len` bytes whose hash `hash` takes, by its stamp; an unchanged file's stamp is kept for
-    /// the next build. The hash is not taken when the stamp's size tells the answer.
+    /// `len` bytes whose hash `hash` takes, by its stamp (an unchanged file's stamp is kept for
+    /// the next build: saving falls back to it). The hash is not taken when the stamp's size tells the answer.
     pub(super) fn check(
         &self,
         rel: &str,
