@@ -117,7 +117,7 @@ impl Scores {
     /// Forgets matches over before frag `boundary`: they can no longer be held out (the
     /// boundary only moves on as frags are added).
     fn prune(&mut self, boundary: u64) {
-        self.recent.retain(|m| m.reaches(boundary));
+        self.recent.prune(boundary);
     }
 
     /// Scores and paired differences over the held-out matches: those with a frag at or after
@@ -125,10 +125,12 @@ impl Scores {
     fn held_out(&self, boundary: u64) -> (Sums, PairedSums) {
         let mut sums = Sums::default();
         let mut paired = PairedSums::default();
-        for m in self.recent.iter().filter(|m| m.reaches(boundary)) {
-            sums.merge(&m.sums);
-            paired.merge(&m.paired);
-        }
+        self.recent.for_each(|m| {
+            if m.reaches(boundary) {
+                sums.merge(&m.sums);
+                paired.merge(&m.paired);
+            }
+        });
         (sums, paired)
     }
 }

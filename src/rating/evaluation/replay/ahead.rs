@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, OnceLock};
 
+use super::recent::Shelf;
 use super::spill::{self, Spill};
 use crate::model::Match;
 use crate::model::identity::Roster;
@@ -98,6 +99,13 @@ impl Evaluator {
         from: usize,
         spill_dir: Option<PathBuf>,
     ) -> (Leaders<'m>, Followers) {
+        if let Some(dir) = &spill_dir {
+            // The scores that may yet be held out go to a file beside the spill file.
+            let shelf = Arc::new(Shelf::new(dir.clone()));
+            for run in &mut self.runs {
+                run.scores.recent.shelve_to(Arc::clone(&shelf));
+            }
+        }
         let followers = self.runs.split_off(LEADERS.min(self.runs.len()));
         let (sender, receiver) = channel();
         let finished = Arc::new(OnceLock::new());

@@ -25,29 +25,8 @@ pub struct Spill {
 impl Spill {
     /// A new, empty spill file in `dir`.
     pub fn create(dir: &Path) -> std::io::Result<Spill> {
-        let unnamed = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .mode(0o600)
-            .custom_flags(libc::O_TMPFILE)
-            .open(dir);
-        let file = match unnamed {
-            Ok(file) => file,
-            // A file system without unnamed files: a named one, its name removed at once.
-            Err(_) => {
-                let path = dir.join(format!(".replay-spill-{}", std::process::id()));
-                let file = OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create_new(true)
-                    .mode(0o600)
-                    .open(&path)?;
-                std::fs::remove_file(&path)?;
-                file
-            }
-        };
         Ok(Spill {
-            file: Arc::new(file),
+            file: Arc::new(unnamed_file(dir)?),
             end: 0,
         })
     }
@@ -75,6 +54,33 @@ impl Spill {
         self.file.write_all_at(&record, start)?;
         self.end += record.len() as u64;
         Ok(start..self.end)
+    }
+}
+
+/// A new file in `dir` for reading and writing that has no name (`O_TMPFILE`), or whose name
+/// is removed at once on a file system without unnamed files: gone once closed.
+pub(super) fn unnamed_file(dir: &Path) -> std::io::Result<File> {
+    let unnamed = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir);
+    match unnamed {
+        Ok(file) => Ok(file),
+        Err(_) => {
+            static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let made = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = dir.join(format!(".replay-spill-{}-{made}", std::process::id()));
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)?;
+            std::fs::remove_file(&path)?;
+            Ok(file)
+        }
     }
 }
 
