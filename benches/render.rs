@@ -11,7 +11,9 @@ use chrono::NaiveDate;
 use fragstats::build::{NewCheckpoint, RenderRequest, render};
 use fragstats::config::Config;
 use fragstats::leftovers::Leftovers;
-use fragstats::model::{Event, EventKind, GameType, Match, MatchPlayer, NO_PLAYER, Team};
+use fragstats::model::{
+    Event, EventKind, GameType, Match, MatchPlayer, NO_PLAYER, PlayerFields, Team,
+};
 use fragstats::render::PageCache;
 
 /// The same allocator as the binary.
@@ -90,17 +92,19 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                 partial: false,
                 players: names
                     .iter()
-                    .map(|n| MatchPlayer {
-                        plain: format!("Player{n}").into(),
-                        name: format!("^{}Player^7{n}", n % 8).into(),
-                        score: Some(3),
-                        team: Team::Free,
-                        joined: 0,
-                        left: None,
-                        active: true,
-                        bot_skill: None,
-                        uid: None,
-                        bot: false,
+                    .map(|n| {
+                        MatchPlayer::from(PlayerFields {
+                            plain: format!("Player{n}").into(),
+                            name: format!("^{}Player^7{n}", n % 8).into(),
+                            score: Some(3),
+                            team: Team::Free,
+                            joined: 0,
+                            left: None,
+                            active: true,
+                            bot_skill: None,
+                            uid: None,
+                            bot: false,
+                        })
                     })
                     .collect(),
                 events: events.into(),

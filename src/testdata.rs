@@ -6,7 +6,7 @@ mod needs;
 pub use needs::{openarena, shared};
 
 use crate::model::identity::{Aliases, Roster};
-use crate::model::{Events, GameType, Match, MatchPlayer, Team, Text};
+use crate::model::{Events, GameType, Match, MatchPlayer, PlayerFields, Team, Text};
 
 /// The names in folder `dir`, sorted.
 pub fn names_in(dir: &std::path::Path) -> Vec<String> {
@@ -84,17 +84,19 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
         partial: false,
         players: players
             .iter()
-            .map(|(n, t)| MatchPlayer {
-                plain: Text::new(n),
-                name: Text::new(n),
-                score: None,
-                team: *t,
-                joined: 0,
-                left: None,
-                active: true,
-                bot_skill: None,
-                uid: None,
-                bot: false,
+            .map(|(n, t)| {
+                MatchPlayer::from(PlayerFields {
+                    plain: Text::new(n),
+                    name: Text::new(n),
+                    score: None,
+                    team: *t,
+                    joined: 0,
+                    left: None,
+                    active: true,
+                    bot_skill: None,
+                    uid: None,
+                    bot: false,
+                })
             })
             .collect(),
         events: Events::default(),

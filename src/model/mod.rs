@@ -5,6 +5,7 @@
 pub mod clans;
 pub mod events;
 pub mod identity;
+pub mod match_player;
 pub mod moderation;
 pub mod name_filter;
 pub mod names;
@@ -15,6 +16,7 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
 pub use events::Events;
+pub use match_player::{MatchPlayer, PlayerFields, Who};
 pub use text::Text;
 
 /// A side in a match. `Free` is "no team" (free-for-all); `Spectator` is not playing.
@@ -130,36 +132,6 @@ pub struct Event {
     pub detail: u16,
 }
 
-/// A player as seen in one match.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MatchPlayer {
-    /// Name with colour codes removed and white space trimmed (before alias rules).
-    pub plain: Text,
-    /// Latest name as written in the log, colour codes kept.
-    pub name: Text,
-    /// Final score from the `score:` lines, if logged.
-    pub score: Option<i32>,
-    /// Last team seen.
-    pub team: Team,
-    /// Seconds since match start of the first sighting in this match.
-    pub joined: u32,
-    /// Seconds since match start of the disconnect, if it happened inside the match.
-    pub left: Option<u32>,
-    /// Took part in play: named by a kill, score, flag or award line.
-    pub active: bool,
-    /// Bot skill from the userinfo (`skill\ 4.00`). An answer key for evaluation only:
-    /// never an input to a rating.
-    pub bot_skill: Option<f32>,
-    /// A hash of the player's account or client id (Urban Terror auth name, `cl_guid`,
-    /// OpenArena's `id`) where the log gives one: the identity under `identity = "guid"`. The
-    /// id itself is never kept or published.
-    pub uid: Option<u64>,
-    /// A computer-controlled player (the log marks it: a Quake 3 bot's `skill`, a Half-Life
-    /// `BOT` id).
-    #[serde(default)]
-    pub bot: bool,
-}
-
 /// One match (one map played from InitGame to its end), in game-neutral form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Match {
@@ -272,6 +244,17 @@ pub fn logs_accounts(code: &str) -> bool {
 }
 
 impl Match {
+    /// Readies a parsed match to be kept for the whole build, as a match read back from the
+    /// state is: its lists without the room they grew into, its players' [`Who`]s shared.
+    pub fn settle(&mut self) {
+        self.players.shrink_to_fit();
+        self.players.iter_mut().for_each(MatchPlayer::share);
+        self.weapons.shrink_to_fit();
+        self.awards.shrink_to_fit();
+        self.rounds.shrink_to_fit();
+        self.spots.shrink_to_fit();
+    }
+
     /// Players that took part in play.
     pub fn active_players(&self) -> impl Iterator<Item = (usize, &MatchPlayer)> {
         self.players.iter().enumerate().filter(|(_, p)| p.active)

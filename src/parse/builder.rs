@@ -9,7 +9,7 @@ use super::Source;
 use crate::diagnostics::FileReport;
 use crate::hash::Hasher;
 use crate::model::names::plain_name;
-use crate::model::{Event, EventKind, Match, MatchPlayer, NO_PLAYER, Team};
+use crate::model::{Event, EventKind, Match, MatchPlayer, NO_PLAYER, PlayerFields, Team};
 
 /// Most players one match keeps apart; further identities share the last one (hostile input).
 const MAX_PLAYERS: usize = 4096;
@@ -133,7 +133,7 @@ impl MatchBuilder {
             return (self.m.players.len() - 1) as u32;
         }
         let i = self.m.players.len() as u32;
-        self.m.players.push(MatchPlayer {
+        self.m.players.push(MatchPlayer::from(PlayerFields {
             plain: plain_name(name).into(),
             name: name.into(),
             score: None,
@@ -144,7 +144,7 @@ impl MatchBuilder {
             bot_skill: None,
             uid: None,
             bot: false,
-        });
+        }));
         self.keys.insert(key.to_string(), i);
         self.present.push(false);
         self.set_team(i, team, time, line);
@@ -245,14 +245,6 @@ impl MatchBuilder {
         if let Some(why) = why.filter(|_| !self.shutdown) {
             report.note(&format!("match {why}"), self.m.line, &self.m.map);
         }
-        // The match is kept for the whole build: without the room its lists grew into, as a
-        // match read back from the state is.
-        let m = &mut self.m;
-        m.players.shrink_to_fit();
-        m.weapons.shrink_to_fit();
-        m.awards.shrink_to_fit();
-        m.rounds.shrink_to_fit();
-        m.spots.shrink_to_fit();
         Some(self.m)
     }
 }

@@ -29,8 +29,8 @@ use crate::diagnostics::FileReport;
 use crate::hash::Hasher;
 use crate::model::names::plain_name;
 use crate::model::{
-    Event, EventKind, FlagAction, GameType, KillSpots, Match, MatchPlayer, NO_PLAYER, Round, Team,
-    Text,
+    Event, EventKind, FlagAction, GameType, KillSpots, Match, MatchPlayer, NO_PLAYER, PlayerFields,
+    Round, Team, Text,
 };
 use syntax::{
     Block, FrameError, FrameKind, StampBytes, frame, object_ends, parse_stamp, player_at,
@@ -418,7 +418,7 @@ impl Builder {
                 }
                 let i = self.m.players.len() as u32;
                 let joined = self.rel(at);
-                self.m.players.push(MatchPlayer {
+                self.m.players.push(MatchPlayer::from(PlayerFields {
                     plain: plain_name(b.name).into(),
                     name: b.name.into(),
                     score: None,
@@ -429,7 +429,7 @@ impl Builder {
                     bot_skill: None,
                     uid,
                     bot,
-                });
+                }));
                 self.by_key.insert(key, i);
                 self.present.push(false);
                 i

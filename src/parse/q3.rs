@@ -23,7 +23,7 @@ use crate::diagnostics::FileReport;
 use crate::hash::{Hasher, fnv_many};
 use crate::model::names::plain_name;
 use crate::model::{
-    Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, Team, Text,
+    Event, EventKind, FlagAction, GameType, Match, MatchPlayer, NO_PLAYER, PlayerFields, Team, Text,
 };
 
 /// The parser's maps (slots, client ids, names), looked up several times per line: a fast hash,
@@ -413,7 +413,7 @@ impl Builder {
             return i;
         }
         let i = self.m.players.len() as u32;
-        self.m.players.push(MatchPlayer {
+        self.m.players.push(MatchPlayer::from(PlayerFields {
             plain: slot.plain.clone().into(),
             name: slot.name.clone().into(),
             score: None,
@@ -424,7 +424,7 @@ impl Builder {
             bot_skill: slot.skill,
             uid: slot.uid,
             bot: slot.skill.is_some(),
-        });
+        }));
         self.by_plain.insert(slot.plain.clone(), i);
         slot.player.set(Some((self.serial, i)));
         self.present.push(false);

@@ -48,6 +48,11 @@ pub(crate) fn read_lines(
     emit: &mut dyn FnMut(Match),
     resume: Option<&Checkpoint>,
 ) -> std::io::Result<Option<Checkpoint>> {
+    // Every match is kept for the whole build: settled as it is given.
+    let emit = &mut |mut m: Match| {
+        m.settle();
+        emit(m)
+    };
     let mut reader = LineReader::new(input);
     if let Some(c) = resume {
         reader = reader.starting_at(c.line, c.offset);

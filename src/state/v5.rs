@@ -10,7 +10,7 @@ use super::{Archive, Archived, FileState, Fingerprint};
 use std::collections::BTreeMap;
 
 use crate::diagnostics::{Example, FileReport, Tally};
-use crate::model::{Events, GameType, Match, MatchPlayer, Team};
+use crate::model::{Events, GameType, Match, MatchPlayer, PlayerFields, Team};
 use crate::parse::Checkpoint;
 
 /// The format number of this layout.
@@ -262,7 +262,7 @@ impl From<frozen::Match> for Match {
 
 impl From<frozen::MatchPlayer> for MatchPlayer {
     fn from(p: frozen::MatchPlayer) -> MatchPlayer {
-        MatchPlayer {
+        MatchPlayer::from(PlayerFields {
             plain: p.plain.into(),
             name: p.name.into(),
             score: p.score,
@@ -273,7 +273,8 @@ impl From<frozen::MatchPlayer> for MatchPlayer {
             bot: p.bot_skill.is_some(),
             bot_skill: p.bot_skill,
             uid: p.uid,
-        }
+        })
+        .shared()
     }
 }
 
