@@ -180,7 +180,8 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
     }
     let mut states = Vec::with_capacity(read.len());
     let mut reports = Vec::with_capacity(read.len() + crawl_skips.len() + 1);
-    let mut matches = Vec::new();
+    // Kept for the whole build: made at its size, not grown by doubling (up to as much again).
+    let mut matches = Vec::with_capacity(read.iter().map(|r| r.2.len()).sum());
     let mut dropped: Vec<(String, Match)> = Vec::new();
     for (i, ((state, _, file_matches, file_dropped), file)) in
         read.into_iter().zip(&files).enumerate()
@@ -285,6 +286,7 @@ fn place_in_order(
         m.file_index = rank_of[m.file_index];
     }
     let write = crate::state::encode_archive(&archive)?;
+    matches.reserve_exact(archive.matches.len());
     matches.extend(archive.matches.into_iter().map(|a| {
         let j = batches
             .binary_search_by(|(o, b)| (o.as_str(), *b).cmp(&(a.origin.as_str(), a.batch)))

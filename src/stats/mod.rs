@@ -189,6 +189,8 @@ impl Stats {
         self.players
             .resize(roster.players.len(), PlayerStats::default());
         let from = self.matches.len();
+        self.matches
+            .reserve_exact(matches.len().saturating_sub(from));
         for (mi, (m, ids)) in matches
             .iter()
             .zip(&roster.match_players)
@@ -232,6 +234,13 @@ impl Stats {
                 *map.frags_by_player.entry(line.player).or_default() += line.frags;
             }
             self.matches.push(ms);
+        }
+        // Kept to the end of the build (and in its checkpoint): without the room the lists of
+        // matches grew into (up to as much again).
+        let lists = (self.players.iter_mut().map(|p| &mut p.matches))
+            .chain(self.maps.iter_mut().map(|m| &mut m.matches));
+        for list in lists.filter(|l| l.capacity() > l.len()) {
+            list.shrink_to_fit();
         }
     }
 
