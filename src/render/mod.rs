@@ -378,7 +378,10 @@ fn pages<'a>(
     // The map, clan and match pages, made beside the player pages too (the end of each is a
     // stretch where one core works and the other waits).
     let other_pages = || -> Result<Vec<OutputFile>> {
-        let mut files = Vec::new();
+        // Made at their number: a record per match page, grown by doubling it held up to as
+        // many again (6 MB at 64,000 matches), and collected apart, as many once more.
+        let count = input.stats.maps.len() + input.clans.clans.len() + input.matches.len();
+        let mut files = Vec::with_capacity(count);
         let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
         files.extend(render_pages(
             templates,
@@ -403,10 +406,11 @@ fn pages<'a>(
         )?);
         let own_template = templates.overridden("match.html");
         let keys = match_page::match_keys(r, salt);
-        let match_pages: Vec<OutputFile> = (0..input.matches.len())
+        let failed = std::sync::Mutex::new(None);
+        let match_pages = (0..input.matches.len())
             .into_par_iter()
             .with_max_len(PAGES_PER_JOB)
-            .map(|i| {
+            .map(|i| -> Result<OutputFile> {
                 let url = links.matches[i].clone();
                 let common = page("../", &url);
                 let key = keys[i];
@@ -440,9 +444,18 @@ fn pages<'a>(
                 file.key = Some(key);
                 sunk(input.sink, file)
             })
-            .collect::<Result<_>>()?;
-        files.extend(match_pages);
-        Ok(files)
+            .map(|page| {
+                page.unwrap_or_else(|e| {
+                    failed.lock().expect("no page panicked").get_or_insert(e);
+                    OutputFile::new("", Vec::new())
+                })
+            });
+        // Written straight into the room reserved above.
+        files.par_extend(match_pages);
+        match failed.into_inner().expect("no page panicked") {
+            Some(e) => Err(e),
+            None => Ok(files),
+        }
     };
     let player_urls = |i: usize| links.players[i].clone();
     // The rank shards (one sequential pass over every player, then a file per shard) and the
@@ -472,11 +485,17 @@ fn pages<'a>(
         },
         || rayon::join(|| data::data_files(input, links, input.sink), lists),
     );
-    files.extend(made?);
-    files.extend(player_pages?);
-    files.extend(shards?);
-    files.extend(data?);
-    files.extend(others?);
+    let (made, player_pages, shards, data, others) =
+        (made?, player_pages?, shards?, data?, others?);
+    let statics = static_files(input.site_dir)?;
+    // A record per page, made at its number (grown by doubling, it held up to as many again).
+    let parts = [&made, &player_pages, &shards, &data, &others, &statics];
+    files.reserve_exact(parts.iter().map(|p| p.len()).sum::<usize>() + content_pages.len() + 1);
+    files.extend(made);
+    files.extend(player_pages);
+    files.extend(shards);
+    files.extend(data);
+    files.extend(others);
     timer.lap("index, lists and pages");
     for p in content_pages {
         let view = Keyed(
@@ -499,7 +518,7 @@ fn pages<'a>(
     ) {
         files.push(html("feed.xml", xml));
     }
-    files.extend(static_files(input.site_dir)?);
+    files.extend(statics);
     input.leftovers.discard((player_rows, map_rows));
     Ok(files)
 }
