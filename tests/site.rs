@@ -2457,3 +2457,26 @@ fn issue_39_chart_ticks_do_not_repeat() {
     }
     assert!(checked > 5, "{checked} charts");
 }
+
+/// A site's own `match.html` that fails to render a match page fails the build with Tera's
+/// error, and leaves the site published before as it was (the match pages are made in
+/// parallel, each into the list of the site's files: a failed one must not slip through).
+#[test]
+fn a_match_page_that_fails_to_render_fails_the_build_and_keeps_the_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = [Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs")];
+    let out = common::build_in(tmp.path(), "site", &logs, "");
+    let before = common::tree(&out);
+    let dir = tmp.path().join("site");
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("templates/match.html"),
+        "{% extends \"base.html\" %}{% block content %}{{ m.no_such_field.at_all }}{% endblock %}",
+    )
+    .unwrap();
+    let o = common::fragstats(&["build", "--full"], &dir);
+    assert!(!o.status.success(), "the build failed");
+    let err = common::stderr(&o);
+    assert!(err.contains("match.html"), "{err}");
+    assert_eq!(common::tree(&out), before, "the site published before is kept");
+}
