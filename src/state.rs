@@ -520,9 +520,13 @@ pub fn stage_index(dir: &Path, state: &State) -> Result<StagedIndex> {
         pages: &state.pages,
         labels: &state.labels,
     };
-    let mut bytes = postcard::to_allocvec(&state.header).context("cannot encode the state")?;
-    bytes.extend(rmp_serde::to_vec_named(&index).context("cannot encode the state")?);
-    stage_file(dir, STATE_FILE, &bytes).map(StagedIndex)
+    let header = postcard::to_allocvec(&state.header).context("cannot encode the state")?;
+    // Encoded straight into the file: in memory it was 8 MB at 64,000 matches, copied once.
+    stage_written(dir, STATE_FILE, true, &mut |f| {
+        f.write_all(&header)?;
+        rmp_serde::encode::write_named(f, &index).context("cannot encode the state")
+    })
+    .map(StagedIndex)
 }
 
 /// The second half of [`save`]: the files [`prepare`] wrote replace the old ones, then the
@@ -588,6 +592,16 @@ fn stage_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<Staged> {
 /// Like [`stage_file`]; `flush` false leaves the bytes to the system's write-back, for a file
 /// whose damage after a crash costs only time (its checksum refuses it).
 fn stage_file_with(dir: &Path, name: &str, bytes: &[u8], flush: bool) -> Result<Staged> {
+    stage_written(dir, name, flush, &mut |f| Ok(f.write_all(bytes)?))
+}
+
+/// Like [`stage_file_with`], the bytes written by `write` (through a buffer).
+fn stage_written(
+    dir: &Path,
+    name: &str,
+    flush: bool,
+    write: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+) -> Result<Staged> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create state folder {}", dir.display()))?;
     let target = dir.join(name);
@@ -596,8 +610,12 @@ fn stage_file_with(dir: &Path, name: &str, bytes: &[u8], flush: bool) -> Result<
         tmp: Some(tmp.clone()),
         target,
     };
-    let mut f = File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
-    f.write_all(bytes)?;
+    let f = File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, f);
+    write(&mut buffered)?;
+    let f = buffered
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
     if flush {
         f.sync_all()?;
     }

@@ -2478,5 +2478,9 @@ fn a_match_page_that_fails_to_render_fails_the_build_and_keeps_the_site() {
     assert!(!o.status.success(), "the build failed");
     let err = common::stderr(&o);
     assert!(err.contains("match.html"), "{err}");
-    assert_eq!(common::tree(&out), before, "the site published before is kept");
+    assert_eq!(
+        common::tree(&out),
+        before,
+        "the site published before is kept"
+    );
 }
