@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::RatingConfig;
-use crate::model::Match;
+use crate::model::AsMatch;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::progress::timed;
@@ -98,7 +98,7 @@ impl Restored {
     /// the chain so far); or why they cannot be resumed.
     fn resume(
         self,
-        matches: &[Match],
+        matches: &[impl AsMatch],
         roster: &Roster,
         clans: &Clans,
         cfg: &RatingConfig,
@@ -198,8 +198,13 @@ fn fingerprint(cfg: &RatingConfig) -> u64 {
 
 /// The chained hash of `matches` (ids, contents, and their players' identity keys in order) on
 /// `hash`.
-fn chain(mut hash: u64, matches: &[Match], match_players: &[Vec<u32>], roster: &Roster) -> u64 {
-    for (m, ids) in matches.iter().zip(match_players) {
+fn chain(
+    mut hash: u64,
+    matches: &[impl AsMatch],
+    match_players: &[Vec<u32>],
+    roster: &Roster,
+) -> u64 {
+    for (m, ids) in matches.iter().map(AsMatch::as_match).zip(match_players) {
         let mut h = crate::hash::Hasher::new();
         h.u64(hash);
         h.str(&m.id);
@@ -217,7 +222,7 @@ fn chain(mut hash: u64, matches: &[Match], match_players: &[Vec<u32>], roster: &
 /// (module docs), and otherwise from the first match. The folds run in parallel, and always
 /// leave their [`Continuation`].
 pub fn fold(
-    matches: &[Match],
+    matches: &[impl AsMatch],
     roster: &Roster,
     clans: &Clans,
     cfg: &RatingConfig,
@@ -229,7 +234,7 @@ pub fn fold(
 /// [`fold`] from nothing, the headline's curves not drawn: for the ladder of one game type or
 /// season on its own, which shows final ratings only.
 pub fn fold_without_curves(
-    matches: &[Match],
+    matches: &[impl AsMatch],
     roster: &Roster,
     clans: &Clans,
     cfg: &RatingConfig,
@@ -239,7 +244,7 @@ pub fn fold_without_curves(
 
 /// [`fold`], drawing the headline's curves when `curves`.
 fn fold_drawing(
-    matches: &[Match],
+    matches: &[impl AsMatch],
     roster: &Roster,
     clans: &Clans,
     cfg: &RatingConfig,
@@ -274,7 +279,7 @@ fn fold_drawing(
 /// `curves`, a replay from nothing draws no headline curve ([`Evaluator::without_curves`]).
 #[allow(clippy::too_many_arguments)]
 pub fn fold_ahead(
-    matches: &[Match],
+    matches: &[impl AsMatch],
     roster: &Roster,
     clans: &Clans,
     cfg: &RatingConfig,
@@ -456,7 +461,7 @@ impl Checkpoint<'_> {
     /// not match.
     fn renumbered(
         self,
-        matches: &[Match],
+        matches: &[impl AsMatch],
         roster: &Roster,
         clans: &Clans,
         cfg: &RatingConfig,

@@ -1,5 +1,6 @@
 use super::*;
 use crate::config::ClanConfig;
+use crate::model::Match;
 use crate::model::identity::Aliases;
 use crate::testdata::history;
 

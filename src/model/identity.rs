@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::Match;
 use super::names::plain_name;
+use super::{AsMatch, Match};
 
 /// A hash map for the identities' own lookups (none is ever iterated in a way that shows).
 type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
@@ -76,7 +76,7 @@ pub struct Roster {
 impl Roster {
     /// Resolves identities for `matches`, which must be in chronological order (the latest name
     /// used wins as the display name).
-    pub fn build(matches: &[Match], aliases: &Aliases) -> Roster {
+    pub fn build(matches: &[impl AsMatch], aliases: &Aliases) -> Roster {
         use rayon::prelude::*;
         let keys = Keys::assign(matches, aliases);
         // The matches are cut into one run per thread, each resolved on its own (one hash
@@ -165,10 +165,11 @@ impl<'a> Slots<'a> {
     }
 
     /// The identities of `matches` (in chronological order).
-    fn of(matches: &'a [Match], keys: &'a Keys, aliases: &'a Aliases) -> Slots<'a> {
+    fn of(matches: &'a [impl AsMatch], keys: &'a Keys, aliases: &'a Aliases) -> Slots<'a> {
         let mut run = Slots::default();
         run.match_slots = matches
             .iter()
+            .map(AsMatch::as_match)
             .map(|m| {
                 m.players
                     .iter()
@@ -239,13 +240,14 @@ struct Keys {
 }
 
 impl Keys {
-    fn assign(matches: &[Match], aliases: &Aliases) -> Keys {
+    fn assign(matches: &[impl AsMatch], aliases: &Aliases) -> Keys {
         let mut keys = Keys {
             by_uid: HashMap::new(),
             taken: HashMap::new(),
         };
         for (m, p) in matches
             .iter()
+            .map(AsMatch::as_match)
             .flat_map(|m| m.players.iter().map(move |p| (m, p)))
         {
             let Some(uid) = account_of(m, p, aliases) else {

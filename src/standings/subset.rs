@@ -38,7 +38,7 @@ pub fn rate(
     if members.is_empty() {
         return Vec::new();
     }
-    let sub: Vec<Match> = members.iter().map(|&i| matches[i].clone()).collect();
+    let sub: Vec<&Match> = members.iter().map(|&i| &matches[i]).collect();
     let local = Roster::build(&sub, aliases);
     // A subset identity is the site identity in the same seat of the same match.
     let mut site_id = vec![usize::MAX; local.players.len()];

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::model::identity::Roster;
-use crate::model::{EventKind, FlagAction, Match, Team};
+use crate::model::{AsMatch, EventKind, FlagAction, Match, Team};
 
 /// One player's line in one match.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -185,7 +185,7 @@ impl Stats {
     /// Counts the matches of `matches` (the whole history, in the site's match order) after
     /// those already counted. The counts must be numbered like `roster` (see
     /// [`Stats::renumber`]).
-    pub fn advance(&mut self, matches: &[Match], roster: &Roster) {
+    pub fn advance(&mut self, matches: &[impl AsMatch], roster: &Roster) {
         self.players
             .resize(roster.players.len(), PlayerStats::default());
         let from = self.matches.len();
@@ -193,6 +193,7 @@ impl Stats {
             .reserve_exact(matches.len().saturating_sub(from));
         for (mi, (m, ids)) in matches
             .iter()
+            .map(AsMatch::as_match)
             .zip(&roster.match_players)
             .enumerate()
             .skip(from)

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{DuelMode, DynamicConfig};
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
-use crate::model::{EventKind, FlagAction, Match, Team};
+use crate::model::{AsMatch, EventKind, FlagAction, Match, Team};
 
 /// The Elo scale (400 points = 10:1 odds).
 pub const SCALE: f64 = 400.0;
@@ -139,7 +139,12 @@ fn decay_on(cfg: &DynamicConfig) -> bool {
 impl Stream {
     /// Turns `matches` (in rating order) into operations. `roster` maps match players to
     /// identities; `clans` gives each identity's clan.
-    pub fn build(matches: &[Match], roster: &Roster, clans: &Clans, cfg: &DynamicConfig) -> Stream {
+    pub fn build(
+        matches: &[impl AsMatch],
+        roster: &Roster,
+        clans: &Clans,
+        cfg: &DynamicConfig,
+    ) -> Stream {
         Stream::build_part(
             matches,
             &roster.match_players,
@@ -155,7 +160,7 @@ impl Stream {
     /// (`match_players` maps their players to identities), with the decay clock where the
     /// matches before left it.
     fn build_part(
-        matches: &[Match],
+        matches: &[impl AsMatch],
         match_players: &[Vec<u32>],
         first: usize,
         players: usize,
@@ -166,7 +171,8 @@ impl Stream {
         let clan_of = |id: u32| clans.of_player[id as usize].map(|c| players as u32 + c);
         let mut ops = Vec::new();
         let mut side = Vec::new();
-        for (mi, (m, ids)) in matches.iter().zip(match_players).enumerate() {
+        let matches = matches.iter().map(AsMatch::as_match);
+        for (mi, (m, ids)) in matches.zip(match_players).enumerate() {
             if decay_on(cfg)
                 && let Some(start) = m.start
                 && let Some(periods) = clock.due(start, cfg)
@@ -357,7 +363,7 @@ impl Ladder {
     /// rated. The ladder must be numbered like `roster` and `clans`.
     pub fn advance(
         &mut self,
-        matches: &[Match],
+        matches: &[impl AsMatch],
         roster: &Roster,
         clans: &Clans,
         cfg: &DynamicConfig,
@@ -371,7 +377,7 @@ impl Ladder {
     /// not depend on it).
     fn advance_in_runs(
         &mut self,
-        matches: &[Match],
+        matches: &[impl AsMatch],
         roster: &Roster,
         clans: &Clans,
         cfg: &DynamicConfig,

@@ -18,8 +18,8 @@ use std::sync::{Arc, OnceLock};
 
 use super::recent::Shelf;
 use super::spill::{self, Spill};
-use crate::model::Match;
 use crate::model::identity::Roster;
+use crate::model::{AsMatch, Match};
 use crate::progress::PieceTimes;
 use crate::rating::evaluation::replay::{
     Batch, Book, Comparison, Evaluator, LEADERS, PIPELINE_PARTS, Run, SkillKey, answer_key,
@@ -49,13 +49,16 @@ fn held_bytes(batch: &Batch, losses: &[f32]) -> usize {
     batch.outcomes.end() + 4 * losses.len() + 256 * batch.starts.len()
 }
 
+/// Matches in replay order, each with its players' roster numbers.
+type Pairs<'m> = Box<dyn Iterator<Item = (&'m Match, &'m [u32])> + Send + 'm>;
+
 /// The headline and the team model, replaying ahead of the others.
 pub struct Leaders<'m> {
     book: Book,
     runs: Vec<Run>,
     share: bool,
-    /// The matches to replay, each with its players' roster numbers.
-    matches: Option<(&'m [Match], &'m [Vec<u32>])>,
+    /// The matches to replay, each with its players' roster numbers, and how many they are.
+    matches: Option<(Pairs<'m>, usize)>,
     roster: &'m Roster,
     /// What is handed to the followers (None once every batch is handed, or when they are
     /// gone).
@@ -94,7 +97,7 @@ impl Evaluator {
     /// [`HELD_BYTES`] is written to a spill file in `spill_dir`, when given.
     pub fn split<'m>(
         mut self,
-        matches: &'m [Match],
+        matches: &'m [impl AsMatch],
         roster: &'m Roster,
         from: usize,
         spill_dir: Option<PathBuf>,
@@ -115,7 +118,13 @@ impl Evaluator {
                 book: self.book,
                 runs: self.runs,
                 share: self.share,
-                matches: Some((&matches[from..], &roster.match_players[from..])),
+                matches: Some((
+                    Box::new(
+                        (matches[from..].iter().map(AsMatch::as_match))
+                            .zip(roster.match_players[from..].iter().map(Vec::as_slice)),
+                    ),
+                    matches.len() - from,
+                )),
                 roster,
                 handed: Some(sender),
                 feeds: !followers.is_empty(),
@@ -141,11 +150,10 @@ impl Leaders<'_> {
     /// Replays every batch through the headline and the team model, handing each batch and
     /// the headline's losses on it to the followers as soon as it is done.
     pub fn replay(&mut self) {
-        let Some((matches, players)) = self.matches.take() else {
+        let Some((mut matches, count)) = self.matches.take() else {
             return;
         };
-        let per_part = part_matches(matches.len(), PIPELINE_PARTS);
-        let mut matches = matches.iter().zip(players.iter().map(Vec::as_slice));
+        let per_part = part_matches(count, PIPELINE_PARTS);
         let mut time = PieceTimes::default();
         while let Some(batch) = next_batch(&mut self.book, &mut matches, self.roster, per_part) {
             let (headline, others) = self.runs.split_first_mut().expect("the headline runs");
