@@ -171,21 +171,17 @@ impl<'de> Deserialize<'de> for MatchPlayer {
     }
 }
 
-/// A [`Who`] in the table: equal when every field has the same bits (a skill that is not a
-/// number included).
+/// A [`Who`] in the table: equal when its names are the same texts ([`Text::place`]: equal
+/// names made on one thread are, so the lookup hashes no name) and every other field has the
+/// same bits (a skill that is not a number included).
 #[derive(Clone)]
 struct Shared(Arc<Who>);
 
 impl Shared {
-    fn key(&self) -> (&str, &str, Option<u32>, Option<u64>, bool) {
+    fn key(&self) -> (usize, usize, Option<u32>, Option<u64>, bool) {
         let w = &self.0;
-        (
-            &w.plain,
-            &w.name,
-            w.bot_skill.map(f32::to_bits),
-            w.uid,
-            w.bot,
-        )
+        let skill = w.bot_skill.map(f32::to_bits);
+        (w.plain.place(), w.name.place(), skill, w.uid, w.bot)
     }
 }
 
@@ -208,7 +204,8 @@ impl Hash for Shared {
 const TABLE_LIMIT: usize = 1 << 18;
 
 thread_local! {
-    static TABLE: RefCell<HashSet<Shared>> = RefCell::new(HashSet::new());
+    static TABLE: RefCell<HashSet<Shared, ahash::RandomState>> =
+        RefCell::new(HashSet::default());
 }
 
 /// The who this thread holds equal to `who`, when it holds another; else `who` is held from

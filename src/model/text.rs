@@ -53,6 +53,12 @@ impl Text {
         })
     }
 
+    /// Where the text's bytes are held: two texts at the same place are the same text (equal
+    /// texts made on the same thread are, as a rule; texts at two places may still be equal).
+    pub fn place(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
     /// The text as a `&str`.
     pub fn as_str(&self) -> &str {
         &self.0
