@@ -322,7 +322,10 @@ fn match_players_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
             let mut played = 0u32;
             let mut is_bot = false;
             for (_, p) in slots {
-                let left = p.left.unwrap_or(m.duration_seconds).min(m.duration_seconds);
+                let left = p
+                    .left()
+                    .unwrap_or(m.duration_seconds)
+                    .min(m.duration_seconds);
                 played = played.saturating_add(left.saturating_sub(p.joined));
                 is_bot |= p.bot;
             }

@@ -21,16 +21,19 @@ use super::{Team, Text};
 pub struct MatchPlayer {
     /// Names, bot skill and account, shared with the matches that saw the same.
     who: Arc<Who>,
-    /// Final score from the `score:` lines, if logged.
-    pub score: Option<i32>,
-    /// Last team seen.
-    pub team: Team,
+    /// See [`MatchPlayer::score`] (0 when `scored` is not set): the two options of a player are
+    /// a value and a flag each, so a player takes 24 bytes, not 32.
+    score: i32,
     /// Seconds since match start of the first sighting in this match.
     pub joined: u32,
-    /// Seconds since match start of the disconnect, if it happened inside the match.
-    pub left: Option<u32>,
+    /// See [`MatchPlayer::left`] (0 when `gone` is not set).
+    left: u32,
+    /// Last team seen.
+    pub team: Team,
     /// Took part in play: named by a kill, score, flag or award line.
     pub active: bool,
+    scored: bool,
+    gone: bool,
 }
 
 /// What a [`MatchPlayer`] shares with the other matches that saw the same player the same way.
@@ -106,16 +109,38 @@ impl From<PlayerFields> for MatchPlayer {
                 uid: f.uid,
                 bot: f.bot,
             }),
-            score: f.score,
-            team: f.team,
+            score: f.score.unwrap_or(0),
             joined: f.joined,
-            left: f.left,
+            left: f.left.unwrap_or(0),
+            team: f.team,
             active: f.active,
+            scored: f.score.is_some(),
+            gone: f.left.is_some(),
         }
     }
 }
 
 impl MatchPlayer {
+    /// Final score from the `score:` lines, if logged.
+    pub fn score(&self) -> Option<i32> {
+        self.scored.then_some(self.score)
+    }
+
+    /// Sets [`MatchPlayer::score`].
+    pub fn set_score(&mut self, score: Option<i32>) {
+        (self.score, self.scored) = (score.unwrap_or(0), score.is_some());
+    }
+
+    /// Seconds since match start of the disconnect, if it happened inside the match.
+    pub fn left(&self) -> Option<u32> {
+        self.gone.then_some(self.left)
+    }
+
+    /// Sets [`MatchPlayer::left`].
+    pub fn set_left(&mut self, left: Option<u32>) {
+        (self.left, self.gone) = (left.unwrap_or(0), left.is_some());
+    }
+
     /// The same player, its [`Who`] the one this thread already holds when it has seen the
     /// same: [`MatchPlayer::share`].
     pub fn shared(mut self) -> MatchPlayer {
@@ -152,10 +177,10 @@ impl Serialize for MatchPlayer {
         FieldsOf {
             plain: &self.plain,
             name: &self.name,
-            score: self.score,
+            score: self.score(),
             team: self.team,
             joined: self.joined,
-            left: self.left,
+            left: self.left(),
             active: self.active,
             bot_skill: self.bot_skill,
             uid: self.uid,
@@ -247,7 +272,18 @@ mod tests {
     /// not mixed up with it; a change to one match's player leaves the other's alone.
     #[test]
     fn a_match_player_stores_as_its_fields_and_shares_its_who() {
+        assert_eq!(
+            std::mem::size_of::<MatchPlayer>(),
+            24,
+            "a player's bytes in a match"
+        );
+        let mut unscored = fields("Sarge", None, None);
+        (unscored.score, unscored.left) = (None, None);
+        let mut zero = fields("Sarge", None, None);
+        (zero.score, zero.left) = (Some(0), Some(0));
         for f in [
+            unscored,
+            zero,
             fields("Anarki", Some(4.0), None),
             fields("Anarki", Some(f32::NAN), Some(7)),
             fields("Visor", None, Some(u64::MAX)),
@@ -261,6 +297,7 @@ mod tests {
             );
             let back: MatchPlayer = postcard::from_bytes(&bytes).unwrap();
             assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
+            assert_eq!((back.score(), back.left()), (f.score, f.left));
             assert!(Arc::ptr_eq(&back.who, &p.who), "{f:?} shared");
         }
         let a = MatchPlayer::from(fields("Anarki", Some(4.0), None)).shared();

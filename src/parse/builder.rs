@@ -164,7 +164,7 @@ impl MatchBuilder {
         }
         let p = &mut self.m.players[idx];
         p.team = team;
-        p.left = None;
+        p.set_left(None);
         self.present[idx] = true;
         self.push(time, line, EventKind::TeamChange(team), i, NO_PLAYER, 0);
     }
@@ -175,7 +175,7 @@ impl MatchBuilder {
             return;
         }
         let rel = self.rel(time);
-        self.m.players[i as usize].left = Some(rel);
+        self.m.players[i as usize].set_left(Some(rel));
         self.push(time, line, EventKind::Leave, i, NO_PLAYER, 0);
     }
 

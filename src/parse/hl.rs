@@ -447,7 +447,7 @@ impl Builder {
     fn join(&mut self, i: u32, team: Team, at: NaiveDateTime, line: u64) {
         let p = &mut self.m.players[i as usize];
         p.team = team;
-        p.left = None;
+        p.set_left(None);
         self.present[i as usize] = true;
         self.push(at, line, EventKind::TeamChange(team), i, NO_PLAYER);
     }
@@ -457,7 +457,7 @@ impl Builder {
             return;
         }
         let rel = self.rel(at);
-        self.m.players[i as usize].left = Some(rel);
+        self.m.players[i as usize].set_left(Some(rel));
         self.last = self.last.max(at);
         self.push(at, line, EventKind::Leave, i, NO_PLAYER);
     }

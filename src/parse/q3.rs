@@ -436,7 +436,7 @@ impl Builder {
     fn join(&mut self, i: u32, team: Team, time: u32, line: u64) {
         let p = &mut self.m.players[i as usize];
         p.team = team;
-        p.left = None;
+        p.set_left(None);
         self.present[i as usize] = true;
         self.push(time, line, EventKind::TeamChange(team), i, NO_PLAYER, 0);
     }
@@ -447,7 +447,7 @@ impl Builder {
             return;
         }
         let rel = self.rel(time);
-        self.m.players[i as usize].left = Some(rel);
+        self.m.players[i as usize].set_left(Some(rel));
         self.push(time, line, EventKind::Leave, i, NO_PLAYER, 0);
     }
 
@@ -1086,7 +1086,7 @@ fn score(
         return false;
     };
     if let Some(i) = slot_player(b, slots, slot, (time, line), ("score", payload), report) {
-        b.m.players[i as usize].score = Some(points);
+        b.m.players[i as usize].set_score(Some(points));
     }
     true
 }

@@ -333,7 +333,7 @@ fn count_match(
         };
         line_of[i] = pos;
         let line = &mut lines[pos];
-        if let Some(s) = p.score {
+        if let Some(s) = p.score() {
             line.score = Some(line.score.unwrap_or(0) + s);
         }
         line.team = Some(p.team);

@@ -89,7 +89,7 @@ fn cod2_lan_victim_first_slot_and_name_identity() {
         "GUID 0 is nobody"
     );
     // Slot 0's first name left the slot when it became Vandal.
-    assert_eq!(sergy[0].1.left, Some(4 * 60 + 14));
+    assert_eq!(sergy[0].1.left(), Some(4 * 60 + 14));
     assert_eq!(player(m, "Vandal").len(), 1);
     // The free-for-all winner line is counted, not silently dropped; chat is not a diagnostic.
     let w =
@@ -320,7 +320,7 @@ fn mw2_bare_initgame_latin1_guids_world_kills() {
     );
     assert_ne!(zeromix[0].1.uid, zeromix[1].1.uid);
     assert_eq!(
-        zeromix[0].1.left,
+        zeromix[0].1.left(),
         Some(37),
         "the slot now holds the other GUID"
     );

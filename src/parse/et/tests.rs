@@ -321,7 +321,7 @@ fn game_log_lines() {
         .collect();
     assert_eq!(times, [30, 65, 70]);
     let bo = m.players.iter().find(|p| p.plain == "Bo").unwrap();
-    assert_eq!(bo.left, Some(90));
+    assert_eq!(bo.left(), Some(90));
     assert!(report.skipped_lines.is_empty(), "{report:?}");
 }
 

@@ -71,10 +71,10 @@ fn openarena_ffa_match() {
         "world and self kills are suicides; an environment MOD with a killer is a frag"
     );
     let (dude, p) = player(m, "The Dude");
-    assert_eq!(p.score, Some(25));
+    assert_eq!(p.score(), Some(25));
     assert_eq!(p.bot_skill, Some(2.0));
     let (grunt, g) = player(m, "=XiX=Grunt");
-    assert_eq!(g.score, Some(-1));
+    assert_eq!(g.score(), Some(-1));
     let first = *m.events.read().iter().find(|e| e.kind == K::Frag).unwrap();
     assert_eq!((first.actor, first.target), (dude, grunt));
     assert_eq!(m.weapons[usize::from(first.detail)], "MOD_ROCKET");

@@ -172,7 +172,7 @@ pub(crate) fn team_lineup_between(
         }
         if !changed[p] && player.team.is_side() {
             let side = usize::from(player.team == Team::Blue);
-            let left = player.left.unwrap_or(m.duration_seconds.max(to));
+            let left = player.left().unwrap_or(m.duration_seconds.max(to));
             on[p][side] += weight(player.joined, left.max(player.joined));
         }
         for (side, &w) in on[p].iter().enumerate() {
