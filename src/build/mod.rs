@@ -263,16 +263,11 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         }
     });
     let files = std::mem::take(&mut site.files);
-    let mut new_state = new_state;
-    new_state.pages = files
-        .iter()
-        .filter_map(|f| f.key.map(|k| (f.path.clone(), k)))
-        .collect();
     timer.lap("rate and render");
     // The state's index (the page keys just made) is written and flushed beside publishing;
     // it replaces the old index only once the site is published, below.
     let (published, index) = std::thread::scope(|s| {
-        let index = s.spawn(|| state::stage_index(&state_dir, &new_state));
+        let index = s.spawn(|| state::stage_index(&state_dir, &new_state, &MadeKeys(&files)));
         let published = staging.publish(&files);
         let index = index
             .join()
@@ -321,6 +316,19 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // now (see [`Leftovers`]).
     req.leftovers.discard((matches, files, new_state, archive));
     Ok(built)
+}
+
+/// The page keys of the files a build made (those with a key), read from their records.
+struct MadeKeys<'a>(&'a [crate::output::OutputFile]);
+
+impl state::PageKeys for MadeKeys<'_> {
+    fn each(&self, each: &mut dyn FnMut(&str, u64)) {
+        for f in self.0 {
+            if let Some(key) = f.key {
+                each(&f.path, key);
+            }
+        }
+    }
 }
 
 /// What the previous build left in `state_dir`, as every command that reads the history uses

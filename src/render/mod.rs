@@ -290,8 +290,12 @@ pub fn render_site(
     let mut r = Renderer::new(input, &links);
     r.own_player_template = templates.overridden("player.html");
     timer.lap("templates and links");
+    // Room in the list of files for those added after the pages: the comparison's three and
+    // at most two per heat map and its data file (growing a list of a record per page doubles
+    // it: 6 MB more at 64,000 matches).
+    let after = 3 + 2 * r.heat.maps.len() + 1;
     let (files, evaluation) = rayon::join(
-        || pages(input, &templates, &links, &content_pages, &page, &r),
+        || pages(input, &templates, &links, &content_pages, &page, &r, after),
         compare,
     );
     let mut files = files?;
@@ -341,7 +345,7 @@ fn comparison_files<'a>(
 }
 
 /// Every page, asset and data file of the site but the comparison of rating systems
-/// ([`comparison_files`]).
+/// ([`comparison_files`]) and the heat maps, with room for `after` files more.
 fn pages<'a>(
     input: &SiteInput,
     templates: &Templates,
@@ -349,6 +353,7 @@ fn pages<'a>(
     content_pages: &[content::ContentPage],
     page: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
     r: &Renderer,
+    after: usize,
 ) -> Result<Vec<OutputFile>> {
     let timer = crate::progress::Timer::new();
     let mut files = Vec::new();
@@ -490,7 +495,8 @@ fn pages<'a>(
     let statics = static_files(input.site_dir)?;
     // A record per page, made at its number (grown by doubling, it held up to as many again).
     let parts = [&made, &player_pages, &shards, &data, &others, &statics];
-    files.reserve_exact(parts.iter().map(|p| p.len()).sum::<usize>() + content_pages.len() + 1);
+    let count = parts.iter().map(|p| p.len()).sum::<usize>() + content_pages.len() + 1 + after;
+    files.reserve_exact(count);
     files.extend(made);
     files.extend(player_pages);
     files.extend(shards);
