@@ -497,12 +497,7 @@ fn load_as(dir: &Path, matches: bool) -> Loaded {
 /// disk, then renamed.
 pub fn save(dir: &Path, state: &State) -> Result<()> {
     let prepared = prepare(dir, state)?;
-    save_prepared(
-        dir,
-        state,
-        prepared,
-        stage_index(dir, state, &state.pages)?,
-    )
+    save_prepared(dir, state, prepared, stage_index(dir, state, &state.pages)?)
 }
 
 /// The first half of [`save`], which a build runs on a thread of its own while it renders (so
