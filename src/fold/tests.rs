@@ -68,7 +68,7 @@ fn outcome(f: &Folds) -> Outcome {
         f.evaluation
             .headline_curves
             .iter()
-            .map(|c| c.to_vec())
+            .map(|c| c.iter().map(|p| p.pair()).collect())
             .collect(),
     )
 }

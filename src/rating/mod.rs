@@ -6,6 +6,7 @@
 //! ([`explain`]). Takes ordered matches and counts; knows neither pages nor the fold's
 //! checkpoint.
 
+pub mod curve_point;
 pub mod evaluation;
 pub mod explain;
 pub mod system;
@@ -68,7 +69,7 @@ impl Headline {
         };
         // Beside the online points, not pushed onto them: they are shared with the checkpoint.
         let last = (online.iter().zip(&value))
-            .map(|(points, &v)| points.last().map(|&(n, _)| (n, v)))
+            .map(|(points, &v)| points.last().map(|p| (p.pair().0, v)))
             .collect();
         let threshold = u64::from(cfg.headline.provisional_incidents);
         Headline {
@@ -86,7 +87,7 @@ impl Headline {
         let online = self.online.get(i).map_or(&[][..], |c| c.as_slice());
         online
             .iter()
-            .copied()
+            .map(|p| p.pair())
             .chain(self.last.get(i).copied().flatten())
     }
 
@@ -99,7 +100,7 @@ impl Headline {
     /// Point `n` of identity `i`'s [`Headline::curve`] (`n` below [`Headline::curve_len`]).
     pub fn curve_point(&self, i: usize, n: usize) -> (u32, f64) {
         match self.online.get(i).and_then(|c| c.get(n)) {
-            Some(&point) => point,
+            Some(point) => point.pair(),
             None => self.last[i].expect("a point of the curve"),
         }
     }

@@ -69,7 +69,7 @@ fn player_curve_points(r: &Renderer, i: usize, which: Curve) -> impl Iterator<It
     let (len, point): (usize, PointAt) = match which {
         Curve::Becker => {
             let history = &r.input.ratings.dynamic.history[i];
-            (history.len(), Box::new(move |n| history[n]))
+            (history.len(), Box::new(move |n| history[n].pair()))
         }
         Curve::Headline => (
             headline.curve_len(i),

@@ -5,6 +5,7 @@
 //! taking it as `r`.
 
 use crate::config::HeadlineSystem;
+use crate::rating::curve_point::AsPair;
 use rayon::prelude::*;
 
 use super::colour::name_html;
@@ -194,12 +195,13 @@ impl<'a> Renderer<'a> {
     /// change that match brought.
     pub(super) fn rating_at(&self, id: usize, mi: u32) -> Option<(f64, f64)> {
         let h = &self.input.ratings.dynamic.history[id];
-        let pos = h.binary_search_by_key(&mi, |e| e.0).ok()?;
+        let pos = h.binary_search_by_key(&mi, |e| e.pair().0).ok()?;
         let before = match pos {
             0 => self.input.config.rating.dynamic.initial,
-            _ => h[pos - 1].1,
+            _ => h[pos - 1].pair().1,
         };
-        Some((h[pos].1, h[pos].1 - before))
+        let after = h[pos].pair().1;
+        Some((after, after - before))
     }
 
     /// The name of identity `i`'s division, empty when they have none, borrowed.
@@ -216,11 +218,11 @@ impl<'a> Renderer<'a> {
             return "flat";
         };
         let before = if h.len() > 5 {
-            h[h.len() - 6].1
+            h[h.len() - 6].pair().1
         } else {
             self.input.config.rating.dynamic.initial
         };
-        change_class(last.1 - before)
+        change_class(last.pair().1 - before)
     }
 
     /// The x coordinate of a match on curves ([`xs`]).
@@ -278,22 +280,22 @@ impl<'a> Renderer<'a> {
 
     /// A rating curve from (match index, rating) points, thinned to about [`CURVE_POINTS`]
     /// (the last point is always kept); "" when there are none.
-    pub(super) fn curve_of(&self, history: &[(u32, f64)], what: &str, title: &str) -> String {
+    pub(super) fn curve_of(&self, history: &[impl AsPair], what: &str, title: &str) -> String {
         self.draw_curve(self.curve_points(history), what, title)
     }
 
     /// The (x, rating) points a curve of `history` draws: thinned to about [`CURVE_POINTS`],
     /// the last one always kept.
-    pub(super) fn curve_points(&self, history: &[(u32, f64)]) -> Vec<(f64, f64)> {
+    pub(super) fn curve_points(&self, history: &[impl AsPair]) -> Vec<(f64, f64)> {
         self.curve_points_iter(history).collect()
     }
 
     /// [`Self::curve_points`], not collected.
     pub(super) fn curve_points_iter<'h>(
         &'h self,
-        history: &'h [(u32, f64)],
+        history: &'h [impl AsPair],
     ) -> impl Iterator<Item = (f64, f64)> + 'h {
-        self.curve_points_iter_by(history.len(), move |n| history[n])
+        self.curve_points_iter_by(history.len(), move |n| history[n].as_pair())
     }
 
     /// [`Self::curve_points_iter`] of the `len` points `point` gives by position.

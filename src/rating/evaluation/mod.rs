@@ -26,7 +26,7 @@ use crate::rating::system::{TeamGame, TeamMember};
 /// rating after it) of every match played. One copy, shared by the ratings the pages draw and
 /// the checkpoint that saves the replay (a regular's curve holds a point per match of the
 /// history); changed only where it is not shared ([`Arc::make_mut`]).
-pub type Curve = Arc<Vec<(u32, f64)>>;
+pub type Curve = Arc<Vec<crate::rating::curve_point::CurvePoint>>;
 
 /// One outcome in rating order, with identity numbers.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match};
+use crate::rating::curve_point::CurvePoint;
 use crate::rating::evaluation::outcomes::Outcomes;
 use crate::rating::evaluation::reliability::Calibration;
 use crate::rating::evaluation::{
@@ -1339,7 +1340,7 @@ impl<'a> Cursor<'a> {
                     if scores.curves.len() <= p {
                         scores.curves.resize_with(p + 1, Curve::default);
                     }
-                    Arc::make_mut(&mut scores.curves[p]).push((number, r));
+                    Arc::make_mut(&mut scores.curves[p]).push(CurvePoint::new(number, r));
                 }
             }
         }

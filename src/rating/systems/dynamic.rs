@@ -19,6 +19,7 @@ use crate::config::{DuelMode, DynamicConfig};
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::model::{AsMatch, EventKind, FlagAction, Match, Team};
+use crate::rating::curve_point::CurvePoint;
 
 /// The Elo scale (400 points = 10:1 odds).
 pub const SCALE: f64 = 400.0;
@@ -85,7 +86,7 @@ pub struct DynamicRatings {
     /// Per player, then per clan (index `players + c`): (match index, rating after the match).
     /// Shared with the [`Ladder`] it was read from (a point per player per match of the
     /// history: the ladder keeps it for the next build's checkpoint).
-    pub history: Arc<Vec<Vec<(u32, f64)>>>,
+    pub history: Arc<Vec<Vec<CurvePoint>>>,
     pub decay: DecayStatus,
     /// Points added by the floor at 0 over the whole history.
     pub floor_added: f64,
@@ -330,7 +331,7 @@ pub struct Ladder {
     seen: Vec<bool>,
     seen_list: Vec<u32>,
     /// Shared with the [`DynamicRatings`] read from it (copied only if the ladder goes on).
-    history: Arc<Vec<Vec<(u32, f64)>>>,
+    history: Arc<Vec<Vec<CurvePoint>>>,
     floor_added: f64,
     clock: DecayClock,
     /// Matches rated.
@@ -507,7 +508,7 @@ impl Ladder {
                 }
                 Op::EndMatch { index, start, end } => {
                     for &id in &stream.side[start as usize..end as usize] {
-                        history[id as usize].push((index, g[id as usize]));
+                        history[id as usize].push(CurvePoint::new(index, g[id as usize]));
                     }
                 }
             }
