@@ -28,25 +28,6 @@ impl CurvePoint {
     }
 }
 
-/// A curve's point given as its pair: a [`CurvePoint`], or a `(u32, f64)` itself (a curve made
-/// on the way, as a clan's mean).
-pub trait AsPair: Copy {
-    /// The point as (match number, rating).
-    fn as_pair(self) -> (u32, f64);
-}
-
-impl AsPair for (u32, f64) {
-    fn as_pair(self) -> (u32, f64) {
-        self
-    }
-}
-
-impl AsPair for CurvePoint {
-    fn as_pair(self) -> (u32, f64) {
-        self.pair()
-    }
-}
-
 impl std::fmt::Debug for CurvePoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.pair().fmt(f)

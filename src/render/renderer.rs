@@ -5,7 +5,7 @@
 //! taking it as `r`.
 
 use crate::config::HeadlineSystem;
-use crate::rating::curve_point::AsPair;
+use crate::rating::curve_point::CurvePoint;
 use rayon::prelude::*;
 
 use super::colour::name_html;
@@ -280,22 +280,22 @@ impl<'a> Renderer<'a> {
 
     /// A rating curve from (match index, rating) points, thinned to about [`CURVE_POINTS`]
     /// (the last point is always kept); "" when there are none.
-    pub(super) fn curve_of(&self, history: &[impl AsPair], what: &str, title: &str) -> String {
+    pub(super) fn curve_of(&self, history: &[CurvePoint], what: &str, title: &str) -> String {
         self.draw_curve(self.curve_points(history), what, title)
     }
 
     /// The (x, rating) points a curve of `history` draws: thinned to about [`CURVE_POINTS`],
     /// the last one always kept.
-    pub(super) fn curve_points(&self, history: &[impl AsPair]) -> Vec<(f64, f64)> {
+    pub(super) fn curve_points(&self, history: &[CurvePoint]) -> Vec<(f64, f64)> {
         self.curve_points_iter(history).collect()
     }
 
     /// [`Self::curve_points`], not collected.
     pub(super) fn curve_points_iter<'h>(
         &'h self,
-        history: &'h [impl AsPair],
+        history: &'h [CurvePoint],
     ) -> impl Iterator<Item = (f64, f64)> + 'h {
-        self.curve_points_iter_by(history.len(), move |n| history[n].as_pair())
+        self.curve_points_iter_by(history.len(), move |n| history[n].pair())
     }
 
     /// [`Self::curve_points_iter`] of the `len` points `point` gives by position.

@@ -1,5 +1,6 @@
 //! The clan pages (`clans/<slug>.html`) and the rows of the clans list (`clans.html`).
 
+use crate::rating::curve_point::CurvePoint;
 use crate::render::helpers::*;
 use crate::render::pages::match_page;
 use crate::render::pages::player;
@@ -82,7 +83,9 @@ pub(in crate::render) fn clan_page<'s>(r: &'s Renderer<'_>, c: usize) -> ClanPag
         headline: mean_headline.map(|v| format!("{v:.0}")),
         headline_system: r.headline_system_name().to_string(),
         headline_curve_svg: r.curve_of(
-            &mean_curve(|m| headline.curve(m), &members),
+            &(mean_curve(|m| headline.curve(m), &members).into_iter())
+                .map(|(n, mean)| CurvePoint::new(n, mean))
+                .collect::<Vec<_>>(),
             &clan.name,
             &format!(
                 "Mean headline rating of {}'s members after each match",
