@@ -290,10 +290,9 @@ pub fn render_site(
     let mut r = Renderer::new(input, &links);
     r.own_player_template = templates.overridden("player.html");
     timer.lap("templates and links");
-    // Room in the list of files for those added after the pages: the comparison's three and
-    // at most two per heat map and its data file (growing a list of a record per page doubles
-    // it: 6 MB more at 64,000 matches).
-    let after = 3 + 2 * r.heat.maps.len() + 1;
+    // Room in the list of files for those added after the pages (growing a list of a record
+    // per page doubles it: 6 MB more at 64,000 matches).
+    let after = COMPARISON_FILES + heatmap::most_files(&r.heat);
     let (files, evaluation) = rayon::join(
         || pages(input, &templates, &links, &content_pages, &page, &r, after),
         compare,
@@ -317,7 +316,7 @@ fn comparison_files<'a>(
     page: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
     r: &Renderer,
     evaluation: &Evaluation,
-) -> Result<Vec<OutputFile>> {
+) -> Result<[OutputFile; COMPARISON_FILES]> {
     let static_rows = ranking::static_rows(r, &r.input.ratings.static_.core, |i| {
         r.input.ratings.static_.value[i]
     });
@@ -337,12 +336,15 @@ fn comparison_files<'a>(
         "evaluation.html",
         templates.render("page.html", &page("", "evaluation.html"), &view)?,
     );
-    Ok(vec![
+    Ok([
         ranking,
         page_html,
         data::json_file("data/evaluation.json", evaluation)?,
     ])
 }
+
+/// How many files [`comparison_files`] makes.
+const COMPARISON_FILES: usize = 3;
 
 /// Every page, asset and data file of the site but the comparison of rating systems
 /// ([`comparison_files`]) and the heat maps, with room for `after` files more.

@@ -479,6 +479,12 @@ pub fn match_frame(r: &Renderer, game: usize, h: &mut impl crate::hash::Fields) 
     h.str(&overview_url(map));
 }
 
+/// How many files [`files`] makes at most from `heat`: a map's panels and overview each, and
+/// the data file.
+pub fn most_files(heat: &Heat) -> usize {
+    2 * heat.maps.len() + 1
+}
+
 /// Every heatmap file of the site: each map's panels and overview, each player's maps, and
 /// `data/heatmaps.json` (a match's kill lines are in its page).
 pub fn files(r: &Renderer) -> Vec<OutputFile> {
