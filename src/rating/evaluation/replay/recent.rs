@@ -215,7 +215,7 @@ impl Recent {
     }
 
     /// The scores in order, a block at a time (shelved ones read back).
-    pub(super) fn blocks(&self) -> impl Iterator<Item = std::io::Result<Cow<'_, [MatchScore]>>> {
+    fn blocks(&self) -> impl Iterator<Item = std::io::Result<Cow<'_, [MatchScore]>>> {
         self.blocks.iter().map(|block| match block {
             Block::Held(scores) => Ok(Cow::Borrowed(&scores[..])),
             Block::Shelved(shelved) => shelved.read().map(Cow::Owned),
@@ -233,7 +233,7 @@ impl Recent {
     }
 
     /// How many there are.
-    pub(super) fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.blocks.iter().map(Block::len).sum()
     }
 }
