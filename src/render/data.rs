@@ -97,7 +97,7 @@ pub struct MatchJson<'a> {
     /// Number in the order matches were first read, kept for the match's life (undated
     /// matches are labelled "Match N" with it).
     pub number: u32,
-    pub url: &'a str,
+    pub url: String,
     pub map: &'a str,
     /// Which game wrote the log (`quake3`, `openarena`, `urt`, ...).
     pub game: &'a str,
@@ -266,7 +266,6 @@ fn matches_file(
     // As many as each list has (they are one per match).
     let count = (input.matches.len())
         .min(input.stats.matches.len())
-        .min(links.matches.len())
         .min(links.match_servers.len());
     let one = |i: usize| {
         let (m, s) = (&input.matches[i], &input.stats.matches[i]);
@@ -274,7 +273,7 @@ fn matches_file(
             id: &m.id,
             server: &links.match_servers[i],
             number: m.number,
-            url: &links.matches[i],
+            url: crate::render::match_url(m),
             map: &m.map,
             game: &m.game,
             gametype: &m.gametype.code,

@@ -12,12 +12,7 @@ use crate::model::names::plain_name;
 const ENTRIES: usize = 20;
 
 /// The feed, or None when there is no `base_url` or no dated match.
-pub fn atom(
-    title: &str,
-    base_url: Option<&str>,
-    matches: &[Match],
-    urls: &[String],
-) -> Option<String> {
+pub fn atom(title: &str, base_url: Option<&str>, matches: &[Match]) -> Option<String> {
     let base = base_url?.trim_end_matches('/');
     let mut dated: Vec<(usize, NaiveDateTime)> = matches
         .iter()
@@ -37,7 +32,7 @@ pub fn atom(
     xml.push_str(&format!("  <updated>{}</updated>\n", stamp(newest)));
     for (i, t) in dated {
         let m = &matches[i];
-        let link = format!("{base}/{}", urls[i]);
+        let link = format!("{base}/{}", crate::render::match_url(m));
         let server = plain_name(&m.server);
         xml.push_str("  <entry>\n");
         xml.push_str(&format!(

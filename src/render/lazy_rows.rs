@@ -146,7 +146,7 @@ fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
         matches: (r.input.matches.iter().enumerate())
             .map(|(mi, m)| {
                 digest(&[
-                    &r.links.matches[mi],
+                    &crate::render::match_url(m),
                     r.when(mi),
                     r.when_sort(mi),
                     &m.map,
@@ -301,7 +301,7 @@ pub(super) fn fill_player_rows<'p>(r: &'p Renderer, i: usize, page: &mut PlayerP
                 rating: decimal::fixed(p.after, 1),
                 change: decimal::signed(p.delta, 1),
                 change_class: change_class(p.delta),
-                url: &r.links.matches[p.mi],
+                url: crate::render::match_url(m),
                 when: r.when(p.mi),
                 when_sort: r.when_sort(p.mi),
                 map: &m.map,

@@ -26,7 +26,7 @@ fn fields(out: &mut Vec<u8>, m: &MatchJson) -> Result<()> {
     field(out, "\n    \"id\": ", m.id)?;
     field(out, ",\n    \"server\": ", m.server)?;
     field(out, ",\n    \"number\": ", &m.number)?;
-    field(out, ",\n    \"url\": ", m.url)?;
+    field(out, ",\n    \"url\": ", &m.url)?;
     field(out, ",\n    \"map\": ", m.map)?;
     field(out, ",\n    \"game\": ", m.game)?;
     field(out, ",\n    \"gametype\": ", m.gametype)?;
@@ -65,7 +65,7 @@ mod tests {
             id: "2024-01-02 \"x\"\\<y>\u{1}é",
             server: if n == 1 { "" } else { "^1Srv\t" },
             number: n,
-            url: "matches/m1.html",
+            url: "matches/m1.html".into(),
             map: "q3dm17",
             game: "quake3",
             gametype: "ctf",

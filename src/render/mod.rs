@@ -140,7 +140,6 @@ pub struct Links {
     pub players: Vec<String>,
     pub clans: Vec<String>,
     pub maps: HashMap<String, String>,
-    pub matches: Vec<String>,
     /// Each match's server name (see [`pages::server`]), one copy per server.
     pub match_servers: Vec<crate::model::text::Text>,
     /// Server page URLs, by server name.
@@ -152,8 +151,8 @@ pub struct Links {
 impl Links {
     /// Assigns stable, unique, safe page paths.
     pub fn new(input: &SiteInput) -> Links {
-        let (players, (matches, match_servers)) =
-            rayon::join(|| Links::players(input), || Links::matches(input));
+        let (players, match_servers) =
+            rayon::join(|| Links::players(input), || Links::servers(input));
         let map_names: Vec<&str> = input.stats.maps.iter().map(|m| m.name.as_str()).collect();
         let maps = map_names
             .iter()
@@ -175,7 +174,6 @@ impl Links {
             players,
             clans,
             maps,
-            matches,
             match_servers,
             servers,
             seasons: pages::season::season_urls(input.seasons),
@@ -202,18 +200,13 @@ impl Links {
             .collect()
     }
 
-    /// Each match's page path and server name, in parallel.
-    fn matches(input: &SiteInput) -> (Vec<String>, Vec<crate::model::text::Text>) {
-        let (urls, names): (Vec<String>, Vec<String>) = input
+    /// Each match's server name, in parallel.
+    fn servers(input: &SiteInput) -> Vec<crate::model::text::Text> {
+        let names: Vec<String> = input
             .matches
             .par_iter()
-            .map(|m| {
-                (
-                    format!("matches/{}.html", m.id),
-                    pages::server::server_name(input.config, input.site_dir, m),
-                )
-            })
-            .unzip();
+            .map(|m| pages::server::server_name(input.config, input.site_dir, m))
+            .collect();
         // A name per match, shared: a server's matches are many, its names few.
         let mut shared: HashMap<String, crate::model::text::Text> = HashMap::new();
         let servers = (names.into_iter())
@@ -224,8 +217,14 @@ impl Links {
                     .clone()
             })
             .collect();
-        (urls, servers)
+        servers
     }
+}
+
+/// The page of match `m`, from the site's root: made when asked for, not kept per match (a
+/// list of them was 4.7 MB at 64,000 matches, issue 41).
+pub fn match_url(m: &Match) -> String {
+    format!("matches/{}.html", m.id)
 }
 
 /// Renders every page, asset and data file of the site. The comparison of rating systems
@@ -418,7 +417,7 @@ fn pages<'a>(
             .into_par_iter()
             .with_max_len(PAGES_PER_JOB)
             .map(|i| -> Result<OutputFile> {
-                let url = links.matches[i].clone();
+                let url = match_url(&input.matches[i]);
                 let common = page("../", &url);
                 let key = keys[i];
                 if input.cache.keys.get(&url) == Some(&key) {
@@ -522,7 +521,6 @@ fn pages<'a>(
         &input.config.title,
         input.config.base_url.as_deref(),
         input.matches,
-        &links.matches,
     ) {
         files.push(html("feed.xml", xml));
     }

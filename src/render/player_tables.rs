@@ -144,7 +144,7 @@ mod tests {
         let text = |k: usize| HOSTILE[k % HOSTILE.len()];
         let rows: Vec<PlayerMatchRow> = (0..12)
             .map(|k| PlayerMatchRow {
-                url: text(k + 1),
+                url: text(k + 1).into(),
                 when: text(k + 2),
                 when_sort: text(k + 3),
                 map: text(k + 4),

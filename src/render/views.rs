@@ -164,7 +164,7 @@ pub struct Opponent<'a> {
 /// [`Opponent`].
 #[derive(Debug, Clone, Serialize)]
 pub struct PlayerMatchRow<'a> {
-    pub url: &'a str,
+    pub url: String,
     pub when: &'a str,
     /// As [`MatchRow::when_sort`].
     pub when_sort: &'a str,

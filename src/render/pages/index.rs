@@ -90,7 +90,7 @@ pub(in crate::render) fn awards(r: &Renderer) -> Vec<AwardView> {
                                 r.input.matches[mi as usize].map,
                                 r.when(mi as usize)
                             ),
-                            r.links.matches[mi as usize].clone(),
+                            crate::render::match_url(&r.input.matches[mi as usize]),
                         ),
                         None => (String::new(), String::new()),
                     };

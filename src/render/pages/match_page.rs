@@ -46,7 +46,7 @@ pub(in crate::render) fn match_keys(r: &Renderer, salt: u64) -> Vec<u64> {
 fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
     let m = &r.input.matches[i];
     h.u64(salt);
-    h.str(&r.links.matches[i]);
+    h.str(&crate::render::match_url(m));
     h.str(&m.id);
     h.u64(m.content);
     h.str(&m.source);
@@ -190,7 +190,7 @@ pub(in crate::render) fn match_row(r: &Renderer, i: usize) -> MatchRow {
     let m = &r.input.matches[i];
     let ms = &r.input.stats.matches[i];
     MatchRow {
-        url: r.links.matches[i].clone(),
+        url: crate::render::match_url(m),
         when: r.when(i).to_string(),
         when_sort: r.when_sort(i).to_string(),
         map: m.map.to_string(),
