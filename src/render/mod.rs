@@ -209,15 +209,14 @@ impl Links {
             .collect();
         // A name per match, shared: a server's matches are many, its names few.
         let mut shared: HashMap<String, crate::model::text::Text> = HashMap::new();
-        let servers = (names.into_iter())
+        (names.into_iter())
             .map(|name| {
                 shared
                     .entry(name)
                     .or_insert_with_key(|name| name.as_str().into())
                     .clone()
             })
-            .collect();
-        servers
+            .collect()
     }
 }
 
