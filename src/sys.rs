@@ -1,5 +1,6 @@
 //! The system calls fragstats makes beyond what std offers: the atomic exchange of two paths,
-//! for the output (the site) and the state (the ratings checkpoint). The memory map of a file
+//! for the output (the site) and the state (the ratings checkpoint), and files without a name
+//! (the replay's and the curves' scratch files in the state folder). The memory map of a file
 //! is [`crate::mapped`]'s.
 
 use std::path::Path;
@@ -36,4 +37,32 @@ pub(crate) fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
         std::io::ErrorKind::Unsupported,
         "no atomic exchange",
     ))
+}
+
+/// A new file in `dir` for reading and writing that has no name (`O_TMPFILE`), or whose name
+/// is removed at once on a file system without unnamed files: gone once closed.
+pub(crate) fn unnamed_file(dir: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let unnamed = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir);
+    match unnamed {
+        Ok(file) => Ok(file),
+        Err(_) => {
+            static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let made = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = dir.join(format!(".replay-spill-{}-{made}", std::process::id()));
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)?;
+            std::fs::remove_file(&path)?;
+            Ok(file)
+        }
+    }
 }

@@ -275,7 +275,8 @@ fn fold_drawing(
 /// then be told so too, as `folds.continuation.is_some()`).
 ///
 /// What the leaders have replayed and the followers not yet goes to a spill file in
-/// `spill_dir` (the state folder) once it is more than a few megabytes, when given. Without
+/// `spill_dir` (the state folder) once it is more than a few megabytes, when given, and so do
+/// Becker's curves but their newest points ([`Ladder::spill_curves_to`]). Without
 /// `curves`, a replay from nothing draws no headline curve ([`Evaluator::without_curves`]).
 #[allow(clippy::too_many_arguments)]
 pub fn fold_ahead(
@@ -318,6 +319,9 @@ pub fn fold_ahead(
         from,
         chain: chained,
     } = start;
+    if let Some(dir) = spill_dir {
+        ladder.spill_curves_to(dir.to_path_buf());
+    }
     let renews = rule.renews(&replayed, matches.len());
     let (mut leaders, mut followers) =
         evaluator.split(matches, roster, from, spill_dir.map(Into::into));

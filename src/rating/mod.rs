@@ -7,13 +7,15 @@
 //! checkpoint.
 
 pub mod curve_point;
+pub mod curves;
 pub mod evaluation;
 pub mod explain;
 pub mod system;
 pub mod systems;
 
 use crate::config::{HeadlineSystem, RatingConfig};
-use crate::rating::evaluation::{Curve, Evaluation};
+use crate::rating::curves::Curves;
+use crate::rating::evaluation::Evaluation;
 use crate::stats::Stats;
 use systems::dynamic::DynamicRatings;
 use systems::static_rank::{self, FragMatrix, StaticRanking};
@@ -39,7 +41,7 @@ pub struct Headline {
     /// played, the rating as the replay had it then (online); [`Headline::curve`] adds the
     /// final point. Empty for every identity when the headline is Becker's ladder, whose
     /// curve the pages draw from [`DynamicRatings::history`].
-    pub online: Vec<Curve>,
+    pub online: Curves,
     /// Per identity with a curve: once more at its last match, the final published value
     /// (which for the whole-history fit is refitted on everything).
     pub last: Vec<Option<(u32, f64)>>,
@@ -62,14 +64,15 @@ impl Headline {
         let mut online = std::mem::take(&mut evaluation.headline_curves);
         let value = match cfg.headline.system {
             HeadlineSystem::Becker => {
-                online.clear();
+                online = Curves::default();
                 becker.to_vec()
             }
             _ => std::mem::take(&mut evaluation.headline_ratings),
         };
         // Beside the online points, not pushed onto them: they are shared with the checkpoint.
-        let last = (online.iter().zip(&value))
-            .map(|(points, &v)| points.last().map(|p| (p.pair().0, v)))
+        let last = (value.iter().enumerate())
+            .take(online.count())
+            .map(|(i, &v)| online.last(i).map(|p| (p.pair().0, v)))
             .collect();
         let threshold = u64::from(cfg.headline.provisional_incidents);
         Headline {
@@ -84,24 +87,21 @@ impl Headline {
     /// Identity `i`'s curve: its online points, then its final point (none when it has no
     /// curve).
     pub fn curve(&self, i: usize) -> impl Iterator<Item = (u32, f64)> + '_ {
-        let online = self.online.get(i).map_or(&[][..], |c| c.as_slice());
-        online
-            .iter()
+        (self.online.points(i))
             .map(|p| p.pair())
             .chain(self.last.get(i).copied().flatten())
     }
 
     /// The number of points of identity `i`'s [`Headline::curve`].
     pub fn curve_len(&self, i: usize) -> usize {
-        let online = self.online.get(i).map_or(0, |c| c.len());
-        online + usize::from(self.last.get(i).is_some_and(Option::is_some))
+        self.online.len(i) + usize::from(self.last.get(i).is_some_and(Option::is_some))
     }
 
     /// Point `n` of identity `i`'s [`Headline::curve`] (`n` below [`Headline::curve_len`]).
     pub fn curve_point(&self, i: usize, n: usize) -> (u32, f64) {
-        match self.online.get(i).and_then(|c| c.get(n)) {
-            Some(point) => point.pair(),
-            None => self.last[i].expect("a point of the curve"),
+        match n < self.online.len(i) {
+            true => self.online.point(i, n).pair(),
+            false => self.last[i].expect("a point of the curve"),
         }
     }
 }

@@ -68,8 +68,11 @@ fn player_curve_points(r: &Renderer, i: usize, which: Curve) -> impl Iterator<It
     let headline = &r.input.ratings.headline;
     let (len, point): (usize, PointAt) = match which {
         Curve::Becker => {
-            let history = &r.input.ratings.dynamic.history[i];
-            (history.len(), Box::new(move |n| history[n].pair()))
+            let history = &r.input.ratings.dynamic.history;
+            (
+                history.len(i),
+                Box::new(move |n| history.point(i, n).pair()),
+            )
         }
         Curve::Headline => (
             headline.curve_len(i),

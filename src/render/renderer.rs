@@ -194,13 +194,13 @@ impl<'a> Renderer<'a> {
     /// Rating of identity (or clan, numbered after the players) `id` after match `mi`, and the
     /// change that match brought.
     pub(super) fn rating_at(&self, id: usize, mi: u32) -> Option<(f64, f64)> {
-        let h = &self.input.ratings.dynamic.history[id];
-        let pos = h.binary_search_by_key(&mi, |e| e.pair().0).ok()?;
+        let h = &self.input.ratings.dynamic.history;
+        let pos = h.find(id, mi)?;
         let before = match pos {
             0 => self.input.config.rating.dynamic.initial,
-            _ => h[pos - 1].pair().1,
+            _ => h.point(id, pos - 1).pair().1,
         };
-        let after = h[pos].pair().1;
+        let after = h.point(id, pos).pair().1;
         Some((after, after - before))
     }
 
@@ -213,12 +213,12 @@ impl<'a> Renderer<'a> {
 
     /// `up`, `down` or `flat`: the rating change over the last five matches.
     pub(super) fn trend(&self, id: usize) -> &'static str {
-        let h = &self.input.ratings.dynamic.history[id];
-        let Some(last) = h.last() else {
+        let h = &self.input.ratings.dynamic.history;
+        let Some(last) = h.last(id) else {
             return "flat";
         };
-        let before = if h.len() > 5 {
-            h[h.len() - 6].pair().1
+        let before = if h.len(id) > 5 {
+            h.point(id, h.len(id) - 6).pair().1
         } else {
             self.input.config.rating.dynamic.initial
         };
@@ -271,8 +271,10 @@ impl<'a> Renderer<'a> {
 
     /// A rating curve for identity or clan number `id`.
     pub(super) fn curve(&self, id: usize, what: &str) -> String {
-        self.curve_of(
-            &self.input.ratings.dynamic.history[id],
+        let history = &self.input.ratings.dynamic.history;
+        self.draw_curve(
+            self.curve_points_iter_by(history.len(id), |n| history.point(id, n).pair())
+                .collect(),
             what,
             &format!("Becker's rating of {what} over time"),
         )

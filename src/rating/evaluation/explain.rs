@@ -445,7 +445,7 @@ mod tests {
             predicted_red_win: Vec::new(),
             fairest_red_win: Vec::new(),
             expected_margin: Vec::new(),
-            headline_curves: Vec::new(),
+            headline_curves: Default::default(),
             team: Default::default(),
         };
         let md = headline_markdown(&e, &RatingConfig::default());

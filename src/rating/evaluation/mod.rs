@@ -10,7 +10,6 @@ pub mod reliability;
 pub mod replay;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -21,12 +20,6 @@ pub use crate::rating::evaluation::replay::{
     Comparison, Evaluator, Followers, Leaders, ReplayCheckpoint,
 };
 use crate::rating::system::{TeamGame, TeamMember};
-
-/// One identity's headline curve: (match number in rating order, the headline system's online
-/// rating after it) of every match played. One copy, shared by the ratings the pages draw and
-/// the checkpoint that saves the replay (a regular's curve holds a point per match of the
-/// history); changed only where it is not shared ([`Arc::make_mut`]).
-pub type Curve = Arc<Vec<crate::rating::curve_point::CurvePoint>>;
 
 /// One outcome in rating order, with identity numbers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -456,7 +449,7 @@ pub struct Evaluation {
     /// Per identity (roster order): the headline system's [`Curve`]; the final refit is not in
     /// it.
     #[serde(skip)]
-    pub headline_curves: Vec<Curve>,
+    pub headline_curves: crate::rating::curves::Curves,
     /// P(red wins) per match (in the order rated) predicted before it by the team model, for
     /// team matches with players on both sides.
     #[serde(skip)]

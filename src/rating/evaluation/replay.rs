@@ -15,7 +15,6 @@ mod spill;
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
-use std::sync::Arc;
 
 use crate::progress::{PieceTimes, timed};
 use rayon::prelude::*;
@@ -25,11 +24,12 @@ use crate::config::RatingConfig;
 use crate::model::identity::Roster;
 use crate::model::{EventKind, Match};
 use crate::rating::curve_point::CurvePoint;
+use crate::rating::curves::Curves;
 use crate::rating::evaluation::outcomes::Outcomes;
 use crate::rating::evaluation::reliability::Calibration;
 use crate::rating::evaluation::{
-    Curve, Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, Scored,
-    SkillKey, Sums, SystemReport, TeamSnapshot, team_games, team_lineup,
+    Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, Scored, SkillKey,
+    Sums, SystemReport, TeamSnapshot, team_games, team_lineup,
 };
 use crate::rating::system::{self, FragRater, MatchStart, TeamGame};
 use crate::rating::systems::team_model::TEAM_MODEL_ID;
@@ -111,7 +111,7 @@ struct Scores {
     margins: Vec<(u64, f64)>,
     /// The headline only, per player (the book's numbering): (match number in rating order,
     /// online rating after it) of every match the player played.
-    curves: Vec<Curve>,
+    curves: Curves,
 }
 
 impl Scores {
@@ -871,7 +871,7 @@ impl Comparison {
             systems,
             team_model: evaluation.team_model.clone(),
             headline_ratings: Vec::new(),
-            headline_curves: Vec::new(),
+            headline_curves: Default::default(),
             predicted_red_win: Vec::new(),
             fairest_red_win: Vec::new(),
             expected_margin: Vec::new(),
@@ -975,10 +975,11 @@ fn finish_leaders(
     }
     // Kept to the end of the build without the room each curve grew into, one copy shared by
     // the checkpoint (until it is encoded) and the evaluation.
-    for curve in &mut runs[0].scores.curves {
-        Arc::make_mut(curve).shrink_to_fit();
-    }
-    let headline_curves = in_roster_order(roster, &book, &runs[0].scores.curves, Curve::default());
+    runs[0].scores.curves.shrink_to_fit();
+    let headline_curves = runs[0]
+        .scores
+        .curves
+        .reordered((roster.players.iter()).map(|p| book.index.get(&p.key).map(|&n| n as usize)));
     let mut reports = Vec::with_capacity(finished.len());
     let mut headline_ratings = Vec::new();
     let mut saved = Vec::with_capacity(finished.len());
@@ -1337,10 +1338,8 @@ impl<'a> Cursor<'a> {
             for &p in &batch.members[index as usize] {
                 if let Some(r) = rater.online(p) {
                     let p = p as usize;
-                    if scores.curves.len() <= p {
-                        scores.curves.resize_with(p + 1, Curve::default);
-                    }
-                    Arc::make_mut(&mut scores.curves[p]).push(CurvePoint::new(number, r));
+                    scores.curves.grow_to(p + 1);
+                    scores.curves.push(p, CurvePoint::new(number, r));
                 }
             }
         }

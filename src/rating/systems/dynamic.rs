@@ -20,6 +20,7 @@ use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::model::{AsMatch, EventKind, FlagAction, Match, Team};
 use crate::rating::curve_point::CurvePoint;
+use crate::rating::curves::Curves;
 
 /// The Elo scale (400 points = 10:1 odds).
 pub const SCALE: f64 = 400.0;
@@ -86,7 +87,7 @@ pub struct DynamicRatings {
     /// Per player, then per clan (index `players + c`): (match index, rating after the match).
     /// Shared with the [`Ladder`] it was read from (a point per player per match of the
     /// history: the ladder keeps it for the next build's checkpoint).
-    pub history: Arc<Vec<Vec<CurvePoint>>>,
+    pub history: Arc<Curves>,
     pub decay: DecayStatus,
     /// Points added by the floor at 0 over the whole history.
     pub floor_added: f64,
@@ -331,7 +332,7 @@ pub struct Ladder {
     seen: Vec<bool>,
     seen_list: Vec<u32>,
     /// Shared with the [`DynamicRatings`] read from it (copied only if the ladder goes on).
-    history: Arc<Vec<Vec<CurvePoint>>>,
+    history: Arc<Curves>,
     floor_added: f64,
     clock: DecayClock,
     /// Matches rated.
@@ -348,7 +349,7 @@ impl Ladder {
             g: vec![cfg.initial; n],
             seen: vec![false; n],
             seen_list: Vec::new(),
-            history: Arc::new(vec![Vec::new(); n]),
+            history: Arc::new(Curves::new(n)),
             floor_added: 0.0,
             clock: DecayClock::default(),
             matches: 0,
@@ -406,9 +407,7 @@ impl Ladder {
         if first > from {
             // Kept to the end of the build (and in its checkpoint): without the room each
             // curve grew into.
-            Arc::make_mut(&mut self.history)
-                .iter_mut()
-                .for_each(Vec::shrink_to_fit);
+            Arc::make_mut(&mut self.history).shrink_to_fit();
         }
         self.matches = matches.len();
     }
@@ -433,16 +432,15 @@ impl Ladder {
             }
         };
         let mut fresh = Ladder::new(new_players, new_clans, cfg);
-        let (history, fresh_history) = (
-            Arc::make_mut(&mut self.history),
-            Arc::make_mut(&mut fresh.history),
-        );
         for old in 0..self.g.len() as u32 {
             let new = to(old) as usize;
             fresh.g[new] = self.g[old as usize];
             fresh.seen[new] = self.seen[old as usize];
-            fresh_history[new] = std::mem::take(&mut history[old as usize]);
         }
+        fresh.history = Arc::new(
+            Arc::make_mut(&mut self.history)
+                .renumbered(fresh.g.len(), |old| to(old as u32) as usize),
+        );
         fresh.seen_list = self.seen_list.iter().map(|&id| to(id)).collect();
         fresh.floor_added = self.floor_added;
         fresh.clock = std::mem::take(&mut self.clock);
@@ -508,11 +506,17 @@ impl Ladder {
                 }
                 Op::EndMatch { index, start, end } => {
                     for &id in &stream.side[start as usize..end as usize] {
-                        history[id as usize].push(CurvePoint::new(index, g[id as usize]));
+                        history.push(id as usize, CurvePoint::new(index, g[id as usize]));
                     }
                 }
             }
         }
+    }
+
+    /// Writes the curves' full blocks to a file without a name in `dir` (the state folder)
+    /// from now on ([`Curves::spill_to`]).
+    pub fn spill_curves_to(&mut self, dir: std::path::PathBuf) {
+        Arc::make_mut(&mut self.history).spill_to(dir);
     }
 
     /// The ratings and their history so far (the decay status under `cfg`).

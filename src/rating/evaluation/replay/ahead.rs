@@ -108,6 +108,10 @@ impl Evaluator {
             for run in &mut self.runs {
                 run.scores.recent.shelve_to(Arc::clone(&shelf));
             }
+            // And so do the headline's curves but their newest points.
+            if let Some(headline) = self.runs.first_mut() {
+                headline.scores.curves.spill_to(dir.clone());
+            }
         }
         let followers = self.runs.split_off(LEADERS.min(self.runs.len()));
         let (sender, receiver) = channel();

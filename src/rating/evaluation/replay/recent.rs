@@ -18,8 +18,8 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::MatchScore;
-use super::spill::unnamed_file;
 use crate::rating::evaluation::{PairedSums, Sums};
+use crate::sys::unnamed_file;
 
 /// Matches per block: 64 KB of scores.
 const BLOCK: usize = 1024;

@@ -7,14 +7,15 @@
 //! A record is the batch's description (postcard), then its packed outcomes, then the losses as
 //! little-endian `f32`s, each after its length in bytes (`u64`, little-endian).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::ops::Range;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
 
 use super::Batch;
 use crate::rating::evaluation::outcomes::Outcomes;
+use crate::sys::unnamed_file;
 
 /// A spill file being written: records are appended, and read back from their range.
 pub struct Spill {
@@ -54,33 +55,6 @@ impl Spill {
         self.file.write_all_at(&record, start)?;
         self.end += record.len() as u64;
         Ok(start..self.end)
-    }
-}
-
-/// A new file in `dir` for reading and writing that has no name (`O_TMPFILE`), or whose name
-/// is removed at once on a file system without unnamed files: gone once closed.
-pub(super) fn unnamed_file(dir: &Path) -> std::io::Result<File> {
-    let unnamed = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc::O_TMPFILE)
-        .open(dir);
-    match unnamed {
-        Ok(file) => Ok(file),
-        Err(_) => {
-            static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-            let made = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let path = dir.join(format!(".replay-spill-{}-{made}", std::process::id()));
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)?;
-            std::fs::remove_file(&path)?;
-            Ok(file)
-        }
     }
 }
 

@@ -288,10 +288,10 @@ fn history_records_each_match() {
     b.frag(1, 0);
     let (ro, r, _) = rate(vec![a.m, b.m], &cfg(), &[]);
     let ia = ro.players.iter().position(|p| p.key == "A").unwrap();
-    assert_eq!(r.history[ia].len(), 2);
-    assert_eq!(r.history[ia][0].pair(), (0, 20.0));
-    assert_eq!(r.history[ia][1].pair().0, 1);
-    close(r.history[ia][1].pair().1, r.players[ia]);
+    assert_eq!(r.history.len(ia), 2);
+    assert_eq!(r.history.point(ia, 0).pair(), (0, 20.0));
+    assert_eq!(r.history.point(ia, 1).pair().0, 1);
+    close(r.history.point(ia, 1).pair().1, r.players[ia]);
 }
 
 fn reference(name: &str) -> serde_json::Value {
