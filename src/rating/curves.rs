@@ -32,7 +32,9 @@ const CACHED_BLOCKS: usize = 32;
 /// One curve per identity (see the module doc).
 #[derive(Clone, Default)]
 pub struct Curves {
-    lines: Vec<Line>,
+    /// Shared by copies (the checkpoint's and the pages' order of the same curves) until one
+    /// of them adds a point.
+    lines: Vec<Arc<Line>>,
     /// Where full blocks go, once given.
     disk: Option<Arc<Disk>>,
 }
@@ -177,7 +179,7 @@ impl Curves {
     /// `n` curves without points, held in memory.
     pub fn new(n: usize) -> Curves {
         Curves {
-            lines: vec![Line::default(); n],
+            lines: vec![Arc::default(); n],
             disk: None,
         }
     }
@@ -193,7 +195,8 @@ impl Curves {
 
     /// Writes curve `id`'s full blocks of held points out, when there is a file to write to.
     fn write_out(&mut self, id: usize) {
-        let (Some(disk), Some(line)) = (&self.disk, self.lines.get_mut(id)) else {
+        let (Some(disk), Some(line)) = (&self.disk, self.lines.get_mut(id).map(Arc::make_mut))
+        else {
             return;
         };
         let mut done = 0;
@@ -218,12 +221,12 @@ impl Curves {
 
     /// Number of points of curve `id` (0 for a curve it does not have).
     pub fn len(&self, id: usize) -> usize {
-        self.lines.get(id).map_or(0, Line::len)
+        self.lines.get(id).map_or(0, |line| line.len())
     }
 
     /// Adds `point` to curve `id` (which must exist).
     pub fn push(&mut self, id: usize, point: CurvePoint) {
-        let line = &mut self.lines[id];
+        let line = Arc::make_mut(&mut self.lines[id]);
         line.tail.push(point);
         if line.tail.len() >= BLOCK && self.disk.is_some() {
             self.write_out(id);
@@ -233,12 +236,13 @@ impl Curves {
     /// Adds curves without points up to `n` curves.
     pub fn grow_to(&mut self, n: usize) {
         if self.lines.len() < n {
-            self.lines.resize_with(n, Line::default);
+            self.lines.resize_with(n, Arc::default);
         }
     }
 
     /// The curves in the order `order` gives: curve `i` of the result is this one's
-    /// `order[i]`, or none without points (`None`, or a curve it does not have). Shares the file.
+    /// `order[i]`, or none without points (`None`, or a curve it does not have). Shares the
+    /// curves and the file, copying nothing.
     pub fn reordered(&self, order: impl Iterator<Item = Option<usize>>) -> Curves {
         Curves {
             lines: order
@@ -252,9 +256,9 @@ impl Curves {
         }
     }
 
-    /// Frees the room the held points grew into.
+    /// Frees the room the held points grew into (of the curves no copy shares).
     pub fn shrink_to_fit(&mut self) {
-        for line in &mut self.lines {
+        for line in self.lines.iter_mut().filter_map(Arc::get_mut) {
             line.tail.shrink_to_fit();
             line.written.shrink_to_fit();
         }
@@ -318,7 +322,7 @@ impl Curves {
     /// The curves renumbered into `n` curves: curve `old` becomes curve `to(old)`, the others
     /// start without points. Shares the file.
     pub fn renumbered(&mut self, n: usize, to: impl Fn(usize) -> usize) -> Curves {
-        let mut lines = vec![Line::default(); n];
+        let mut lines = vec![Arc::default(); n];
         for (old, line) in self.lines.iter_mut().enumerate() {
             lines[to(old)] = std::mem::take(line);
         }
@@ -373,9 +377,11 @@ impl<'de> Deserialize<'de> for Curves {
         let lines = Vec::<Vec<CurvePoint>>::deserialize(deserializer)?;
         Ok(Curves {
             lines: (lines.into_iter())
-                .map(|tail| Line {
-                    written: Vec::new(),
-                    tail,
+                .map(|tail| {
+                    Arc::new(Line {
+                        written: Vec::new(),
+                        tail,
+                    })
                 })
                 .collect(),
             disk: None,
