@@ -210,7 +210,8 @@ pub struct State {
     /// Pages of the site written with this state, and the key of what each was made from.
     pub pages: Vec<(String, u64)>,
     /// The number of each match (by id) in the order they were first read: undated matches are
-    /// labelled "Match N" with it, for their whole life.
+    /// labelled "Match N" with it, for their whole life. As loaded; a build gives its matches
+    /// their numbers ([`crate::model::Match::number`]) and saves those, not a list of its own.
     pub labels: Vec<(String, u32)>,
     /// Logs the index names whose per-log file (or one of its segments) could not be read when
     /// the state was loaded: missing, damaged or of another log. Not saved.
@@ -261,28 +262,30 @@ struct Index {
 #[derive(Serialize)]
 struct IndexRef<'a> {
     files: Vec<&'a str>,
-    pages: PagesRef<'a>,
-    labels: &'a [(String, u32)],
+    pages: PairsRef<'a, u64>,
+    labels: PairsRef<'a, u32>,
 }
 
-/// The site's page keys, (path, key) in order, as something that can go through them (twice:
-/// counted, then written): the state's own list, or the records of the site's files a build
-/// just made (whose paths are not copied into a list of their own: 4 MB at 64,000 matches).
-pub trait PageKeys: Sync {
-    /// Calls `each` on every page's path and key, in order.
-    fn each(&self, each: &mut dyn FnMut(&str, u64));
+/// Pairs of a text and a value, in order, as something that can go through them (twice:
+/// counted, then written): the site's page keys (path, key) and the matches' numbers (id,
+/// number) of the state's own lists, or of the site's files and the history's matches a build
+/// just made (whose paths and ids are not copied into lists of their own: 4 MB each at 64,000
+/// matches).
+pub trait Pairs<V>: Sync {
+    /// Calls `each` on every pair, in order.
+    fn each(&self, each: &mut dyn FnMut(&str, V));
 }
 
-impl PageKeys for Vec<(String, u64)> {
-    fn each(&self, each: &mut dyn FnMut(&str, u64)) {
-        self.iter().for_each(|(path, key)| each(path, *key));
+impl<V: Copy + Sync> Pairs<V> for Vec<(String, V)> {
+    fn each(&self, each: &mut dyn FnMut(&str, V)) {
+        self.iter().for_each(|(text, value)| each(text, *value));
     }
 }
 
-/// [`PageKeys`] encoded as the list of (path, key) pairs they are.
-struct PagesRef<'a>(&'a dyn PageKeys);
+/// [`Pairs`] encoded as the list of pairs they are.
+struct PairsRef<'a, V>(&'a dyn Pairs<V>);
 
-impl Serialize for PagesRef<'_> {
+impl<V: Serialize> Serialize for PairsRef<'_, V> {
     fn serialize<S: serde::Serializer>(
         &self,
         serializer: S,
@@ -292,9 +295,9 @@ impl Serialize for PagesRef<'_> {
         self.0.each(&mut |_, _| count += 1);
         let mut seq = serializer.serialize_seq(Some(count))?;
         let mut failed = None;
-        self.0.each(&mut |path, key| {
+        self.0.each(&mut |text, value| {
             if failed.is_none()
-                && let Err(e) = seq.serialize_element(&(path, key))
+                && let Err(e) = seq.serialize_element(&(text, value))
             {
                 failed = Some(e);
             }
@@ -497,7 +500,8 @@ fn load_as(dir: &Path, matches: bool) -> Loaded {
 /// disk, then renamed.
 pub fn save(dir: &Path, state: &State) -> Result<()> {
     let prepared = prepare(dir, state)?;
-    save_prepared(dir, state, prepared, stage_index(dir, state, &state.pages)?)
+    let index = stage_index(dir, state, &state.pages, &state.labels)?;
+    save_prepared(dir, state, prepared, index)
 }
 
 /// The first half of [`save`], which a build runs on a thread of its own while it renders (so
@@ -551,16 +555,22 @@ pub fn prepare(dir: &Path, state: &State) -> Result<Prepared> {
 #[derive(Debug)]
 pub struct StagedIndex(Staged);
 
-/// The index of `state` with the site's page keys `pages` (in place of `state.pages`) written
-/// to a temporary file beside the state's and flushed to disk, replacing nothing yet. A build
-/// runs this beside publishing the site (the page keys are known once the pages are made): the
-/// index of a public server's site holds 100,000 keys.
-pub fn stage_index(dir: &Path, state: &State, pages: &dyn PageKeys) -> Result<StagedIndex> {
+/// The index of `state` with the site's page keys `pages` and the matches' numbers `numbers`
+/// (in place of `state.pages` and `state.labels`) written to a temporary file beside the
+/// state's and flushed to disk, replacing nothing yet. A build runs this beside publishing the
+/// site (the page keys are known once the pages are made): the index of a public server's site
+/// holds 100,000 keys.
+pub fn stage_index(
+    dir: &Path,
+    state: &State,
+    pages: &dyn Pairs<u64>,
+    numbers: &dyn Pairs<u32>,
+) -> Result<StagedIndex> {
     // Borrowed, not copied: a key per page and a label per match.
     let index = IndexRef {
         files: state.files.iter().map(|f| f.path.as_str()).collect(),
-        pages: PagesRef(pages),
-        labels: &state.labels,
+        pages: PairsRef(pages),
+        labels: PairsRef(numbers),
     };
     let header = postcard::to_allocvec(&state.header).context("cannot encode the state")?;
     // Encoded straight into the file: in memory it was 8 MB at 64,000 matches, copied once.
@@ -973,8 +983,8 @@ mod tests {
         let labels = vec![("ab12".to_string(), 3)];
         let borrowed = IndexRef {
             files: vec!["a.log", "b/c.log"],
-            pages: PagesRef(&pages),
-            labels: &labels,
+            pages: PairsRef(&pages),
+            labels: PairsRef(&labels),
         };
         let owned = Index {
             files: vec!["a.log".to_string(), "b/c.log".to_string()],
@@ -1101,7 +1111,7 @@ mod tests {
             saved.len() * 2,
             "staged beside the saved files"
         );
-        let index = stage_index(dir.path(), &state, &state.pages).unwrap();
+        let index = stage_index(dir.path(), &state, &state.pages, &state.labels).unwrap();
         save_prepared(dir.path(), &state, prepared, index).unwrap();
         let now = listing();
         assert_eq!(now.len(), saved.len());

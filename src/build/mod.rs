@@ -267,7 +267,14 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // The state's index (the page keys just made) is written and flushed beside publishing;
     // it replaces the old index only once the site is published, below.
     let (published, index) = std::thread::scope(|s| {
-        let index = s.spawn(|| state::stage_index(&state_dir, &new_state, &MadeKeys(&files)));
+        let index = s.spawn(|| {
+            state::stage_index(
+                &state_dir,
+                &new_state,
+                &MadeKeys(&files),
+                &Numbers(&matches),
+            )
+        });
         let published = staging.publish(&files);
         let index = index
             .join()
@@ -321,12 +328,24 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
 /// The page keys of the files a build made (those with a key), read from their records.
 struct MadeKeys<'a>(&'a [crate::output::OutputFile]);
 
-impl state::PageKeys for MadeKeys<'_> {
+impl state::Pairs<u64> for MadeKeys<'_> {
     fn each(&self, each: &mut dyn FnMut(&str, u64)) {
         for f in self.0 {
             if let Some(key) = f.key {
                 each(&f.path, key);
             }
+        }
+    }
+}
+
+/// The numbers of the history's matches (id, number), in order, read from the matches: the
+/// state remembers them for the next build ([`crate::read`] gave them).
+struct Numbers<'a>(&'a [crate::model::Match]);
+
+impl state::Pairs<u32> for Numbers<'_> {
+    fn each(&self, each: &mut dyn FnMut(&str, u32)) {
+        for m in self.0 {
+            each(&m.id, m.number);
         }
     }
 }
