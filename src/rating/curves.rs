@@ -26,8 +26,8 @@ pub const BLOCK: usize = 512;
 /// Bytes of a point on disk: its match number and the bits of its rating, little-endian.
 const POINT_BYTES: usize = 12;
 
-/// Blocks each thread keeps read back (about 200 KB).
-const CACHED_BLOCKS: usize = 32;
+/// Blocks each thread keeps read back (about 400 KB), each in the slot its place gives.
+const CACHED_BLOCKS: usize = 64;
 
 /// One curve per identity (see the module doc).
 #[derive(Clone, Default)]
@@ -53,11 +53,18 @@ struct Written {
     first: u32,
 }
 
-/// Blocks a thread has read back, the oldest replaced first.
+/// Blocks a thread has read back: block `at` of file `number` in slot
+/// [`Cache::slot`], replacing the one there.
 #[derive(Default)]
 struct Cache {
-    next: usize,
-    blocks: Vec<Cached>,
+    slots: Vec<Option<Cached>>,
+}
+
+impl Cache {
+    fn slot(file: u64, at: u64) -> usize {
+        let block = at / (BLOCK * POINT_BYTES) as u64;
+        (block ^ file.wrapping_mul(0x9e37_79b9_7f4a_7c15)) as usize % CACHED_BLOCKS
+    }
 }
 
 /// A block read back: its file's [`Disk::number`], where it lies, and its points.
@@ -124,23 +131,22 @@ impl Disk {
             static CACHE: RefCell<Cache> = RefCell::default();
         }
         CACHE.with_borrow_mut(|cache| {
-            let found = (cache.blocks.iter()).find(|c| c.file == self.number && c.at == at);
-            if let Some(cached) = found {
+            if cache.slots.is_empty() {
+                cache.slots.resize_with(CACHED_BLOCKS, || None);
+            }
+            let slot = &mut cache.slots[Cache::slot(self.number, at)];
+            if let Some(cached) = slot
+                .as_ref()
+                .filter(|c| c.file == self.number && c.at == at)
+            {
                 return Arc::clone(&cached.points);
             }
             let points: Arc<[CurvePoint]> = self.read(at).into();
-            let cached = Cached {
+            *slot = Some(Cached {
                 file: self.number,
                 at,
                 points: Arc::clone(&points),
-            };
-            if cache.blocks.len() < CACHED_BLOCKS {
-                cache.blocks.push(cached);
-            } else {
-                let next = cache.next;
-                cache.blocks[next] = cached;
-                cache.next = (next + 1) % CACHED_BLOCKS;
-            }
+            });
             points
         })
     }
@@ -275,34 +281,50 @@ impl Curves {
         disk.block(line.written[n / BLOCK].at)[n % BLOCK]
     }
 
+    /// A reader of curve `id`'s points by position that keeps the block it read last: for
+    /// reading a curve in order (drawing it, keying its page), a point costs a lookup in that
+    /// block, not in the thread's cache.
+    pub fn reader(&self, id: usize) -> Reader<'_> {
+        Reader {
+            curves: self,
+            id,
+            block: RefCell::new(None),
+        }
+    }
+
     /// The last point of curve `id`, if any.
     pub fn last(&self, id: usize) -> Option<CurvePoint> {
         let len = self.len(id);
         (len > 0).then(|| self.point(id, len - 1))
     }
 
-    /// Where the point of match `number` is in curve `id`, if it has one (its points are in
-    /// match order).
-    pub fn find(&self, id: usize, number: u32) -> Option<usize> {
+    /// The point of match `number` in curve `id`, if it has one (its points are in match
+    /// order), and the point before it, if any: for a page that shows a rating and its change,
+    /// one block read back (two when the point starts a block).
+    pub fn at_match(&self, id: usize, number: u32) -> Option<(Option<CurvePoint>, CurvePoint)> {
         let line = self.lines.get(id)?;
         let on_disk = line.written.len() * BLOCK;
-        let in_tail = |tail: &[CurvePoint]| {
-            tail.binary_search_by_key(&number, |p| p.pair().0)
-                .ok()
-                .map(|i| on_disk + i)
+        let (points, first): (Arc<[CurvePoint]>, usize) = match line.tail.first() {
+            Some(p) if p.pair().0 <= number => {
+                let i = (line.tail.binary_search_by_key(&number, |p| p.pair().0)).ok()?;
+                let before = match i {
+                    0 => on_disk.checked_sub(1).map(|n| self.point(id, n)),
+                    _ => Some(line.tail[i - 1]),
+                };
+                return Some((before, line.tail[i]));
+            }
+            _ => {
+                let b = (line.written.partition_point(|w| w.first <= number)).checked_sub(1)?;
+                let disk = self.disk.as_ref().expect("written blocks have their file");
+                (disk.block(line.written[b].at), b * BLOCK)
+            }
         };
-        match line.tail.first() {
-            Some(p) if p.pair().0 <= number => return in_tail(&line.tail),
-            _ => {}
-        }
-        let blocks = line.written.partition_point(|w| w.first <= number);
-        let b = blocks.checked_sub(1)?;
-        let disk = self.disk.as_ref().expect("written blocks have their file");
-        let block = disk.block(line.written[b].at);
-        block
-            .binary_search_by_key(&number, |p| p.pair().0)
-            .ok()
-            .map(|i| b * BLOCK + i)
+        let i = (points.binary_search_by_key(&number, |p| p.pair().0)).ok()?;
+        let before = match i {
+            0 => first.checked_sub(1).map(|n| self.point(id, n)),
+            _ => Some(points[i - 1]),
+        };
+        Some((before, points[i]))
     }
 
     /// The points of curve `id` in order, read a block at a time (not through the cache).
@@ -329,6 +351,37 @@ impl Curves {
         Curves {
             lines,
             disk: self.disk.clone(),
+        }
+    }
+}
+
+/// A reader of one curve's points ([`Curves::reader`]).
+pub struct Reader<'a> {
+    curves: &'a Curves,
+    id: usize,
+    /// The written block read last: its number in the curve, and its points.
+    block: RefCell<Option<(usize, Arc<[CurvePoint]>)>>,
+}
+
+impl Reader<'_> {
+    /// Point `n` of the curve (`n` below its [`Curves::len`]).
+    pub fn point(&self, n: usize) -> CurvePoint {
+        let line = &self.curves.lines[self.id];
+        let on_disk = line.written.len() * BLOCK;
+        if n >= on_disk {
+            return line.tail[n - on_disk];
+        }
+        let mut block = self.block.borrow_mut();
+        let b = n / BLOCK;
+        match &*block {
+            Some((held, points)) if *held == b => points[n % BLOCK],
+            _ => {
+                let disk = (self.curves.disk.as_ref()).expect("written blocks have their file");
+                let points = disk.block(line.written[b].at);
+                let point = points[n % BLOCK];
+                *block = Some((b, points));
+                point
+            }
         }
     }
 }
@@ -437,14 +490,21 @@ mod tests {
             assert_eq!(all, list.iter().copied().map(bits).collect::<Vec<_>>());
             for (n, &p) in list.iter().enumerate() {
                 assert_eq!(bits(curves.point(id, n)), bits(p), "curve {id} point {n}");
-                assert_eq!(curves.find(id, p.pair().0), Some(n));
+                let (before, at) = curves.at_match(id, p.pair().0).expect("a point there");
+                assert_eq!(bits(at), bits(p));
+                assert_eq!(before.map(bits), n.checked_sub(1).map(|b| bits(list[b])));
                 // Between two points' match numbers, and past the last: none.
-                assert_eq!(curves.find(id, p.pair().0 + 1), None);
+                assert!(curves.at_match(id, p.pair().0 + 1).is_none());
             }
             assert_eq!(curves.last(id).map(bits), list.last().copied().map(bits));
+            // A reader, backwards then forwards (it keeps the block it read last).
+            let reader = curves.reader(id);
+            for n in (0..list.len()).rev().chain(0..list.len()) {
+                assert_eq!(bits(reader.point(n)), bits(list[n]), "curve {id} point {n}");
+            }
         }
-        assert_eq!(curves.find(0, 0), None);
-        assert_eq!(curves.find(lists.len(), 0), None);
+        assert!(curves.at_match(0, 0).is_none());
+        assert!(curves.at_match(lists.len(), 0).is_none());
     }
 
     #[test]

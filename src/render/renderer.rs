@@ -232,13 +232,9 @@ impl<'a> Renderer<'a> {
     /// Rating of identity (or clan, numbered after the players) `id` after match `mi`, and the
     /// change that match brought.
     pub(super) fn rating_at(&self, id: usize, mi: u32) -> Option<(f64, f64)> {
-        let h = &self.input.ratings.dynamic.history;
-        let pos = h.find(id, mi)?;
-        let before = match pos {
-            0 => self.input.config.rating.dynamic.initial,
-            _ => h.point(id, pos - 1).pair().1,
-        };
-        let after = h.point(id, pos).pair().1;
+        let (before, after) = self.input.ratings.dynamic.history.at_match(id, mi)?;
+        let before = before.map_or(self.input.config.rating.dynamic.initial, |p| p.pair().1);
+        let after = after.pair().1;
         Some((after, after - before))
     }
 
@@ -311,8 +307,11 @@ impl<'a> Renderer<'a> {
     pub(super) fn curve(&self, id: usize, what: &str) -> String {
         let history = &self.input.ratings.dynamic.history;
         self.draw_curve(
-            self.curve_points_iter_by(history.len(id), |n| history.point(id, n).pair())
-                .collect(),
+            self.curve_points_iter_by(history.len(id), {
+                let reader = history.reader(id);
+                move |n| reader.point(n).pair()
+            })
+            .collect(),
             what,
             &format!("Becker's rating of {what} over time"),
         )
