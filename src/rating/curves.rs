@@ -3,7 +3,8 @@
 //! curve keeps in memory only its newest points and where the others lie: every full block of
 //! [`BLOCK`] points is written to a file without a name there, shared by the curves and their
 //! copies, and read back a block at a time through a small cache per thread (issue 41: Becker's
-//! curves were 8 MB of the heap's 128 MB peak at 64,000 matches, and grow with the history).
+//! and the headline's curves were 16 MB of the heap's 128 MB peak at 64,000 matches, and grow
+//! with the history).
 //! Saved and read as the list of lists of points they are, in the same bytes. Not the ratings
 //! that make the points (see [`super::systems::dynamic`]).
 
@@ -281,17 +282,6 @@ impl Curves {
         disk.block(line.written[n / BLOCK].at)[n % BLOCK]
     }
 
-    /// A reader of curve `id`'s points by position that keeps the block it read last: for
-    /// reading a curve in order (drawing it, keying its page), a point costs a lookup in that
-    /// block, not in the thread's cache.
-    pub fn reader(&self, id: usize) -> Reader<'_> {
-        Reader {
-            curves: self,
-            id,
-            block: RefCell::new(None),
-        }
-    }
-
     /// The last point of curve `id`, if any.
     pub fn last(&self, id: usize) -> Option<CurvePoint> {
         let len = self.len(id);
@@ -342,7 +332,7 @@ impl Curves {
     }
 
     /// The curves renumbered into `n` curves: curve `old` becomes curve `to(old)`, the others
-    /// start without points. Shares the file.
+    /// start without points. Shares the file; these are left without points.
     pub fn renumbered(&mut self, n: usize, to: impl Fn(usize) -> usize) -> Curves {
         let mut lines = vec![Arc::default(); n];
         for (old, line) in self.lines.iter_mut().enumerate() {
@@ -351,37 +341,6 @@ impl Curves {
         Curves {
             lines,
             disk: self.disk.clone(),
-        }
-    }
-}
-
-/// A reader of one curve's points ([`Curves::reader`]).
-pub struct Reader<'a> {
-    curves: &'a Curves,
-    id: usize,
-    /// The written block read last: its number in the curve, and its points.
-    block: RefCell<Option<(usize, Arc<[CurvePoint]>)>>,
-}
-
-impl Reader<'_> {
-    /// Point `n` of the curve (`n` below its [`Curves::len`]).
-    pub fn point(&self, n: usize) -> CurvePoint {
-        let line = &self.curves.lines[self.id];
-        let on_disk = line.written.len() * BLOCK;
-        if n >= on_disk {
-            return line.tail[n - on_disk];
-        }
-        let mut block = self.block.borrow_mut();
-        let b = n / BLOCK;
-        match &*block {
-            Some((held, points)) if *held == b => points[n % BLOCK],
-            _ => {
-                let disk = (self.curves.disk.as_ref()).expect("written blocks have their file");
-                let points = disk.block(line.written[b].at);
-                let point = points[n % BLOCK];
-                *block = Some((b, points));
-                point
-            }
         }
     }
 }
@@ -497,10 +456,13 @@ mod tests {
                 assert!(curves.at_match(id, p.pair().0 + 1).is_none());
             }
             assert_eq!(curves.last(id).map(bits), list.last().copied().map(bits));
-            // A reader, backwards then forwards (it keeps the block it read last).
-            let reader = curves.reader(id);
-            for n in (0..list.len()).rev().chain(0..list.len()) {
-                assert_eq!(bits(reader.point(n)), bits(list[n]), "curve {id} point {n}");
+            // Backwards too, block after block leaving the thread's cache.
+            for n in (0..list.len()).rev() {
+                assert_eq!(
+                    bits(curves.point(id, n)),
+                    bits(list[n]),
+                    "curve {id} point {n}"
+                );
             }
         }
         assert!(curves.at_match(0, 0).is_none());

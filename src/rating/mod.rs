@@ -99,16 +99,8 @@ impl Headline {
 
     /// Point `n` of identity `i`'s [`Headline::curve`] (`n` below [`Headline::curve_len`]).
     pub fn curve_point(&self, i: usize, n: usize) -> (u32, f64) {
-        self.curve_reader(i)(n)
-    }
-
-    /// [`Headline::curve_point`] of identity `i`, for reading the curve in order (see
-    /// [`Curves::reader`]).
-    pub fn curve_reader(&self, i: usize) -> impl Fn(usize) -> (u32, f64) + '_ {
-        let online = self.online.reader(i);
-        let len = self.online.len(i);
-        move |n| match n < len {
-            true => online.point(n).pair(),
+        match n < self.online.len(i) {
+            true => self.online.point(i, n).pair(),
             false => self.last[i].expect("a point of the curve"),
         }
     }

@@ -71,13 +71,13 @@ fn player_curve_points(r: &Renderer, i: usize, which: Curve) -> impl Iterator<It
             let history = &r.input.ratings.dynamic.history;
             (
                 history.len(i),
-                Box::new({
-                    let reader = history.reader(i);
-                    move |n| reader.point(n).pair()
-                }),
+                Box::new(move |n| history.point(i, n).pair()),
             )
         }
-        Curve::Headline => (headline.curve_len(i), Box::new(headline.curve_reader(i))),
+        Curve::Headline => (
+            headline.curve_len(i),
+            Box::new(move |n| headline.curve_point(i, n)),
+        ),
     };
     r.curve_points_iter_by(len, point)
         .map(move |(x, y)| match which {

@@ -307,11 +307,8 @@ impl<'a> Renderer<'a> {
     pub(super) fn curve(&self, id: usize, what: &str) -> String {
         let history = &self.input.ratings.dynamic.history;
         self.draw_curve(
-            self.curve_points_iter_by(history.len(id), {
-                let reader = history.reader(id);
-                move |n| reader.point(n).pair()
-            })
-            .collect(),
+            self.curve_points_iter_by(history.len(id), |n| history.point(id, n).pair())
+                .collect(),
             what,
             &format!("Becker's rating of {what} over time"),
         )
