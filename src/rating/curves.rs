@@ -192,8 +192,12 @@ impl Curves {
     }
 
     /// Writes every full block to a file without a name in `dir` from now on, the points held
-    /// now included (they stay in memory when it cannot be made or written).
+    /// now included (they stay in memory when it cannot be made or written). Curves that
+    /// already have their file keep it: the blocks written there are read from it.
     pub fn spill_to(&mut self, dir: PathBuf) {
+        if self.disk.is_some() {
+            return;
+        }
         self.disk = Some(Arc::new(Disk::new(dir)));
         for id in 0..self.lines.len() {
             self.write_out(id);
@@ -496,6 +500,10 @@ mod tests {
         let (mut curves, lists) = filled(None);
         curves.spill_to(dir.path().to_path_buf());
         assert_eq!(curves.lines[5].written.len(), 3);
+        reads_as(&curves, &lists);
+        // Given a folder again, they keep the file their blocks are in.
+        let other = tempfile::tempdir().unwrap();
+        curves.spill_to(other.path().to_path_buf());
         reads_as(&curves, &lists);
     }
 
