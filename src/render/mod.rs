@@ -152,7 +152,7 @@ impl Links {
     /// Assigns stable, unique, safe page paths.
     pub fn new(input: &SiteInput) -> Links {
         let (players, match_servers) =
-            rayon::join(|| Links::players(input), || Links::servers(input));
+            rayon::join(|| Links::players(input), || Links::match_servers(input));
         let map_names: Vec<&str> = input.stats.maps.iter().map(|m| m.name.as_str()).collect();
         let maps = map_names
             .iter()
@@ -201,7 +201,7 @@ impl Links {
     }
 
     /// Each match's server name, in parallel.
-    fn servers(input: &SiteInput) -> Vec<crate::model::text::Text> {
+    fn match_servers(input: &SiteInput) -> Vec<crate::model::text::Text> {
         let names: Vec<String> = input
             .matches
             .par_iter()
