@@ -11,10 +11,12 @@ use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
 mod file;
+mod paths;
 mod stamps;
 mod streamed;
 
 pub use file::OutputFile;
+pub use paths::PathSet;
 use stamps::{Stamps, Verdict};
 pub use streamed::MakeParts;
 
@@ -57,11 +59,6 @@ pub struct Staging {
     stamps: OnceLock<Option<Stamps>>,
 }
 
-/// A set of output paths (as [`safe_relative`] keys them), hashed with ahash: a public server's
-/// site has 100,000 pages, each looked up a few times per build, where the standard hasher's
-/// cost showed in the build's steps.
-pub type PathSet = HashSet<String, ahash::RandomState>;
-
 /// What the background mirroring linked into the staging folder: files and folders, relative
 /// to the site root. Files are keyed as [`safe_relative`] keys output paths (`/`-separated
 /// text): a path's own hash compares it component by component, which cost more than the rest
@@ -79,7 +76,7 @@ impl Mirror {
     fn add_file(&mut self, rel: PathBuf) {
         match key_of(rel) {
             Ok(key) => {
-                self.files.insert(key);
+                self.files.insert(&key);
             }
             Err(stray) => self.strays.push(stray),
         }
@@ -728,7 +725,7 @@ fn write_all(
     // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
     let produced: HashSet<&str, ahash::RandomState> = targets.iter().map(String::as_str).collect();
     let gone = (mirrored.files.iter())
-        .filter(|p| !produced.contains(p.as_str()))
+        .filter(|p| !produced.contains(p))
         .map(|p| staging.join(p));
     for path in gone.chain(mirrored.strays.iter().map(|p| staging.join(p))) {
         std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
