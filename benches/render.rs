@@ -113,9 +113,9 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                     "MOD_RAILGUN".into(),
                     "MOD_SHOTGUN".into(),
                 ],
-                awards: Vec::new(),
-                rounds: Vec::new(),
-                spots: Vec::new(),
+                awards: Default::default(),
+                rounds: Default::default(),
+                spots: Default::default(),
             }
         })
         .collect()

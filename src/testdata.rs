@@ -101,9 +101,9 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
             .collect(),
         events: Events::default(),
         weapons: vec!["MOD_X".into()],
-        awards: Vec::new(),
-        rounds: Vec::new(),
-        spots: Vec::new(),
+        awards: Default::default(),
+        rounds: Default::default(),
+        spots: Default::default(),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod match_player;
 pub mod moderation;
 pub mod name_filter;
 pub mod names;
+pub mod rare_list;
 pub mod text;
 pub mod weapons;
 
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub use events::Events;
 pub use match_player::{MatchPlayer, PlayerFields, Who};
+pub use rare_list::RareList;
 pub use text::Text;
 
 /// A side in a match. `Free` is "no team" (free-for-all); `Spectator` is not playing.
@@ -176,16 +178,16 @@ pub struct Match {
     /// Weapon (means of death) names, indexed by [`Event::detail`] of kill events.
     pub weapons: Vec<Text>,
     /// Award names, indexed by [`Event::detail`] of award events.
-    pub awards: Vec<Text>,
+    pub awards: RareList<Text>,
     /// The rounds played, in order, with their winners (round-based games: Counter-Strike, Team
     /// Fortress 2); empty when the log has none.
     #[serde(default)]
-    pub rounds: Vec<Round>,
+    pub rounds: RareList<Round>,
     /// Where the killer stood and the victim fell, for the kills whose log line says so
     /// (Counter-Strike: Global Offensive and CS2 after each player, Team Fortress 2 in
     /// `attacker_position` and `victim_position`), in line order; empty when the log has none.
     #[serde(default)]
-    pub spots: Vec<KillSpots>,
+    pub spots: RareList<KillSpots>,
 }
 
 /// A match the history holds (`Match`) or borrows (`&Match`): what counts, ladders and replays
@@ -333,6 +335,14 @@ impl Match {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A match's description stays in memory for the whole build, one per match of the
+    /// history (issue 41): its lists that most matches leave empty are a pointer each.
+    #[test]
+    fn a_match_takes_at_most_256_bytes_in_memory() {
+        assert!(std::mem::size_of::<Match>() <= 256);
+        assert_eq!(std::mem::size_of::<RareList<Round>>(), 8);
+    }
 
     fn event(time: u32, kind: EventKind, actor: u32) -> Event {
         Event {

@@ -116,9 +116,9 @@ pub fn new_match(source: &Source, line: u64, game: &str) -> Match {
         players: Vec::new(),
         events: crate::model::Events::default(),
         weapons: Vec::new(),
-        awards: Vec::new(),
-        rounds: Vec::new(),
-        spots: Vec::new(),
+        awards: Default::default(),
+        rounds: Default::default(),
+        spots: Default::default(),
     }
 }
 

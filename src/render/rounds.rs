@@ -84,7 +84,8 @@ mod tests {
                 winner: Team::Red,
                 how: "Target_Bombed".into(),
             },
-        ];
+        ]
+        .into();
         assert!(round_strip(&m).is_none(), "a Quake 3 match has no strip");
         m.game = "cs2".into();
         let s = round_strip(&m).unwrap();

@@ -254,8 +254,8 @@ impl From<frozen::Match> for Match {
             events: m.events,
             weapons: m.weapons.into_iter().map(Into::into).collect(),
             awards: m.awards.into_iter().map(Into::into).collect(),
-            rounds: Vec::new(),
-            spots: Vec::new(),
+            rounds: Default::default(),
+            spots: Default::default(),
         }
     }
 }

@@ -561,7 +561,8 @@ mod tests {
             round(Team::Free),
             round(Team::Blue),
             round(Team::Blue),
-        ];
+        ]
+        .into();
         let games = team_games(&m, &[0, 1], 1.001);
         let won: Vec<bool> = games.iter().map(|g| g.0.red_won).collect();
         assert_eq!(won, [true, false, false], "a draw is no result");
