@@ -453,6 +453,7 @@ fn mirror(site: &Path, staging: &Path) -> Mirror {
             mirror.add_file(rel);
         }
     }
+    mirror.files.shrink_to_fit();
     mirror
 }
 
@@ -585,6 +586,7 @@ fn list(staging: &Path) -> Mirror {
             mirror.add_file(rel);
         }
     }
+    mirror.files.shrink_to_fit();
     mirror
 }
 
