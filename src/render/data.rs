@@ -291,8 +291,8 @@ fn matches_file(
                 .final_team_scores()
                 .map(|[red, blue]| TeamScores { red, blue }),
             partial: m.partial,
-            predicted_red_win: predicted.get(i).copied().flatten(),
-            fairest_red_win: fairest.get(i).copied().flatten(),
+            predicted_red_win: predicted.get(i),
+            fairest_red_win: fairest.get(i),
         }
     };
     super::sunk_parts(sink, "data/matches.json", &mut |emit| {

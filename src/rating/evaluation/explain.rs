@@ -442,9 +442,9 @@ mod tests {
             ],
             team_model: "team-model".into(),
             headline_ratings: Vec::new(),
-            predicted_red_win: Vec::new(),
-            fairest_red_win: Vec::new(),
-            expected_margin: Vec::new(),
+            predicted_red_win: Default::default(),
+            fairest_red_win: Default::default(),
+            expected_margin: Default::default(),
             headline_curves: Default::default(),
             team: Default::default(),
         };

@@ -6,6 +6,7 @@
 
 pub mod explain;
 pub mod outcomes;
+pub mod per_match;
 pub mod reliability;
 pub mod replay;
 
@@ -453,16 +454,16 @@ pub struct Evaluation {
     /// P(red wins) per match (in the order rated) predicted before it by the team model, for
     /// team matches with players on both sides.
     #[serde(skip)]
-    pub predicted_red_win: Vec<Option<f64>>,
+    pub predicted_red_win: per_match::PerMatch,
     /// P(red wins) per match (in the order rated) of the fairest split of the same players, by
     /// the balancer from the team model's knowledge before it (see
     /// [`crate::rating::systems::team_model::FAIREST_EXACT_UP_TO`]); None where there is no prediction.
     #[serde(skip)]
-    pub fairest_red_win: Vec<Option<f64>>,
+    pub fairest_red_win: per_match::PerMatch,
     /// Red's expected team score minus blue's per match (in the order rated), by the team model
     /// before it; None where there is no prediction.
     #[serde(skip)]
-    pub expected_margin: Vec<Option<f64>>,
+    pub expected_margin: per_match::PerMatch,
     /// The team model's final skill per identity (roster order) and parameters.
     #[serde(skip)]
     pub team: TeamSnapshot,

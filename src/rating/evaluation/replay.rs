@@ -26,6 +26,7 @@ use crate::model::{EventKind, Match};
 use crate::rating::curve_point::CurvePoint;
 use crate::rating::curves::Curves;
 use crate::rating::evaluation::outcomes::Outcomes;
+use crate::rating::evaluation::per_match::PerMatch;
 use crate::rating::evaluation::reliability::Calibration;
 use crate::rating::evaluation::{
     Evaluation, HELD_OUT_SHARE, MIN_INCIDENTS_FOR_SKILL, Outcome, PairedSums, Scored, SkillKey,
@@ -872,9 +873,9 @@ impl Comparison {
             team_model: evaluation.team_model.clone(),
             headline_ratings: Vec::new(),
             headline_curves: Default::default(),
-            predicted_red_win: Vec::new(),
-            fairest_red_win: Vec::new(),
-            expected_margin: Vec::new(),
+            predicted_red_win: Default::default(),
+            fairest_red_win: Default::default(),
+            expected_margin: Default::default(),
             team: TeamSnapshot::default(),
         }
     }
@@ -953,26 +954,19 @@ fn finish_leaders(
         ),
     };
     let mut team = TeamSnapshot::default();
-    let mut predicted_red_win = vec![None; book.matches as usize];
-    let mut fairest_red_win = vec![None; book.matches as usize];
-    let mut expected_margin = vec![None; book.matches as usize];
+    // Each run's values in run order, a later run's value for a match winning.
+    let (mut predicted, mut fairest, mut margins) = (Vec::new(), Vec::new(), Vec::new());
     for run in &mut runs {
         if let Some((skills, params)) = run.rater.team_snapshot() {
             team.skills = in_roster_order(roster, &book, &skills, params.newcomer);
             team.params = Some(params);
-            for (slots, known) in [
-                (&mut predicted_red_win, &run.scores.predictions),
-                (&mut fairest_red_win, &run.scores.fairest),
-                (&mut expected_margin, &run.scores.margins),
-            ] {
-                for &(m, p) in known {
-                    if let Some(slot) = slots.get_mut(m as usize) {
-                        *slot = Some(p);
-                    }
-                }
-            }
+            predicted.extend_from_slice(&run.scores.predictions);
+            fairest.extend_from_slice(&run.scores.fairest);
+            margins.extend_from_slice(&run.scores.margins);
         }
     }
+    let [predicted_red_win, fairest_red_win, expected_margin] =
+        [predicted, fairest, margins].map(|known| PerMatch::from_known(known, book.matches));
     // Kept to the end of the build without the room each curve grew into, one copy shared by
     // the checkpoint (until it is encoded) and the evaluation.
     runs[0].scores.curves.shrink_to_fit();

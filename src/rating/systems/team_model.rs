@@ -583,7 +583,10 @@ mod tests {
             .iter()
             .map(|m| m.team_scores.and_then(|[r, b]| (r != b).then_some(r > b)))
             .collect();
-        let bins = reliability(&evaluation.predicted_red_win, &outcomes);
+        let bins = reliability(
+            &evaluation.predicted_red_win.dense(matches.len()),
+            &outcomes,
+        );
         for b in &bins.bins {
             eprintln!("{b:?}");
             // Within 5 points, or within two standard errors where a bin holds too few

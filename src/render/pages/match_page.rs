@@ -120,19 +120,19 @@ pub(in crate::render) fn kills_html(r: &Renderer, i: usize) -> String {
 /// The team model's P(red wins) before match `i`, for team matches.
 pub(in crate::render) fn predicted_red_win(r: &Renderer, i: usize) -> Option<f64> {
     let predicted = &r.input.ratings.headline.evaluation.predicted_red_win;
-    predicted.get(i).copied().flatten()
+    predicted.get(i)
 }
 
 /// P(red wins) of the fairest split of match `i`'s players, from the same knowledge.
 pub(in crate::render) fn fairest_red_win(r: &Renderer, i: usize) -> Option<f64> {
     let fairest = &r.input.ratings.headline.evaluation.fairest_red_win;
-    fairest.get(i).copied().flatten()
+    fairest.get(i)
 }
 
 /// Red's expected team score minus blue's before match `i`, by the team model.
 pub(in crate::render) fn expected_margin(r: &Renderer, i: usize) -> Option<f64> {
     let margins = &r.input.ratings.headline.evaluation.expected_margin;
-    margins.get(i).copied().flatten()
+    margins.get(i)
 }
 
 /// Cumulative frags over match time of the match's five best fraggers.
