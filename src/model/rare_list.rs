@@ -10,6 +10,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// of them, empty in every Quake 3 family match but awards, so a vector's 24 bytes each were
 /// 72 of a match's 304 in memory (issue 41: 3 MB at 64,000 matches). Reads as a slice, grows
 /// as a vector, and is stored as a list, so stored bytes do not change.
+// The vector is boxed on purpose: a pointer in the match instead of the vector's 24 bytes.
+#[allow(clippy::box_collection)]
 #[derive(Clone)]
 pub struct RareList<T>(Option<Box<Vec<T>>>);
 
