@@ -201,7 +201,7 @@ fn fingerprint(cfg: &RatingConfig) -> u64 {
 fn chain(
     mut hash: u64,
     matches: &[impl AsMatch],
-    match_players: &[Vec<u32>],
+    match_players: crate::model::match_ids::Iter<'_>,
     roster: &Roster,
 ) -> u64 {
     for (m, ids) in matches.iter().map(AsMatch::as_match).zip(match_players) {
@@ -360,7 +360,7 @@ pub fn fold_ahead(
         chain: chain(
             chained,
             &matches[from..],
-            &roster.match_players[from..],
+            roster.match_players.iter_range(from..usize::MAX),
             roster,
         ),
     });
@@ -472,7 +472,14 @@ impl Checkpoint<'_> {
     ) -> Result<Renumbered, String> {
         let seen = self.matches as usize;
         let (chained, numbered) = rayon::join(
-            || chain(0, &matches[..seen], &roster.match_players[..seen], roster),
+            || {
+                chain(
+                    0,
+                    &matches[..seen],
+                    roster.match_players.iter_range(0..seen),
+                    roster,
+                )
+            },
             || {
                 let players = self.player_numbers(roster)?;
                 let clan_numbers = self.clan_numbers(clans, &players)?;

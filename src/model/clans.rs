@@ -129,7 +129,7 @@ mod tests {
                     names_seen: vec![n.to_string()],
                 })
                 .collect(),
-            match_players: Vec::new(),
+            match_players: Default::default(),
         }
     }
 

@@ -70,7 +70,7 @@ pub struct Identity {
 pub struct Roster {
     pub players: Vec<Identity>,
     /// For each match (same order as given), the identity number of each of its players.
-    pub match_players: Vec<Vec<u32>>,
+    pub match_players: super::match_ids::MatchIds,
 }
 
 impl Roster {
@@ -114,15 +114,12 @@ impl Roster {
         for (n, &slot) in order.iter().enumerate() {
             number[slot as usize] = n as u32;
         }
-        let match_players = match_slots
-            .into_par_iter()
-            .map(|mut ids| {
-                for id in &mut ids {
-                    *id = number[*id as usize];
-                }
-                ids
-            })
-            .collect();
+        let mut match_players = super::match_ids::MatchIds::default();
+        for ids in &match_slots {
+            match_players.push(ids.iter().map(|&id| number[id as usize]));
+        }
+        drop(match_slots);
+        match_players.shrink_to_fit();
         slots.par_iter_mut().for_each(|(_, _, seen)| {
             seen.sort_unstable();
             seen.dedup();

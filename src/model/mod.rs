@@ -5,6 +5,7 @@
 pub mod clans;
 pub mod events;
 pub mod identity;
+pub mod match_ids;
 pub mod match_player;
 pub mod moderation;
 pub mod name_filter;

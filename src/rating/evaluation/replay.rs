@@ -618,7 +618,7 @@ impl Evaluator {
     pub fn advance(&mut self, matches: &[Match], roster: &Roster, from: usize) {
         let part = matches[from..]
             .iter()
-            .zip(roster.match_players[from..].iter().map(Vec::as_slice));
+            .zip(roster.match_players.iter_range(from..usize::MAX));
         self.replay(part, roster, PIPELINE_PARTS);
     }
 
@@ -1463,9 +1463,7 @@ mod tests {
         let cfg = RatingConfig::default();
         let run = |parts: usize| {
             let mut e = Evaluator::new(&cfg, true);
-            let all = matches
-                .iter()
-                .zip(roster.match_players.iter().map(Vec::as_slice));
+            let all = matches.iter().zip(roster.match_players.iter());
             e.replay(all, &roster, parts);
             serde_json::to_string(&e.finish(&roster).0).unwrap()
         };
@@ -1474,9 +1472,7 @@ mod tests {
             assert!(run(parts) == one, "{parts} parts");
         }
         let mut book = Book::default();
-        let mut all = matches
-            .iter()
-            .zip(roster.match_players.iter().map(Vec::as_slice));
+        let mut all = matches.iter().zip(roster.match_players.iter());
         let per_part = part_matches(matches.len(), PIPELINE_PARTS);
         let (mut batches, mut frags) = (0, 0);
         while let Some(batch) = next_batch(&mut book, &mut all, &roster, per_part) {

@@ -149,7 +149,7 @@ impl Stream {
     ) -> Stream {
         Stream::build_part(
             matches,
-            &roster.match_players,
+            roster.match_players.iter(),
             0,
             roster.players.len(),
             clans,
@@ -163,7 +163,7 @@ impl Stream {
     /// matches before left it.
     fn build_part(
         matches: &[impl AsMatch],
-        match_players: &[Vec<u32>],
+        match_players: crate::model::match_ids::Iter<'_>,
         first: usize,
         players: usize,
         clans: &Clans,
@@ -394,7 +394,7 @@ impl Ladder {
             let end = (first + run.max(1)).min(matches.len());
             let stream = Stream::build_part(
                 &matches[first..end],
-                &roster.match_players[first..end],
+                roster.match_players.iter_range(first..end),
                 first,
                 self.players,
                 clans,

@@ -125,7 +125,7 @@ impl Evaluator {
                 matches: Some((
                     Box::new(
                         (matches[from..].iter().map(AsMatch::as_match))
-                            .zip(roster.match_players[from..].iter().map(Vec::as_slice)),
+                            .zip(roster.match_players.iter_range(from..usize::MAX)),
                     ),
                     matches.len() - from,
                 )),

@@ -91,9 +91,7 @@ mod tests {
     #[test]
     fn records_read_back_as_written() {
         let (matches, roster) = crate::testdata::history("openarena");
-        let mut all = matches
-            .iter()
-            .zip(roster.match_players.iter().map(Vec::as_slice));
+        let mut all = matches.iter().zip(roster.match_players.iter());
         let mut book = Book::default();
         let dir = tempfile::tempdir().unwrap();
         let mut spill = Spill::create(dir.path()).unwrap();
