@@ -48,7 +48,9 @@ pub(super) struct Renderer<'a> {
     pub(super) own_player_template: bool,
     /// Each match's labels, made once: every match row and match key shows them, and a
     /// crowd's player pages show each match again for each of its players.
-    match_labels: Vec<MatchLabels<'a>>,
+    match_labels: Vec<MatchLabels>,
+    /// The map pages matches name ([`MatchLabels::map`]), "" first (a match without one).
+    match_map_urls: Vec<&'a str>,
     /// Each weapon's label (by raw name, from the maps' weapon counts), made once for the
     /// weapon tables of every player page (hashed with ahash: each page looks up each of its
     /// weapons).
@@ -71,26 +73,27 @@ pub(super) struct RatingTexts {
 }
 
 /// What pages show of a match wherever it is listed.
-struct MatchLabels<'a> {
+struct MatchLabels {
     /// A dated match's start to the second ([`Renderer::when_sort`]), whose label
     /// ([`Renderer::when`]) is the same to the minute: one text for both. An undated match's
     /// label ("Match N").
     label: ShortText,
     dated: bool,
-    /// The page of the match's map ("" when it has none).
-    map_url: &'a str,
+    /// The page of the match's map, as its place in [`Renderer::match_map_urls`] (a text's
+    /// 16 bytes a match were 1 MB at 64,000 matches, issue 41).
+    map: u32,
 }
 
-impl<'a> MatchLabels<'a> {
-    /// The labels of match `m` (at `i` in site order), whose map's page is `map_url`.
-    fn new(m: &crate::model::Match, i: usize, map_url: &'a str) -> MatchLabels<'a> {
+impl MatchLabels {
+    /// The labels of match `m` (at `i` in site order), whose map's page is `map`.
+    fn new(m: &crate::model::Match, i: usize, map: u32) -> MatchLabels {
         MatchLabels {
             label: ShortText::new(&match m.start {
                 Some(t) => t.format(SORTABLE).to_string(),
                 None => when_label(m, i),
             }),
             dated: m.start.is_some(),
-            map_url,
+            map,
         }
     }
 
@@ -169,16 +172,21 @@ impl<'a> Renderer<'a> {
         for (pos, &c) in clan_order.iter().enumerate() {
             clan_rank[c] = pos + 1;
         }
+        // Each map page's place in `match_map_urls`, by map name.
+        let mut match_map_urls = vec![""];
+        let mut map_place: std::collections::HashMap<&str, u32, ahash::RandomState> =
+            Default::default();
+        for (name, url) in &links.maps {
+            map_place.insert(name.as_str(), match_map_urls.len() as u32);
+            match_map_urls.push(url.as_str());
+        }
         let match_labels = input
             .matches
             .par_iter()
             .enumerate()
             .map(|(i, m)| {
-                MatchLabels::new(
-                    m,
-                    i,
-                    links.maps.get(m.map.as_str()).map_or("", String::as_str),
-                )
+                let map = map_place.get(m.map.as_str()).copied().unwrap_or(0);
+                MatchLabels::new(m, i, map)
             })
             .collect();
         let weapon_labels = (input.stats.maps.iter())
@@ -199,6 +207,7 @@ impl<'a> Renderer<'a> {
             row_texts: Default::default(),
             rating_texts,
             match_labels,
+            match_map_urls,
             weapon_labels,
             rank_shards,
             shard_paths: (0..rank_shards)
@@ -404,7 +413,7 @@ impl<'a> Renderer<'a> {
 
     /// The page of match `i`'s map ("" when it has none).
     pub(super) fn match_map_url(&self, i: usize) -> &'a str {
-        self.match_labels[i].map_url
+        self.match_map_urls[self.match_labels[i].map as usize]
     }
 
     /// A weapon's label ([`weapon_label`]), borrowed when made beforehand.
@@ -500,7 +509,7 @@ mod tests {
             let held = matches!(short, ShortText::Held { .. });
             assert_eq!(held, text.len() <= SHORT_TEXT, "{text}");
         }
-        assert!(std::mem::size_of::<MatchLabels>() <= 48);
+        assert!(std::mem::size_of::<MatchLabels>() <= 32);
     }
 
     /// A match's labels from one text are the label and the sortable start made apart: dated
@@ -515,16 +524,16 @@ mod tests {
         ];
         for (i, date) in dates.iter().enumerate() {
             m.start = Some(date.parse().unwrap());
-            let labels = MatchLabels::new(&m, i, "maps/x.html");
+            let labels = MatchLabels::new(&m, i, 3);
             assert_eq!(labels.when(), when_label(&m, i), "{date}");
             let sortable = m.start.unwrap().format("%Y-%m-%d %H:%M:%S").to_string();
             assert_eq!(labels.when_sort(), sortable);
-            assert_eq!(labels.map_url, "maps/x.html");
+            assert_eq!(labels.map, 3);
         }
         m.start = None;
         for number in [0, 7] {
             m.number = number;
-            let labels = MatchLabels::new(&m, 41, "");
+            let labels = MatchLabels::new(&m, 41, 0);
             assert_eq!(labels.when(), when_label(&m, 41));
             assert!(labels.when().starts_with("Match "));
             assert_eq!(labels.when_sort(), "");
