@@ -108,11 +108,9 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                     })
                     .collect(),
                 events: events.into(),
-                weapons: vec![
-                    "MOD_ROCKET".into(),
-                    "MOD_RAILGUN".into(),
-                    "MOD_SHOTGUN".into(),
-                ],
+                weapons: ["MOD_ROCKET", "MOD_RAILGUN", "MOD_SHOTGUN"]
+                    .iter()
+                    .collect(),
                 awards: Default::default(),
                 rounds: Default::default(),
                 spots: Default::default(),

@@ -100,7 +100,7 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
             })
             .collect(),
         events: Events::default(),
-        weapons: vec!["MOD_X".into()],
+        weapons: ["MOD_X"].iter().collect(),
         awards: Default::default(),
         rounds: Default::default(),
         spots: Default::default(),

@@ -12,6 +12,7 @@ pub mod name_filter;
 pub mod names;
 pub mod rare_list;
 pub mod text;
+pub mod weapon_list;
 pub mod weapons;
 
 use chrono::NaiveDateTime;
@@ -21,6 +22,7 @@ pub use events::Events;
 pub use match_player::{MatchPlayer, PlayerFields, Who};
 pub use rare_list::RareList;
 pub use text::Text;
+pub use weapon_list::WeaponList;
 
 /// A side in a match. `Free` is "no team" (free-for-all); `Spectator` is not playing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -177,7 +179,7 @@ pub struct Match {
     /// What happened, in order (decoded on first use when read back from the state).
     pub events: Events,
     /// Weapon (means of death) names, indexed by [`Event::detail`] of kill events.
-    pub weapons: Vec<Text>,
+    pub weapons: WeaponList,
     /// Award names, indexed by [`Event::detail`] of award events.
     pub awards: RareList<Text>,
     /// The rounds played, in order, with their winners (round-based games: Counter-Strike, Team
@@ -273,7 +275,6 @@ impl Match {
     pub fn settle(&mut self) {
         self.players.shrink_to_fit();
         self.players.iter_mut().for_each(MatchPlayer::share);
-        self.weapons.shrink_to_fit();
         self.awards.shrink_to_fit();
         self.rounds.shrink_to_fit();
         self.spots.shrink_to_fit();

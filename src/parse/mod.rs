@@ -115,7 +115,7 @@ pub fn new_match(source: &Source, line: u64, game: &str) -> Match {
         partial: false,
         players: Vec::new(),
         events: crate::model::Events::default(),
-        weapons: Vec::new(),
+        weapons: Default::default(),
         awards: Default::default(),
         rounds: Default::default(),
         spots: Default::default(),
@@ -130,7 +130,7 @@ impl WeaponIndex {
     /// The index of weapon `name` in `weapons` (the match's list), added when new. A hostile
     /// log could name more weapons than an index holds: beyond [`MAX_WEAPONS`] they share
     /// [`OTHER`].
-    pub fn of(&mut self, weapons: &mut Vec<crate::model::Text>, name: &str) -> u16 {
+    pub fn of(&mut self, weapons: &mut crate::model::WeaponList, name: &str) -> u16 {
         if let Some(&i) = self.0.get(name) {
             return i;
         }
@@ -143,7 +143,7 @@ impl WeaponIndex {
             return i;
         }
         let i = weapons.len() as u16;
-        weapons.push(name.into());
+        weapons.push(name);
         self.0.insert(name.to_string(), i);
         i
     }

@@ -252,7 +252,7 @@ impl From<frozen::Match> for Match {
             partial: m.partial,
             players: m.players.into_iter().map(Into::into).collect(),
             events: m.events,
-            weapons: m.weapons.into_iter().map(Into::into).collect(),
+            weapons: m.weapons.iter().collect(),
             awards: m.awards.into_iter().map(Into::into).collect(),
             rounds: Default::default(),
             spots: Default::default(),

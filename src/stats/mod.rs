@@ -515,7 +515,7 @@ mod tests {
     #[test]
     fn headshots_assists_objectives() {
         let mut m = crate::testdata::bare_match("ctf", &[("a", Team::Red), ("b", Team::Blue)]);
-        m.weapons = vec!["ak47".into()];
+        m.weapons = ["ak47"].iter().collect();
         let e = |kind, actor, target| Event {
             time: 1,
             line: 1,
