@@ -28,11 +28,25 @@ static NUMBERS: Mutex<Option<HashMap<Box<str>, u16, ahash::RandomState>>> = Mute
 /// The number of `name` in the table, added when new; None when it cannot be (a long name, a
 /// full table).
 fn number_of(name: &str) -> Option<u16> {
+    numbers_of(&[name])?.pop()
+}
+
+/// The numbers of `names` in the table (one lock for them all: a build reads a list per match
+/// of the history back from the state), None when one cannot be numbered.
+fn numbers_of(names: &[impl AsRef<str>]) -> Option<Vec<u16>> {
+    let mut numbers = NUMBERS.lock().ok()?;
+    let numbers = numbers.get_or_insert_with(HashMap::default);
+    names
+        .iter()
+        .map(|name| number_in(numbers, name.as_ref()))
+        .collect()
+}
+
+/// The number of `name` in `numbers` (the table's index), added when new.
+fn number_in(numbers: &mut HashMap<Box<str>, u16, ahash::RandomState>, name: &str) -> Option<u16> {
     if name.len() > TABLE_NAME_BYTES {
         return None;
     }
-    let mut numbers = NUMBERS.lock().ok()?;
-    let numbers = numbers.get_or_insert_with(HashMap::default);
     if let Some(&n) = numbers.get(name) {
         return Some(n);
     }
@@ -146,9 +160,21 @@ impl<S: AsRef<str>> FromIterator<S> for WeaponList {
     }
 }
 
+impl WeaponList {
+    /// The list of `names`, in order.
+    fn of_names(names: &[impl AsRef<str>]) -> WeaponList {
+        match numbers_of(names) {
+            Some(numbers) => WeaponList(Names::Numbered(numbers.into_boxed_slice())),
+            None => WeaponList(Names::Own(
+                names.iter().map(|n| Text::new(n.as_ref())).collect(),
+            )),
+        }
+    }
+}
+
 impl From<Vec<Text>> for WeaponList {
     fn from(names: Vec<Text>) -> WeaponList {
-        names.into_iter().collect()
+        WeaponList::of_names(&names)
     }
 }
 
@@ -178,7 +204,41 @@ impl Serialize for WeaponList {
 
 impl<'de> Deserialize<'de> for WeaponList {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Vec::<Text>::deserialize(deserializer).map(WeaponList::from)
+        // Borrowed from the stored bytes where they allow it: no text is made for a name the
+        // table holds.
+        let names = Vec::<Name<'de>>::deserialize(deserializer)?;
+        Ok(WeaponList::of_names(&names))
+    }
+}
+
+/// A name as stored: borrowed from the bytes read when it can be.
+struct Name<'a>(std::borrow::Cow<'a, str>);
+
+impl AsRef<str> for Name<'_> {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Name<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Name<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a weapon name")
+            }
+            fn visit_borrowed_str<E>(self, name: &'de str) -> Result<Name<'de>, E> {
+                Ok(Name(std::borrow::Cow::Borrowed(name)))
+            }
+            fn visit_str<E>(self, name: &str) -> Result<Name<'de>, E> {
+                Ok(Name(std::borrow::Cow::Owned(name.to_string())))
+            }
+            fn visit_string<E>(self, name: String) -> Result<Name<'de>, E> {
+                Ok(Name(std::borrow::Cow::Owned(name)))
+            }
+        }
+        deserializer.deserialize_str(Visitor)
     }
 }
 
