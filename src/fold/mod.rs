@@ -360,7 +360,7 @@ pub fn fold_ahead(
         chain: chain(
             chained,
             &matches[from..],
-            roster.match_players.iter_range(from..usize::MAX),
+            roster.match_players.iter_from(from),
             roster,
         ),
     });

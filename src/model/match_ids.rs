@@ -45,6 +45,11 @@ impl MatchIds {
         self.iter_range(0..self.len())
     }
 
+    /// The numbers of the matches from number `from` on, in order.
+    pub fn iter_from(&self, from: usize) -> Iter<'_> {
+        self.iter_range(from..self.len())
+    }
+
     /// The numbers of the matches `range` (cut to the matches there are), in order.
     pub fn iter_range(&self, range: Range<usize>) -> Iter<'_> {
         let back = range.end.min(self.len());
@@ -164,6 +169,7 @@ mod tests {
         let run: Vec<&[u32]> = ids.iter_range(1..4).collect();
         assert_eq!(run, [&[][..], &[7], &[0, 2, 4]]);
         assert_eq!(ids.iter_range(3..99).len(), 2);
+        assert_eq!(ids.iter_from(3).collect::<Vec<_>>(), [&[0, 2, 4][..], &[]]);
         assert_eq!(ids.iter_range(9..20).count(), 0);
         assert_eq!(ids.iter().nth(3), Some(&[0, 2, 4][..]));
         assert_eq!(ids.iter().skip(4).len(), 1);

@@ -37,6 +37,7 @@ impl PerMatch {
     }
 
     /// A value or none for each of the first `matches` matches, in order.
+    #[cfg(test)]
     pub fn dense(&self, matches: usize) -> Vec<Option<f64>> {
         (0..matches).map(|m| self.get(m)).collect()
     }

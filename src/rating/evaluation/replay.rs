@@ -618,7 +618,7 @@ impl Evaluator {
     pub fn advance(&mut self, matches: &[Match], roster: &Roster, from: usize) {
         let part = matches[from..]
             .iter()
-            .zip(roster.match_players.iter_range(from..usize::MAX));
+            .zip(roster.match_players.iter_from(from));
         self.replay(part, roster, PIPELINE_PARTS);
     }
 

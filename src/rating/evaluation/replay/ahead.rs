@@ -125,7 +125,7 @@ impl Evaluator {
                 matches: Some((
                     Box::new(
                         (matches[from..].iter().map(AsMatch::as_match))
-                            .zip(roster.match_players.iter_range(from..usize::MAX)),
+                            .zip(roster.match_players.iter_from(from)),
                     ),
                     matches.len() - from,
                 )),
