@@ -78,17 +78,6 @@ impl Index<usize> for MatchIds {
     }
 }
 
-impl FromIterator<Vec<u32>> for MatchIds {
-    fn from_iter<I: IntoIterator<Item = Vec<u32>>>(matches: I) -> MatchIds {
-        let mut all = MatchIds::default();
-        for ids in matches {
-            all.push(ids);
-        }
-        all.shrink_to_fit();
-        all
-    }
-}
-
 impl fmt::Debug for MatchIds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
@@ -153,7 +142,11 @@ mod tests {
     #[test]
     fn each_match_reads_back_its_numbers_whole_in_runs_and_backwards() {
         let lists: Vec<Vec<u32>> = vec![vec![3, 1], vec![], vec![7], vec![0, 2, 4], vec![]];
-        let ids: MatchIds = lists.iter().cloned().collect();
+        let mut ids = MatchIds::default();
+        for list in &lists {
+            ids.push(list.iter().copied());
+        }
+        ids.shrink_to_fit();
         assert_eq!(ids.len(), lists.len());
         for (i, list) in lists.iter().enumerate() {
             assert_eq!(&ids[i], list.as_slice());

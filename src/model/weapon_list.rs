@@ -119,6 +119,16 @@ impl WeaponList {
         (0..self.len()).map(|i| self.get(i).unwrap_or_else(|| no_name()))
     }
 
+    /// The list of `names`, in order (numbered under one lock).
+    fn of_names(names: &[impl AsRef<str>]) -> WeaponList {
+        match numbers_of(names) {
+            Some(numbers) => WeaponList(Names::Numbered(numbers.into_boxed_slice())),
+            None => WeaponList(Names::Own(
+                names.iter().map(|n| Text::new(n.as_ref())).collect(),
+            )),
+        }
+    }
+
     /// Adds `name` at the end (a match's list is a dozen names, added once each).
     pub fn push(&mut self, name: &str) {
         if let Names::Numbered(numbers) = &mut self.0 {
@@ -152,29 +162,7 @@ impl Index<usize> for WeaponList {
 
 impl<S: AsRef<str>> FromIterator<S> for WeaponList {
     fn from_iter<I: IntoIterator<Item = S>>(names: I) -> WeaponList {
-        let mut list = WeaponList::default();
-        for name in names {
-            list.push(name.as_ref());
-        }
-        list
-    }
-}
-
-impl WeaponList {
-    /// The list of `names`, in order.
-    fn of_names(names: &[impl AsRef<str>]) -> WeaponList {
-        match numbers_of(names) {
-            Some(numbers) => WeaponList(Names::Numbered(numbers.into_boxed_slice())),
-            None => WeaponList(Names::Own(
-                names.iter().map(|n| Text::new(n.as_ref())).collect(),
-            )),
-        }
-    }
-}
-
-impl From<Vec<Text>> for WeaponList {
-    fn from(names: Vec<Text>) -> WeaponList {
-        WeaponList::of_names(&names)
+        WeaponList::of_names(&names.into_iter().collect::<Vec<S>>())
     }
 }
 
