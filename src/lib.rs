@@ -31,6 +31,7 @@ pub mod progress;
 pub mod rating;
 pub mod read;
 pub mod render;
+pub mod scratch;
 pub mod standings;
 pub mod state;
 pub mod stats;

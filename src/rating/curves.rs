@@ -10,16 +10,14 @@
 
 use std::cell::RefCell;
 use std::fmt;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde::de::{Deserialize, Deserializer};
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 use crate::rating::curve_point::CurvePoint;
+use crate::scratch::Scratch;
 
 /// Points per block written out: 6 KB.
 pub const BLOCK: usize = 512;
@@ -68,7 +66,7 @@ impl Cache {
     }
 }
 
-/// A block read back: its file's [`Disk::number`], where it lies, and its points.
+/// A block read back: its file's [`Scratch::number`], where it lies, and its points.
 struct Cached {
     file: u64,
     at: u64,
@@ -76,53 +74,22 @@ struct Cached {
 }
 
 /// The file blocks are written to, made in its folder when the first block is written.
-struct Disk {
-    dir: PathBuf,
-    file: OnceLock<Option<File>>,
-    end: AtomicU64,
-    /// A write failed (a full disk): blocks stay in memory from then on.
-    failed: AtomicBool,
-    /// Tells this file's blocks apart in the threads' caches.
-    number: u64,
-}
+struct Disk(Scratch);
 
 impl Disk {
     fn new(dir: PathBuf) -> Disk {
-        static MADE: AtomicU64 = AtomicU64::new(0);
-        Disk {
-            dir,
-            file: OnceLock::new(),
-            end: AtomicU64::new(0),
-            failed: AtomicBool::new(false),
-            number: MADE.fetch_add(1, Ordering::Relaxed),
-        }
+        Disk(Scratch::new(dir))
     }
 
     /// Writes `points`; where they lie, or `None` when they cannot be written.
     fn put(&self, points: &[CurvePoint]) -> Option<u64> {
-        if self.failed.load(Ordering::Relaxed) {
-            return None;
-        }
-        let file = self
-            .file
-            .get_or_init(|| crate::sys::unnamed_file(&self.dir).ok())
-            .as_ref();
-        let Some(file) = file else {
-            self.failed.store(true, Ordering::Relaxed);
-            return None;
-        };
         let mut bytes = Vec::with_capacity(points.len() * POINT_BYTES);
         for p in points {
             let (number, rating) = p.pair();
             bytes.extend_from_slice(&number.to_le_bytes());
             bytes.extend_from_slice(&rating.to_bits().to_le_bytes());
         }
-        let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        if file.write_all_at(&bytes, at).is_err() {
-            self.failed.store(true, Ordering::Relaxed);
-            return None;
-        }
-        Some(at)
+        self.0.put(&bytes)
     }
 
     /// The block written at `at`. A block that cannot be read back (the file is the build's
@@ -135,16 +102,14 @@ impl Disk {
             if cache.slots.is_empty() {
                 cache.slots.resize_with(CACHED_BLOCKS, || None);
             }
-            let slot = &mut cache.slots[Cache::slot(self.number, at)];
-            if let Some(cached) = slot
-                .as_ref()
-                .filter(|c| c.file == self.number && c.at == at)
-            {
+            let number = self.0.number();
+            let slot = &mut cache.slots[Cache::slot(number, at)];
+            if let Some(cached) = slot.as_ref().filter(|c| c.file == number && c.at == at) {
                 return Arc::clone(&cached.points);
             }
             let points: Arc<[CurvePoint]> = self.read(at).into();
             *slot = Some(Cached {
-                file: self.number,
+                file: number,
                 at,
                 points: Arc::clone(&points),
             });
@@ -154,15 +119,12 @@ impl Disk {
 
     /// Reads the block at `at`, bypassing the cache.
     fn read(&self, at: u64) -> Vec<CurvePoint> {
-        let file = self.file.get().and_then(Option::as_ref);
         let mut bytes = vec![0; BLOCK * POINT_BYTES];
-        match file.map(|f| f.read_exact_at(&mut bytes, at)) {
-            Some(Ok(())) => {}
-            Some(Err(e)) => panic!(
+        if let Err(e) = self.0.read_exact_at(&mut bytes, at) {
+            panic!(
                 "the rating curves' scratch file in the state folder cannot be read back ({e}): \
                  nothing was published; check the disk and build again"
-            ),
-            None => panic!("the rating curves' scratch file is missing a block they wrote"),
+            )
         }
         bytes
             .chunks_exact(POINT_BYTES)

@@ -9,17 +9,14 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::MatchScore;
 use crate::rating::evaluation::{PairedSums, Sums};
-use crate::sys::unnamed_file;
+use crate::scratch::Scratch;
 
 /// Matches per block: 64 KB of scores.
 const BLOCK: usize = 1024;
@@ -56,29 +53,17 @@ struct Shelved {
 /// (never, for a history of less than a block). Shared by the systems of a replay, each
 /// writing its blocks at its own offsets.
 #[derive(Debug)]
-pub(super) struct Shelf {
-    dir: PathBuf,
-    file: OnceLock<Option<File>>,
-    end: AtomicU64,
-}
+pub(super) struct Shelf(Scratch);
 
 impl Shelf {
     /// A shelf whose file will be made in `dir` (the state folder).
     pub(super) fn new(dir: PathBuf) -> Shelf {
-        Shelf {
-            dir,
-            file: OnceLock::new(),
-            end: AtomicU64::new(0),
-        }
+        Shelf(Scratch::new(dir))
     }
 
     /// Writes `scores`; returns where they lie, or `None` when they cannot be written (a folder
     /// that cannot be written, a full disk): they then stay in memory.
     fn put(self: &Arc<Shelf>, scores: &[MatchScore]) -> Option<Shelved> {
-        let file = self
-            .file
-            .get_or_init(|| unnamed_file(&self.dir).ok())
-            .as_ref()?;
         let mut bytes = Vec::with_capacity(scores.len() * SCORE_BYTES);
         for s in scores {
             let words = [
@@ -93,8 +78,7 @@ impl Shelf {
             ];
             bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
         }
-        let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        file.write_all_at(&bytes, at).ok()?;
+        let at = self.0.put(&bytes)?;
         let reaches = scores.iter().map(reach);
         Some(Shelved {
             shelf: Arc::clone(self),
@@ -108,15 +92,8 @@ impl Shelf {
 impl Shelved {
     /// The scores as written.
     fn read(&self) -> std::io::Result<Vec<MatchScore>> {
-        let damaged = || std::io::Error::other("the replay's scores file does not hold a block");
-        let file = self
-            .shelf
-            .file
-            .get()
-            .and_then(Option::as_ref)
-            .ok_or_else(damaged)?;
         let mut bytes = vec![0; self.count as usize * SCORE_BYTES];
-        file.read_exact_at(&mut bytes, self.at)?;
+        self.shelf.0.read_exact_at(&mut bytes, self.at)?;
         Ok(bytes
             .chunks_exact(SCORE_BYTES)
             .map(|record| {
