@@ -276,7 +276,8 @@ fn fold_drawing(
 ///
 /// What the leaders have replayed and the followers not yet goes to a spill file in
 /// `spill_dir` (the state folder) once it is more than a few megabytes, when given, and so do
-/// Becker's curves but their newest points ([`Ladder::spill_curves_to`]). Without
+/// Becker's curves but their newest points ([`Ladder::spill_curves_to`]) and the counts' lines
+/// but the newest matches' ([`Stats::shelve_lines_in`]). Without
 /// `curves`, a replay from nothing draws no headline curve ([`Evaluator::without_curves`]).
 #[allow(clippy::too_many_arguments)]
 pub fn fold_ahead(
@@ -321,6 +322,7 @@ pub fn fold_ahead(
     } = start;
     if let Some(dir) = spill_dir {
         ladder.spill_curves_to(dir.to_path_buf());
+        stats.shelve_lines_in(dir.to_path_buf());
     }
     let renews = rule.renews(&replayed, matches.len());
     let (mut leaders, mut followers) =

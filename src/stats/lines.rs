@@ -1,29 +1,78 @@
-//! A match's lines ([`MatchLine`]) packed as bytes: the counts of every match of the history
-//! stay in memory for the whole build, and a line of small numbers takes about 10 bytes packed
-//! against 40 as a value (at 64,000 matches of 8 players, 20 MB against 5). Each line is
-//! unpacked as it is read, by hand ([`unpack`]). Saved and read back (the checkpoint) as the list of lines, in the
-//! same bytes as before. Not the counting itself (see [`super`]).
+//! A match's lines ([`MatchLine`]) packed as bytes: a line of small numbers takes about 10
+//! bytes packed against 40 as a value (at 64,000 matches of 8 players, 20 MB against 5), held
+//! in memory until a block of matches is counted, then in the counts' file ([`super::shelf`]).
+//! Each line is unpacked as it is read, by hand ([`unpack`]). Saved and read back (the
+//! checkpoint) as the list of lines, in the same bytes as before. Not the counting itself (see
+//! [`super`]).
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::MatchLine;
+use super::shelf::Written;
 use crate::model::Team;
 
 /// A match's lines in their order, packed (postcard: their number, then each line's fields as
-/// variable-length integers).
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Lines(Box<[u8]>);
+/// variable-length integers): in memory, or once a block of matches is counted, in the counts'
+/// file ([`super::shelf`]).
+#[derive(Clone)]
+pub struct Lines(Packed);
+
+/// Where a [`Lines`]' bytes are.
+#[derive(Clone)]
+enum Packed {
+    Held(Box<[u8]>),
+    Written(Written),
+}
+
+impl Default for Lines {
+    /// No lines (and no bytes).
+    fn default() -> Lines {
+        Lines(Packed::Held(Box::default()))
+    }
+}
+
+/// The bytes of a [`Lines`] from its start: borrowed, or in a block read back.
+enum Bytes<'a> {
+    Held(&'a [u8]),
+    Block(Arc<[u8]>, usize),
+}
+
+impl Bytes<'_> {
+    fn slice(&self) -> &[u8] {
+        match self {
+            Bytes::Held(bytes) => bytes,
+            Bytes::Block(block, from) => block.get(*from..).unwrap_or_default(),
+        }
+    }
+}
 
 impl Lines {
     /// `lines`, packed.
     pub fn pack(lines: &[MatchLine]) -> Lines {
         // Encoding into memory fails only for types serde cannot write, not these.
-        Lines(postcard::to_allocvec(lines).unwrap_or_default().into())
+        Lines(Packed::Held(
+            postcard::to_allocvec(lines).unwrap_or_default().into(),
+        ))
+    }
+
+    /// The packed bytes, when they are held in memory (not yet written out).
+    pub(super) fn held(&self) -> Option<&[u8]> {
+        match &self.0 {
+            Packed::Held(bytes) => Some(bytes),
+            Packed::Written(_) => None,
+        }
+    }
+
+    /// The same lines, as written out.
+    pub(super) fn written(written: Written) -> Lines {
+        Lines(Packed::Written(written))
     }
 
     /// How many lines there are.
     pub fn len(&self) -> usize {
-        self.split().0
+        varint(&mut self.bytes().slice()).map_or(0, |n| n as usize)
     }
 
     /// No lines.
@@ -33,8 +82,14 @@ impl Lines {
 
     /// The lines in order, each unpacked as it comes.
     pub fn iter(&self) -> Iter<'_> {
-        let (left, rest) = self.split();
-        Iter { rest, left }
+        let bytes = self.bytes();
+        let all = bytes.slice();
+        let mut rest = all;
+        let (left, at) = match varint(&mut rest) {
+            Some(n) => (n as usize, all.len() - rest.len()),
+            None => (0, all.len()),
+        };
+        Iter { bytes, at, left }
     }
 
     /// Line `i`, if there is one.
@@ -56,13 +111,20 @@ impl Lines {
         self.iter().collect()
     }
 
-    /// The number of lines and the bytes of the lines.
-    fn split(&self) -> (usize, &[u8]) {
-        let mut rest = &self.0[..];
-        match varint(&mut rest) {
-            Some(n) => (n as usize, rest),
-            None => (0, &[]),
+    fn bytes(&self) -> Bytes<'_> {
+        match &self.0 {
+            Packed::Held(bytes) => Bytes::Held(bytes),
+            Packed::Written(written) => {
+                let (block, from) = written.read();
+                Bytes::Block(block, from)
+            }
         }
+    }
+}
+
+impl PartialEq for Lines {
+    fn eq(&self, other: &Lines) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
@@ -129,7 +191,9 @@ impl From<Vec<MatchLine>> for Lines {
 
 /// The lines of a [`Lines`], unpacked one by one.
 pub struct Iter<'a> {
-    rest: &'a [u8],
+    bytes: Bytes<'a>,
+    /// Where the next line starts in `bytes`.
+    at: usize,
     left: usize,
 }
 
@@ -140,8 +204,11 @@ impl Iterator for Iter<'_> {
         if self.left == 0 {
             return None;
         }
+        let rest = self.bytes.slice().get(self.at..)?;
+        let mut after = rest;
         // Packed by `Lines::pack`, so they unpack; if they did not, the lines would end there.
-        let line = unpack(&mut self.rest)?;
+        let line = unpack(&mut after)?;
+        self.at += rest.len() - after.len();
         self.left -= 1;
         Some(line)
     }
@@ -255,12 +322,10 @@ mod tests {
             .collect();
         let packed = Lines::pack(&many);
         assert_eq!(packed.to_vec(), many);
-        let (_, rest) = packed.split();
         assert_eq!(
-            postcard::from_bytes::<Vec<MatchLine>>(&packed.0).unwrap(),
+            postcard::from_bytes::<Vec<MatchLine>>(packed.held().unwrap()).unwrap(),
             many
         );
-        assert!(!rest.is_empty());
 
         // A few bytes a line of small numbers.
         let small: Vec<MatchLine> = (0..8)
@@ -272,6 +337,7 @@ mod tests {
             })
             .collect();
         let small = Lines::pack(&small);
-        assert!(small.0.len() < 8 * 20, "{} bytes", small.0.len());
+        let bytes = small.held().unwrap().len();
+        assert!(bytes < 8 * 20, "{bytes} bytes");
     }
 }

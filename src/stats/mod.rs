@@ -5,6 +5,7 @@
 pub mod awards;
 mod lines;
 mod names;
+mod shelf;
 
 pub use lines::Lines;
 pub use names::{NameCounts, Names};
@@ -163,6 +164,10 @@ pub struct Stats {
     pub maps: Vec<MapStats>,
     /// The weapon, map and award names of the players' counts.
     pub names: Names,
+    /// Where the matches' lines are written once counted, when given a folder
+    /// ([`Stats::shelve_lines_in`]).
+    #[serde(skip)]
+    shelf: shelf::Shelf,
 }
 
 impl Stats {
@@ -235,6 +240,7 @@ impl Stats {
                 *map.frags_by_player.entry(line.player).or_default() += line.frags;
             }
             self.matches.push(ms);
+            self.shelve();
         }
         // Kept to the end of the build (and in its checkpoint): without the room the lists of
         // matches grew into (up to as much again).
@@ -242,6 +248,30 @@ impl Stats {
             .chain(self.maps.iter_mut().map(|m| &mut m.matches));
         for list in lists.filter(|l| l.capacity() > l.len()) {
             list.shrink_to_fit();
+        }
+    }
+
+    /// Writes the matches' lines to a file without a name in `dir` (the state folder) a block
+    /// of matches at a time from now on, those counted already included; the newest matches'
+    /// stay in memory until they make a block (all of them when the file cannot be written).
+    pub fn shelve_lines_in(&mut self, dir: std::path::PathBuf) {
+        self.shelf.give(dir);
+        self.shelve();
+    }
+
+    /// Writes every full block of held lines to the shelf, when there is one.
+    fn shelve(&mut self) {
+        while let Some(run) = self.shelf.due(self.matches.len()) {
+            let held = &self.matches[run.clone()];
+            let Some(written) = self
+                .shelf
+                .put(held.iter().map(|m| m.lines.held().unwrap_or_default()))
+            else {
+                return;
+            };
+            for (m, written) in self.matches[run].iter_mut().zip(written) {
+                m.lines = Lines::written(written);
+            }
         }
     }
 
@@ -293,6 +323,8 @@ impl Stats {
             }
             m.lines = Lines::pack(&lines);
         });
+        self.shelf.rewritten();
+        self.shelve();
         for map in &mut self.maps {
             map.players = std::mem::take(&mut map.players)
                 .into_iter()
@@ -509,6 +541,78 @@ mod tests {
         let only: Only = serde_json::from_str(r#"{"s":[9,2,9,40]}"#).unwrap();
         assert_eq!(only.s.into_iter().collect::<Vec<_>>(), [2, 9, 40]);
     }
+    /// Lines written to the counts' file a block at a time read back as counted: the same
+    /// counts, lines and saved bytes as lines held in memory, before and after a renumbering
+    /// (which writes them again) and once read back from a checkpoint; a folder where no file
+    /// can be made keeps them held.
+    #[test]
+    fn shelved_lines_are_the_lines_counted() {
+        let (once, _) = crate::testdata::history("openarena");
+        let n = 3 * shelf::BLOCK_MATCHES + 100;
+        let matches: Vec<Match> = std::iter::repeat(&once)
+            .flatten()
+            .take(n)
+            .cloned()
+            .collect();
+        assert_eq!(matches.len(), n);
+        let roster = Roster::build(&matches, &Aliases::default());
+        let mut held = Stats::compute(&matches, &roster);
+        let dir = tempfile::tempdir().unwrap();
+        let mut shelved = Stats::default();
+        shelved.shelve_lines_in(dir.path().to_path_buf());
+        // Counted in two steps, the first ending inside a block.
+        shelved.advance(&matches[..700], &roster);
+        shelved.advance(&matches, &roster);
+        let full = 3 * shelf::BLOCK_MATCHES;
+        let written = |s: &Stats| {
+            (s.matches.iter())
+                .filter(|m| m.lines.held().is_none())
+                .count()
+        };
+        assert_eq!(written(&shelved), full);
+        assert!(
+            shelved.matches[full..]
+                .iter()
+                .all(|m| m.lines.held().is_some())
+        );
+        let same = |a: &Stats, b: &Stats| {
+            assert_eq!(a, b);
+            for (x, y) in a.matches.iter().zip(&b.matches) {
+                assert_eq!(
+                    (x.lines.len(), x.lines.to_vec()),
+                    (y.lines.len(), y.lines.to_vec())
+                );
+                assert_eq!(x.lines.pair(), y.lines.pair());
+            }
+            assert_eq!(
+                postcard::to_allocvec(a).unwrap(),
+                postcard::to_allocvec(b).unwrap()
+            );
+        };
+        same(&shelved, &held);
+        assert!(held.matches.iter().any(|m| m.lines.len() > 2));
+
+        // Every player moves up one (a newcomer sorts first): every line is written again.
+        let players = roster.players.len();
+        let to: Vec<u32> = (1..=players as u32).collect();
+        held.renumber(&to, players + 1);
+        shelved.renumber(&to, players + 1);
+        assert_eq!(written(&shelved), full);
+        same(&shelved, &held);
+
+        let saved = postcard::to_allocvec(&held).unwrap();
+        let mut read: Stats = postcard::from_bytes(&saved).unwrap();
+        assert_eq!(written(&read), 0);
+        read.shelve_lines_in(dir.path().to_path_buf());
+        assert_eq!(written(&read), full);
+        same(&read, &held);
+
+        let mut nowhere: Stats = postcard::from_bytes(&saved).unwrap();
+        nowhere.shelve_lines_in(dir.path().join("missing"));
+        assert_eq!(written(&nowhere), 0);
+        same(&nowhere, &held);
+    }
+
     use crate::model::{Event, NO_PLAYER, Team};
 
     /// Headshots, assists and round objectives (Half-Life events) are counted per player.
