@@ -79,7 +79,7 @@ impl LinesFile {
     /// page shows made-up counts.
     fn block(&self, at: u64, len: u32) -> Arc<[u8]> {
         thread_local! {
-            static CACHE: RefCell<Vec<Option<(u64, u64, Arc<[u8]>)>>> = RefCell::default();
+            static CACHE: RefCell<Vec<Option<Cached>>> = RefCell::default();
         }
         let number = self.0.number();
         CACHE.with_borrow_mut(|slots| {
@@ -107,6 +107,9 @@ impl LinesFile {
         })
     }
 }
+
+/// A block a thread read back: its file's [`Scratch::number`], where it lies, and its bytes.
+type Cached = (u64, u64, Arc<[u8]>);
 
 /// Where a history's counts write their lines, and from which match they are still held.
 #[derive(Debug, Clone, Default)]
