@@ -591,6 +591,11 @@ mod tests {
         };
         same(&shelved, &held);
         assert!(held.matches.iter().any(|m| m.lines.len() > 2));
+        // Read out of order (as a server's page reads its matches): each match's own bytes.
+        for i in (0..n).rev().step_by(3).chain((0..n).step_by(5)) {
+            let (a, b) = (&shelved.matches[i].lines, &held.matches[i].lines);
+            assert_eq!((a.to_vec(), a.len()), (b.to_vec(), b.len()));
+        }
 
         // Every player moves up one (a newcomer sorts first): every line is written again.
         let players = roster.players.len();

@@ -1,8 +1,9 @@
 //! Where counted matches' packed lines ([`super::Lines`]) go once a block of matches is
-//! counted: a [`Scratch`] file in the state folder, read back a block at a time through a small
-//! cache per thread (issue 41: the lines of every match stayed in memory for the whole build,
-//! 11 MB of the 87 MB heap peak at 64,000 matches, and grow with the history). Not the packing
-//! (see [`super::lines`]) nor the counting (see [`super`]).
+//! counted: a [`Scratch`] file in the state folder (issue 41: the lines of every match stayed
+//! in memory for the whole build, 11 MB of the 87 MB heap peak at 64,000 matches, and grow with
+//! the history). A thread reading several matches of a block reads the block whole and keeps
+//! it; one reading a match alone (of a player's, a server's) reads its lines alone. Not the
+//! packing (see [`super::lines`]) nor the counting (see [`super`]).
 
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -13,27 +14,93 @@ use crate::scratch::Scratch;
 /// Matches whose lines are written out together: about 45 KB of lines of 8 players.
 pub const BLOCK_MATCHES: usize = 512;
 
-/// Blocks each thread keeps read back (about 700 KB of lines of 8 players), each in the slot
-/// its place gives.
-const CACHED_BLOCKS: usize = 16;
-
-/// Where a match's packed lines lie in a [`LinesFile`]: the block written with them and where
-/// they start in it.
+/// Where a match's packed lines lie in a [`LinesFile`]: the block written with them, where
+/// they start in it and their length.
 #[derive(Clone)]
 pub struct Written {
-    file: Arc<LinesFile>,
-    block: u64,
-    block_len: u32,
+    block: Arc<Block>,
     offset: u32,
+    len: u32,
 }
 
+/// A block of lines written to a [`LinesFile`], shared by its matches' [`Written`].
+struct Block {
+    file: Arc<LinesFile>,
+    at: u64,
+    len: u32,
+}
+
+/// What a thread last read of the counts' files: whole blocks it reads several matches of,
+/// and the lines it read alone last.
+#[derive(Default)]
+struct Reading {
+    /// Blocks read whole: the newest first.
+    blocks: Vec<Kept>,
+    /// The last lines read alone.
+    alone: Option<Kept>,
+}
+
+/// Bytes a thread read: a file's [`Scratch::number`], where they start in it, and the bytes.
+struct Kept {
+    file: u64,
+    at: u64,
+    bytes: Arc<[u8]>,
+    /// Where the block the bytes are in (or are) starts.
+    block: u64,
+}
+
+impl Kept {
+    /// The bytes from `start` to `end` of file `file`, when these hold them: the bytes and
+    /// where they start in them.
+    fn holds(&self, file: u64, start: u64, end: u64) -> Option<(Arc<[u8]>, usize)> {
+        (self.file == file && self.at <= start && end <= self.at + self.bytes.len() as u64)
+            .then(|| (Arc::clone(&self.bytes), (start - self.at) as usize))
+    }
+}
+
+/// Whole blocks each thread keeps: the passes over the counts read the matches in order (or
+/// newest first), a run per thread.
+const KEPT_BLOCKS: usize = 2;
+
 impl Written {
-    /// The block holding the lines and where they start in it.
+    /// Bytes holding the lines, and where they start in them: from a block this thread read
+    /// whole; else the whole block when this thread last read lines of the same block (it is
+    /// reading several of its matches); else the lines alone.
     pub fn read(&self) -> (Arc<[u8]>, usize) {
-        (
-            self.file.block(self.block, self.block_len),
-            self.offset as usize,
-        )
+        thread_local! {
+            static READING: RefCell<Reading> = RefCell::default();
+        }
+        let Block { file, at, len } = &*self.block;
+        let number = file.0.number();
+        let start = at + u64::from(self.offset);
+        let end = start + u64::from(self.len);
+        READING.with_borrow_mut(|reading| {
+            let kept = (reading.blocks.iter()).chain(&reading.alone);
+            if let Some(found) = kept.clone().find_map(|k| k.holds(number, start, end)) {
+                return found;
+            }
+            let again =
+                (reading.alone.as_ref()).is_some_and(|k| k.file == number && k.block == *at);
+            let (from, to) = if again {
+                (*at, at + u64::from(*len))
+            } else {
+                (start, end)
+            };
+            let kept = Kept {
+                file: number,
+                at: from,
+                bytes: file.read(from, to).into(),
+                block: *at,
+            };
+            let found = (Arc::clone(&kept.bytes), (start - from) as usize);
+            if again {
+                reading.blocks.insert(0, kept);
+                reading.blocks.truncate(KEPT_BLOCKS);
+            } else {
+                reading.alone = Some(kept);
+            }
+            found
+        })
     }
 }
 
@@ -54,62 +121,42 @@ impl LinesFile {
         each: impl Iterator<Item = &'a [u8]> + Clone,
     ) -> Option<Vec<Written>> {
         let len: usize = each.clone().map(<[u8]>::len).sum();
-        let block_len = u32::try_from(len).ok()?;
         let mut bytes = Vec::with_capacity(len);
-        let mut offsets = Vec::new();
+        let mut placed = Vec::new();
         for lines in each {
-            offsets.push(bytes.len() as u32);
+            let offset = u32::try_from(bytes.len()).ok()?;
+            placed.push((offset, u32::try_from(lines.len()).ok()?));
             bytes.extend_from_slice(lines);
         }
-        let block = self.0.put(&bytes)?;
+        let block = Arc::new(Block {
+            file: Arc::clone(self),
+            len: u32::try_from(len).ok()?,
+            at: self.0.put(&bytes)?,
+        });
         Some(
-            (offsets.into_iter())
-                .map(|offset| Written {
-                    file: Arc::clone(self),
-                    block,
-                    block_len,
+            (placed.into_iter())
+                .map(|(offset, len)| Written {
+                    block: Arc::clone(&block),
                     offset,
+                    len,
                 })
                 .collect(),
         )
     }
 
-    /// The block of `len` bytes written at `at`, through this thread's cache. A block that
-    /// cannot be read back (the file is the build's own, open and unnamed) stops the build: no
-    /// page shows made-up counts.
-    fn block(&self, at: u64, len: u32) -> Arc<[u8]> {
-        thread_local! {
-            static CACHE: RefCell<Vec<Option<Cached>>> = RefCell::default();
+    /// The bytes from `start` to `end`. Bytes that cannot be read back (the file is the
+    /// build's own, open and unnamed) stop the build: no page shows made-up counts.
+    fn read(&self, start: u64, end: u64) -> Vec<u8> {
+        let mut bytes = vec![0; end.saturating_sub(start) as usize];
+        if let Err(e) = self.0.read_exact_at(&mut bytes, start) {
+            panic!(
+                "the counts' scratch file in the state folder cannot be read back ({e}): \
+                 nothing was published; check the disk and build again"
+            )
         }
-        let number = self.0.number();
-        CACHE.with_borrow_mut(|slots| {
-            if slots.is_empty() {
-                slots.resize_with(CACHED_BLOCKS, || None);
-            }
-            let place = (at / 4096) ^ number.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            let slot = &mut slots[place as usize % CACHED_BLOCKS];
-            if let Some((_, _, bytes)) = slot
-                .as_ref()
-                .filter(|(file, block, _)| *file == number && *block == at)
-            {
-                return Arc::clone(bytes);
-            }
-            let mut bytes = vec![0; len as usize];
-            if let Err(e) = self.0.read_exact_at(&mut bytes, at) {
-                panic!(
-                    "the counts' scratch file in the state folder cannot be read back ({e}): \
-                     nothing was published; check the disk and build again"
-                )
-            }
-            let bytes: Arc<[u8]> = bytes.into();
-            *slot = Some((number, at, Arc::clone(&bytes)));
-            bytes
-        })
+        bytes
     }
 }
-
-/// A block a thread read back: its file's [`Scratch::number`], where it lies, and its bytes.
-type Cached = (u64, u64, Arc<[u8]>);
 
 /// Where a history's counts write their lines, and from which match they are still held.
 #[derive(Debug, Clone, Default)]
