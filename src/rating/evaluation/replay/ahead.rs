@@ -30,8 +30,8 @@ use crate::rating::evaluation::{Evaluation, ReplayCheckpoint};
 use crate::rating::systems::whole_history::SettledFits;
 
 /// Bytes of batches (their outcomes, losses and descriptions) held in memory for the followers
-/// at most when a spill file can take the rest.
-const HELD_BYTES: usize = 8 << 20;
+/// at most when a spill file can take the rest: about four batches.
+const HELD_BYTES: usize = 2 << 20;
 
 /// What the leaders hand the followers.
 enum Handed {
