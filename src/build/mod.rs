@@ -185,6 +185,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         archive,
     } = read_logs_incremental(&roots, previous)?;
     timer.lap("read logs");
+    staging.load_stamps();
     // Pages the previous build made that are still in the output, with what they were made
     // from: as the staging folder's mirroring listed them (done by now, beside loading the
     // state), else by a walk of the output (100,000 files on a public server's site). Made on
