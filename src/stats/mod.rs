@@ -263,6 +263,11 @@ impl Stats {
     fn shelve(&mut self) {
         while let Some(run) = self.shelf.due(self.matches.len()) {
             let held = &self.matches[run.clone()];
+            // Every line of the run is held (the shelf knows from where); were one not, the
+            // run would stay as it is rather than be written without it.
+            if held.iter().any(|m| m.lines.held().is_none()) {
+                return;
+            }
             let Some(written) = self
                 .shelf
                 .put(held.iter().map(|m| m.lines.held().unwrap_or_default()))

@@ -75,8 +75,8 @@ impl Written {
         let start = at + u64::from(self.offset);
         let end = start + u64::from(self.len);
         READING.with_borrow_mut(|reading| {
-            let kept = (reading.blocks.iter()).chain(&reading.alone);
-            if let Some(found) = kept.clone().find_map(|k| k.holds(number, start, end)) {
+            let mut kept = (reading.blocks.iter()).chain(&reading.alone);
+            if let Some(found) = kept.find_map(|k| k.holds(number, start, end)) {
                 return found;
             }
             let again =
