@@ -318,6 +318,39 @@ fn a_crowd_with_ladders_and_seasons_keeps_those_ranks_in_shards() {
     assert!(!page.contains(">of "), "a season's count in the page");
 }
 
+/// Issue 41: past 512 counted matches the counts' lines go to a file without a name in the
+/// state folder, those a build resumes from its checkpoint included. A history longer than two
+/// such blocks, grown by two uploads of a match each and one of newcomers who renumber every
+/// player (each resuming the first build's checkpoint), gives the full build's bytes each time.
+#[test]
+fn a_history_past_a_block_of_counts_grows_to_the_full_build_bytes() {
+    let log = common::crowd::crowd_log(1_100, 400, 12, 29);
+    let starts: Vec<usize> = log
+        .match_indices("InitGame:")
+        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
+        .collect();
+    assert_eq!(starts.len(), 1_100);
+    let site = Site::new();
+    let path = site.logs().join("games.log");
+    std::fs::write(&path, &log[..starts[1_098]]).unwrap();
+    let how = site.check("the first 1,098 matches");
+    assert!(how.contains("replayed all 1098 matches"), "{how}");
+    for (n, end) in [starts[1_099], log.len()].into_iter().enumerate() {
+        std::fs::write(&path, &log[..end]).unwrap();
+        let how = site.check(&format!("match {} appended", 1_099 + n));
+        let resumed = format!("resumed after match 1098, replayed {} new", n + 1);
+        assert!(how.contains(&resumed), "{how}");
+    }
+    // A newcomer whose name sorts first renumbers every player (and rewrites every line).
+    let newcomer = log[starts[1_099]..].replace("Player", "Aaa");
+    std::fs::write(&path, format!("{log}{newcomer}")).unwrap();
+    let how = site.check("a match of newcomers appended");
+    assert!(
+        how.contains("resumed after match 1098, replayed 3 new"),
+        "{how}"
+    );
+}
+
 /// Builds the first games of `log` with `config` over `rank_shards_above`, then appends its
 /// last three games one at a time, checking each step against a full build, and that it
 /// rewrites far fewer player pages than a twin site without shards. Returns the last page of
