@@ -231,8 +231,9 @@ pub fn fold(
     fold_drawing(matches, roster, clans, cfg, resume, true)
 }
 
-/// [`fold`] from nothing, the headline's curves not drawn: for the ladder of one game type or
-/// season on its own, which shows final ratings only.
+/// [`fold`] from nothing, the headline's curves and the matches' lines not drawn up
+/// ([`Stats::totals_only`]): for the ladder of one game type or season on its own, which shows
+/// final ratings and totals only.
 pub fn fold_without_curves(
     matches: &[impl AsMatch],
     roster: &Roster,
@@ -295,7 +296,11 @@ pub fn fold_ahead(
         false => Evaluator::new(cfg, cfg.evaluation).without_curves(),
     };
     let fresh = || Start {
-        stats: Stats::default(),
+        // A ladder that draws no curve shows final values only: no match's lines.
+        stats: match curves {
+            true => Stats::default(),
+            false => Stats::totals_only(),
+        },
         ladder: Ladder::new(roster.players.len(), clans.clans.len(), &cfg.dynamic),
         evaluator: evaluator(),
         tallies: Tallies::default(),

@@ -384,7 +384,7 @@ fn walked_player_numbers_are_the_looked_up_ones() {
 }
 
 /// Without curves (a game type's or season's ladder), the folds are the same but for the
-/// headline's curves, which are not drawn.
+/// headline's curves and the matches' lines, which are not drawn up.
 #[test]
 fn folds_without_curves_differ_only_by_them() {
     let (matches, roster) = history("openarena");
@@ -397,10 +397,19 @@ fn folds_without_curves_differ_only_by_them() {
     let undrawn = outcome(&fold_without_curves(&matches, &roster, &clans, &cfg));
     assert!(drawn.4.iter().any(|c| !c.is_empty()));
     assert!(undrawn.4.iter().all(Vec::is_empty));
+    let (mut with_lines, without) = (drawn.0.clone(), &undrawn.0);
+    assert!(with_lines.matches.iter().any(|m| !m.lines.is_empty()));
+    assert!(without.matches.iter().all(|m| m.lines.is_empty()));
+    assert_eq!(with_lines.players, without.players);
+    for (m, n) in with_lines.matches.iter_mut().zip(&without.matches) {
+        m.lines = n.lines.clone();
+    }
+    assert_eq!(with_lines.matches, without.matches);
     assert_eq!(
-        (&drawn.0, &drawn.1, &drawn.3),
-        (&undrawn.0, &undrawn.1, &undrawn.3)
+        (&with_lines.maps, &with_lines.names),
+        (&without.maps, &without.names)
     );
+    assert_eq!((&drawn.1, &drawn.3), (&undrawn.1, &undrawn.3));
     assert_eq!(drawn.2, undrawn.2);
 }
 

@@ -168,6 +168,9 @@ pub struct Stats {
     /// ([`Stats::shelve_lines_in`]).
     #[serde(skip)]
     shelf: shelf::Shelf,
+    /// The matches' lines are not kept ([`Stats::totals_only`]).
+    #[serde(skip)]
+    totals_only: bool,
 }
 
 impl Stats {
@@ -203,7 +206,7 @@ impl Stats {
             .enumerate()
             .skip(from)
         {
-            let (ms, weapon_frags) = count_match(m, ids, &mut self.players, &mut self.names);
+            let (mut ms, weapon_frags) = count_match(m, ids, &mut self.players, &mut self.names);
             let map_name = self.names.id(&m.map);
             let at = match self.maps.binary_search_by(|s| s.name.as_str().cmp(&m.map)) {
                 Ok(at) => at,
@@ -239,6 +242,9 @@ impl Stats {
                 map.players.insert(line.player);
                 *map.frags_by_player.entry(line.player).or_default() += line.frags;
             }
+            if self.totals_only {
+                ms.lines = Lines::default();
+            }
             self.matches.push(ms);
             self.shelve();
         }
@@ -248,6 +254,17 @@ impl Stats {
             .chain(self.maps.iter_mut().map(|m| &mut m.matches));
         for list in lists.filter(|l| l.capacity() > l.len()) {
             list.shrink_to_fit();
+        }
+    }
+
+    /// Counts that keep each match's totals but not its lines (every match's [`MatchStats::lines`]
+    /// empty): for a ladder of one game type or season, which shows its players' totals and
+    /// ratings only (issue 41: such a ladder of most of a history held its lines beside the
+    /// site's own counts).
+    pub fn totals_only() -> Stats {
+        Stats {
+            totals_only: true,
+            ..Stats::default()
         }
     }
 
