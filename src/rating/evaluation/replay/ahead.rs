@@ -10,7 +10,7 @@
 //! Each system replays the same outcomes in the same order as in [`Evaluator::advance`], and
 //! the followers' finish is [`Evaluator::finish`]'s, so both give the same numbers to the bit.
 
-use std::fs::File;
+use crate::scratch::Scratch;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
@@ -38,7 +38,7 @@ enum Handed {
     /// A batch replayed by the leaders and the headline's losses on its frags, in memory.
     Held(Batch, Vec<f32>),
     /// The same, in this spill file at this range.
-    Spilled(Arc<File>, std::ops::Range<u64>),
+    Spilled(Arc<Scratch>, std::ops::Range<u64>),
     /// Every batch is handed: the bots' answer key and the held-out boundary of the history.
     Done(SkillKey, u64),
 }
@@ -194,12 +194,12 @@ impl Leaders<'_> {
             if self.spill.is_none()
                 && let Some(dir) = self.spill_dir.take()
             {
-                // No spill file (a folder that cannot be written): the batches stay in memory.
-                self.spill = Spill::create(&dir).ok();
+                self.spill = Some(Spill::new(dir));
             }
-            // A record that cannot be written (a full disk) stays in memory.
-            if let Some(spill) = &mut self.spill
-                && let Ok(range) = spill.put(&batch, &losses)
+            // A record that cannot be written (a folder that cannot be written, a full disk)
+            // stays in memory.
+            if let Some(spill) = &self.spill
+                && let Some(range) = spill.put(&batch, &losses)
             {
                 // The followers may be gone (a build that stopped early): nothing to tell.
                 let _ = handed.send(Handed::Spilled(Arc::clone(spill.file()), range));

@@ -1,47 +1,43 @@
 //! The spill file of a build's replay: the batches the leaders have replayed and the followers
 //! have not yet (the followers, slower, finish beside the pages), each with the headline's
-//! losses on its frags, written to a file that has no name (`O_TMPFILE`, else a name removed at
-//! once) in the state folder, so that what waits for the followers is on disk, not in memory
-//! (issue 41). The file is gone once the build closes it, whatever way the build ends.
+//! losses on its frags, written to a [`Scratch`] file in the state folder, so that what waits
+//! for the followers is on disk, not in memory (issue 41). The file is gone once the build
+//! closes it, whatever way the build ends.
 //!
 //! A record is the batch's description (postcard), then its packed outcomes, then the losses as
 //! little-endian `f32`s, each after its length in bytes (`u64`, little-endian).
 
-use std::fs::File;
 use std::ops::Range;
-use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Batch;
 use crate::rating::evaluation::outcomes::Outcomes;
-use crate::sys::unnamed_file;
+use crate::scratch::Scratch;
 
 /// A spill file being written: records are appended, and read back from their range.
 pub struct Spill {
-    file: Arc<File>,
-    end: u64,
+    file: Arc<Scratch>,
 }
 
 impl Spill {
-    /// A new, empty spill file in `dir`.
-    pub fn create(dir: &Path) -> std::io::Result<Spill> {
-        Ok(Spill {
-            file: Arc::new(unnamed_file(dir)?),
-            end: 0,
-        })
+    /// A spill file to be made in `dir` when the first record is put.
+    pub fn new(dir: PathBuf) -> Spill {
+        Spill {
+            file: Arc::new(Scratch::new(dir)),
+        }
     }
 
     /// The file, to read records from with [`take`].
-    pub fn file(&self) -> &Arc<File> {
+    pub fn file(&self) -> &Arc<Scratch> {
         &self.file
     }
 
-    /// Appends `batch` and the headline's `losses` on its frags; returns the record's range.
-    /// On an error (a full disk) nothing is taken as written: the next record goes where this
-    /// one began.
-    pub fn put(&mut self, batch: &Batch, losses: &[f32]) -> std::io::Result<Range<u64>> {
-        let description = postcard::to_allocvec(batch).map_err(std::io::Error::other)?;
+    /// Appends `batch` and the headline's `losses` on its frags; returns the record's range, or
+    /// `None` when it cannot be written (a folder that cannot be written, a full disk: the
+    /// record, and every later one, stays with the caller).
+    pub fn put(&self, batch: &Batch, losses: &[f32]) -> Option<Range<u64>> {
+        let description = postcard::to_allocvec(batch).ok()?;
         let outcomes = batch.outcomes.as_bytes();
         let mut record =
             Vec::with_capacity(24 + description.len() + outcomes.len() + 4 * losses.len());
@@ -51,15 +47,13 @@ impl Spill {
         }
         record.extend((4 * losses.len() as u64).to_le_bytes());
         record.extend(losses.iter().flat_map(|l| l.to_le_bytes()));
-        let start = self.end;
-        self.file.write_all_at(&record, start)?;
-        self.end += record.len() as u64;
-        Ok(start..self.end)
+        let start = self.file.put(&record)?;
+        Some(start..start + record.len() as u64)
     }
 }
 
 /// The batch and losses of the record at `range` of `file` (a [`Spill`]'s).
-pub fn take(file: &File, range: Range<u64>) -> std::io::Result<(Batch, Vec<f32>)> {
+pub fn take(file: &Scratch, range: Range<u64>) -> std::io::Result<(Batch, Vec<f32>)> {
     let mut record = vec![0; (range.end - range.start) as usize];
     file.read_exact_at(&mut record, range.start)?;
     let damaged = || std::io::Error::new(std::io::ErrorKind::InvalidData, "a damaged record");
@@ -94,7 +88,7 @@ mod tests {
         let mut all = matches.iter().zip(roster.match_players.iter());
         let mut book = Book::default();
         let dir = tempfile::tempdir().unwrap();
-        let mut spill = Spill::create(dir.path()).unwrap();
+        let spill = Spill::new(dir.path().to_path_buf());
         let reader = Arc::clone(spill.file());
         let mut written = Vec::new();
         while let Some(batch) = next_batch(&mut book, &mut all, &roster, 7) {
