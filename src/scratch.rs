@@ -1,6 +1,7 @@
 //! [`Scratch`]: a build's file without a name in the state folder, where what a build made and
 //! reads back later goes instead of memory (issue 41: the rating curves' old points, the
-//! replay's scores, the counts' packed lines). Bytes are appended by any thread and read back
+//! replay's scores and the batches its followers have not replayed yet, the counts' packed
+//! lines). Bytes are appended by any thread and read back
 //! by where they lie; the file is gone once the last owner drops it, however the build ends.
 //! Not a store between builds (see [`crate::state`]).
 
