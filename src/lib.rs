@@ -19,6 +19,7 @@ pub mod diagnostics;
 pub mod export;
 pub mod fold;
 pub mod hash;
+pub mod hashed_pairs;
 pub mod idle;
 pub mod init;
 pub mod joined;

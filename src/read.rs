@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use crate::compressed;
 use crate::crawl::{LogFile, crawl, rotation_key};
 use crate::diagnostics::{Diagnostics, FileReport};
+use crate::hashed_pairs::HashedPairs;
 use crate::model::{Match, Text};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::Progress;
@@ -108,7 +109,8 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
             _ => Ok(prev.take_matches()),
         }
     };
-    let labels = (previous.as_mut()).map_or_else(Vec::new, |p| std::mem::take(&mut p.labels));
+    let labels =
+        (previous.as_mut()).map_or_else(HashedPairs::default, |p| std::mem::take(&mut p.labels));
     // What the previous build remembers of each file found now (the others are gone).
     let mut remembered: HashMap<String, FileState> = previous
         .map(|p| p.files)
@@ -228,15 +230,10 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
 /// Gives every match its number ([`Match::number`]): the one `remembered` (the previous
 /// state's (id, number) pairs) gives its id, the later one of an id remembered twice, else the
 /// next free one after the greatest, in site order. The build saves them from the matches.
-fn number(matches: &mut [Match], remembered: &[(String, u32)]) {
-    // The ids borrowed, not copied (a map of copies, made as the logs began to be read, was
-    // 5 MB at 64,000 matches).
-    let labels: HashMap<&str, u32> = (remembered.iter())
-        .map(|(id, n)| (id.as_str(), *n))
-        .collect();
-    let mut next = labels.values().max().copied().unwrap_or(0) + 1;
+fn number(matches: &mut [Match], remembered: &HashedPairs<u32>) {
+    let mut next = remembered.values().max().unwrap_or(0) + 1;
     for m in matches {
-        m.number = labels.get(m.id.as_str()).copied().unwrap_or_else(|| {
+        m.number = remembered.get(&m.id).unwrap_or_else(|| {
             next += 1;
             next - 1
         });
@@ -634,9 +631,7 @@ mod tests {
     #[test]
     fn matches_keep_their_remembered_numbers_and_newcomers_follow() {
         let remembered = [("c", 4), ("a", 9), ("b", 2), ("a", 7)];
-        let labels: Vec<(String, u32)> = (remembered.iter())
-            .map(|&(id, n)| (id.to_string(), n))
-            .collect();
+        let labels = HashedPairs::from_pairs(remembered);
         let ids = ["new1", "a", "b", "aa", "c", "new2", ""];
         let mut matches: Vec<Match> = (ids.iter())
             .map(|id| Match {
@@ -648,7 +643,7 @@ mod tests {
         let numbers: Vec<u32> = matches.iter().map(|m| m.number).collect();
         assert_eq!(numbers, [8, 7, 2, 9, 4, 10, 11]);
         let mut none = vec![crate::testdata::bare_match("ffa", &[])];
-        number(&mut none, &[]);
+        number(&mut none, &HashedPairs::default());
         assert_eq!(none[0].number, 1);
     }
 }

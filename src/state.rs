@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::FileReport;
 use crate::fold;
+use crate::hashed_pairs::HashedPairs;
 use crate::model::Match;
 use crate::parse::Checkpoint;
 use crate::progress::timed;
@@ -203,19 +204,19 @@ impl FileState {
 }
 
 /// Everything remembered between builds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct State {
     pub header: Header,
     pub files: Vec<FileState>,
-    /// Pages of the site written with this state, and the key of what each was made from.
-    pub pages: Vec<(String, u64)>,
+    /// Pages of the site written with this state, and the key of what each was made from, by
+    /// path.
+    pub pages: HashedPairs<u64>,
     /// The number of each match (by id) in the order they were first read: undated matches are
     /// labelled "Match N" with it, for their whole life. As loaded; a build gives its matches
     /// their numbers ([`crate::model::Match::number`]) and saves those, not a list of its own.
-    pub labels: Vec<(String, u32)>,
+    pub labels: HashedPairs<u32>,
     /// Logs the index names whose per-log file (or one of its segments) could not be read when
     /// the state was loaded: missing, damaged or of another log. Not saved.
-    #[serde(skip)]
     pub unreadable: Vec<String>,
 }
 
@@ -225,8 +226,8 @@ impl State {
         State {
             header: Header::current(),
             files,
-            pages: Vec::new(),
-            labels: Vec::new(),
+            pages: HashedPairs::default(),
+            labels: HashedPairs::default(),
             unreadable: Vec::new(),
         }
     }
@@ -250,12 +251,13 @@ pub fn path(dir: &Path) -> PathBuf {
 }
 
 /// What `state.bin` holds after its [`Header`]: the logs with a per-log file, and the pages of
-/// the site.
-#[derive(Debug, Serialize, Deserialize)]
+/// the site and the matches' numbers (written as lists of `(text, value)` pairs, see
+/// [`IndexRef`]), read by the hashes of their texts.
+#[derive(Debug, Deserialize)]
 struct Index {
     files: Vec<String>,
-    pages: Vec<(String, u64)>,
-    labels: Vec<(String, u32)>,
+    pages: HashedPairs<u64>,
+    labels: HashedPairs<u32>,
 }
 
 /// An [`Index`] of borrowed parts, encoded to the same bytes.
@@ -280,6 +282,16 @@ impl<V: Copy + Sync> Pairs<V> for Vec<(String, V)> {
     fn each(&self, each: &mut dyn FnMut(&str, V)) {
         self.iter().for_each(|(text, value)| each(text, *value));
     }
+}
+
+/// No pairs (see [`save`]).
+const NO_PAIRS: NoPairs = NoPairs;
+
+/// See [`NO_PAIRS`].
+struct NoPairs;
+
+impl<V> Pairs<V> for NoPairs {
+    fn each(&self, _: &mut dyn FnMut(&str, V)) {}
 }
 
 /// [`Pairs`] encoded as the list of pairs they are.
@@ -452,8 +464,8 @@ fn load_as(dir: &Path, matches: bool) -> Loaded {
         v5::FORMAT => postcard::from_bytes::<v5::Index>(&bytes)
             .map(|i| Index {
                 files: i.files,
-                pages: i.pages,
-                labels: i.labels,
+                pages: HashedPairs::from_pairs(i.pages.iter().map(|(t, v)| (t.as_str(), *v))),
+                labels: HashedPairs::from_pairs(i.labels.iter().map(|(t, v)| (t.as_str(), *v))),
             })
             .map_err(|e| e.to_string()),
         _ => return Loaded::Discarded(other_version),
@@ -497,10 +509,11 @@ fn load_as(dir: &Path, matches: bool) -> Loaded {
 
 /// Saves the state into `dir`: the per-log file of every changed log, then the index, then
 /// removes the per-log files of logs that are gone. Each through a temporary file, flushed to
-/// disk, then renamed.
+/// disk, then renamed. The index keeps no page keys nor match numbers (a state holds them by
+/// hash only): a build writes those from the pages and matches it made ([`stage_index`]).
 pub fn save(dir: &Path, state: &State) -> Result<()> {
     let prepared = prepare(dir, state)?;
-    let index = stage_index(dir, state, &state.pages, &state.labels)?;
+    let index = stage_index(dir, state, &NO_PAIRS, &NO_PAIRS)?;
     save_prepared(dir, state, prepared, index)
 }
 
@@ -986,7 +999,14 @@ mod tests {
             pages: PairsRef(&pages),
             labels: PairsRef(&labels),
         };
-        let owned = Index {
+        /// The index as lists of its own.
+        #[derive(Serialize)]
+        struct Owned {
+            files: Vec<String>,
+            pages: Vec<(String, u64)>,
+            labels: Vec<(String, u32)>,
+        }
+        let owned = Owned {
             files: vec!["a.log".to_string(), "b/c.log".to_string()],
             pages: pages.clone(),
             labels: labels.clone(),
@@ -994,10 +1014,15 @@ mod tests {
         let bytes = rmp_serde::to_vec_named(&borrowed).unwrap();
         assert_eq!(bytes, rmp_serde::to_vec_named(&owned).unwrap());
         let read: Index = rmp_serde::from_slice(&bytes).unwrap();
+        assert_eq!(read.files, owned.files);
         assert_eq!(
-            (read.files, read.pages, read.labels),
-            (owned.files, pages, labels)
+            pages
+                .iter()
+                .map(|(t, _)| read.pages.get(t))
+                .collect::<Vec<_>>(),
+            [Some(7), Some(u64::MAX)]
         );
+        assert_eq!(read.labels.get(&labels[0].0), Some(3));
     }
 
     /// A checkpoint written and committed replaces the old one; one dropped uncommitted (a
@@ -1028,7 +1053,7 @@ mod tests {
 
     #[test]
     fn sealed_bytes_are_header_checksum_body() {
-        let value = State::new(vec![]);
+        let value = vec![("a.log".to_string(), 7u64)];
         let body = rmp_serde::to_vec_named(&value).unwrap();
         let mut expected = postcard::to_allocvec(&Header::current()).unwrap();
         expected.extend(crc32fast::hash(&body).to_le_bytes());
@@ -1111,7 +1136,7 @@ mod tests {
             saved.len() * 2,
             "staged beside the saved files"
         );
-        let index = stage_index(dir.path(), &state, &state.pages, &state.labels).unwrap();
+        let index = stage_index(dir.path(), &state, &NO_PAIRS, &NO_PAIRS).unwrap();
         save_prepared(dir.path(), &state, prepared, index).unwrap();
         let now = listing();
         assert_eq!(now.len(), saved.len());

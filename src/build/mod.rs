@@ -202,13 +202,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
                 walked = crate::output::files_in(&out);
                 Some(&walked)
             };
-            let mut keys =
-                PageKeys::with_capacity_and_hasher(previous_pages.len(), Default::default());
-            keys.extend(
-                previous_pages
-                    .into_iter()
-                    .filter(|(path, _)| present.is_some_and(|p| p.contains(path.as_str()))),
-            );
+            let keys = present.map_or_else(PageKeys::default, |p| previous_pages.only(p.iter()));
             PageCache { keys }
         })
     };

@@ -96,7 +96,7 @@ pub fn pages<'a>(
                 )?;
                 h.finish()
             };
-            if cache.keys.get(&url) == Some(&key) {
+            if cache.keys.get(&url) == Some(key) {
                 return Ok(kept(url, key));
             }
             // The navigation marks "Matches" on every page of the list.
@@ -215,10 +215,9 @@ mod tests {
         assert!(!text(&first[1]).contains("Older matches"));
 
         let cache = PageCache {
-            keys: first
-                .iter()
-                .filter_map(|f| Some((f.path.clone(), f.key?)))
-                .collect(),
+            keys: crate::hashed_pairs::HashedPairs::from_pairs(
+                first.iter().filter_map(|f| Some((f.path.as_str(), f.key?))),
+            ),
         };
         let second = pages(&templates, &common, 6, &nth, &cache, 7, 2, None).unwrap();
         let reused: Vec<&str> = second

@@ -131,9 +131,8 @@ pub struct PageCache {
     pub keys: PageKeys,
 }
 
-/// Page paths and their keys, hashed with ahash: a public server's site has 100,000 pages, and
-/// the standard hasher's cost showed in making this map on every build (see [`PageCache`]).
-pub type PageKeys = HashMap<String, u64, ahash::RandomState>;
+/// Page keys by page path (see [`PageCache`]): a public server's site has 100,000 pages.
+pub type PageKeys = crate::hashed_pairs::HashedPairs<u64>;
 
 /// Relative URLs of every page, by identity, map name and match position.
 pub struct Links {
@@ -421,7 +420,7 @@ fn pages<'a>(
                 let url = match_url(&input.matches[i]);
                 let common = page("../", &url);
                 let key = keys[i];
-                if input.cache.keys.get(&url) == Some(&key) {
+                if input.cache.keys.get(&url) == Some(key) {
                     return Ok(kept(url, key));
                 }
                 let mut view = match_page::match_page(r, i, own_template);
@@ -781,7 +780,7 @@ fn render_completed_pages<'a, V: Serialize>(
             let view = view(i);
             let key = shared.and_then(|shared| view_key(shared, &url, &view));
             if let Some(key) = key
-                && cache.keys.get(&url) == Some(&key)
+                && cache.keys.get(&url) == Some(key)
             {
                 return Some(Ok(kept(url, key)));
             }
