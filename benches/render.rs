@@ -162,7 +162,7 @@ fn main() {
         .files
         .iter()
         .filter(|f| {
-            f.path.starts_with("players/") && f.bytes.windows(10).any(|w| w == b"class=\"cha")
+            f.path.starts_with("players/") && f.to_vec().windows(10).any(|w| w == b"class=\"cha")
         })
         .count();
     let bytes: usize = site.files.iter().map(|f| f.len()).sum();

@@ -317,12 +317,7 @@ impl Staging {
             mirrored.files.contains(&rel),
             self.stamps(),
         )?;
-        Ok(OutputFile {
-            bytes: Vec::new(),
-            more: Vec::new(),
-            staged: Some(written),
-            ..file
-        })
+        Ok(file.into_staged(written))
     }
 
     /// Puts the file at `path` into the staging folder as `make` makes its parts, never whole
@@ -338,10 +333,12 @@ impl Staging {
             self.stamps(),
             make,
         )?;
-        Ok(OutputFile {
-            staged: Some(written),
-            ..OutputFile::new(path, Vec::new())
-        })
+        Ok(OutputFile::without_bytes(
+            path.to_string(),
+            None,
+            false,
+            Some(written),
+        ))
     }
 
     /// The key of the output path `path` ([`safe_relative`]), its folder made in the staging
@@ -1051,7 +1048,7 @@ mod tests {
         write_site(&out, &[page("a.html", b"old")]).unwrap();
         let staging = Staging::prepare(&out);
         let once = staging.stage(page("servers/s.html", b"server")).unwrap();
-        assert!(once.bytes.is_empty() && once.staged.is_some());
+        assert!(once.is_empty() && once.staged.is_some());
         let twice = staging.stage(once).unwrap();
         assert_eq!(twice.staged, Some(true));
         staging.publish(&[twice]).unwrap().finish().unwrap();
@@ -1154,7 +1151,7 @@ mod tests {
         for f in &site {
             assert_eq!(
                 std::fs::read(out.join(&f.path)).unwrap(),
-                f.bytes,
+                f.to_vec(),
                 "{}",
                 f.path
             );
@@ -1202,7 +1199,7 @@ mod tests {
                 parts.iter().try_for_each(|p| emit(p.as_bytes().to_vec()))
             };
             let m = staging.stage_parts("data/m.json", &mut make).unwrap();
-            assert!(m.bytes.is_empty() && m.more.is_empty());
+            assert!(m.is_empty());
             let staged = m.staged;
             staging
                 .publish(&[m, page("a.html", b"a")])
@@ -1276,7 +1273,7 @@ mod tests {
             for f in files {
                 assert_eq!(
                     std::fs::read(out.join(&f.path)).unwrap(),
-                    f.bytes,
+                    f.to_vec(),
                     "{}",
                     f.path
                 );
@@ -1357,7 +1354,7 @@ mod tests {
         let b = staging.stage(page("players/b.html", b"b1")).unwrap();
         let c = staging.stage(page("maps/c.html", b"c2")).unwrap();
         assert_eq!((b.staged, c.staged), (Some(false), Some(true)));
-        assert!(b.bytes.is_empty() && c.bytes.is_empty());
+        assert!(b.is_empty() && c.is_empty());
         // Staging never shows through before the swap.
         assert!(!out.join("maps").exists());
         let published = staging.publish(&[page("a.html", b"a2"), b, c]).unwrap();

@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     for f in &site.files {
         assert!(!f.path.contains("..") && !f.path.starts_with('/'), "{}", f.path);
         if f.path.ends_with(".html") {
-            let text = std::str::from_utf8(&f.bytes).unwrap();
+            let text = String::from_utf8(f.to_vec()).unwrap();
             assert!(!text.contains("<script>alert"), "{}", f.path);
         }
     }

@@ -504,7 +504,7 @@ mod tests {
                 .unwrap()
                 .replace('<', "\\u003c");
             assert_eq!(
-                String::from_utf8(file.bytes).unwrap(),
+                String::from_utf8(file.to_vec()).unwrap(),
                 format!("v = {json};\n")
             );
         }

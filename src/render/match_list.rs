@@ -166,8 +166,8 @@ mod tests {
         row(i + 1)
     }
 
-    fn text(f: &OutputFile) -> &str {
-        std::str::from_utf8(&f.bytes).unwrap()
+    fn text(f: &OutputFile) -> String {
+        String::from_utf8(f.to_vec()).unwrap()
     }
 
     /// Five matches in pages of two: `matches.html` shows the newest two and links three
@@ -199,7 +199,7 @@ mod tests {
                 "matches/page-3.html"
             ]
         );
-        let list = text(&first[0]);
+        let list = &text(&first[0]);
         // Links to match n's page from the list (at the root) or an archive page (one folder in).
         let links = |page: &str, n: usize| page.contains(&format!("\"{}\"", row(n).url));
         let links_in = |page: &str, n: usize| page.contains(&format!("\"../{}\"", row(n).url));
@@ -207,7 +207,7 @@ mod tests {
         for k in 1..=3 {
             assert!(list.contains(&format!("href=\"matches/page-{k}.html\"")));
         }
-        let middle = text(&first[2]);
+        let middle = &text(&first[2]);
         assert!(middle.contains("Matches 3–4"));
         assert!(!links_in(middle, 5) && links_in(middle, 4));
         assert!(links_in(middle, 3) && !links_in(middle, 2));
@@ -226,7 +226,7 @@ mod tests {
             .map(|f| f.path.as_str())
             .collect();
         assert_eq!(reused, ["matches/page-1.html", "matches/page-2.html"]);
-        assert!(links_in(text(&second[3]), 6));
+        assert!(links_in(&text(&second[3]), 6));
         // One page or less: no archive.
         let small = pages(
             &templates,

@@ -864,14 +864,7 @@ pub(crate) fn sunk_parts(
 
 /// A page whose key shows the published file is still right: it is kept as it is.
 fn kept(path: String, key: u64) -> OutputFile {
-    OutputFile {
-        path,
-        bytes: Vec::new(),
-        more: Vec::new(),
-        reuse: true,
-        key: Some(key),
-        staged: None,
-    }
+    OutputFile::without_bytes(path, Some(key), true, None)
 }
 
 fn html(path: &str, body: String) -> OutputFile {

@@ -167,9 +167,9 @@ mod tests {
                 "server-list/page-3.html"
             ]
         );
-        let text: Vec<&str> = files
+        let text: Vec<String> = files
             .iter()
-            .map(|f| std::str::from_utf8(&f.bytes).unwrap())
+            .map(|f| String::from_utf8(f.to_vec()).unwrap())
             .collect();
         assert!(text[0].contains("\"servers/server2.html\""));
         assert!(!text[0].contains("server3.html"));
@@ -189,6 +189,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(one.len(), 1);
-        assert!(!one[0].bytes.windows(5).any(|w| w == b"pager"));
+        assert!(!one[0].to_vec().windows(5).any(|w| w == b"pager"));
     }
 }

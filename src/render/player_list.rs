@@ -335,7 +335,7 @@ mod tests {
                 a.path
             );
             // The rows' markup is a part of its own, spliced in without a copy.
-            assert_eq!(a.more.len(), 2, "{}", a.path);
+            assert_eq!(a.part_count(), 3, "{}", a.path);
         }
         let text = String::from_utf8(native[1].to_vec()).unwrap();
         assert!(text.contains("<td class=\"num\">5</td><td><bdi"), "{text}");

@@ -169,7 +169,7 @@ mod tests {
             .iter()
             .find(|f| f.path == format!("data/search/{s}.js"))
             .unwrap();
-        let text = std::str::from_utf8(&file.bytes).unwrap();
+        let text = String::from_utf8(file.to_vec()).unwrap();
         let json = text
             .split_once("] = ")
             .unwrap()
@@ -230,7 +230,7 @@ mod tests {
         let shards = shard_count(entries.len());
         assert!(shards > 1);
         assert_eq!(files.len(), shards + 1);
-        let meta = std::str::from_utf8(&files[0].bytes).unwrap();
+        let meta = String::from_utf8(files[0].to_vec()).unwrap();
         let meta: serde_json::Value = serde_json::from_str(
             meta.split_once(" = ")
                 .unwrap()
