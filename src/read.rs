@@ -504,7 +504,7 @@ fn run_parser(
             &mut input,
             &source,
             &mut state.report,
-            &mut |m| matches.push(m),
+            &mut |m| matches.push(parallel::packed(m)),
             resume,
         )?;
         (matches, reached, input.into_inner())

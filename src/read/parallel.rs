@@ -140,6 +140,13 @@ pub fn parse(
     })
 }
 
+/// `m` with its events packed ([`crate::model::Events::pack`]): the matches of a log are held
+/// until the whole log is read.
+pub(super) fn packed(mut m: Match) -> Match {
+    m.events.pack();
+    m
+}
+
 /// Parses `[offset, end)` of the file (to its end when `end` is None) from `resume`.
 fn parse_range(
     parser: &dyn LogFormat,
@@ -156,11 +163,23 @@ fn parse_range(
     let checkpoint = match end {
         Some(end) => {
             let mut input = BufReader::with_capacity(BUFFER, f.take(end - offset));
-            parser.parse(&mut input, source, report, &mut |m| matches.push(m), resume)?
+            parser.parse(
+                &mut input,
+                source,
+                report,
+                &mut |m| matches.push(packed(m)),
+                resume,
+            )?
         }
         None => {
             let mut input = BufReader::with_capacity(BUFFER, f);
-            parser.parse(&mut input, source, report, &mut |m| matches.push(m), resume)?
+            parser.parse(
+                &mut input,
+                source,
+                report,
+                &mut |m| matches.push(packed(m)),
+                resume,
+            )?
         }
     };
     Ok(Parsed {
