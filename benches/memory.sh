@@ -3,12 +3,14 @@
 # and 64,000 synthetic games (`pair`: 16 and 64 logs of `gen_q3log.py 1000 SEED`, about 460 MB
 # and 1.85 GB), over 200,000 (`mid`: 5.8 GB of logs, an 11 GB site), and by hand a server
 # network's year (`big`: 700 logs, 20 GB of logs and a 38 GB site: about 60 GB of free disk
-# and 10 minutes of generating). For each: `fragstats build --full` into an empty site folder (no
-# state), then again over the site and state it left (the previous state is loaded too), with
-# wall time, processor time (user + system) and peak resident memory (GNU time's %M), and for
-# the pair the growth of the peak from the first to the second.
+# and 10 minutes of generating). For each: `fragstats build --full` into an empty site folder
+# (no state), then again over the site and state it left (the previous state is loaded too),
+# with wall time, processor time (user + system) and peak resident memory (GNU time's %M), and
+# for the pair the growth of the peak from the first to the second. `one` builds the pair's
+# 16,000 games once more as one log of 460 MB (a server that never rotates its games.log),
+# into an empty site folder only.
 #
-#   sh benches/memory.sh [WORK_DIR] [pair|mid|big ...]   (default /tmp/fragstats-bench-memory, pair)
+#   sh benches/memory.sh [WORK_DIR] [pair|mid|big|one ...]   (default /tmp/fragstats-bench-memory, pair)
 #   FRAGSTATS_BIN=/path/to/fragstats sh benches/memory.sh ...   (another build, e.g. older)
 #
 # The logs are hard links into one folder of generated files, so the pair takes 1.85 GB of disk.
@@ -83,6 +85,20 @@ for what in $which; do
             run big 700
             echo "issue 41: under 2048 MB"
             rm -rf "$work/big" ;;
-        *) echo "unknown input $what (pair, mid or big)"; exit 1 ;;
+        one)
+            # The pair's 16,000 games as one log of 460 MB, as a server that never rotates its
+            # games.log writes them: what a single log holds while it is read.
+            generate 16
+            rm -rf "$work/one"
+            mkdir -p "$work/one/logs"
+            i=1
+            while [ "$i" -le 16 ]; do
+                cat "$(printf '%s/generated/server-%03d.log' "$work" "$i")"
+                i=$((i + 1))
+            done > "$work/one/logs/games.log"
+            echo 'logs = ["logs"]' > "$work/one/site.toml"
+            measure one | awk '{ printf "one      1 log    460M  build --full, empty site: wall %7.2f s  cpu %7.2f s  peak %5d MB\n", $1, $2, $3 }'
+            rm -rf "$work/one" ;;
+        *) echo "unknown input $what (pair, mid, big or one)"; exit 1 ;;
     esac
 done
