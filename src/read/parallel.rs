@@ -160,28 +160,16 @@ fn parse_range(
     let mut f = File::open(path)?;
     f.seek(SeekFrom::Start(offset))?;
     let mut matches = Vec::new();
-    let checkpoint = match end {
-        Some(end) => {
-            let mut input = BufReader::with_capacity(BUFFER, f.take(end - offset));
-            parser.parse(
-                &mut input,
-                source,
-                report,
-                &mut |m| matches.push(packed(m)),
-                resume,
-            )?
-        }
-        None => {
-            let mut input = BufReader::with_capacity(BUFFER, f);
-            parser.parse(
-                &mut input,
-                source,
-                report,
-                &mut |m| matches.push(packed(m)),
-                resume,
-            )?
-        }
-    };
+    // To the file's end when `end` is None (a limit no file reaches).
+    let limit = end.map_or(u64::MAX, |end| end - offset);
+    let mut input = BufReader::with_capacity(BUFFER, f.take(limit));
+    let checkpoint = parser.parse(
+        &mut input,
+        source,
+        report,
+        &mut |m| matches.push(packed(m)),
+        resume,
+    )?;
     Ok(Parsed {
         matches,
         checkpoint,
