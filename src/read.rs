@@ -141,7 +141,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
                 Some(mut p) if !reuse => (None, previous_matches(&mut p)?),
                 p => (p, Vec::new()),
             };
-            let (mut state, kind, replaced) = read_file(i, f, prev);
+            let (mut state, kind, replaced) = read_file(i, f, prev, store.as_deref());
             dropped.extend(replaced);
             progress.add(state.size);
             let matches = if state.changed {
@@ -311,6 +311,7 @@ fn read_file(
     index: usize,
     file: &LogFile,
     prev: Option<FileState>,
+    store: Option<&Path>,
 ) -> (FileState, ReadKind, Vec<Match>) {
     let mut replaced = Vec::new();
     let mut kind = ReadKind::Whole(0);
@@ -361,12 +362,12 @@ fn read_file(
                 kind = ReadKind::Resumed(state.size - cp.offset);
                 // The old tail is read again; the settled matches are kept.
                 replaced = std::mem::take(&mut p.tail);
-                return resume(*parser, index, file, f, p, &cp, &mut state);
+                return resume(*parser, (index, file, store), f, p, &cp, &mut state);
             }
             replaced = p.take_matches();
         }
         kind = ReadKind::Whole(state.size);
-        parse_whole(index, file, f, &mut state)
+        parse_whole((index, file, store), f, &mut state)
     })();
     if let Err(e) = result {
         let why = format!("read error: {e:#}");
@@ -382,7 +383,8 @@ fn read_file(
 }
 
 /// Parses a file from its start.
-fn parse_whole(index: usize, file: &LogFile, mut f: File, state: &mut FileState) -> Result<()> {
+fn parse_whole(log: Log, mut f: File, state: &mut FileState) -> Result<()> {
+    let (index, file, _) = log;
     let mut head = Vec::with_capacity(SNIFF_BYTES.min(state.size as usize));
     f.seek(SeekFrom::Start(0))?;
     (&mut f).take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
@@ -398,7 +400,7 @@ fn parse_whole(index: usize, file: &LogFile, mut f: File, state: &mut FileState)
     };
     state.report.format = Some(parser.name().to_string());
     f.seek(SeekFrom::Start(0))?;
-    run_parser(parser, index, file, f, state, None, Vec::new())
+    run_parser(parser, log, f, state, None, Vec::new())
 }
 
 /// Parses a gzip-compressed log whole (it is never resumed: a rotated copy does not grow). A
@@ -450,11 +452,14 @@ fn parse_gzip(index: usize, file: &LogFile, f: File, state: &mut FileState) -> R
     Ok(())
 }
 
+/// The log being read: its index in crawl order, the file, and the state folder its segments
+/// are written into as it is read (None: none is).
+type Log<'a> = (usize, &'a LogFile, Option<&'a Path>);
+
 /// Parses a grown file from its stored checkpoint.
 fn resume(
     parser: &dyn crate::parse::LogFormat,
-    index: usize,
-    file: &LogFile,
+    log: Log,
     mut f: File,
     prev: FileState,
     cp: &Checkpoint,
@@ -464,18 +469,17 @@ fn resume(
     let bytes = state.report.bytes;
     state.report = cp.report.clone();
     state.report.bytes = bytes;
-    state.report.path.clone_from(&file.rel);
+    state.report.path.clone_from(&log.1.rel);
     // The settled matches stay, and so do the segments that store them.
     state.segments = prev.segments;
-    run_parser(parser, index, file, f, state, Some(cp), prev.settled)
+    run_parser(parser, log, f, state, Some(cp), prev.settled)
 }
 
 /// Streams `f` (positioned at the start or at `resume`'s offset) through `parser` and stores the
 /// matches in `state`: `settled` (already final) plus what this run settles, and the tail.
 fn run_parser(
     parser: &dyn crate::parse::LogFormat,
-    index: usize,
-    file: &LogFile,
+    (index, file, store): Log,
     f: File,
     state: &mut FileState,
     resume: Option<&Checkpoint>,
@@ -486,7 +490,10 @@ fn run_parser(
         file_index: index,
     };
     let (matches, reached, f) = if parallel::worth_it(parser, state.size, resume, PIECE_BYTES) {
-        // A large log: parsed in pieces on the thread pool (the same result).
+        // A large log: parsed in pieces on the thread pool (the same result), its settled
+        // matches stored as they come (a log never rotated is not held whole).
+        let files_dir = store.map(|dir| dir.join(crate::state::FILES_DIR));
+        let mut early = (files_dir.as_deref()).and_then(|d| state.early_segments(d, settled.len()));
         let parsed = parallel::parse(
             parser,
             &file.path,
@@ -495,7 +502,15 @@ fn run_parser(
             &mut state.report,
             resume,
             PIECE_BYTES,
+            &mut |matches, n| {
+                if let Some(early) = &mut early {
+                    early.settled(matches, n);
+                }
+            },
         )?;
+        if let Some(early) = early {
+            early.finish(state);
+        }
         (parsed.matches, parsed.checkpoint, f)
     } else {
         let mut input = BufReader::with_capacity(256 * 1024, f);
@@ -504,7 +519,7 @@ fn run_parser(
             &mut input,
             &source,
             &mut state.report,
-            &mut |m| matches.push(parallel::packed(m)),
+            &mut |m| matches.push(m),
             resume,
         )?;
         (matches, reached, input.into_inner())

@@ -36,7 +36,7 @@ mod spare;
 mod v5;
 
 pub use lock::{StateLock, lock};
-pub use segments::{Sealed, Segment};
+pub use segments::{Early, Sealed, Segment};
 
 pub use crate::parse::PARSER_VERSION;
 /// Bump when the layout of [`State`] changes. Segments store a [`Match`](crate::model::Match)'s
@@ -142,6 +142,9 @@ pub struct FileState {
     /// state is saved.
     #[serde(skip)]
     pub sealed: Option<Sealed>,
+    /// Segments this build wrote while it read the log ([`segments::Early`]), not yet flushed.
+    #[serde(skip)]
+    pub early: Vec<String>,
 }
 
 impl FileState {
@@ -165,13 +168,16 @@ impl FileState {
             segments: Vec::new(),
             changed: true,
             sealed: None,
+            early: Vec::new(),
         }
     }
 
     /// Encodes the per-log file and the segments of the settled matches not yet stored now, and
     /// moves the matches out (settled, then tail): the state saves the encoded bytes later.
     pub fn seal(&mut self) -> Result<Vec<Match>> {
-        self.sealed = Some(segments::seal_file(self, segments::SEGMENT_MATCHES)?);
+        let mut sealed = segments::seal_file(self, segments::SEGMENT_MATCHES)?;
+        sealed.early.splice(0..0, std::mem::take(&mut self.early));
+        self.sealed = Some(sealed);
         Ok(self.take_matches())
     }
 
@@ -180,19 +186,19 @@ impl FileState {
     /// they hold read back from them, their events left in the files: a log's events are held
     /// in memory only while it is read (issue 41).
     pub fn seal_stored(&mut self, dir: &Path) -> Result<Vec<Match>> {
-        let mut sealed = segments::seal_file(self, segments::SEGMENT_MATCHES)?;
-        let new: usize = sealed.placed.iter().map(Vec::len).sum();
-        let start = self.settled.len().checked_sub(new);
-        let start = start.context("the segments written hold more matches than the log")?;
         // A state folder that cannot be written keeps the matches in memory (their events
-        // stay decoded): saving the state reports it.
-        let _ = segments::store_early(
-            &dir.join(FILES_DIR),
-            &mut sealed,
-            &mut self.settled[start..],
-        );
+        // packed): saving the state reports it.
+        let mut sealed =
+            segments::seal_stored(self, segments::SEGMENT_MATCHES, &dir.join(FILES_DIR))?;
+        sealed.early.splice(0..0, std::mem::take(&mut self.early));
         self.sealed = Some(sealed);
         Ok(self.take_matches())
+    }
+
+    /// The segments to write into `files_dir` while this log is read, after the `settled`
+    /// matches read before ([`Early`]); None where a seal must merge the last one.
+    pub fn early_segments<'a>(&self, files_dir: &'a Path, settled: usize) -> Option<Early<'a>> {
+        Early::new(files_dir, self, settled, segments::SEGMENT_MATCHES)
     }
 
     /// Moves every match out (settled, then tail).

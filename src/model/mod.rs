@@ -271,8 +271,10 @@ pub fn logs_accounts(code: &str) -> bool {
 
 impl Match {
     /// Readies a parsed match to be kept for the whole build, as a match read back from the
-    /// state is: its lists without the room they grew into, its players' [`Who`]s shared.
+    /// state is: its lists without the room they grew into, its players' [`Who`]s shared, its
+    /// events packed ([`Events::pack`]: its log's matches wait until the whole log is read).
     pub fn settle(&mut self) {
+        self.events.pack();
         self.players.shrink_to_fit();
         self.players.iter_mut().for_each(MatchPlayer::share);
         self.awards.shrink_to_fit();

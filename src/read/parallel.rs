@@ -48,7 +48,11 @@ pub fn worth_it(
 
 /// Parses the file at `path` (`size` bytes when the read began) from `resume` (or its start) to
 /// its end, in pieces of about `piece` bytes parsed in parallel; the result and `report` are
-/// exactly those of one `parser.parse` call from `resume`.
+/// exactly those of one `parser.parse` call from `resume`. The pieces are parsed a few per
+/// thread at a time and glued in order, and after each such window `settled` is told how many
+/// of the matches so far are settled (before the last checkpoint), so that they can be stored
+/// while the rest is read (a log of gigabytes is not held whole).
+#[allow(clippy::too_many_arguments)]
 pub fn parse(
     parser: &dyn LogFormat,
     path: &Path,
@@ -57,6 +61,7 @@ pub fn parse(
     report: &mut FileReport,
     resume: Option<&Checkpoint>,
     piece: u64,
+    settled: &mut dyn FnMut(&mut [Match], usize),
 ) -> io::Result<Parsed> {
     let start = resume.map_or(0, |c| c.offset);
     let cuts = cuts(parser, path, start, size, piece.max(1))?;
@@ -80,58 +85,73 @@ pub fn parse(
         notes: Default::default(),
         ..report.clone()
     };
-    let pieces: Vec<(FileReport, Parsed)> = starts
-        .par_iter()
-        .enumerate()
-        .map(|(i, &(offset, line))| {
-            let end = starts.get(i + 1).map(|s| s.0);
-            if i == 0 {
-                let mut r = report.clone();
-                let parsed = parse_range(parser, path, source, &mut r, resume, offset, end)?;
-                return Ok((r, parsed));
-            }
-            let made_up = Checkpoint {
-                offset,
-                line,
-                matches: 0,
-                report: blank.clone(),
-                state: Vec::new(),
-            };
-            let mut r = blank.clone();
-            let parsed = parse_range(parser, path, source, &mut r, Some(&made_up), offset, end)?;
-            Ok((r, parsed))
-        })
-        .collect::<io::Result<_>>()?;
-    let mut pieces = pieces.into_iter();
-    let (first_report, first) = pieces.next().expect("the first piece is always parsed");
-    let original = std::mem::replace(report, first_report);
-    let mut matches = first.matches;
-    let mut reached = first.checkpoint;
-    for (&cut, (piece_report, piece)) in cuts.iter().zip(pieces) {
-        let glued = reached
-            .as_ref()
-            .is_some_and(|c| c.offset == cut && c.state.is_empty());
-        if !glued {
-            // The cut was not a clean restart: read on in one piece from the last checkpoint.
-            if reached.is_none() {
-                // No checkpoint at all yet: everything is read again from the start.
-                *report = original;
-                matches.clear();
-            }
-            return read_on(parser, path, source, report, resume, matches, reached);
+    let original = report.clone();
+    let parse_piece = |i: usize| -> io::Result<(FileReport, Parsed)> {
+        let (offset, line) = starts[i];
+        let end = starts.get(i + 1).map(|s| s.0);
+        if i == 0 {
+            let mut r = original.clone();
+            let parsed = parse_range(parser, path, source, &mut r, resume, offset, end)?;
+            return Ok((r, parsed));
         }
-        let before = reached.as_ref().map_or(0, |c| c.matches);
-        let at_cut = report.clone();
-        add(report, &piece_report);
-        report.matches = before + piece_report.matches;
-        matches.extend(piece.matches);
-        if let Some(mut c) = piece.checkpoint {
-            let mut r = at_cut;
-            add(&mut r, &c.report);
-            r.matches = before + c.report.matches;
-            c.matches += before;
-            c.report = r;
-            reached = Some(c);
+        let made_up = Checkpoint {
+            offset,
+            line,
+            matches: 0,
+            report: blank.clone(),
+            state: Vec::new(),
+        };
+        let mut r = blank.clone();
+        let parsed = parse_range(parser, path, source, &mut r, Some(&made_up), offset, end)?;
+        Ok((r, parsed))
+    };
+    let before_call = resume.map_or(0, |c| c.matches);
+    let window = WINDOW_PIECES_PER_THREAD * rayon::current_num_threads().max(1);
+    let mut matches = Vec::new();
+    let mut reached: Option<Checkpoint> = None;
+    for first in (0..starts.len()).step_by(window) {
+        let last = (first + window).min(starts.len());
+        let pieces: Vec<(FileReport, Parsed)> = (first..last)
+            .into_par_iter()
+            .map(parse_piece)
+            .collect::<io::Result<_>>()?;
+        for (i, (piece_report, piece)) in (first..last).zip(pieces) {
+            if i == 0 {
+                *report = piece_report;
+                matches = piece.matches;
+                reached = piece.checkpoint;
+                continue;
+            }
+            let cut = starts[i].0;
+            let glued = reached
+                .as_ref()
+                .is_some_and(|c| c.offset == cut && c.state.is_empty());
+            if !glued {
+                // The cut was not a clean restart: read on in one piece from the last
+                // checkpoint.
+                if reached.is_none() {
+                    // No checkpoint at all yet: everything is read again from the start.
+                    *report = original.clone();
+                    matches.clear();
+                }
+                return read_on(parser, path, source, report, resume, matches, reached);
+            }
+            let before = reached.as_ref().map_or(0, |c| c.matches);
+            let at_cut = report.clone();
+            add(report, &piece_report);
+            report.matches = before + piece_report.matches;
+            matches.extend(piece.matches);
+            if let Some(mut c) = piece.checkpoint {
+                let mut r = at_cut;
+                add(&mut r, &c.report);
+                r.matches = before + c.report.matches;
+                c.matches += before;
+                c.report = r;
+                reached = Some(c);
+            }
+        }
+        if let Some(c) = &reached {
+            settled(&mut matches, c.matches - before_call);
         }
     }
     Ok(Parsed {
@@ -140,12 +160,9 @@ pub fn parse(
     })
 }
 
-/// `m` with its events packed ([`crate::model::Events::pack`]): the matches of a log are held
-/// until the whole log is read.
-pub(super) fn packed(mut m: Match) -> Match {
-    m.events.pack();
-    m
-}
+/// Pieces parsed at once per thread of the pool before they are glued (a window of pieces
+/// holds their matches until then: on two threads, 32 MB of log).
+const WINDOW_PIECES_PER_THREAD: usize = 4;
 
 /// Parses `[offset, end)` of the file (to its end when `end` is None) from `resume`.
 fn parse_range(
@@ -163,13 +180,7 @@ fn parse_range(
     // To the file's end when `end` is None (a limit no file reaches).
     let limit = end.map_or(u64::MAX, |end| end - offset);
     let mut input = BufReader::with_capacity(BUFFER, f.take(limit));
-    let checkpoint = parser.parse(
-        &mut input,
-        source,
-        report,
-        &mut |m| matches.push(packed(m)),
-        resume,
-    )?;
+    let checkpoint = parser.parse(&mut input, source, report, &mut |m| matches.push(m), resume)?;
     Ok(Parsed {
         matches,
         checkpoint,
@@ -364,6 +375,8 @@ mod tests {
                 let from = resume.map_or(0, |c| c.offset);
                 most = most.max(cuts(parser, path, from, size, piece.max(1)).unwrap().len());
                 let mut got_report = report.clone();
+                // What is told settled never shrinks and never passes the matches read.
+                let mut told = Vec::new();
                 let got = parse(
                     parser,
                     path,
@@ -372,11 +385,23 @@ mod tests {
                     &mut got_report,
                     resume,
                     piece,
+                    &mut |matches, n| {
+                        assert!(n <= matches.len() && told.last().is_none_or(|&t| t <= n));
+                        told.push(n);
+                    },
                 )
                 .unwrap();
                 let what = format!("{} in pieces of {piece} from {from}", path.display());
                 assert_eq!(got_report, expected.0, "report of {what}");
                 assert_eq!(got.checkpoint, expected.2, "checkpoint of {what}");
+                // The last told is every match before the last checkpoint (when a window
+                // ended on one), at most.
+                let settled =
+                    expected.2.as_ref().map_or(0, |c| c.matches) - resume.map_or(0, |c| c.matches);
+                assert!(
+                    told.last().is_none_or(|&t| t <= settled),
+                    "settled of {what}"
+                );
                 assert_eq!(got.matches.len(), expected.1.len(), "matches of {what}");
                 assert!(got.matches == expected.1, "matches of {what}");
             }

@@ -52,11 +52,9 @@ pub struct Segment {
 pub struct Sealed {
     /// The per-log file.
     pub main: Vec<u8>,
-    /// The segments written by this build: file name and bytes.
+    /// The segments made by this build and not yet written: file name and bytes.
     pub segments: Vec<(String, Vec<u8>)>,
-    /// Where each of their matches' events lie in their bytes, segment by segment.
-    pub placed: Vec<Vec<Placed>>,
-    /// Segments of this build already in place under their names ([`store_early`]), not yet
+    /// Segments of this build already in place under their names ([`seal_stored`]), not yet
     /// flushed to disk: [`super::prepare`] flushes them before any per-log file names them.
     pub early: Vec<String>,
 }
@@ -100,6 +98,21 @@ impl<'a> PerLog<'a> {
 /// `per_segment` matches (merged with the small segments before them, see the module doc),
 /// `f.segments` is updated to list them all, and the per-log file is encoded last.
 pub fn seal_file(f: &mut FileState, per_segment: usize) -> Result<Sealed> {
+    seal_into(f, per_segment, None)
+}
+
+/// Like [`seal_file`], each new segment written into `files_dir` as soon as it is encoded
+/// (through a temporary file renamed into place, not flushed: see [`Sealed::early`]) and its
+/// bytes let go, the events of the matches it holds left in that file, read from there from
+/// now on (see [`crate::model::Events::store`]). A log's segments are not all held in memory at
+/// once beside its matches (issue 41: a log of 460 MB held 80 MB of them). A segment that
+/// cannot be written keeps its bytes, and its matches their events.
+pub fn seal_stored(f: &mut FileState, per_segment: usize, files_dir: &Path) -> Result<Sealed> {
+    seal_into(f, per_segment, Some(files_dir))
+}
+
+/// [`seal_file`], or [`seal_stored`] into `files_dir`.
+fn seal_into(f: &mut FileState, per_segment: usize, files_dir: Option<&Path>) -> Result<Sealed> {
     let stored: usize = f.segments.iter().map(|s| s.matches as usize).sum();
     if stored > f.settled.len() || f.segments.iter().any(|s| s.named) {
         // Segments of other matches (never carried over so), or of the slower layout with
@@ -116,81 +129,139 @@ pub fn seal_file(f: &mut FileState, per_segment: usize) -> Result<Sealed> {
         f.segments.pop();
     }
     let key = log_key(&f.path);
-    let new: Vec<(Segment, Vec<u8>, Vec<Placed>)> = f.settled[start..]
-        .par_chunks(per_segment.max(1))
-        .map(|chunk| -> Result<(Segment, Vec<u8>, Vec<Placed>)> {
-            let (bytes, placed) = placed(|| seal_compact(&chunk));
-            let bytes = bytes?;
-            anyhow::ensure!(
-                placed.len() == chunk.len(),
-                "the events of a match were not placed"
-            );
-            let mut h = crate::hash::Hasher::new();
-            h.raw(&bytes);
-            let segment = Segment {
-                name: format!("{key:016x}-{:016x}.seg", h.finish()),
-                matches: chunk.len() as u64,
-                named: false,
+    // Side by side: a big log's read ends with several segments.
+    let new: Vec<(Segment, Option<Vec<u8>>)> = f.settled[start..]
+        .par_chunks_mut(per_segment.max(1))
+        .map(|chunk| -> Result<(Segment, Option<Vec<u8>>)> {
+            let (segment, bytes, placed) = encode(key, chunk)?;
+            let kept = match files_dir {
+                Some(dir) if store(dir, &segment.name, &bytes, chunk, &placed).is_ok() => None,
+                _ => Some(bytes),
             };
-            Ok((segment, bytes, placed))
+            Ok((segment, kept))
         })
         .collect::<Result<_>>()?;
-    let mut written = Vec::with_capacity(new.len());
-    let mut all_placed = Vec::with_capacity(new.len());
-    for (segment, bytes, placed) in new {
-        written.push((segment.name.clone(), bytes));
-        all_placed.push(placed);
+    let mut sealed = Sealed {
+        main: Vec::new(),
+        segments: Vec::new(),
+        early: Vec::new(),
+    };
+    for (segment, kept) in new {
+        match kept {
+            Some(bytes) => sealed.segments.push((segment.name.clone(), bytes)),
+            None => sealed.early.push(segment.name.clone()),
+        }
         f.segments.push(segment);
     }
-    let main = seal(&PerLog::of(f, &[], &f.segments))?;
-    Ok(Sealed {
-        main,
-        segments: written,
-        placed: all_placed,
-        early: Vec::new(),
-    })
+    sealed.main = seal(&PerLog::of(f, &[], &f.segments))?;
+    Ok(sealed)
 }
 
-/// Writes the new segments of `sealed` into `files_dir` now (through a temporary file renamed
-/// into place, not flushed: see [`Sealed::early`]), keeping their names and not their bytes,
-/// and leaves the events of `matches` (the matches they hold, in order) in those files, read
-/// from there from now on (see [`crate::model::Events::store`]). On an error, the matches of
-/// the segments not written keep their events in memory and every segment keeps its bytes.
-pub fn store_early(files_dir: &Path, sealed: &mut Sealed, matches: &mut [Match]) -> Result<()> {
-    let mut rest = matches;
-    let mut chunks = Vec::with_capacity(sealed.placed.len());
-    for placed in &sealed.placed {
-        anyhow::ensure!(
-            placed.len() <= rest.len(),
-            "the segments hold other matches"
-        );
-        let (chunk, after) = std::mem::take(&mut rest).split_at_mut(placed.len());
-        chunks.push(chunk);
-        rest = after;
-    }
-    anyhow::ensure!(rest.is_empty(), "the segments hold other matches");
-    // Side by side: a big log's read ends with several segments.
-    let segments = sealed.segments.par_iter().zip(&sealed.placed);
-    chunks
-        .into_par_iter()
-        .zip(segments)
-        .map(|(chunk, ((name, bytes), placed))| -> Result<()> {
-            super::stage_file_with(files_dir, name, bytes, false)?.commit()?;
-            let path = files_dir.join(name);
-            let file = StoredFile::open(&path)
-                .with_context(|| format!("cannot read {} back", path.display()))?;
-            for (m, &at) in chunk.iter_mut().zip(placed) {
-                m.events.store(&file, at);
-            }
-            Ok(())
+/// The segment of `matches` of the log `key` names: its name, bytes, and where each match's
+/// events lie in them.
+fn encode(key: u64, matches: &[Match]) -> Result<(Segment, Vec<u8>, Vec<Placed>)> {
+    let (bytes, placed) = placed(|| seal_compact(&matches));
+    let bytes = bytes?;
+    anyhow::ensure!(
+        placed.len() == matches.len(),
+        "the events of a match were not placed"
+    );
+    let mut h = crate::hash::Hasher::new();
+    h.raw(&bytes);
+    let segment = Segment {
+        name: format!("{key:016x}-{:016x}.seg", h.finish()),
+        matches: matches.len() as u64,
+        named: false,
+    };
+    Ok((segment, bytes, placed))
+}
+
+/// The full segments of a log written while it is still being read, each as soon as its
+/// matches are settled (issue 41: a log that is never rotated held every match's events until
+/// its end, 80 MB for 460 MB of log). They are the segments [`seal_file`] would write first,
+/// in the same bytes: made only where every segment the log had is full, so the new ones start
+/// where a seal's would.
+pub struct Early<'a> {
+    files_dir: &'a Path,
+    key: u64,
+    per_segment: usize,
+    /// How many of the matches given ([`Early::settled`]) are in the segments written.
+    done: usize,
+    /// The segments written, in order.
+    written: Vec<Segment>,
+    /// A segment could not be written: the rest are left to the seal.
+    failed: bool,
+}
+
+impl<'a> Early<'a> {
+    /// Segments of `per_segment` matches of the log of `f`, whose `settled` matches read before
+    /// are all in its segments, to write into `files_dir`; None when they are not, or the
+    /// log's last segment is not full (a seal merges it with the new matches).
+    pub fn new(
+        files_dir: &'a Path,
+        f: &FileState,
+        settled: usize,
+        per_segment: usize,
+    ) -> Option<Early<'a>> {
+        let stored: usize = f.segments.iter().map(|s| s.matches as usize).sum();
+        let full = f
+            .segments
+            .iter()
+            .all(|s| s.matches as usize == per_segment && !s.named);
+        (full && stored == settled && per_segment > 0).then(|| Early {
+            files_dir,
+            key: log_key(&f.path),
+            per_segment,
+            done: 0,
+            written: Vec::new(),
+            failed: false,
         })
-        .collect::<Result<()>>()?;
-    // Written, all of them: from now on the names stand for the bytes.
-    let names = std::mem::take(&mut sealed.segments)
-        .into_iter()
-        .map(|(name, _)| name);
-    sealed.early.extend(names);
-    sealed.placed.clear();
+    }
+
+    /// The first `settled` of `matches` (the matches read so far after the log's settled ones,
+    /// in order) are settled: each full segment's worth not written yet is written now, its
+    /// matches' events left in its file.
+    pub fn settled(&mut self, matches: &mut [Match], settled: usize) {
+        let settled = settled.min(matches.len());
+        while !self.failed && settled - self.done >= self.per_segment {
+            let chunk = &mut matches[self.done..self.done + self.per_segment];
+            let written = encode(self.key, chunk).and_then(|(segment, bytes, placed)| {
+                store(self.files_dir, &segment.name, &bytes, chunk, &placed)?;
+                Ok(segment)
+            });
+            match written {
+                Ok(segment) => {
+                    self.written.push(segment);
+                    self.done += self.per_segment;
+                }
+                Err(_) => self.failed = true,
+            }
+        }
+    }
+
+    /// Adds the segments written to `f`'s, to be flushed when the state is saved.
+    pub fn finish(self, f: &mut FileState) {
+        f.early.extend(self.written.iter().map(|s| s.name.clone()));
+        f.segments.extend(self.written);
+    }
+}
+
+/// Writes the segment `bytes` as `name` into `files_dir` now (not flushed) and leaves the
+/// events of `matches` (the matches it holds, their events where `placed` says) in that file.
+fn store(
+    files_dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    matches: &mut [Match],
+    placed: &[Placed],
+) -> Result<()> {
+    super::stage_file_with(files_dir, name, bytes, false)?.commit()?;
+    let path = files_dir.join(name);
+    let file =
+        StoredFile::open(&path).with_context(|| format!("cannot read {} back", path.display()))?;
+    for (m, &at) in matches.iter_mut().zip(placed) {
+        m.events.store(&file, at);
+    }
     Ok(())
 }
 
@@ -200,7 +271,6 @@ pub fn seal_inline(f: &FileState) -> Result<Sealed> {
     Ok(Sealed {
         main: seal(&PerLog::of(f, &f.settled, &[]))?,
         segments: Vec::new(),
-        placed: Vec::new(),
         early: Vec::new(),
     })
 }
@@ -327,6 +397,55 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    /// Segments written while a log is read are those a seal at its end writes, byte for byte:
+    /// the seal then writes only the rest, and the state saved loads every match. A log whose
+    /// last segment is not full writes none early (the seal merges it).
+    #[test]
+    fn segments_written_while_reading_are_the_sealed_ones() {
+        let all = matches(23);
+        let sealed_dir = tempfile::tempdir().unwrap();
+        let (whole, _) = state_of(empty_file("logs/a.log"), &all, 4);
+        save(sealed_dir.path(), &whole).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let files = dir.path().join(FILES_DIR);
+        std::fs::create_dir_all(&files).unwrap();
+        let mut f = empty_file("logs/a.log");
+        let mut read = all.clone();
+        let mut early = Early::new(&files, &f, 0, 4).expect("no segment yet");
+        // Told as a reader tells it: settled counts growing, a window at a time.
+        for n in [0, 3, 9, 9, 17, 21] {
+            early.settled(&mut read[..n.clamp(9, 23)], n);
+        }
+        assert_eq!(
+            early.written.len(),
+            5,
+            "every full segment of the 21 settled"
+        );
+        early.finish(&mut f);
+        assert_eq!(f.early.len(), 5);
+        assert!(read[..20].iter().all(|m| m.events.is_stored()));
+        assert!(!read[20].events.is_stored());
+        f.settled = read;
+        f.changed = true;
+        let mut sealed = seal_stored(&mut f, 4, &files).unwrap();
+        assert_eq!(sealed.early.len(), 1, "only the last segment, of 3");
+        sealed.early.splice(0..0, std::mem::take(&mut f.early));
+        assert_eq!(f.segments, whole.files[0].segments);
+        f.sealed = Some(sealed);
+        save(dir.path(), &State::new(vec![f])).unwrap();
+        assert_eq!(segment_files(dir.path()), segment_files(sealed_dir.path()));
+        for name in segment_files(dir.path()) {
+            let read = |d: &Path| std::fs::read(d.join(FILES_DIR).join(&name)).unwrap();
+            assert_eq!(read(dir.path()), read(sealed_dir.path()), "{name}");
+        }
+        assert!(same(&loaded(dir.path()).settled, &all));
+        // A last segment of 3: nothing is written before the seal.
+        let mut partial = loaded(dir.path());
+        let settled = partial.settled.len();
+        partial.settled.clear();
+        assert!(Early::new(&files, &partial, settled, 4).is_none());
     }
 
     /// A log appended to one match at a time writes small segments (each match is encoded a

@@ -166,6 +166,7 @@ impl From<frozen::FileState> for FileState {
             segments: Vec::new(),
             changed: false,
             sealed: None,
+            early: Vec::new(),
         }
     }
 }
