@@ -22,9 +22,12 @@ use crate::progress::Progress;
 use crate::state::{Archive, ArchiveWrite, FileState, Fingerprint, State};
 
 pub mod parallel;
+pub mod windows;
 
 /// How long the pieces of a large log parsed in parallel are ([`parallel::PIECE_BYTES`]).
 const PIECE_BYTES: u64 = parallel::PIECE_BYTES;
+/// How much of a large log that cannot be cut is read at a time ([`windows::WINDOW_BYTES`]).
+const WINDOW_BYTES: u64 = windows::WINDOW_BYTES;
 
 /// What the previous build left: its state, whether its files may be reused (not with
 /// `--full` or a state of another version: then it only feeds the archive), and the archive.
@@ -489,11 +492,18 @@ fn run_parser(
         path: file.rel.clone(),
         file_index: index,
     };
+    // A large log's settled matches are stored as they come (a log never rotated is not held
+    // whole), where the state folder takes them.
+    let files_dir = store.map(|dir| dir.join(crate::state::FILES_DIR));
+    let mut early = (files_dir.as_deref()).and_then(|d| state.early_segments(d, settled.len()));
+    let windowed = early.is_some() && windows::worth_it(state.size, resume, WINDOW_BYTES);
+    let mut store_settled = |matches: &mut [Match], n: usize| {
+        if let Some(early) = &mut early {
+            early.settled(matches, n);
+        }
+    };
     let (matches, reached, f) = if parallel::worth_it(parser, state.size, resume, PIECE_BYTES) {
-        // A large log: parsed in pieces on the thread pool (the same result), its settled
-        // matches stored as they come (a log never rotated is not held whole).
-        let files_dir = store.map(|dir| dir.join(crate::state::FILES_DIR));
-        let mut early = (files_dir.as_deref()).and_then(|d| state.early_segments(d, settled.len()));
+        // Parsed in pieces on the thread pool (the same result).
         let parsed = parallel::parse(
             parser,
             &file.path,
@@ -502,15 +512,21 @@ fn run_parser(
             &mut state.report,
             resume,
             PIECE_BYTES,
-            &mut |matches, n| {
-                if let Some(early) = &mut early {
-                    early.settled(matches, n);
-                }
-            },
+            &mut store_settled,
         )?;
-        if let Some(early) = early {
-            early.finish(state);
-        }
+        (parsed.matches, parsed.checkpoint, f)
+    } else if windowed {
+        // A format that cannot be cut: a window at a time (the same result).
+        let parsed = windows::parse(
+            parser,
+            &file.path,
+            state.size,
+            &source,
+            &mut state.report,
+            resume,
+            WINDOW_BYTES,
+            &mut store_settled,
+        )?;
         (parsed.matches, parsed.checkpoint, f)
     } else {
         let mut input = BufReader::with_capacity(256 * 1024, f);
@@ -524,6 +540,9 @@ fn run_parser(
         )?;
         (matches, reached, input.into_inner())
     };
+    if let Some(early) = early {
+        early.finish(state);
+    }
     // No new checkpoint: the old one still holds.
     let checkpoint = reached.or_else(|| resume.cloned());
     let before = resume.map_or(0, |c| c.matches);

@@ -165,7 +165,7 @@ pub fn parse(
 const WINDOW_PIECES_PER_THREAD: usize = 4;
 
 /// Parses `[offset, end)` of the file (to its end when `end` is None) from `resume`.
-fn parse_range(
+pub(super) fn parse_range(
     parser: &dyn LogFormat,
     path: &Path,
     source: &Source,
