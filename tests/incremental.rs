@@ -351,6 +351,41 @@ fn a_history_past_a_block_of_counts_grows_to_the_full_build_bytes() {
     );
 }
 
+/// Issue 41: a log that is never rotated is written into the state a segment of 2,048 matches
+/// at a time while it is read, not held whole to its end. A 10 MB log past one segment, read
+/// whole then grown, gives the full build's bytes each time, and the state holds its segments.
+#[test]
+fn a_log_past_a_segment_is_stored_as_it_is_read_and_grows_to_the_full_build_bytes() {
+    let log = common::crowd::crowd_log(2_200, 400, 60, 31);
+    let starts: Vec<usize> = log
+        .match_indices("InitGame:")
+        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
+        .collect();
+    // Read in pieces side by side (past twice their 4 MiB), so settled a window at a time.
+    assert!(starts[2_150] > 9 << 20, "{} bytes", starts[2_150]);
+    let site = Site::new();
+    let path = site.logs().join("games.log");
+    std::fs::write(&path, &log[..starts[2_150]]).unwrap();
+    let how = site.check("the first 2,150 matches");
+    assert!(how.contains("replayed all 2150 matches"), "{how}");
+    let segments = || {
+        std::fs::read_dir(site.dir.path().join(".fragstats/files"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "seg")
+            })
+            .count()
+    };
+    assert_eq!(segments(), 2, "a full segment and the rest");
+    std::fs::write(&path, &log).unwrap();
+    let how = site.check("50 matches appended");
+    assert!(how.contains("replayed 50 new"), "{how}");
+}
+
 /// Builds the first games of `log` with `config` over `rank_shards_above`, then appends its
 /// last three games one at a time, checking each step against a full build, and that it
 /// rewrites far fewer player pages than a twin site without shards. Returns the last page of
