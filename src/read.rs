@@ -22,6 +22,8 @@ use crate::progress::Progress;
 use crate::state::{Archive, ArchiveWrite, FileState, Fingerprint, State};
 
 pub mod parallel;
+#[cfg(test)]
+mod testing;
 pub mod windows;
 
 /// How long the pieces of a large log parsed in parallel are ([`parallel::PIECE_BYTES`]).
@@ -365,12 +367,13 @@ fn read_file(
                 kind = ReadKind::Resumed(state.size - cp.offset);
                 // The old tail is read again; the settled matches are kept.
                 replaced = std::mem::take(&mut p.tail);
-                return resume(*parser, (index, file, store), f, p, &cp, &mut state);
+                let log = Log { index, file, store };
+                return resume(*parser, log, f, p, &cp, &mut state);
             }
             replaced = p.take_matches();
         }
         kind = ReadKind::Whole(state.size);
-        parse_whole((index, file, store), f, &mut state)
+        parse_whole(Log { index, file, store }, f, &mut state)
     })();
     if let Err(e) = result {
         let why = format!("read error: {e:#}");
@@ -387,12 +390,11 @@ fn read_file(
 
 /// Parses a file from its start.
 fn parse_whole(log: Log, mut f: File, state: &mut FileState) -> Result<()> {
-    let (index, file, _) = log;
     let mut head = Vec::with_capacity(SNIFF_BYTES.min(state.size as usize));
     f.seek(SeekFrom::Start(0))?;
     (&mut f).take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
     if compressed::is_gzip(&head) {
-        return parse_gzip(index, file, f, state);
+        return parse_gzip(log.index, log.file, f, state);
     }
     let parser = match detect(&head) {
         Detected::Parser(p) => p,
@@ -455,9 +457,29 @@ fn parse_gzip(index: usize, file: &LogFile, f: File, state: &mut FileState) -> R
     Ok(())
 }
 
-/// The log being read: its index in crawl order, the file, and the state folder its segments
-/// are written into as it is read (None: none is).
-type Log<'a> = (usize, &'a LogFile, Option<&'a Path>);
+/// How a large log is parsed ([`parallel::parse`] or [`windows::parse`]): the file at a path
+/// of a size, its source and report, from a checkpoint, a piece or window of bytes at a time,
+/// telling how many of its matches are settled.
+type LargeParse = fn(
+    &dyn crate::parse::LogFormat,
+    &Path,
+    u64,
+    &Source,
+    &mut FileReport,
+    Option<&Checkpoint>,
+    u64,
+    &mut dyn FnMut(&mut [Match], usize),
+) -> std::io::Result<parallel::Parsed>;
+
+/// The log being read.
+#[derive(Clone, Copy)]
+struct Log<'a> {
+    /// Its place in crawl order.
+    index: usize,
+    file: &'a LogFile,
+    /// The state folder its segments are written into as it is read (None: none is).
+    store: Option<&'a Path>,
+}
 
 /// Parses a grown file from its stored checkpoint.
 fn resume(
@@ -472,7 +494,7 @@ fn resume(
     let bytes = state.report.bytes;
     state.report = cp.report.clone();
     state.report.bytes = bytes;
-    state.report.path.clone_from(&log.1.rel);
+    state.report.path.clone_from(&log.file.rel);
     // The settled matches stay, and so do the segments that store them.
     state.segments = prev.segments;
     run_parser(parser, log, f, state, Some(cp), prev.settled)
@@ -482,7 +504,7 @@ fn resume(
 /// matches in `state`: `settled` (already final) plus what this run settles, and the tail.
 fn run_parser(
     parser: &dyn crate::parse::LogFormat,
-    (index, file, store): Log,
+    Log { index, file, store }: Log,
     f: File,
     state: &mut FileState,
     resume: Option<&Checkpoint>,
@@ -496,35 +518,30 @@ fn run_parser(
     // whole), where the state folder takes them.
     let files_dir = store.map(|dir| dir.join(crate::state::FILES_DIR));
     let mut early = (files_dir.as_deref()).and_then(|d| state.early_segments(d, settled.len()));
-    let windowed = early.is_some() && windows::worth_it(state.size, resume, WINDOW_BYTES);
+    // In pieces on the thread pool, or for a format that cannot be cut a window at a time
+    // (the same result as one call).
+    let large: Option<(LargeParse, u64)> =
+        if parallel::worth_it(parser, state.size, resume, PIECE_BYTES) {
+            Some((parallel::parse, PIECE_BYTES))
+        } else if early.is_some() && windows::worth_it(state.size, resume, WINDOW_BYTES) {
+            Some((windows::parse, WINDOW_BYTES))
+        } else {
+            None
+        };
     let mut store_settled = |matches: &mut [Match], n: usize| {
         if let Some(early) = &mut early {
             early.settled(matches, n);
         }
     };
-    let (matches, reached, f) = if parallel::worth_it(parser, state.size, resume, PIECE_BYTES) {
-        // Parsed in pieces on the thread pool (the same result).
-        let parsed = parallel::parse(
+    let (matches, reached, f) = if let Some((parse, step)) = large {
+        let parsed = parse(
             parser,
             &file.path,
             state.size,
             &source,
             &mut state.report,
             resume,
-            PIECE_BYTES,
-            &mut store_settled,
-        )?;
-        (parsed.matches, parsed.checkpoint, f)
-    } else if windowed {
-        // A format that cannot be cut: a window at a time (the same result).
-        let parsed = windows::parse(
-            parser,
-            &file.path,
-            state.size,
-            &source,
-            &mut state.report,
-            resume,
-            WINDOW_BYTES,
+            step,
             &mut store_settled,
         )?;
         (parsed.matches, parsed.checkpoint, f)

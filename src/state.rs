@@ -175,9 +175,7 @@ impl FileState {
     /// Encodes the per-log file and the segments of the settled matches not yet stored now, and
     /// moves the matches out (settled, then tail): the state saves the encoded bytes later.
     pub fn seal(&mut self) -> Result<Vec<Match>> {
-        let mut sealed = segments::seal_file(self, segments::SEGMENT_MATCHES)?;
-        sealed.early.splice(0..0, std::mem::take(&mut self.early));
-        self.sealed = Some(sealed);
+        self.sealed = Some(segments::seal_file(self, segments::SEGMENT_MATCHES)?);
         Ok(self.take_matches())
     }
 
@@ -188,10 +186,12 @@ impl FileState {
     pub fn seal_stored(&mut self, dir: &Path) -> Result<Vec<Match>> {
         // A state folder that cannot be written keeps the matches in memory (their events
         // packed): saving the state reports it.
-        let mut sealed =
-            segments::seal_stored(self, segments::SEGMENT_MATCHES, &dir.join(FILES_DIR))?;
-        sealed.early.splice(0..0, std::mem::take(&mut self.early));
-        self.sealed = Some(sealed);
+        let files_dir = dir.join(FILES_DIR);
+        self.sealed = Some(segments::seal_stored(
+            self,
+            segments::SEGMENT_MATCHES,
+            &files_dir,
+        )?);
         Ok(self.take_matches())
     }
 

@@ -325,10 +325,7 @@ fn a_crowd_with_ladders_and_seasons_keeps_those_ranks_in_shards() {
 #[test]
 fn a_history_past_a_block_of_counts_grows_to_the_full_build_bytes() {
     let log = common::crowd::crowd_log(1_100, 400, 12, 29);
-    let starts: Vec<usize> = log
-        .match_indices("InitGame:")
-        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
-        .collect();
+    let starts = game_starts(&log);
     assert_eq!(starts.len(), 1_100);
     let site = Site::new();
     let path = site.logs().join("games.log");
@@ -357,10 +354,7 @@ fn a_history_past_a_block_of_counts_grows_to_the_full_build_bytes() {
 #[test]
 fn a_log_past_a_segment_is_stored_as_it_is_read_and_grows_to_the_full_build_bytes() {
     let log = common::crowd::crowd_log(2_200, 400, 60, 31);
-    let starts: Vec<usize> = log
-        .match_indices("InitGame:")
-        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
-        .collect();
+    let starts = game_starts(&log);
     // Read in pieces side by side (past twice their 4 MiB), so settled a window at a time.
     assert!(starts[2_150] > 9 << 20, "{} bytes", starts[2_150]);
     let site = Site::new();
@@ -393,11 +387,7 @@ fn a_log_past_a_segment_is_stored_as_it_is_read_and_grows_to_the_full_build_byte
 fn grow_a_crowd(config: &str, log: &str) -> String {
     let site = Site::with_config(&format!("{config}[ladder]\nrank_shards_above = 100\n"));
     let twin = Site::with_config(config);
-    // Where each game starts, so the log can be uploaded a game at a time.
-    let starts: Vec<usize> = log
-        .match_indices("InitGame:")
-        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
-        .collect();
+    let starts = game_starts(log);
     let cut = starts[starts.len() - 4];
     let path = site.logs().join("games.log");
     std::fs::write(&path, &log[..cut]).unwrap();
@@ -747,6 +737,14 @@ fn a_page_changes_when_only_what_it_shows_of_others_changes() {
     assert_ne!(before, after, "Alpha's page shows Bravo's new colour");
 }
 
+/// Where each game of a Quake 3 `log` starts (its `InitGame` line), so that the log can be
+/// uploaded a game at a time.
+fn game_starts(log: &str) -> Vec<usize> {
+    log.match_indices("InitGame:")
+        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
+        .collect()
+}
+
 /// What a checkpoint file is: its bytes and when they were written.
 fn checkpoint_file(site: &Site) -> Option<(Vec<u8>, std::time::SystemTime)> {
     let path = site.dir.path().join(".fragstats/ratings.bin");
@@ -767,10 +765,7 @@ fn short_tails_keep_the_checkpoint_and_long_ones_renew_it() {
     let config = "[rating.headline]\nsystem = \"glicko2\"\n[seasons]\nevery = \"month\"\n";
     let site = Site::with_config(config);
     let log = common::crowd::with_ladders_and_dates(&common::crowd::crowd_log(40, 200, 20, 5), 7);
-    let starts: Vec<usize> = log
-        .match_indices("InitGame:")
-        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
-        .collect();
+    let starts = game_starts(&log);
     let appended = 9;
     let first = starts.len() - appended;
     let path = site.logs().join("games.log");
@@ -852,11 +847,7 @@ fn matches_dated_into_the_kept_tail_resume_it_and_equal_a_renewed_twin() {
 
     let config = "[rating.headline]\nsystem = \"glicko2\"\n[seasons]\nevery = \"month\"\n";
     let log = common::crowd::with_ladders_and_dates(&common::crowd::crowd_log(30, 60, 20, 11), 5);
-    let starts: Vec<usize> = log
-        .match_indices("InitGame:")
-        .map(|(i, _)| log[..i].rfind('\n').map_or(0, |n| n + 1))
-        .chain([log.len()])
-        .collect();
+    let starts: Vec<usize> = game_starts(&log).into_iter().chain([log.len()]).collect();
     let games = |which: &[usize]| -> String {
         which
             .iter()

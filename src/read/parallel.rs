@@ -311,34 +311,7 @@ mod tests {
 
     use super::*;
     use crate::parse::{Detected, detect, q3::Quake3};
-
-    /// One sequential `parse` call over the file from `resume`.
-    fn sequential(
-        parser: &dyn LogFormat,
-        path: &Path,
-        resume: Option<&Checkpoint>,
-        report: &FileReport,
-    ) -> (FileReport, Vec<Match>, Option<Checkpoint>) {
-        let mut report = report.clone();
-        let parsed = parse_range(
-            parser,
-            path,
-            &source(),
-            &mut report,
-            resume,
-            resume.map_or(0, |c| c.offset),
-            None,
-        )
-        .unwrap();
-        (report, parsed.matches, parsed.checkpoint)
-    }
-
-    fn source() -> Source {
-        Source {
-            path: "x.log".into(),
-            file_index: 3,
-        }
-    }
+    use crate::read::testing::{Told, source, whole as sequential};
 
     /// Checks that parsing `path` in pieces of every size in `pieces` gives what one sequential
     /// pass gives, from the start and from each of a few of the file's checkpoints; returns the
@@ -375,8 +348,7 @@ mod tests {
                 let from = resume.map_or(0, |c| c.offset);
                 most = most.max(cuts(parser, path, from, size, piece.max(1)).unwrap().len());
                 let mut got_report = report.clone();
-                // What is told settled never shrinks and never passes the matches read.
-                let mut told = Vec::new();
+                let mut told = Told::default();
                 let got = parse(
                     parser,
                     path,
@@ -385,23 +357,13 @@ mod tests {
                     &mut got_report,
                     resume,
                     piece,
-                    &mut |matches, n| {
-                        assert!(n <= matches.len() && told.last().is_none_or(|&t| t <= n));
-                        told.push(n);
-                    },
+                    &mut told.teller(),
                 )
                 .unwrap();
                 let what = format!("{} in pieces of {piece} from {from}", path.display());
                 assert_eq!(got_report, expected.0, "report of {what}");
                 assert_eq!(got.checkpoint, expected.2, "checkpoint of {what}");
-                // The last told is every match before the last checkpoint (when a window
-                // ended on one), at most.
-                let settled =
-                    expected.2.as_ref().map_or(0, |c| c.matches) - resume.map_or(0, |c| c.matches);
-                assert!(
-                    told.last().is_none_or(|&t| t <= settled),
-                    "settled of {what}"
-                );
+                told.check(expected.2.as_ref(), resume, &what);
                 assert_eq!(got.matches.len(), expected.1.len(), "matches of {what}");
                 assert!(got.matches == expected.1, "matches of {what}");
             }

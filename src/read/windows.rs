@@ -90,27 +90,7 @@ pub fn parse(
 mod tests {
     use super::*;
     use crate::parse::{Detected, detect};
-
-    fn source() -> Source {
-        Source {
-            path: "x.log".into(),
-            file_index: 3,
-        }
-    }
-
-    /// One `parse` call over the file at `path` from `resume`: report, matches, checkpoint.
-    fn whole(
-        parser: &dyn LogFormat,
-        path: &Path,
-        resume: Option<&Checkpoint>,
-        report: &FileReport,
-    ) -> (FileReport, Vec<Match>, Option<Checkpoint>) {
-        let mut report = report.clone();
-        let offset = resume.map_or(0, |c| c.offset);
-        let parsed = parse_range(parser, path, &source(), &mut report, resume, offset, None);
-        let parsed = parsed.unwrap();
-        (report, parsed.matches, parsed.checkpoint)
-    }
+    use crate::read::testing::{Told, source, whole};
 
     /// Every real log of every format, read in windows of several sizes from its start and
     /// from a checkpoint in its middle, gives what one call gives: the report, the matches
@@ -151,10 +131,9 @@ mod tests {
                     None => first.clone(),
                     Some(_) => whole(parser, path, resume, &report),
                 };
-                let before = resume.map_or(0, |c| c.matches);
                 for window in [size / 3, size / 17, 4096, 700, 1] {
                     let mut got_report = report.clone();
-                    let mut told = Vec::new();
+                    let mut told = Told::default();
                     let got = parse(
                         parser,
                         path,
@@ -163,19 +142,15 @@ mod tests {
                         &mut got_report,
                         resume,
                         window,
-                        &mut |matches, n| {
-                            assert!(n <= matches.len() && told.last().is_none_or(|&t| t <= n));
-                            told.push(n);
-                        },
+                        &mut told.teller(),
                     )
                     .unwrap();
                     let what = format!("{} in windows of {window}", path.display());
                     assert_eq!(got_report, expected.0, "report of {what}");
                     assert_eq!(got.checkpoint, expected.2, "checkpoint of {what}");
                     assert!(got.matches == expected.1, "matches of {what}");
-                    let last = expected.2.as_ref().map_or(0, |c| c.matches) - before;
-                    assert!(told.last().is_none_or(|&t| t <= last), "settled of {what}");
-                    if told.iter().any(|&t| t > 0) {
+                    told.check(expected.2.as_ref(), resume, &what);
+                    if told.0.iter().any(|&t| t > 0) {
                         windowed += 1;
                         formats.insert(parser.name());
                     }

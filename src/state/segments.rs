@@ -144,7 +144,8 @@ fn seal_into(f: &mut FileState, per_segment: usize, files_dir: Option<&Path>) ->
     let mut sealed = Sealed {
         main: Vec::new(),
         segments: Vec::new(),
-        early: Vec::new(),
+        // Those written while the log was read first ([`Early`]).
+        early: std::mem::take(&mut f.early),
     };
     for (segment, kept) in new {
         match kept {
@@ -429,9 +430,12 @@ mod tests {
         assert!(!read[20].events.is_stored());
         f.settled = read;
         f.changed = true;
-        let mut sealed = seal_stored(&mut f, 4, &files).unwrap();
-        assert_eq!(sealed.early.len(), 1, "only the last segment, of 3");
-        sealed.early.splice(0..0, std::mem::take(&mut f.early));
+        let sealed = seal_stored(&mut f, 4, &files).unwrap();
+        assert_eq!(
+            sealed.early.len(),
+            6,
+            "the 5 written early, then the last of 3"
+        );
         assert_eq!(f.segments, whole.files[0].segments);
         f.sealed = Some(sealed);
         save(dir.path(), &State::new(vec![f])).unwrap();
