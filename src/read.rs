@@ -457,20 +457,6 @@ fn parse_gzip(index: usize, file: &LogFile, f: File, state: &mut FileState) -> R
     Ok(())
 }
 
-/// How a large log is parsed ([`parallel::parse`] or [`windows::parse`]): the file at a path
-/// of a size, its source and report, from a checkpoint, a piece or window of bytes at a time,
-/// telling how many of its matches are settled.
-type LargeParse = fn(
-    &dyn crate::parse::LogFormat,
-    &Path,
-    u64,
-    &Source,
-    &mut FileReport,
-    Option<&Checkpoint>,
-    u64,
-    &mut dyn FnMut(&mut [Match], usize),
-) -> std::io::Result<parallel::Parsed>;
-
 /// The log being read.
 #[derive(Clone, Copy)]
 struct Log<'a> {
@@ -518,30 +504,35 @@ fn run_parser(
     // whole), where the state folder takes them.
     let files_dir = store.map(|dir| dir.join(crate::state::FILES_DIR));
     let mut early = (files_dir.as_deref()).and_then(|d| state.early_segments(d, settled.len()));
-    // In pieces on the thread pool, or for a format that cannot be cut a window at a time
-    // (the same result as one call).
-    let large: Option<(LargeParse, u64)> =
-        if parallel::worth_it(parser, state.size, resume, PIECE_BYTES) {
-            Some((parallel::parse, PIECE_BYTES))
-        } else if early.is_some() && windows::worth_it(state.size, resume, WINDOW_BYTES) {
-            Some((windows::parse, WINDOW_BYTES))
-        } else {
-            None
-        };
+    let windowed = early.is_some() && windows::worth_it(state.size, resume, WINDOW_BYTES);
     let mut store_settled = |matches: &mut [Match], n: usize| {
         if let Some(early) = &mut early {
             early.settled(matches, n);
         }
     };
-    let (matches, reached, f) = if let Some((parse, step)) = large {
-        let parsed = parse(
+    let (matches, reached, f) = if parallel::worth_it(parser, state.size, resume, PIECE_BYTES) {
+        // In pieces on the thread pool (the same result as one call).
+        let parsed = parallel::parse(
             parser,
             &file.path,
             state.size,
             &source,
             &mut state.report,
             resume,
-            step,
+            PIECE_BYTES,
+            &mut store_settled,
+        )?;
+        (parsed.matches, parsed.checkpoint, f)
+    } else if windowed {
+        // A format that cannot be cut: the open file a window at a time (the same result).
+        let parsed = windows::parse(
+            parser,
+            &f,
+            state.size,
+            &source,
+            &mut state.report,
+            resume,
+            WINDOW_BYTES,
             &mut store_settled,
         )?;
         (parsed.matches, parsed.checkpoint, f)

@@ -91,7 +91,15 @@ pub fn parse(
         let end = starts.get(i + 1).map(|s| s.0);
         if i == 0 {
             let mut r = original.clone();
-            let parsed = parse_range(parser, path, source, &mut r, resume, offset, end)?;
+            let parsed = parse_range(
+                parser,
+                File::open(path)?,
+                source,
+                &mut r,
+                resume,
+                offset,
+                end,
+            )?;
             return Ok((r, parsed));
         }
         let made_up = Checkpoint {
@@ -102,7 +110,8 @@ pub fn parse(
             state: Vec::new(),
         };
         let mut r = blank.clone();
-        let parsed = parse_range(parser, path, source, &mut r, Some(&made_up), offset, end)?;
+        let f = File::open(path)?;
+        let parsed = parse_range(parser, f, source, &mut r, Some(&made_up), offset, end)?;
         Ok((r, parsed))
     };
     let before_call = resume.map_or(0, |c| c.matches);
@@ -164,17 +173,16 @@ pub fn parse(
 /// holds their matches until then: on two threads, 32 MB of log).
 const WINDOW_PIECES_PER_THREAD: usize = 4;
 
-/// Parses `[offset, end)` of the file (to its end when `end` is None) from `resume`.
+/// Parses `[offset, end)` of the file `f` (to its end when `end` is None) from `resume`.
 pub(super) fn parse_range(
     parser: &dyn LogFormat,
-    path: &Path,
+    mut f: File,
     source: &Source,
     report: &mut FileReport,
     resume: Option<&Checkpoint>,
     offset: u64,
     end: Option<u64>,
 ) -> io::Result<Parsed> {
-    let mut f = File::open(path)?;
     f.seek(SeekFrom::Start(offset))?;
     let mut matches = Vec::new();
     // To the file's end when `end` is None (a limit no file reaches).
@@ -208,7 +216,15 @@ fn read_on(
         }
         None => (resume, resume.map_or(0, |c| c.offset)),
     };
-    let mut rest = parse_range(parser, path, source, report, from, offset, None)?;
+    let mut rest = parse_range(
+        parser,
+        File::open(path)?,
+        source,
+        report,
+        from,
+        offset,
+        None,
+    )?;
     matches.append(&mut rest.matches);
     Ok(Parsed {
         matches,

@@ -26,8 +26,8 @@ pub fn whole(
 ) -> (FileReport, Vec<Match>, Option<Checkpoint>) {
     let mut report = report.clone();
     let offset = resume.map_or(0, |c| c.offset);
-    let parsed = parse_range(parser, path, &source(), &mut report, resume, offset, None);
-    let parsed = parsed.unwrap();
+    let f = std::fs::File::open(path).unwrap();
+    let parsed = parse_range(parser, f, &source(), &mut report, resume, offset, None).unwrap();
     (report, parsed.matches, parsed.checkpoint)
 }
 

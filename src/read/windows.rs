@@ -7,8 +7,8 @@
 //! checkpoint, as an incremental build resumes a grown log. Not the parsing of pieces side by
 //! side (see [`super::parallel`]).
 
+use std::fs::File;
 use std::io;
-use std::path::Path;
 
 use super::parallel::{Parsed, parse_range};
 use crate::diagnostics::FileReport;
@@ -23,14 +23,15 @@ pub fn worth_it(size: u64, resume: Option<&Checkpoint>, window: u64) -> bool {
     size.saturating_sub(resume.map_or(0, |c| c.offset)) >= 2 * window
 }
 
-/// Parses the file at `path` (`size` bytes when the read began) from `resume` (or its start) to
-/// its end, `window` bytes at a time; the result and `report` are exactly those of one
+/// Parses the open log `file` (`size` bytes when the read began) from `resume` (or its start)
+/// to its end, `window` bytes at a time (the same file to the end, even if its log is rotated
+/// meanwhile); the result and `report` are exactly those of one
 /// `parser.parse` call from `resume`. After each window, `settled` is told how many of the
 /// matches so far are settled (before the checkpoint reached).
 #[allow(clippy::too_many_arguments)]
 pub fn parse(
     parser: &dyn LogFormat,
-    path: &Path,
+    file: &File,
     size: u64,
     source: &Source,
     report: &mut FileReport,
@@ -49,7 +50,15 @@ pub fn parse(
         let last = end >= size;
         let mut read = report.clone();
         let to = (!last).then_some(end);
-        let mut parsed = parse_range(parser, path, source, &mut read, from, offset, to)?;
+        let mut parsed = parse_range(
+            parser,
+            file.try_clone()?,
+            source,
+            &mut read,
+            from,
+            offset,
+            to,
+        )?;
         match parsed.checkpoint.take() {
             Some(c) if !last => {
                 // Up to the checkpoint, as one call reads it; the rest again from there, in
@@ -72,7 +81,15 @@ pub fn parse(
                     },
                     false => {
                         read = report.clone();
-                        parse_range(parser, path, source, &mut read, from, offset, None)?
+                        parse_range(
+                            parser,
+                            file.try_clone()?,
+                            source,
+                            &mut read,
+                            from,
+                            offset,
+                            None,
+                        )?
                     }
                 };
                 *report = read;
@@ -136,7 +153,7 @@ mod tests {
                     let mut told = Told::default();
                     let got = parse(
                         parser,
-                        path,
+                        &File::open(path).unwrap(),
                         size,
                         &source(),
                         &mut got_report,
@@ -162,5 +179,43 @@ mod tests {
             "logs were read in several windows ({windowed})"
         );
         assert!(formats.len() >= 3, "of several formats: {formats:?}");
+    }
+
+    /// The file is read to its end as it was opened, even when its log is rotated meanwhile
+    /// (another file in its place).
+    #[test]
+    fn the_open_file_is_read_when_the_log_is_rotated() {
+        let Some(root) = crate::testdata::shared("data/public/cod") else {
+            return;
+        };
+        let original = root.join("cod4-lan-bozo-games_mp.log");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games_mp.log");
+        std::fs::copy(&original, &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let Detected::Parser(parser) = detect(&bytes[..crate::parse::SNIFF_BYTES]) else {
+            panic!("a Call of Duty log")
+        };
+        let mut report = FileReport::new("x.log");
+        report.bytes = bytes.len() as u64;
+        let expected = whole(parser, &path, None, &report);
+        let file = File::open(&path).unwrap();
+        std::fs::rename(&path, dir.path().join("games_mp.log.1")).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
+        let mut told = Told::default();
+        let got = parse(
+            parser,
+            &file,
+            bytes.len() as u64,
+            &source(),
+            &mut report,
+            None,
+            bytes.len() as u64 / 4,
+            &mut told.teller(),
+        );
+        let got = got.unwrap();
+        assert!(!told.0.is_empty(), "read in windows");
+        assert_eq!((report, got.checkpoint), (expected.0, expected.2));
+        assert!(got.matches == expected.1);
     }
 }
