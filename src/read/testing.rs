@@ -31,6 +31,19 @@ pub fn whole(
     (report, parsed.matches, parsed.checkpoint)
 }
 
+/// What a reading in parts gave (its report and result) is what one call gave (`expected`,
+/// as [`whole`] returns it).
+pub fn same(
+    (report, got): (FileReport, super::parallel::Parsed),
+    expected: &(FileReport, Vec<Match>, Option<Checkpoint>),
+    what: &str,
+) {
+    assert_eq!(report, expected.0, "report of {what}");
+    assert_eq!(got.checkpoint, expected.2, "checkpoint of {what}");
+    assert_eq!(got.matches.len(), expected.1.len(), "matches of {what}");
+    assert!(got.matches == expected.1, "matches of {what}");
+}
+
 /// The counts of settled matches a reading told, in order.
 #[derive(Default)]
 pub struct Told(pub Vec<usize>);
