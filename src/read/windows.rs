@@ -25,9 +25,9 @@ pub fn worth_it(size: u64, resume: Option<&Checkpoint>, window: u64) -> bool {
 
 /// Parses the open log `file` (`size` bytes when the read began) from `resume` (or its start)
 /// to its end, `window` bytes at a time (the same file to the end, even if its log is rotated
-/// meanwhile); the result and `report` are exactly those of one
-/// `parser.parse` call from `resume`. After each window, `settled` is told how many of the
-/// matches so far are settled (before the checkpoint reached).
+/// meanwhile); the result and `report` are exactly those of one `parser.parse` call from
+/// `resume`. After each window, `settled` is told how many of the matches so far are settled
+/// (before the checkpoint reached).
 #[allow(clippy::too_many_arguments)]
 pub fn parse(
     parser: &dyn LogFormat,
