@@ -8,10 +8,10 @@ use std::marker::PhantomData;
 
 use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
 
-/// Values by the hash of their text, sorted by hash. A list of `(String, value)` pairs held
-/// each text in an allocation of its own, and a map of them as much again: 4 MB for the
-/// 65,000 page paths of a site of 64,000 matches and 3.6 MB for its match ids, through the
-/// whole reading of the logs (issue 41); 16 bytes a pair here.
+/// Values by the hash of their text, sorted by hash: 16 bytes a pair. A list of
+/// `(String, value)` pairs held each text in an allocation of its own beside its slot (about
+/// 60 bytes a page path or a match id, held through the whole reading of the logs), and a map
+/// of them as much again once the pages began (issue 41).
 ///
 /// Two texts with one hash would share a value (the later pair's): with 64-bit hashes, about
 /// one chance in 10^10 for a history of 100,000 matches. A page is kept only when its key
@@ -38,29 +38,34 @@ impl<V: Copy> HashedPairs<V> {
     /// The pairs of hashes `pairs` (in the order they were given), the later value of a hash
     /// kept.
     fn from_hashed(mut pairs: Vec<(u64, V)>) -> HashedPairs<V> {
-        // Stable: of equal hashes the last given stays last, and is the one kept.
+        // Stable: of equal hashes the last given stays last, and its value is the one kept.
         pairs.sort_by_key(|&(hash, _)| hash);
-        let mut kept: Vec<(u64, V)> = Vec::with_capacity(pairs.len());
-        for pair in pairs {
-            match kept.last_mut() {
-                Some(last) if last.0 == pair.0 => *last = pair,
-                _ => kept.push(pair),
+        pairs.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 = later.1;
             }
-        }
-        kept.shrink_to_fit();
-        HashedPairs { pairs: kept }
+            same
+        });
+        pairs.shrink_to_fit();
+        HashedPairs { pairs }
     }
 
     /// The value of `text`, if it has one.
     pub fn get(&self, text: &str) -> Option<V> {
-        let hash = text_hash(text);
+        self.of_hash(text_hash(text))
+    }
+
+    /// The value of the text whose hash is `hash`, if it has one.
+    fn of_hash(&self, hash: u64) -> Option<V> {
         let at = self.pairs.binary_search_by_key(&hash, |&(h, _)| h).ok()?;
         Some(self.pairs[at].1)
     }
 
-    /// The pairs of the texts `texts` that have a value here.
+    /// The pairs of the texts `texts` that have a value here (each text hashed once).
     pub fn only<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> HashedPairs<V> {
-        HashedPairs::from_pairs(texts.into_iter().filter_map(|t| Some((t, self.get(t)?))))
+        let hashes = texts.into_iter().map(text_hash);
+        HashedPairs::from_hashed(hashes.filter_map(|h| Some((h, self.of_hash(h)?))).collect())
     }
 
     /// Every value, in no particular order.
