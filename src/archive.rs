@@ -26,10 +26,10 @@ pub fn update(
         return archive;
     }
     let present_content: HashSet<u64> = present.iter().map(|m| m.content).collect();
-    let present_ids: HashSet<&str> = present.iter().map(|m| m.id.as_str()).collect();
+    let present_ids: HashSet<&str> = present.iter().map(|m| &*m.id).collect();
     let present_at: HashMap<(&str, u64), &Match> = present
         .iter()
-        .filter_map(|m| Some(((logs.get(m.file_index)?.as_str(), m.line), m)))
+        .filter_map(|m| Some(((logs.get(m.file_index as usize)?.as_str(), m.line), m)))
         .collect();
     let grown = |origin: &str, m: &Match| {
         present_at
@@ -38,7 +38,7 @@ pub fn update(
     };
     let still_needed = |origin: &str, m: &Match| {
         !present_content.contains(&m.content)
-            && !(m.open && (present_ids.contains(m.id.as_str()) || grown(origin, m)))
+            && !(m.open && (present_ids.contains(&*m.id) || grown(origin, m)))
     };
     let batch = archive.next_batch;
     let archive_len = archive.matches.len();

@@ -198,7 +198,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         report.via_link = file.via_link;
         reports.push(report);
         matches.extend(file_matches.into_iter().map(|mut m| {
-            m.file_index = i;
+            m.file_index = file_number(i);
             m.source = Text::from(&file.rel);
             m
         }));
@@ -287,7 +287,7 @@ fn place_in_order(
         }
     }
     for m in &mut matches {
-        m.file_index = rank_of[m.file_index];
+        m.file_index = file_number(rank_of[m.file_index as usize]);
     }
     let write = crate::state::encode_archive(&archive)?;
     matches.reserve_exact(archive.matches.len());
@@ -296,13 +296,19 @@ fn place_in_order(
             .binary_search_by(|(o, b)| (o.as_str(), *b).cmp(&(a.origin.as_str(), a.batch)))
             .expect("every batch has a source");
         let mut m = a.m;
-        m.file_index = rank_of[files.len() + j];
+        m.file_index = file_number(rank_of[files.len() + j]);
         m
     }));
     Ok((order_and_dedupe(matches, reports, &report_of_rank), write))
 }
 
 /// Modification time in nanoseconds since the epoch (0 when the platform does not say).
+/// A file's place in the order of the sources as a match keeps it ([`Match::file_index`]): no
+/// site has 4 billion logs, and one past that many would only share the last place.
+fn file_number(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
+}
+
 fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
     meta.modified()
         .ok()
@@ -433,7 +439,7 @@ fn parse_gzip(index: usize, file: &LogFile, f: File, state: &mut FileState) -> R
     state.report.format = Some(parser.name().to_string());
     let source = Source {
         path: file.rel.clone(),
-        file_index: index,
+        file_index: file_number(index),
     };
     let mut matches = Vec::new();
     let read = parser.parse(
@@ -498,7 +504,7 @@ fn run_parser(
 ) -> Result<()> {
     let source = Source {
         path: file.rel.clone(),
-        file_index: index,
+        file_index: file_number(index),
     };
     // A large log's settled matches are stored as they come (a log never rotated is not held
     // whole), where the state folder takes them.
@@ -599,9 +605,9 @@ pub fn order_and_dedupe(
     }
     let mut note = |m: &Match, why: &str, other: &Match| {
         let report = report_of_rank
-            .get(m.file_index)
+            .get(m.file_index as usize)
             .copied()
-            .unwrap_or(m.file_index);
+            .unwrap_or(m.file_index as usize);
         if let Some(r) = reports.get_mut(report) {
             r.note(
                 why,
@@ -630,7 +636,7 @@ pub fn order_and_dedupe(
     // Copies under one id: the longest finished one stands for the unfinished ones.
     let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, m) in matches.iter().enumerate().filter(|(i, _)| keep[*i]) {
-        by_id.entry(m.id.as_str()).or_default().push(i);
+        by_id.entry(&*m.id).or_default().push(i);
     }
     let mut renamed = Vec::new();
     for (_, group) in by_id.into_iter().filter(|(_, g)| g.len() > 1) {
@@ -657,7 +663,7 @@ pub fn order_and_dedupe(
         }
     }
     for (i, suffix) in renamed {
-        matches[i].id = format!("{}-{suffix}", matches[i].id);
+        matches[i].id = format!("{}-{suffix}", matches[i].id).into();
     }
     let mut keep = keep.into_iter();
     matches.retain(|_| keep.next().unwrap_or(true));
@@ -677,7 +683,7 @@ mod tests {
         let ids = ["new1", "a", "b", "aa", "c", "new2", ""];
         let mut matches: Vec<Match> = (ids.iter())
             .map(|id| Match {
-                id: id.to_string(),
+                id: (*id).into(),
                 ..crate::testdata::bare_match("ffa", &[])
             })
             .collect();

@@ -61,7 +61,7 @@ pub fn log_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// all active, and no events: the start of hand-made cases.
 pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
     Match {
-        id: String::new(),
+        id: Box::default(),
         content: 0,
         open: false,
         number: 0,
@@ -70,12 +70,7 @@ pub fn bare_match(gametype: &str, players: &[(&str, Team)]) -> Match {
         line: 1,
         map: "m".into(),
         game: "quake3".into(),
-        gametype: GameType {
-            code: gametype.into(),
-            name: gametype.into(),
-            team_based: gametype == "ctf",
-            duel: gametype == "duel",
-        },
+        gametype: GameType::new(gametype, gametype, gametype == "ctf", gametype == "duel"),
         server: String::new().into(),
         start: None,
         duration_seconds: 0,
@@ -168,8 +163,8 @@ pub fn simulated_team_matches(
             .map(|(i, name)| (name.as_str(), if i < reds { Team::Red } else { Team::Blue }))
             .collect();
         let mut m = bare_match("tdm", &lineup);
-        m.gametype.team_based = true;
-        m.id = format!("sim{number}");
+        m.gametype = GameType::new("tdm", "tdm", true, false);
+        m.id = format!("sim{number}").into();
         m.number = number as u32;
         m.duration_seconds = 600;
         m.map = ["sim1", "sim2", "sim3"][number % 3].into();

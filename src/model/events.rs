@@ -27,12 +27,31 @@ pub struct Events {
 }
 
 enum Inner {
+    /// In memory (boxed: a match holds its events in three words, as many as a range of a
+    /// state file takes, where holding them in place took four).
+    Held(Box<Held>),
+    /// A range of a state file, read and decoded on each read.
+    Stored(Stored),
+}
+
+/// Events held in memory.
+enum Held {
     Decoded(Vec<Event>),
     /// Postcard bytes of its own (an archive's or a per-log file's matches), decoded on each
     /// read, and how many events they hold.
     Own(Box<[u8]>, u32),
-    /// A range of a state file, read and decoded on each read.
-    Stored(Stored),
+}
+
+impl Inner {
+    /// Events held decoded.
+    fn decoded(events: Vec<Event>) -> Inner {
+        Inner::Held(Box::new(Held::Decoded(events)))
+    }
+
+    /// `count` events held packed in `bytes`.
+    fn own(bytes: Box<[u8]>, count: u32) -> Inner {
+        Inner::Held(Box::new(Held::Own(bytes, count)))
+    }
 }
 
 /// Where packed events lie in a state file.
@@ -216,7 +235,7 @@ fn packed_from(v: &[u8]) -> Inner {
     });
     match stored {
         Some(stored) => Inner::Stored(stored),
-        None => Inner::Own(v.into(), count),
+        None => Inner::own(v.into(), count),
     }
 }
 
@@ -341,11 +360,12 @@ impl Events {
     /// and its segments written: decoded, their events were 12 KB a match of the 30-player
     /// logs of `benches/memory.sh`, packed 5 KB (issue 41: a 460 MB log peaked at 230 MB).
     pub fn pack(&mut self) {
-        if let Inner::Decoded(events) = &self.inner
+        if let Inner::Held(held) = &mut self.inner
+            && let Held::Decoded(events) = &**held
             && let Ok(count) = u32::try_from(events.len())
             && let Ok(bytes) = postcard::to_allocvec(events)
         {
-            self.inner = Inner::Own(bytes.into_boxed_slice(), count);
+            **held = Held::Own(bytes.into_boxed_slice(), count);
         }
     }
 
@@ -353,8 +373,10 @@ impl Events {
     /// kept: hold the result while it is needed, read again later).
     pub fn read(&self) -> Cow<'_, [Event]> {
         match &self.inner {
-            Inner::Decoded(events) => Cow::Borrowed(events),
-            Inner::Own(bytes, _) => Cow::Owned(decode(bytes)),
+            Inner::Held(held) => match &**held {
+                Held::Decoded(events) => Cow::Borrowed(events),
+                Held::Own(bytes, _) => Cow::Owned(decode(bytes)),
+            },
             Inner::Stored(s) => Cow::Owned(s.file.with_bytes(s.at, s.len as usize, decode)),
         }
     }
@@ -362,8 +384,10 @@ impl Events {
     /// How many events there are (known without decoding them).
     pub fn len(&self) -> usize {
         match &self.inner {
-            Inner::Decoded(events) => events.len(),
-            Inner::Own(_, count) => *count as usize,
+            Inner::Held(held) => match &**held {
+                Held::Decoded(events) => events.len(),
+                Held::Own(_, count) => *count as usize,
+            },
             Inner::Stored(s) => s.count as usize,
         }
     }
@@ -375,7 +399,7 @@ impl Events {
 
     /// Still packed (read back from the state, not changed since).
     pub fn is_packed(&self) -> bool {
-        !matches!(self.inner, Inner::Decoded(_))
+        !matches!(&self.inner, Inner::Held(held) if matches!(**held, Held::Decoded(_)))
     }
 
     /// Kept in a state file, not in memory.
@@ -385,12 +409,15 @@ impl Events {
 
     /// The events to change, decoded and held in memory from now on.
     fn make_mut(&mut self) -> &mut Vec<Event> {
-        if !matches!(self.inner, Inner::Decoded(_)) {
-            self.inner = Inner::Decoded(self.read().into_owned());
+        if self.is_packed() {
+            self.inner = Inner::decoded(self.read().into_owned());
         }
         match &mut self.inner {
-            Inner::Decoded(events) => events,
-            _ => unreachable!("decoded just now"),
+            Inner::Held(held) => match &mut **held {
+                Held::Decoded(events) => events,
+                Held::Own(..) => unreachable!("decoded just now"),
+            },
+            Inner::Stored(_) => unreachable!("decoded just now"),
         }
     }
 
@@ -409,7 +436,7 @@ impl Default for Events {
 impl From<Vec<Event>> for Events {
     fn from(events: Vec<Event>) -> Events {
         Events {
-            inner: Inner::Decoded(events),
+            inner: Inner::decoded(events),
         }
     }
 }
@@ -417,8 +444,10 @@ impl From<Vec<Event>> for Events {
 impl Clone for Events {
     fn clone(&self) -> Events {
         let inner = match &self.inner {
-            Inner::Decoded(events) => Inner::Decoded(events.clone()),
-            Inner::Own(bytes, count) => Inner::Own(bytes.clone(), *count),
+            Inner::Held(held) => Inner::Held(Box::new(match &**held {
+                Held::Decoded(events) => Held::Decoded(events.clone()),
+                Held::Own(bytes, count) => Held::Own(bytes.clone(), *count),
+            })),
             Inner::Stored(s) => Inner::Stored(s.clone()),
         };
         Events { inner }
@@ -442,17 +471,19 @@ impl std::fmt::Debug for Events {
 impl Serialize for Events {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.inner {
-            Inner::Decoded(events) => {
-                let bytes = postcard::to_allocvec(events).map_err(serde::ser::Error::custom)?;
-                let done = serializer.serialize_bytes(&bytes)?;
-                note_placed(bytes.len(), events.len());
-                Ok(done)
-            }
-            Inner::Own(bytes, count) => {
-                let done = serializer.serialize_bytes(bytes)?;
-                note_placed(bytes.len(), *count as usize);
-                Ok(done)
-            }
+            Inner::Held(held) => match &**held {
+                Held::Decoded(events) => {
+                    let bytes = postcard::to_allocvec(events).map_err(serde::ser::Error::custom)?;
+                    let done = serializer.serialize_bytes(&bytes)?;
+                    note_placed(bytes.len(), events.len());
+                    Ok(done)
+                }
+                Held::Own(bytes, count) => {
+                    let done = serializer.serialize_bytes(bytes)?;
+                    note_placed(bytes.len(), *count as usize);
+                    Ok(done)
+                }
+            },
             Inner::Stored(s) => {
                 let done = s
                     .file
@@ -476,11 +507,11 @@ impl<'de> Deserialize<'de> for Events {
                 Ok(packed_from(v))
             }
             fn visit_bytes<E>(self, v: &[u8]) -> Result<Inner, E> {
-                Ok(Inner::Own(v.into(), count_of(v).unwrap_or(0)))
+                Ok(Inner::own(v.into(), count_of(v).unwrap_or(0)))
             }
             fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Inner, E> {
                 let count = count_of(&v).unwrap_or(0);
-                Ok(Inner::Own(v.into(), count))
+                Ok(Inner::own(v.into(), count))
             }
         }
         Ok(Events {
@@ -605,7 +636,10 @@ mod tests {
             postcard::to_allocvec(&packed).unwrap(),
             postcard::to_allocvec(&decoded).unwrap()
         );
-        let Inner::Own(bytes, _) = &packed.inner else {
+        let Inner::Held(held) = &packed.inner else {
+            panic!("not in memory")
+        };
+        let Held::Own(bytes, _) = &**held else {
             panic!("not packed in memory")
         };
         assert!(bytes.len() < 500 * std::mem::size_of::<Event>() / 2);

@@ -261,7 +261,7 @@ impl Moderation {
             .collect();
         Match {
             content: h.finish(),
-            players,
+            players: players.into_boxed_slice(),
             events: events.into(),
             ..m.clone()
         }

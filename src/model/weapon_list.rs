@@ -81,8 +81,10 @@ pub struct WeaponList(Names);
 enum Names {
     /// Numbers in the table.
     Numbered(Box<[u16]>),
-    /// The match's own names (one of them could not be put in the table).
-    Own(Box<[Text]>),
+    /// The match's own names (one of them could not be put in the table). Boxed once more, so
+    /// that a list is two words, not three: the rare list of its own names is a pointer, held
+    /// where the numbers' length is.
+    Own(Box<Box<[Text]>>),
 }
 
 impl Default for WeaponList {
@@ -123,9 +125,9 @@ impl WeaponList {
     fn of_names(names: &[impl AsRef<str>]) -> WeaponList {
         match numbers_of(names) {
             Some(numbers) => WeaponList(Names::Numbered(numbers.into_boxed_slice())),
-            None => WeaponList(Names::Own(
+            None => WeaponList(Names::Own(Box::new(
                 names.iter().map(|n| Text::new(n.as_ref())).collect(),
-            )),
+            ))),
         }
     }
 
@@ -139,12 +141,12 @@ impl WeaponList {
                 return;
             }
             let names: Vec<Text> = self.iter().cloned().collect();
-            self.0 = Names::Own(names.into_boxed_slice());
+            self.0 = Names::Own(Box::new(names.into_boxed_slice()));
         }
         if let Names::Own(names) = &mut self.0 {
-            let mut grown = std::mem::take(names).into_vec();
+            let mut grown = std::mem::take(&mut **names).into_vec();
             grown.push(Text::new(name));
-            *names = grown.into_boxed_slice();
+            **names = grown.into_boxed_slice();
         }
     }
 }
@@ -271,5 +273,11 @@ mod tests {
         let read: Vec<&str> = list.iter().map(Text::as_str).collect();
         assert_eq!(read, ["MOD_SHOTGUN", long.as_str(), "MOD_GAUNTLET"]);
         assert_eq!(list, ["MOD_SHOTGUN", long.as_str(), "MOD_GAUNTLET"]);
+    }
+
+    /// A match holds a list in two words, its own names or its numbers.
+    #[test]
+    fn a_list_is_two_words() {
+        assert_eq!(size_of::<WeaponList>(), 2 * size_of::<usize>());
     }
 }

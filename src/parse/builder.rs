@@ -133,7 +133,7 @@ impl MatchBuilder {
             return (self.m.players.len() - 1) as u32;
         }
         let i = self.m.players.len() as u32;
-        self.m.players.push(MatchPlayer::from(PlayerFields {
+        self.m.add_player(MatchPlayer::from(PlayerFields {
             plain: plain_name(name).into(),
             name: name.into(),
             score: None,
@@ -236,7 +236,7 @@ impl MatchBuilder {
     pub fn finish(mut self, why: Option<&str>, report: &mut FileReport) -> Option<Match> {
         self.m.duration_seconds = self.last_time.saturating_sub(self.start_time);
         self.m.content = self.hash.finish();
-        self.m.id = format!("{:016x}", self.id.unwrap_or(self.m.content));
+        self.m.id = format!("{:016x}", self.id.unwrap_or(self.m.content)).into();
         self.m.open = why.is_none() && !self.shutdown;
         if !self.m.players.iter().any(|p| p.active) {
             report.note("match with no players dropped", self.m.line, &self.m.map);

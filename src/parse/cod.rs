@@ -118,12 +118,8 @@ pub fn game_of(gamename: &str) -> &'static str {
 
 /// Game type from `g_gametype`, a word in Call of Duty.
 pub fn game_type(raw: Option<&str>) -> GameType {
-    let gt = |code: &str, name: &str, team_based: bool| GameType {
-        code: code.into(),
-        name: name.into(),
-        team_based,
-        duel: false,
-    };
+    let gt =
+        |code: &str, name: &str, team_based: bool| GameType::new(code, name, team_based, false);
     let Some(raw) = raw.map(|r| r.trim().to_ascii_lowercase()) else {
         return gt("unknown", "Unknown", false);
     };

@@ -193,12 +193,8 @@ fn team_from_number(t: &str) -> Team {
 /// Game type from `g_gametype`: 2 objective, 3 stopwatch, 4 campaign, 5 last man standing,
 /// 6 map voting (ET: Legacy).
 fn game_type(raw: Option<&str>) -> GameType {
-    let gt = |code: &str, name: &str, team_based: bool| GameType {
-        code: code.into(),
-        name: name.into(),
-        team_based,
-        duel: false,
-    };
+    let gt =
+        |code: &str, name: &str, team_based: bool| GameType::new(code, name, team_based, false);
     match raw.map(str::trim) {
         Some("2") => gt("obj", "Objective", true),
         Some("3") => gt("sw", "Stopwatch", true),

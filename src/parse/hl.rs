@@ -418,7 +418,7 @@ impl Builder {
                 }
                 let i = self.m.players.len() as u32;
                 let joined = self.rel(at);
-                self.m.players.push(MatchPlayer::from(PlayerFields {
+                self.m.add_player(MatchPlayer::from(PlayerFields {
                     plain: plain_name(b.name).into(),
                     name: b.name.into(),
                     score: None,
@@ -498,12 +498,7 @@ impl Builder {
 }
 
 fn gt(code: &str, name: &str, team_based: bool) -> GameType {
-    GameType {
-        code: code.into(),
-        name: name.into(),
-        team_based,
-        duel: false,
-    }
+    GameType::new(code, name, team_based, false)
 }
 
 /// The game code ([`crate::model::game_name`]) of a match.
@@ -1277,7 +1272,7 @@ impl Parser<'_> {
         b.m.server = Text::from(&self.carry.server);
         b.m.duration_seconds = b.rel(b.last);
         b.m.content = b.hash.finish();
-        b.m.id = format!("{:016x}", b.id.unwrap_or(b.m.content));
+        b.m.id = format!("{:016x}", b.id.unwrap_or(b.m.content)).into();
         b.m.open = eof && !b.game_over && !b.closed;
         if !b.m.players.iter().any(|p| p.active) {
             report.note("match with no players dropped", b.m.line, &b.m.map);

@@ -47,7 +47,7 @@ pub struct Source {
     /// Path relative to its log root, `/`-separated.
     pub path: String,
     /// Index of the file in crawl order.
-    pub file_index: usize,
+    pub file_index: u32,
 }
 
 /// One log format: recognises its files and turns them into matches.
@@ -92,7 +92,7 @@ pub const MAX_WEAPONS: usize = 1000;
 /// and game type unknown.
 pub fn new_match(source: &Source, line: u64, game: &str) -> Match {
     Match {
-        id: String::new(),
+        id: Box::default(),
         content: 0,
         open: false,
         number: 0,
@@ -101,19 +101,14 @@ pub fn new_match(source: &Source, line: u64, game: &str) -> Match {
         line,
         map: "(unknown)".into(),
         game: game.into(),
-        gametype: crate::model::GameType {
-            code: "unknown".into(),
-            name: "Unknown".into(),
-            team_based: false,
-            duel: false,
-        },
+        gametype: crate::model::GameType::new("unknown", "Unknown", false, false),
         server: String::new().into(),
         start: None,
         duration_seconds: 0,
         exit_reason: None,
         team_scores: None,
         partial: false,
-        players: Vec::new(),
+        players: Box::default(),
         events: crate::model::Events::default(),
         weapons: Default::default(),
         awards: Default::default(),

@@ -251,12 +251,7 @@ pub fn game_type(raw: Option<&str>, gamename: &str) -> GameType {
 }
 
 fn gt(code: &str, name: &str, team_based: bool, duel: bool) -> GameType {
-    GameType {
-        code: code.into(),
-        name: name.into(),
-        team_based,
-        duel,
-    }
+    GameType::new(code, name, team_based, duel)
 }
 
 /// What the latest userinfo line said about a client slot.
@@ -413,7 +408,7 @@ impl Builder {
             return i;
         }
         let i = self.m.players.len() as u32;
-        self.m.players.push(MatchPlayer::from(PlayerFields {
+        self.m.add_player(MatchPlayer::from(PlayerFields {
             plain: slot.plain.clone().into(),
             name: slot.name.clone().into(),
             score: None,
@@ -777,7 +772,7 @@ impl<'s> Parser<'s> {
                 }
             }
             b.m.content = content;
-            b.m.id = format!("{:016x}", id.unwrap_or(content));
+            b.m.id = format!("{:016x}", id.unwrap_or(content)).into();
             b.text.clear();
             self.spare.push(b.text);
             emit(b.m);

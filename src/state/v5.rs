@@ -235,12 +235,12 @@ impl From<frozen::Match> for Match {
         // Format 5 was written by the Quake 3 family parser only.
         let game = game_of_match(&m.gametype, &m.weapons);
         Match {
-            id: m.id,
+            id: m.id.into(),
             content: m.content,
             open: m.open,
             number: 0,
             source: m.source.into(),
-            file_index: m.file_index,
+            file_index: u32::try_from(m.file_index).unwrap_or(u32::MAX),
             line: m.line,
             map: m.map.into(),
             game: game.into(),

@@ -388,7 +388,7 @@ fn summary(ms: &[Match]) -> Vec<(String, String, Lines)> {
                 })
                 .collect();
             per.sort();
-            (m.id.clone(), m.map.to_string(), per)
+            (m.id.to_string(), m.map.to_string(), per)
         })
         .collect();
     out.sort();
@@ -755,7 +755,10 @@ fn fingerprints_hashed_together_are_those_of_each_match_alone() {
         .filter(|(g, _)| g % 7 != 0)
         .map(|(_, e)| e)
         .collect();
-    let got: Vec<_> = matches.iter().map(|m| (m.content, m.id.clone())).collect();
+    let got: Vec<_> = matches
+        .iter()
+        .map(|m| (m.content, m.id.to_string()))
+        .collect();
     assert_eq!(got, kept);
 }
 
@@ -899,7 +902,7 @@ fn a_long_match_keeps_little_of_its_text_and_the_same_fingerprints() {
         largest <= 2 << 20,
         "a match kept {largest} bytes of its lines"
     );
-    let fingerprints: Vec<_> = got.iter().map(|m| (m.content, m.id.clone())).collect();
+    let fingerprints: Vec<_> = got.iter().map(|m| (m.content, m.id.to_string())).collect();
     assert_eq!(fingerprints, expected);
     let (whole, _) = parse_bytes(&log);
     assert_eq!(whole, got);
