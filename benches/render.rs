@@ -69,7 +69,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                 });
             }
             Match {
-                id: format!("{mi:016x}"),
+                id: format!("{mi:016x}").into(),
                 content: mi as u64,
                 open: false,
                 number: 0,
@@ -78,12 +78,7 @@ fn synthetic(players: u64, matches: usize) -> Vec<Match> {
                 line: mi as u64,
                 map: format!("map{}", mi % 40).into(),
                 game: "quake3".into(),
-                gametype: GameType {
-                    code: "ffa".into(),
-                    name: "Free For All".into(),
-                    team_based: false,
-                    duel: false,
-                },
+                gametype: GameType::new("ffa", "Free For All", false, false),
                 server: "bench".into(),
                 start: Some(start + chrono::Duration::minutes(15 * mi as i64)),
                 duration_seconds: 600,
