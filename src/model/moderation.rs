@@ -261,7 +261,7 @@ impl Moderation {
             .collect();
         Match {
             content: h.finish(),
-            players: players.into_boxed_slice(),
+            players,
             events: events.into(),
             ..m.clone()
         }

@@ -108,7 +108,7 @@ pub fn new_match(source: &Source, line: u64, game: &str) -> Match {
         exit_reason: None,
         team_scores: None,
         partial: false,
-        players: Box::default(),
+        players: Vec::new(),
         events: crate::model::Events::default(),
         weapons: Default::default(),
         awards: Default::default(),
