@@ -2,8 +2,9 @@
 # Peak memory against the length of the history (issue 41): the same 30 players over 16,000
 # and 64,000 synthetic games (`pair`: 16 and 64 logs of `gen_q3log.py 1000 SEED`, about 460 MB
 # and 1.85 GB), over 200,000 (`mid`: 5.8 GB of logs, an 11 GB site), and by hand a server
-# network's year (`big`: 700 logs, 20 GB of logs and a 38 GB site: about 60 GB of free disk
-# and 10 minutes of generating). For each: `fragstats build --full` into an empty site folder
+# network's year (`big`: 704,000 games, the pair's 64 logs and ten copies of each under other
+# server names: 19 GB of logs, a 2.8 GB state and a 34 GB site, about 60 GB of free disk and
+# 25 minutes on 2 cores). For each: `fragstats build --full` into an empty site folder
 # (no state), then again over the site and state it left (the previous state is loaded too),
 # with wall time, processor time (user + system) and peak resident memory (GNU time's %M), and
 # for the pair the growth of the peak from the first to the second. `one` builds the pair's

@@ -169,7 +169,7 @@ pub struct Match {
     /// events give players). A `Vec`, trimmed once the match is settled: held as a list without
     /// room to grow (8 bytes less a match), each player added moved it into a list of its new
     /// length, and the lists of every length those moves left behind, among the ones kept,
-    /// raised the peak of 64,000 matches by 9 MB and of 704,000 by 70 MB.
+    /// raised the resident peak of 64,000 matches by 9 MB and of 704,000 by 80 to 110 MB.
     pub players: Vec<MatchPlayer>,
     /// What happened, in order (decoded on first use when read back from the state).
     pub events: Events,
