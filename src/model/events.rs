@@ -35,6 +35,7 @@ enum Inner {
 }
 
 /// Events held in memory.
+#[derive(Clone)]
 enum Held {
     Decoded(Vec<Event>),
     /// Postcard bytes of its own (an archive's or a per-log file's matches), decoded on each
@@ -444,10 +445,7 @@ impl From<Vec<Event>> for Events {
 impl Clone for Events {
     fn clone(&self) -> Events {
         let inner = match &self.inner {
-            Inner::Held(held) => Inner::Held(Box::new(match &**held {
-                Held::Decoded(events) => Held::Decoded(events.clone()),
-                Held::Own(bytes, count) => Held::Own(bytes.clone(), *count),
-            })),
+            Inner::Held(held) => Inner::Held(held.clone()),
             Inner::Stored(s) => Inner::Stored(s.clone()),
         };
         Events { inner }
