@@ -166,10 +166,9 @@ pub struct Match {
     /// The file began in the middle of this match (its start is missing).
     pub partial: bool,
     /// Everyone the log shows in the match, in the order they first appeared (the numbers the
-    /// events give players). A `Vec`, trimmed once the match is settled: held as a list without
-    /// room to grow (8 bytes less a match), each player added moved it into a list of its new
-    /// length, and the lists of every length those moves left behind, among the ones kept,
-    /// raised the resident peak of 64,000 matches by 9 MB and of 704,000 by 80 to 110 MB.
+    /// events give players). A `Vec`, trimmed once the match is settled: a list without room
+    /// to grow is 8 bytes less, but moving it at each player added left freed lists among the
+    /// kept ones and raised the resident peak (`benches/RESULTS.md`, tenth stop).
     pub players: Vec<MatchPlayer>,
     /// What happened, in order (decoded on first use when read back from the state).
     pub events: Events,
@@ -275,11 +274,6 @@ impl Match {
         self.awards.shrink_to_fit();
         self.rounds.shrink_to_fit();
         self.spots.shrink_to_fit();
-    }
-
-    /// Adds a player at the end of [`Match::players`].
-    pub fn add_player(&mut self, player: MatchPlayer) {
-        self.players.push(player);
     }
 
     /// Players that took part in play.

@@ -133,7 +133,7 @@ impl MatchBuilder {
             return (self.m.players.len() - 1) as u32;
         }
         let i = self.m.players.len() as u32;
-        self.m.add_player(MatchPlayer::from(PlayerFields {
+        self.m.players.push(MatchPlayer::from(PlayerFields {
             plain: plain_name(name).into(),
             name: name.into(),
             score: None,

@@ -418,7 +418,7 @@ impl Builder {
                 }
                 let i = self.m.players.len() as u32;
                 let joined = self.rel(at);
-                self.m.add_player(MatchPlayer::from(PlayerFields {
+                self.m.players.push(MatchPlayer::from(PlayerFields {
                     plain: plain_name(b.name).into(),
                     name: b.name.into(),
                     score: None,

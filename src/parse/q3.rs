@@ -408,7 +408,7 @@ impl Builder {
             return i;
         }
         let i = self.m.players.len() as u32;
-        self.m.add_player(MatchPlayer::from(PlayerFields {
+        self.m.players.push(MatchPlayer::from(PlayerFields {
             plain: slot.plain.clone().into(),
             name: slot.name.clone().into(),
             score: None,
