@@ -3,6 +3,7 @@
 //! rating, then provisional ones, then inactive ones) and the division (`[[divisions]]`) of each
 //! ranked player. Takes counts and ratings; renders nothing.
 
+use crate::model::MatchList;
 use std::cmp::Ordering;
 
 use chrono::NaiveDate;
@@ -73,10 +74,10 @@ pub fn add_result(record: &mut [u32; 3], o: Ordering) {
 }
 
 /// Wins, draws and losses of every identity of `stats` in `matches`.
-fn records(matches: &[Match], stats: &Stats) -> Vec<[u32; 3]> {
+fn records(matches: MatchList, stats: &Stats) -> Vec<[u32; 3]> {
     let mut record = vec![[0u32; 3]; stats.players.len()];
     for (m, ms) in matches.iter().zip(&stats.matches) {
-        results(m, ms, |player, o| {
+        results(&m, ms, |player, o| {
             if let Some(r) = record.get_mut(player as usize) {
                 add_result(r, o);
             }
@@ -90,7 +91,7 @@ impl Standing {
     /// `hidden` ones.
     pub fn compute(
         config: &Config,
-        matches: &[Match],
+        matches: MatchList,
         stats: &Stats,
         ratings: &Ratings,
         hidden: &[bool],

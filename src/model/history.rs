@@ -1,0 +1,313 @@
+//! [`History`]: the build's matches in site order, their descriptions packed in a [`Scratch`]
+//! file in the state folder and decoded one at a time as a step reads them (issue 41: held
+//! decoded, a match's description took about 440 bytes of memory, 28 MB for 64,000 matches, the
+//! largest part of what a build held for its history). Memory keeps 40 bytes a match: where its
+//! description lies, its number and its events (themselves a range of a state file, or packed
+//! bytes). Read through [`MatchList`]. Not a store between builds (see [`crate::state`]).
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::match_list::{MatchList, MatchRef};
+use super::{Events, Match};
+use crate::scratch::Scratch;
+
+/// Matches packed together: what a thread reads at once from the scratch file (about 40 KB of
+/// the synthetic benchmark's matches).
+const BLOCK_MATCHES: usize = 256;
+
+/// The build's matches, in site order, described in packed bytes.
+pub struct History {
+    /// Where each match's description lies, and its number.
+    places: Vec<Place>,
+    /// Each match's events (kept out of its packed description: they are a range of a state
+    /// file, or bytes of their own).
+    events: Vec<Events>,
+    /// The packed descriptions, a block of [`BLOCK_MATCHES`] at a time.
+    blocks: Vec<Block>,
+    /// The scratch file the blocks are in (those that could be written).
+    scratch: Option<Scratch>,
+    /// Tells this history apart from any other in the per-thread cache of blocks read.
+    id: u64,
+}
+
+/// Where one match's packed description lies in its block.
+#[derive(Clone, Copy)]
+struct Place {
+    at: u32,
+    len: u32,
+    /// [`Match::number`] (not packed: each build assigns it).
+    number: u32,
+}
+
+/// A block of packed descriptions.
+enum Block {
+    /// In the scratch file: where it starts and its length.
+    Written(u64, u32),
+    /// In memory (the scratch file could not be written).
+    Held(Box<[u8]>),
+}
+
+impl History {
+    /// The history of `matches` (in site order), their descriptions packed into a scratch file
+    /// made in `dir` (the state folder) or, without one or where it cannot be written, into
+    /// memory. The matches are let go as they are packed.
+    pub fn new(matches: Vec<Match>, dir: Option<PathBuf>) -> History {
+        let mut matches = matches.into_iter();
+        let batch = History::batch();
+        let batches = std::iter::from_fn(|| {
+            let group: Vec<Match> = matches.by_ref().take(batch).collect();
+            (!group.is_empty()).then_some(group)
+        });
+        History::from_batches(batches, dir)
+    }
+
+    /// How many matches [`History::from_batches`] packs at a time at best: a few blocks a
+    /// thread.
+    pub fn batch() -> usize {
+        BLOCK_MATCHES * rayon::current_num_threads().max(1) * 2
+    }
+
+    /// The history of the matches of `batches`, in order (see [`History::new`]); a batch
+    /// of [`History::batch`] matches keeps the thread pool busy.
+    pub fn from_batches(
+        batches: impl Iterator<Item = Vec<Match>>,
+        dir: Option<PathBuf>,
+    ) -> History {
+        let scratch = dir.map(Scratch::new);
+        let (mut places, mut events, mut blocks) = (Vec::new(), Vec::new(), Vec::new());
+        // Blocks are cut where a batch ends: a batch's matches are packed on the thread pool.
+        let mut pending: Vec<Match> = Vec::new();
+        let mut batches = batches.peekable();
+        while let Some(batch) = batches.next() {
+            pending.extend(batch);
+            let last = batches.peek().is_none();
+            let whole = if last {
+                pending.len()
+            } else {
+                pending.len() / BLOCK_MATCHES * BLOCK_MATCHES
+            };
+            if whole == 0 {
+                continue;
+            }
+            let rest = pending.split_off(whole);
+            let packed: Vec<(Vec<Place>, Vec<Events>, Block)> =
+                std::mem::replace(&mut pending, rest)
+                    .into_par_iter()
+                    .chunks(BLOCK_MATCHES)
+                    .map(|block| pack(block, scratch.as_ref()))
+                    .collect();
+            for (p, e, b) in packed {
+                places.extend(p);
+                events.extend(e);
+                blocks.push(b);
+            }
+        }
+        places.shrink_to_fit();
+        events.shrink_to_fit();
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        History {
+            places,
+            events,
+            blocks,
+            scratch,
+            id: MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// How many matches it holds.
+    pub fn len(&self) -> usize {
+        self.places.len()
+    }
+
+    /// True when it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.places.is_empty()
+    }
+
+    /// Its matches, as a list to read.
+    pub fn list(&self) -> MatchList<'_> {
+        MatchList::history(self)
+    }
+
+    /// The `i`-th match, decoded (the one this thread decoded last, when it is that match).
+    pub fn at(&self, i: usize) -> MatchRef<'_> {
+        thread_local! {
+            /// The match this thread decoded last: history id, place, match.
+            static LAST: RefCell<Option<(u64, usize, Arc<Match>)>> = const { RefCell::new(None) };
+        }
+        let last = LAST.with_borrow(|last| match last {
+            Some((id, at, m)) if *id == self.id && *at == i => Some(Arc::clone(m)),
+            _ => None,
+        });
+        if let Some(m) = last {
+            return MatchRef::Decoded(m);
+        }
+        let m = Arc::new(self.decode(i));
+        LAST.set(Some((self.id, i, Arc::clone(&m))));
+        MatchRef::Decoded(m)
+    }
+
+    /// The `i`-th match, decoded from its block.
+    fn decode(&self, i: usize) -> Match {
+        let place = self.places[i];
+        let block = i / BLOCK_MATCHES;
+        let mut m: Match = self.with_block(block, |bytes| {
+            let bytes = &bytes[place.at as usize..][..place.len as usize];
+            rmp_serde::from_slice(bytes).unwrap_or_else(|e| {
+                panic!("a match packed by this build does not decode: {e} (a fragstats bug)")
+            })
+        });
+        m.number = place.number;
+        m.events = self.events[i].clone();
+        m
+    }
+
+    /// Calls `f` with the bytes of block `block`, read through this thread's cache of the last
+    /// two blocks read.
+    fn with_block<T>(&self, block: usize, f: impl FnOnce(&[u8]) -> T) -> T {
+        let (start, len) = match &self.blocks[block] {
+            Block::Held(bytes) => return f(bytes),
+            Block::Written(start, len) => (*start, *len as usize),
+        };
+        thread_local! {
+            /// The last blocks read, newest first: history id, block, bytes.
+            static READ: RefCell<Vec<(u64, usize, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
+        }
+        READ.with_borrow_mut(|read| {
+            match read
+                .iter()
+                .position(|(id, b, _)| *id == self.id && *b == block)
+            {
+                Some(0) => {}
+                Some(found) => {
+                    let hit = read.remove(found);
+                    read.insert(0, hit);
+                }
+                None => {
+                    let mut bytes = match read.len() {
+                        2 => read.pop().map(|(_, _, b)| b).unwrap_or_default(),
+                        _ => Vec::new(),
+                    };
+                    bytes.clear();
+                    bytes.resize(len, 0);
+                    let scratch = self.scratch.as_ref().expect("written blocks have a file");
+                    scratch
+                        .read_exact_at(&mut bytes, start)
+                        .unwrap_or_else(|e| {
+                            panic!(
+                                "cannot read the matches back from the build's scratch file in the \
+                             state folder: {e} (build again)"
+                            )
+                        });
+                    read.insert(0, (self.id, block, bytes));
+                }
+            }
+            f(&read[0].2)
+        })
+    }
+}
+
+/// Packs one block of matches: where each lies in it, their events, and the block (written to
+/// `scratch` when it can be).
+fn pack(matches: Vec<Match>, scratch: Option<&Scratch>) -> (Vec<Place>, Vec<Events>, Block) {
+    let mut bytes = Vec::new();
+    let mut places = Vec::with_capacity(matches.len());
+    let mut events = Vec::with_capacity(matches.len());
+    for mut m in matches {
+        events.push(std::mem::take(&mut m.events));
+        let at = bytes.len();
+        rmp_serde::encode::write(&mut bytes, &m)
+            .unwrap_or_else(|e| panic!("a match does not encode: {e} (a fragstats bug)"));
+        places.push(Place {
+            at: at as u32,
+            len: (bytes.len() - at) as u32,
+            number: m.number,
+        });
+    }
+    let block = match scratch.and_then(|s| s.put(&bytes)) {
+        Some(start) => Block::Written(start, bytes.len() as u32),
+        None => Block::Held(bytes.into_boxed_slice()),
+    };
+    (places, events, block)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Event, EventKind, NO_PLAYER, Team};
+
+    fn matches(n: u32) -> Vec<Match> {
+        (1..=n)
+            .map(|number| {
+                let mut m = crate::testdata::bare_match(
+                    "ctf",
+                    &[("a", Team::Red), ("b", Team::Blue), ("c", Team::Red)],
+                );
+                m.number = number;
+                m.id = format!("{number:016x}").into();
+                m.map = format!("map{}", number % 7).into();
+                m.events.push(Event {
+                    time: number,
+                    line: u64::from(number),
+                    kind: EventKind::Frag,
+                    actor: 0,
+                    target: 1,
+                    detail: 0,
+                });
+                m.events.push(Event {
+                    time: number + 1,
+                    line: u64::from(number) + 1,
+                    kind: EventKind::Suicide,
+                    actor: 2,
+                    target: NO_PLAYER,
+                    detail: 0,
+                });
+                m
+            })
+            .collect()
+    }
+
+    /// Every match reads back equal to the one packed, in order, at random and on the thread
+    /// pool, from the scratch file and from memory alike.
+    #[test]
+    fn matches_read_back_as_they_were() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = BLOCK_MATCHES as u32 * 3 + 17;
+        let want = matches(n);
+        for store in [Some(dir.path().to_path_buf()), None] {
+            let history = History::new(want.clone(), store.clone());
+            assert_eq!(history.len(), want.len());
+            assert_eq!(
+                history
+                    .blocks
+                    .iter()
+                    .all(|b| matches!(b, Block::Written(..))),
+                store.is_some()
+            );
+            let list = history.list();
+            for (m, w) in list.iter().zip(&want) {
+                assert_eq!(&*m, w);
+            }
+            for i in [700, 3, 520, 3, 0, want.len() - 1] {
+                assert_eq!(&*list.at(i), &want[i]);
+            }
+            let numbers: Vec<u32> = list.par_iter().map(|m| m.number).collect();
+            assert_eq!(numbers, (1..=n).collect::<Vec<_>>());
+        }
+        let empty = History::new(Vec::new(), Some(dir.path().to_path_buf()));
+        assert!(empty.is_empty() && empty.list().first().is_none());
+    }
+
+    /// A folder that cannot be written keeps the descriptions in memory.
+    #[test]
+    fn a_folder_that_cannot_be_written_keeps_them_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let history = History::new(matches(10), Some(dir.path().join("missing")));
+        assert!(matches!(history.blocks[..], [Block::Held(_)]));
+        assert_eq!(history.at(9).number, 10);
+    }
+}
