@@ -11,7 +11,7 @@ use crate::diagnostics::Diagnostics;
 use crate::fold::{self, CheckpointRule, Replayed};
 use crate::joined::Joined;
 use crate::leftovers::Leftovers;
-use crate::model::{History, Match, MatchList};
+use crate::model::{Match, MatchList};
 use crate::progress::{Timer, timed};
 use crate::read::{LogsRead, Previous, ReadCounts, read_logs_incremental};
 use crate::render::{PageCache, PageKeys, PageSink, SiteInput, render_site};
@@ -186,10 +186,6 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         archive,
     } = read_logs_incremental(&roots, previous)?;
     timer.lap("read logs");
-    // The matches' descriptions go into a scratch file in the state folder (with the lock
-    // held), each decoded as a step reads it (see `History`).
-    let matches = History::new(matches, lock.held().then(|| state_dir.clone()));
-    timer.lap("pack the matches");
     staging.load_stamps();
     // Pages the previous build made that are still in the output, with what they were made
     // from: as the staging folder's mirroring listed them (done by now, beside loading the
@@ -599,5 +595,5 @@ pub fn render(req: RenderRequest, cache: impl FnOnce() -> PageCache) -> Result<R
 /// (duplicates removed) and the diagnostics of every file.
 pub fn read_logs(roots: &[PathBuf]) -> Result<(Vec<Match>, Diagnostics)> {
     let read = read_logs_incremental(roots, Previous::default())?;
-    Ok((read.matches, read.diagnostics))
+    Ok((read.matches.to_vec(), read.diagnostics))
 }

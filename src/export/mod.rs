@@ -84,18 +84,17 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     let scratch = publish::Scratch::beside(&req.out)?;
     let mut previous = load_previous(&plan.state_dir, false, &mut warnings)?;
     previous.store = Some(scratch.path().to_path_buf());
-    let mut read = read_logs_incremental(&plan.roots, previous)?;
+    let read = read_logs_incremental(&plan.roots, previous)?;
     timer.lap("read logs");
     // Their descriptions too, as a build packs them (see `History`).
-    let read_matches = std::mem::take(&mut read.matches);
-    let history = crate::model::History::new(read_matches, Some(scratch.path().to_path_buf()));
+    let history = &read.matches;
     let config = &plan.config;
     let aliases = Aliases::for_config(config);
     let moderation = crate::model::moderation::Moderation::new(config, &aliases);
     // As in a build: excluded players (bans, bots under `bots = "exclude"`) leave every match
     // before anything is counted; hidden ones are named nowhere.
     let moderated = moderation.apply(history.list(), &aliases, Some(scratch.path().to_path_buf()));
-    let matches = moderated.as_ref().unwrap_or(&history).list();
+    let matches = moderated.as_ref().unwrap_or(history).list();
     let roster = Roster::build(matches, &aliases);
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     // Read with the state folder's lock held, as a build does: a build renewing the

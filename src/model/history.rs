@@ -7,17 +7,23 @@
 
 use std::cell::RefCell;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::match_list::{MatchList, MatchRef};
+use super::packed_match::{self, BlockWriter};
 use super::{Events, Match};
 use crate::scratch::Scratch;
 
-/// Matches packed together: what a thread reads at once from the scratch file (about 40 KB of
-/// the synthetic benchmark's matches).
-const BLOCK_MATCHES: usize = 256;
+/// Matches packed together, with the tables of their texts: what a thread reads at once from
+/// the scratch file (about 6 KB of the synthetic benchmark's matches).
+const BLOCK_MATCHES: usize = 64;
+
+/// Blocks a thread keeps once read: the steps that run side by side on a thread (a list's
+/// rows, the match pages, a server's page) each read their own run of matches.
+const BLOCKS_KEPT: usize = 16;
 
 /// The build's matches, in site order, described in packed bytes.
 pub struct History {
@@ -68,7 +74,7 @@ impl History {
     /// How many matches [`History::from_batches`] packs at a time at best: a few blocks a
     /// thread.
     pub fn batch() -> usize {
-        BLOCK_MATCHES * rayon::current_num_threads().max(1) * 2
+        BLOCK_MATCHES * rayon::current_num_threads().max(1) * 8
     }
 
     /// The history of the matches of `batches`, in order (see [`History::new`]); a batch
@@ -98,7 +104,7 @@ impl History {
                 std::mem::replace(&mut pending, rest)
                     .into_par_iter()
                     .chunks(BLOCK_MATCHES)
-                    .map(|block| pack(block, scratch.as_ref()))
+                    .map(|mut block| pack(block.iter_mut(), scratch.as_ref()))
                     .collect();
             for (p, e, b) in packed {
                 places.extend(p);
@@ -116,6 +122,49 @@ impl History {
             scratch,
             id: MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// The history of the matches `matches` point to, in that order (see [`History::new`]):
+    /// each is packed where it lies, its events taken (the matches are not moved into a list
+    /// of their own first: the history's logs hold them).
+    pub fn from_refs(mut matches: Vec<&mut Match>, dir: Option<PathBuf>) -> History {
+        let scratch = dir.map(Scratch::new);
+        let packed: Vec<(Vec<Place>, Vec<Events>, Block)> = matches
+            .par_chunks_mut(BLOCK_MATCHES)
+            .map(|block| pack(block.iter_mut().map(|m| &mut **m), scratch.as_ref()))
+            .collect();
+        drop(matches);
+        History::of_blocks(packed, scratch)
+    }
+
+    /// The history of the blocks `packed`, in order (each of [`BLOCK_MATCHES`] matches but the
+    /// last), in `scratch` where written.
+    fn of_blocks(
+        packed: Vec<(Vec<Place>, Vec<Events>, Block)>,
+        scratch: Option<Scratch>,
+    ) -> History {
+        let matches = packed.iter().map(|p| p.0.len()).sum();
+        let (mut places, mut events) = (Vec::with_capacity(matches), Vec::with_capacity(matches));
+        let mut blocks = Vec::with_capacity(packed.len());
+        for (p, e, b) in packed {
+            places.extend(p);
+            events.extend(e);
+            blocks.push(b);
+        }
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        History {
+            places,
+            events,
+            blocks,
+            scratch,
+            id: MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// Its matches, decoded into a list of their own (for tests and for steps that take every
+    /// match at once).
+    pub fn to_vec(&self) -> Vec<Match> {
+        self.list().par_iter().map(MatchRef::into_owned).collect()
     }
 
     /// How many matches it holds.
@@ -155,79 +204,94 @@ impl History {
     fn decode(&self, i: usize) -> Match {
         let place = self.places[i];
         let block = i / BLOCK_MATCHES;
-        let mut m: Match = self.with_block(block, |bytes| {
-            let bytes = &bytes[place.at as usize..][..place.len as usize];
-            rmp_serde::from_slice(bytes).unwrap_or_else(|e| {
-                panic!("a match packed by this build does not decode: {e} (a fragstats bug)")
-            })
-        });
+        let read = self.read_block(block);
+        let bytes = match &self.blocks[block] {
+            Block::Held(bytes) => bytes,
+            Block::Written(..) => &read.bytes[..],
+        };
+        let at = read.body + place.at as usize;
+        let mut m = packed_match::decode(&read.tables, &bytes[at..at + place.len as usize]);
         m.number = place.number;
         m.events = self.events[i].clone();
         m
     }
 
-    /// Calls `f` with the bytes of block `block`, read through this thread's cache of the last
-    /// two blocks read.
-    fn with_block<T>(&self, block: usize, f: impl FnOnce(&[u8]) -> T) -> T {
-        let (start, len) = match &self.blocks[block] {
-            Block::Held(bytes) => return f(bytes),
-            Block::Written(start, len) => (*start, *len as usize),
-        };
+    /// Block `block` read and its tables decoded, through this thread's cache of the last
+    /// [`BLOCKS_KEPT`] blocks read.
+    fn read_block(&self, block: usize) -> Rc<ReadBlock> {
         thread_local! {
-            /// The last blocks read, newest first: history id, block, bytes.
-            static READ: RefCell<Vec<(u64, usize, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
+            /// The last blocks read, newest first.
+            static READ: RefCell<Vec<Rc<ReadBlock>>> = const { RefCell::new(Vec::new()) };
         }
         READ.with_borrow_mut(|read| {
-            match read
+            let found = read
                 .iter()
-                .position(|(id, b, _)| *id == self.id && *b == block)
-            {
-                Some(0) => {}
-                Some(found) => {
-                    let hit = read.remove(found);
-                    read.insert(0, hit);
-                }
-                None => {
-                    let mut bytes = match read.len() {
-                        2 => read.pop().map(|(_, _, b)| b).unwrap_or_default(),
-                        _ => Vec::new(),
-                    };
-                    bytes.clear();
-                    bytes.resize(len, 0);
-                    let scratch = self.scratch.as_ref().expect("written blocks have a file");
-                    scratch
-                        .read_exact_at(&mut bytes, start)
-                        .unwrap_or_else(|e| {
-                            panic!(
-                                "cannot read the matches back from the build's scratch file in the \
-                             state folder: {e} (build again)"
-                            )
-                        });
-                    read.insert(0, (self.id, block, bytes));
-                }
+                .position(|r| r.id == self.id && r.block == block);
+            if let Some(found) = found {
+                let hit = read.remove(found);
+                read.insert(0, Rc::clone(&hit));
+                return hit;
             }
-            f(&read[0].2)
+            let (bytes, held): (Vec<u8>, &[u8]) =
+                match &self.blocks[block] {
+                    Block::Held(bytes) => (Vec::new(), bytes),
+                    Block::Written(start, len) => {
+                        let mut bytes = vec![0; *len as usize];
+                        let scratch = self.scratch.as_ref().expect("written blocks have a file");
+                        scratch.read_exact_at(&mut bytes, *start).unwrap_or_else(|e| {
+                        panic!(
+                            "cannot read the matches back from the build's scratch file in the \
+                             state folder: {e} (build again)"
+                        )
+                    });
+                        (bytes, &[])
+                    }
+                };
+            let (tables, body) =
+                packed_match::read_block(if bytes.is_empty() { held } else { &bytes });
+            let new = Rc::new(ReadBlock {
+                id: self.id,
+                block,
+                tables,
+                bytes,
+                body,
+            });
+            read.truncate(BLOCKS_KEPT - 1);
+            read.insert(0, Rc::clone(&new));
+            new
         })
     }
 }
 
+/// A block as a thread read it: its tables decoded, its bytes (none when the history holds
+/// them in memory), and where its matches' bytes start.
+struct ReadBlock {
+    id: u64,
+    block: usize,
+    tables: packed_match::Tables,
+    bytes: Vec<u8>,
+    body: usize,
+}
+
 /// Packs one block of matches: where each lies in it, their events, and the block (written to
 /// `scratch` when it can be).
-fn pack(matches: Vec<Match>, scratch: Option<&Scratch>) -> (Vec<Place>, Vec<Events>, Block) {
-    let mut bytes = Vec::new();
+fn pack<'m>(
+    matches: impl ExactSizeIterator<Item = &'m mut Match>,
+    scratch: Option<&Scratch>,
+) -> (Vec<Place>, Vec<Events>, Block) {
+    let mut writer = BlockWriter::default();
     let mut places = Vec::with_capacity(matches.len());
     let mut events = Vec::with_capacity(matches.len());
-    for mut m in matches {
+    for m in matches {
         events.push(std::mem::take(&mut m.events));
-        let at = bytes.len();
-        rmp_serde::encode::write(&mut bytes, &m)
-            .unwrap_or_else(|e| panic!("a match does not encode: {e} (a fragstats bug)"));
+        let (at, len) = writer.push(m);
         places.push(Place {
-            at: at as u32,
-            len: (bytes.len() - at) as u32,
+            at,
+            len,
             number: m.number,
         });
     }
+    let bytes = writer.finish();
     let block = match scratch.and_then(|s| s.put(&bytes)) {
         Some(start) => Block::Written(start, bytes.len() as u32),
         None => Block::Held(bytes.into_boxed_slice()),
@@ -292,7 +356,7 @@ mod tests {
             for (m, w) in list.iter().zip(&want) {
                 assert_eq!(&*m, w);
             }
-            for i in [700, 3, 520, 3, 0, want.len() - 1] {
+            for i in [want.len() - 9, 3, want.len() / 2, 3, 0, want.len() - 1] {
                 assert_eq!(&*list.at(i), &want[i]);
             }
             let numbers: Vec<u32> = list.par_iter().map(|m| m.number).collect();

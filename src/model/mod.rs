@@ -13,6 +13,7 @@ pub mod match_player;
 pub mod moderation;
 pub mod name_filter;
 pub mod names;
+pub mod packed_match;
 pub mod rare_list;
 pub mod text;
 pub mod weapon_list;

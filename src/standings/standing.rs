@@ -6,7 +6,7 @@
 use crate::model::MatchList;
 use std::cmp::Ordering;
 
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveDateTime};
 use rayon::prelude::*;
 
 use crate::config::Config;
@@ -97,22 +97,20 @@ impl Standing {
         hidden: &[bool],
     ) -> Standing {
         let players = stats.players.len();
+        // Each match's start, read once (the matches may be decoded as they are read).
+        let starts: Vec<Option<NaiveDateTime>> = matches.par_iter().map(|m| m.start).collect();
         let last_seen: Vec<Option<NaiveDate>> = stats
             .players
             .par_iter()
             .map(|s| {
                 s.matches
                     .iter()
-                    .filter_map(|&mi| matches.get(mi as usize)?.start)
+                    .filter_map(|&mi| *starts.get(mi as usize)?)
                     .max()
                     .map(|t| t.date())
             })
             .collect();
-        let newest = matches
-            .iter()
-            .filter_map(|m| m.start)
-            .max()
-            .map(|t| t.date());
+        let newest = starts.iter().flatten().max().map(|t| t.date());
         let active: Vec<bool> = last_seen
             .iter()
             .map(
