@@ -1,9 +1,12 @@
-//! [`History`]: the build's matches in site order, their descriptions packed in a [`Scratch`]
-//! file in the state folder and decoded one at a time as a step reads them (issue 41: held
-//! decoded, a match's description took about 440 bytes of memory, 28 MB for 64,000 matches, the
-//! largest part of what a build held for its history). Memory keeps 40 bytes a match: where its
-//! description lies, its number and its events (themselves a range of a state file, or packed
-//! bytes). Read through [`MatchList`]. Not a store between builds (see [`crate::state`]).
+//! [`History`]: the build's matches in site order, their descriptions packed a block of 64 at a
+//! time ([`super::packed_match`]) into a [`Scratch`] file in the state folder, and decoded one
+//! at a time as a step reads them (issue 41: held decoded, a match's description took about 440
+//! bytes of memory, 28 MB for 64,000 matches, the largest part of what a build held for its
+//! history). Memory keeps 36 bytes a match: where its description lies and its number (12), and
+//! its events (24: themselves a range of a state file, or packed bytes). Read through
+//! [`MatchList`]; a thread keeps the last blocks it read and the last match it decoded. Without
+//! a state folder (or where it cannot be written) the blocks stay in memory. Not a store
+//! between builds (see [`crate::state`]).
 
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -84,7 +87,7 @@ impl History {
         dir: Option<PathBuf>,
     ) -> History {
         let scratch = dir.map(Scratch::new);
-        let (mut places, mut events, mut blocks) = (Vec::new(), Vec::new(), Vec::new());
+        let mut all = Vec::new();
         // Blocks are cut where a batch ends: a batch's matches are packed on the thread pool.
         let mut pending: Vec<Match> = Vec::new();
         let mut batches = batches.peekable();
@@ -106,22 +109,9 @@ impl History {
                     .chunks(BLOCK_MATCHES)
                     .map(|mut block| pack(block.iter_mut(), scratch.as_ref()))
                     .collect();
-            for (p, e, b) in packed {
-                places.extend(p);
-                events.extend(e);
-                blocks.push(b);
-            }
+            all.extend(packed);
         }
-        places.shrink_to_fit();
-        events.shrink_to_fit();
-        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        History {
-            places,
-            events,
-            blocks,
-            scratch,
-            id: MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        }
+        History::of_blocks(all, scratch)
     }
 
     /// The history of the matches `matches` point to, in that order (see [`History::new`]):
@@ -151,6 +141,7 @@ impl History {
             events.extend(e);
             blocks.push(b);
         }
+        // One count for every history the process makes: an id is never another's.
         static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         History {
             places,
@@ -373,5 +364,24 @@ mod tests {
         let history = History::new(matches(10), Some(dir.path().join("missing")));
         assert!(matches!(history.blocks[..], [Block::Held(_)]));
         assert_eq!(history.at(9).number, 10);
+    }
+
+    /// Histories read in turn on one thread each give their own matches (the thread's caches
+    /// tell them apart), however each was made.
+    #[test]
+    fn histories_read_in_turn_give_their_own_matches() {
+        let a = History::new(matches(100), None);
+        let mut other = matches(100);
+        for m in &mut other {
+            m.map = "elsewhere".into();
+        }
+        let b = History::from_refs(other.iter_mut().collect(), None);
+        let c = History::from_batches([matches(3), matches(2)].into_iter(), None);
+        for i in 0..100 {
+            assert_eq!(a.at(i).map, format!("map{}", (i + 1) % 7));
+            assert_eq!(b.at(i).map, "elsewhere");
+            assert_eq!(c.at(i % 5).number, [1, 2, 3, 1, 2][i % 5]);
+        }
+        assert_eq!(b.to_vec().len(), 100);
     }
 }
