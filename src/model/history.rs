@@ -201,7 +201,7 @@ impl History {
             Block::Written(..) => &read.bytes[..],
         };
         let at = read.body + place.at as usize;
-        let mut m = packed_match::decode(&read.tables, &bytes[at..at + place.len as usize]);
+        let mut m = packed_match::decode(&read.tables, bytes, at, place.len as usize);
         m.number = place.number;
         m.events = self.events[i].clone();
         m

@@ -5,6 +5,7 @@
 //! each match some twenty times). Not a stored format: the bytes live for one build, in its
 //! scratch file. Its events are not in it (the history holds them apart).
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -16,11 +17,69 @@ use serde::{Deserialize, Serialize};
 use super::match_player::Who;
 use super::{GameType, KillSpots, Match, MatchPlayer, Round, Team, Text, WeaponList};
 
-/// The tables of a block: what its matches' numbers stand for.
+/// The tables of a block: what its matches' numbers stand for, each made when a match first
+/// needs it (a step that reads one match of a block, as a server's page does, makes its texts
+/// only).
 pub struct Tables {
-    texts: Vec<Text>,
-    whos: Vec<Arc<Who>>,
-    types: Vec<GameType>,
+    /// Where each text lies in the block's bytes.
+    texts: Vec<(u32, u32)>,
+    made: Vec<OnceCell<Text>>,
+    whos: Vec<PackedWho>,
+    whos_made: Vec<OnceCell<Arc<Who>>>,
+    types: Vec<PackedType>,
+    types_made: Vec<OnceCell<GameType>>,
+}
+
+impl Tables {
+    /// Text `n` of the block `block`.
+    fn text(&self, block: &[u8], n: u32) -> Text {
+        let (Some(cell), Some(&(at, len))) =
+            (self.made.get(n as usize), self.texts.get(n as usize))
+        else {
+            return Text::default();
+        };
+        cell.get_or_init(|| {
+            let bytes = block
+                .get(at as usize..at as usize + len as usize)
+                .unwrap_or_default();
+            // Not shared with the thread's texts: looking each up cost more than making it.
+            std::str::from_utf8(bytes)
+                .map(Text::unshared)
+                .unwrap_or_default()
+        })
+        .clone()
+    }
+
+    /// Player `n` of the block `block`.
+    fn who(&self, block: &[u8], n: u32) -> Arc<Who> {
+        let (Some(cell), Some(w)) = (self.whos_made.get(n as usize), self.whos.get(n as usize))
+        else {
+            return Arc::new(Who::default());
+        };
+        let who = cell.get_or_init(|| {
+            Arc::new(Who {
+                plain: self.text(block, w.plain),
+                name: self.text(block, w.name),
+                bot_skill: w.bot_skill.map(f32::from_bits),
+                uid: w.uid,
+                bot: w.bot,
+            })
+        });
+        Arc::clone(who)
+    }
+
+    /// Game type `n` of the block `block`.
+    fn game_type(&self, block: &[u8], n: u32) -> GameType {
+        let (Some(cell), Some(t)) = (self.types_made.get(n as usize), self.types.get(n as usize))
+        else {
+            return GameType::new("unknown", "unknown", false, false);
+        };
+        cell.get_or_init(|| {
+            let (code, name) = (self.text(block, t.code), self.text(block, t.name));
+            GameType::new(&code, &name, t.team_based, t.duel)
+        })
+        .clone()
+    }
 }
 
 /// A block of packed matches in the making: its tables and its matches' bytes.
@@ -251,37 +310,37 @@ pub fn read_block(bytes: &[u8]) -> (Tables, usize) {
         .split_at_checked(len)
         .unwrap_or_else(|| broken(&"a short head"));
     let head: Head = postcard::from_bytes(head).unwrap_or_else(|e| broken(&e));
-    // Not shared with the thread's texts: looking each up cost more than making it.
-    let texts: Vec<Text> = head.texts.iter().map(|t| Text::unshared(t)).collect();
-    let text = |n: u32| texts.get(n as usize).cloned().unwrap_or_default();
-    let whos = (head.whos.iter())
-        .map(|w| {
-            Arc::new(Who {
-                plain: text(w.plain),
-                name: text(w.name),
-                bot_skill: w.bot_skill.map(f32::from_bits),
-                uid: w.uid,
-                bot: w.bot,
-            })
-        })
+    let base = bytes.as_ptr() as usize;
+    let texts: Vec<(u32, u32)> = (head.texts.iter())
+        .map(|t| ((t.as_ptr() as usize - base) as u32, t.len() as u32))
         .collect();
-    let types = (head.types.iter())
-        .map(|t| GameType::new(&text(t.code), &text(t.name), t.team_based, t.duel))
-        .collect();
-    (Tables { texts, whos, types }, bytes.len() - body.len())
+    let tables = Tables {
+        made: fresh(texts.len()),
+        texts,
+        whos_made: fresh(head.whos.len()),
+        whos: head.whos,
+        types_made: fresh(head.types.len()),
+        types: head.types,
+    };
+    (tables, bytes.len() - body.len())
 }
 
-/// The match packed in `bytes` ([`BlockWriter::push`]), its texts from `tables`; its events
-/// empty and its number 0.
-pub fn decode(tables: &Tables, bytes: &[u8]) -> Match {
+/// `n` cells, empty.
+fn fresh<T>(n: usize) -> Vec<OnceCell<T>> {
+    (0..n).map(|_| OnceCell::new()).collect()
+}
+
+/// The match packed at `at` (`len` bytes) in the block `block` ([`BlockWriter::push`]), its
+/// texts from the block's `tables`; its events empty and its number 0.
+pub fn decode(tables: &Tables, block: &[u8], at: usize, len: usize) -> Match {
+    let bytes = block.get(at..at + len).unwrap_or_default();
     let p: Packed = postcard::from_bytes(bytes).unwrap_or_else(|e| {
         panic!("a match packed by this build does not read: {e} (a fragstats bug)")
     });
-    let text = |n: u32| tables.texts.get(n as usize).cloned().unwrap_or_default();
+    let text = |n: u32| tables.text(block, n);
     let players = (p.players.into_iter())
         .map(|f| {
-            let who = tables.whos.get(f.who as usize).cloned();
-            let who = who.unwrap_or_else(|| Arc::new(Who::default()));
+            let who = tables.who(block, f.who);
             MatchPlayer::with_who(who, f.score, f.joined, f.left, f.team, f.active)
         })
         .collect();
@@ -299,8 +358,7 @@ pub fn decode(tables: &Tables, bytes: &[u8]) -> Match {
         line: p.line,
         map: text(p.map),
         game: text(p.game),
-        gametype: (tables.types.get(p.gametype as usize).cloned())
-            .unwrap_or_else(|| GameType::new("unknown", "unknown", false, false)),
+        gametype: tables.game_type(block, p.gametype),
         server: text(p.server),
         start: p.start.and_then(|(days, secs, nanos)| {
             let date = NaiveDate::from_num_days_from_ce_opt(days)?;
@@ -334,7 +392,7 @@ fn same_start(t: NaiveDateTime) -> bool {
     let (at, len) = w.push(&m);
     let bytes = w.finish();
     let (tables, body) = read_block(&bytes);
-    decode(&tables, &bytes[body + at as usize..][..len as usize]).start == Some(t)
+    decode(&tables, &bytes, body + at as usize, len as usize).start == Some(t)
 }
 
 #[cfg(test)]
@@ -414,7 +472,7 @@ mod tests {
         let bytes = w.finish();
         let (tables, body) = read_block(&bytes);
         for (m, (at, len)) in [&a, &b].into_iter().zip(places) {
-            let back = decode(&tables, &bytes[body + at as usize..][..len as usize]);
+            let back = decode(&tables, &bytes, body + at as usize, len as usize);
             let want = Match {
                 events: Default::default(),
                 ..m.clone()
