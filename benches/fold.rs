@@ -39,7 +39,7 @@ fn main() {
     let cfg = RatingConfig::default();
     for run in 0..runs {
         let (t, c) = (Instant::now(), cpu());
-        let folds = fragstats::fold::fold(&matches, &roster, &clans, &cfg, None);
+        let folds = fragstats::fold::fold((&matches).into(), &roster, &clans, &cfg, None);
         let (wall, cpu_secs) = (t.elapsed().as_secs_f64(), cpu() - c);
         let mut h = fragstats::hash::Hasher::new();
         h.str(&format!("{:?}", folds.evaluation));

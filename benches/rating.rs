@@ -40,7 +40,7 @@ fn evaluation(label: &str, paths: &[PathBuf]) {
     let mut frags = 0;
     for _ in 0..3 {
         let t = Instant::now();
-        let e = fragstats::rating::evaluation::evaluate_all(&matches, &roster, &cfg, true);
+        let e = fragstats::rating::evaluation::evaluate_all((&matches).into(), &roster, &cfg, true);
         best = best.min(t.elapsed().as_secs_f64());
         frags = e.frags;
         assert_eq!(e.systems.len(), fragstats::rating::system::SYSTEM_IDS.len());
@@ -58,7 +58,7 @@ fn dynamic(label: &str, paths: &[PathBuf]) {
     let roster = Roster::build(&matches, &Aliases::default());
     let clans = Clans::assign(&roster, &[], true);
     let cfg = DynamicConfig::default();
-    let stream = Stream::build(&matches, &roster, &clans, &cfg);
+    let stream = Stream::build((&matches).into(), &roster, &clans, &cfg);
     let events = stream
         .ops
         .iter()

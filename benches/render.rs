@@ -120,7 +120,7 @@ fn main() {
     let t = Instant::now();
     let diagnostics = fragstats::diagnostics::Diagnostics::default();
     let request = |resume| RenderRequest {
-        matches: &matches,
+        matches: (&matches).into(),
         diagnostics: &diagnostics,
         config: &config,
         site_dir: Path::new("/nonexistent-bench-site"),

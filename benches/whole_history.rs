@@ -87,7 +87,8 @@ fn run(log: &Path, games: u32, per_system: bool) {
         .iter()
         .fold(String::new(), |s, w| format!("{s} {w:.1e}"));
     let (t, c) = (Instant::now(), cpu());
-    let evaluation = fragstats::rating::evaluation::evaluate_all(&matches, &roster, &cfg, true);
+    let evaluation =
+        fragstats::rating::evaluation::evaluate_all((&matches).into(), &roster, &cfg, true);
     let (all, all_cpu) = (t.elapsed().as_secs_f64(), cpu() - c);
     let per_frag = |secs: f64| secs / total as f64 * 1e9;
     println!(
@@ -111,7 +112,7 @@ fn run(log: &Path, games: u32, per_system: bool) {
             let mut cfg = cfg.clone();
             cfg.headline.system = system;
             let (t, c) = (Instant::now(), cpu());
-            fragstats::rating::evaluation::evaluate_all(&matches, &roster, &cfg, false);
+            fragstats::rating::evaluation::evaluate_all((&matches).into(), &roster, &cfg, false);
             println!(
                 "  {id} alone: {:.2} s wall, {:.2} s cpu",
                 t.elapsed().as_secs_f64(),

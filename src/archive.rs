@@ -19,7 +19,7 @@ use crate::state::{Archive, Archived};
 pub fn update(
     archive: Archive,
     dropped: Vec<(String, Match)>,
-    present: &[Match],
+    present: &[&Match],
     logs: &[String],
 ) -> Archive {
     if dropped.is_empty() && archive.matches.is_empty() {
@@ -29,7 +29,7 @@ pub fn update(
     let present_ids: HashSet<&str> = present.iter().map(|m| &*m.id).collect();
     let present_at: HashMap<(&str, u64), &Match> = present
         .iter()
-        .filter_map(|m| Some(((logs.get(m.file_index as usize)?.as_str(), m.line), m)))
+        .filter_map(|&m| Some(((logs.get(m.file_index as usize)?.as_str(), m.line), m)))
         .collect();
     let grown = |origin: &str, m: &Match| {
         present_at

@@ -83,8 +83,12 @@ fn evaluate(args: EvaluateArgs) -> anyhow::Result<()> {
     let (matches, _) = fragstats::build::read_logs(&plan.roots)?;
     let aliases = fragstats::model::identity::Aliases::for_config(&plan.config);
     let roster = fragstats::model::identity::Roster::build(&matches, &aliases);
-    let evaluation =
-        fragstats::rating::evaluation::evaluate_all(&matches, &roster, &plan.config.rating, true);
+    let evaluation = fragstats::rating::evaluation::evaluate_all(
+        (&matches).into(),
+        &roster,
+        &plan.config.rating,
+        true,
+    );
     if args.json {
         println!("{}", serde_json::to_string_pretty(&evaluation)?);
     } else {

@@ -16,7 +16,7 @@ use crate::compressed;
 use crate::crawl::{LogFile, crawl, rotation_key};
 use crate::diagnostics::{Diagnostics, FileReport};
 use crate::hashed_pairs::HashedPairs;
-use crate::model::{Match, Text};
+use crate::model::{History, Match, Text};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::Progress;
 use crate::state::{Archive, ArchiveWrite, FileState, Fingerprint, State};
@@ -63,8 +63,9 @@ pub struct ReadCounts {
 
 /// Everything reading the logs produced.
 pub struct LogsRead {
-    /// In site order, duplicates removed.
-    pub matches: Vec<Match>,
+    /// In site order, duplicates removed; packed into a scratch file in [`Previous::store`]
+    /// (in memory without one).
+    pub matches: History,
     pub diagnostics: Diagnostics,
     /// What to remember for the next build.
     pub state: State,
@@ -187,21 +188,24 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
     }
     let mut states = Vec::with_capacity(read.len());
     let mut reports = Vec::with_capacity(read.len() + crawl_skips.len() + 1);
-    // Kept for the whole build: made at its size, not grown by doubling (up to as much again).
-    let mut matches = Vec::with_capacity(read.iter().map(|r| r.2.len()).sum());
+    // Each log's matches stay in its list until they are packed into the history, in order:
+    // they are never moved into one list of them all (issue 41: beside the logs' lists, that
+    // list was the peak of a long history's build).
+    let mut per_log: Vec<Vec<Match>> = Vec::with_capacity(read.len());
     let mut dropped: Vec<(String, Match)> = Vec::new();
-    for (i, ((state, _, file_matches, file_dropped), file)) in
+    for (i, ((state, _, mut file_matches, file_dropped), file)) in
         read.into_iter().zip(&files).enumerate()
     {
         let mut report = state.report.clone();
         report.path.clone_from(&file.rel);
         report.via_link = file.via_link;
         reports.push(report);
-        matches.extend(file_matches.into_iter().map(|mut m| {
+        let source = Text::from(&file.rel);
+        for m in &mut file_matches {
             m.file_index = file_number(i);
-            m.source = Text::from(&file.rel);
-            m
-        }));
+            m.source = source.clone();
+        }
+        per_log.push(file_matches);
         dropped.extend(file_dropped.into_iter().map(|m| (state.path.clone(), m)));
         states.push(state);
     }
@@ -214,10 +218,12 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         .iter()
         .map(|f| f.path.to_string_lossy().into_owned())
         .collect();
-    let archive = crate::archive::update(archive, dropped, &matches, &logs);
+    let present: Vec<&Match> = per_log.iter().flatten().collect();
+    let archive = crate::archive::update(archive, dropped, &present, &logs);
+    drop(present);
     let archived = archive.matches.len();
-    let (mut matches, archive) = place_in_order(&files, matches, archive, &mut reports)?;
-    number(&mut matches, &labels);
+    let (matches, archive) =
+        place_in_order(&files, per_log, archive, &mut reports, &labels, store)?;
     drop(labels);
     reports.extend(crawl_skips);
     states.sort_by(|a, b| a.path.cmp(&b.path));
@@ -235,7 +241,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
 /// Gives every match its number ([`Match::number`]): the one `remembered` (the previous
 /// state's (id, number) pairs) gives its id, the later one of an id remembered twice, else the
 /// next free one after the greatest, in site order. The build saves them from the matches.
-fn number(matches: &mut [Match], remembered: &HashedPairs<u32>) {
+fn number(matches: &mut [&mut Match], remembered: &HashedPairs<u32>) {
     let mut next = remembered.values().max().unwrap_or(0) + 1;
     for m in matches {
         m.number = remembered.get(&m.id).unwrap_or_else(|| {
@@ -245,17 +251,21 @@ fn number(matches: &mut [Match], remembered: &HashedPairs<u32>) {
     }
 }
 
-/// Puts the present logs' matches and the archived ones in RANKING.md's order and removes
-/// duplicates. Each source (a log, or one batch of archived matches of one log) gets a rank:
-/// by the log's place in the file order (rotated copies oldest first), archived batches before
-/// the log's present content, older batches first. The archive is encoded (when it changed)
-/// before its matches move into the build.
+/// Puts the present logs' matches (`per_log`, each log's in a list) and the archived ones in
+/// RANKING.md's order, removes duplicates, numbers them ([`number`], from the `remembered`
+/// pairs) and packs them into the history (into a scratch file in `dir`). Each source (a log,
+/// or one batch of archived matches of one log) gets a rank: by the log's place in the file
+/// order (rotated copies oldest first), archived batches before the log's present content,
+/// older batches first. The archive is encoded (when it changed) before its matches move into
+/// the build.
 fn place_in_order(
     files: &[LogFile],
-    mut matches: Vec<Match>,
+    mut per_log: Vec<Vec<Match>>,
     archive: Archive,
     reports: &mut [FileReport],
-) -> Result<(Vec<Match>, ArchiveWrite)> {
+    remembered: &HashedPairs<u32>,
+    dir: Option<PathBuf>,
+) -> Result<(History, ArchiveWrite)> {
     type Key = ((Vec<u8>, u8, Vec<u8>, u64, Vec<u8>), u8, u64);
     let mut sources: Vec<(Key, usize)> = files
         .iter()
@@ -286,20 +296,24 @@ fn place_in_order(
             report_of_rank[rank] = *source;
         }
     }
-    for m in &mut matches {
+    for m in per_log.iter_mut().flatten() {
         m.file_index = file_number(rank_of[m.file_index as usize]);
     }
     let write = crate::state::encode_archive(&archive)?;
-    matches.reserve_exact(archive.matches.len());
-    matches.extend(archive.matches.into_iter().map(|a| {
-        let j = batches
-            .binary_search_by(|(o, b)| (o.as_str(), *b).cmp(&(a.origin.as_str(), a.batch)))
-            .expect("every batch has a source");
-        let mut m = a.m;
-        m.file_index = file_number(rank_of[files.len() + j]);
-        m
-    }));
-    Ok((order_and_dedupe(matches, reports, &report_of_rank), write))
+    let mut archived: Vec<Match> = (archive.matches.into_iter())
+        .map(|a| {
+            let j = batches
+                .binary_search_by(|(o, b)| (o.as_str(), *b).cmp(&(a.origin.as_str(), a.batch)))
+                .expect("every batch has a source");
+            let mut m = a.m;
+            m.file_index = file_number(rank_of[files.len() + j]);
+            m
+        })
+        .collect();
+    let all: Vec<&mut Match> = per_log.iter_mut().flatten().chain(&mut archived).collect();
+    let mut ordered = order_and_dedupe(all, reports, &report_of_rank);
+    number(&mut ordered, remembered);
+    Ok((History::from_refs(ordered, dir), write))
 }
 
 /// Modification time in nanoseconds since the epoch (0 when the platform does not say).
@@ -592,11 +606,11 @@ fn settle(
 /// that another copy holds further (same [`Match::id`]) is dropped. Two different finished
 /// matches that share an id (the same opening) keep both, the later with a suffixed id. Notes
 /// go to `reports[report_of_rank[rank]]`.
-pub fn order_and_dedupe(
-    mut matches: Vec<Match>,
+pub fn order_and_dedupe<'m>(
+    mut matches: Vec<&'m mut Match>,
     reports: &mut [FileReport],
     report_of_rank: &[usize],
-) -> Vec<Match> {
+) -> Vec<&'m mut Match> {
     let all_dated = matches.iter().all(|m| m.start.is_some());
     if all_dated {
         matches.sort_by_key(|m| (m.start, m.file_index, m.line));
@@ -625,7 +639,7 @@ pub fn order_and_dedupe(
                 note(
                     m,
                     "duplicate match (same content seen earlier) counted once",
-                    &matches[j],
+                    matches[j],
                 );
             }
             None => {
@@ -633,13 +647,17 @@ pub fn order_and_dedupe(
             }
         }
     }
-    // Copies under one id: the longest finished one stands for the unfinished ones.
-    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, m) in matches.iter().enumerate().filter(|(i, _)| keep[*i]) {
-        by_id.entry(&*m.id).or_default().push(i);
-    }
+    // Copies under one id: the longest finished one stands for the unfinished ones. The ids
+    // sorted, each with its place, so that copies are side by side (a map of the ids to their
+    // places held a list per match).
+    let mut ids: Vec<(&str, usize)> = (matches.iter().enumerate())
+        .filter(|(i, _)| keep[*i])
+        .map(|(i, m)| (&*m.id, i))
+        .collect();
+    ids.sort_unstable();
     let mut renamed = Vec::new();
-    for (_, group) in by_id.into_iter().filter(|(_, g)| g.len() > 1) {
+    for group in ids.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+        let group: Vec<usize> = group.iter().map(|&(_, i)| i).collect();
         let longest = *group
             .iter()
             .max_by_key(|&&i| (matches[i].events.len(), !matches[i].open))
@@ -652,9 +670,9 @@ pub fn order_and_dedupe(
             if matches[i].open {
                 keep[i] = false;
                 note(
-                    &matches[i],
+                    matches[i],
                     "unfinished copy of a match read further elsewhere: counted once",
-                    &matches[longest],
+                    matches[longest],
                 );
             } else {
                 suffix += 1;
@@ -687,11 +705,14 @@ mod tests {
                 ..crate::testdata::bare_match("ffa", &[])
             })
             .collect();
-        number(&mut matches, &labels);
+        number(&mut matches.iter_mut().collect::<Vec<_>>(), &labels);
         let numbers: Vec<u32> = matches.iter().map(|m| m.number).collect();
         assert_eq!(numbers, [8, 7, 2, 9, 4, 10, 11]);
-        let mut none = vec![crate::testdata::bare_match("ffa", &[])];
-        number(&mut none, &HashedPairs::default());
+        let mut none = [crate::testdata::bare_match("ffa", &[])];
+        number(
+            &mut none.iter_mut().collect::<Vec<_>>(),
+            &HashedPairs::default(),
+        );
         assert_eq!(none[0].number, 1);
     }
 }

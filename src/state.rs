@@ -1198,10 +1198,12 @@ mod tests {
             ..Default::default()
         };
         let read = crate::read::read_logs_incremental(&roots, previous).unwrap();
-        assert_eq!(read.matches.len(), in_memory.matches.len());
+        let in_memory = in_memory.matches.to_vec();
+        let read_matches = read.matches.to_vec();
+        assert_eq!(read_matches.len(), in_memory.len());
         let settled: usize = read.state.files.iter().map(|f| f.segments.len()).sum();
         assert!(settled > 0, "the fixture has settled matches");
-        for (a, b) in read.matches.iter().zip(&in_memory.matches) {
+        for (a, b) in read_matches.iter().zip(&in_memory) {
             assert_eq!(a, b, "match {}", a.id);
         }
         save(dir.path(), &read.state).unwrap();
@@ -1211,14 +1213,12 @@ mod tests {
             let loaded = load_file(dir.path(), &f.path).expect("saved state loads");
             assert!(loaded.settled.iter().all(|m| m.events.is_stored()));
             for m in loaded.settled.iter().chain(&loaded.tail) {
-                let read = read.matches.iter().find(|r| r.id == m.id);
+                let read = read_matches.iter().find(|r| r.id == m.id);
                 assert_eq!(read.map(|r| &r.events), Some(&m.events), "{}", m.id);
             }
             tails += loaded.tail.len();
         }
-        let in_memory_now = read
-            .matches
-            .iter()
+        let in_memory_now = (read_matches.iter())
             .filter(|m| !m.events.is_stored())
             .count();
         assert_eq!(in_memory_now, tails);
@@ -1230,8 +1230,9 @@ mod tests {
             ..Default::default()
         };
         let read = crate::read::read_logs_incremental(&roots, previous).unwrap();
-        assert!(read.matches.iter().all(|m| !m.events.is_stored()));
-        assert_eq!(read.matches, in_memory.matches);
+        let read_matches = read.matches.to_vec();
+        assert!(read_matches.iter().all(|m| !m.events.is_stored()));
+        assert_eq!(read_matches, in_memory);
     }
 
     /// A per-log file whose packed events were changed, though it still decodes, is refused by
@@ -1253,7 +1254,10 @@ mod tests {
         let loaded = load_file(dir.path(), &path).expect("an undamaged file loads");
         let stored: Vec<&Match> = loaded.settled.iter().chain(&loaded.tail).collect();
         assert!(stored.iter().all(|m| m.events.is_packed()));
-        let read: Vec<&Match> = read.matches.iter().filter(|m| m.file_index == 0).collect();
+        let read_matches = read.matches.to_vec();
+        let read: Vec<&Match> = (read_matches.iter())
+            .filter(|m| m.file_index == 0)
+            .collect();
         assert_eq!(stored.len(), read.len());
         for (a, b) in stored.iter().zip(&read) {
             assert!(a.id == b.id && a.events == b.events, "match {}", a.id);

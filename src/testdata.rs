@@ -6,7 +6,7 @@ mod needs;
 pub use needs::{openarena, shared};
 
 use crate::model::identity::{Aliases, Roster};
-use crate::model::{Events, GameType, Match, MatchPlayer, PlayerFields, Team, Text};
+use crate::model::{Events, GameType, Match, MatchList, MatchPlayer, PlayerFields, Team, Text};
 
 /// The names in folder `dir`, sorted.
 pub fn names_in(dir: &std::path::Path) -> Vec<String> {
@@ -212,4 +212,20 @@ pub fn simulated_team_matches(
         })
         .collect();
     (out, roster, truth)
+}
+
+/// Matches in memory as the [`MatchList`] a step takes (in tests, where a list is a `Vec`).
+pub trait Listed {
+    /// All the matches.
+    fn list(&self) -> MatchList<'_>;
+    /// The matches of `range`.
+    fn slice(&self, range: impl std::ops::RangeBounds<usize>) -> MatchList<'_> {
+        self.list().slice(range)
+    }
+}
+
+impl Listed for [Match] {
+    fn list(&self) -> MatchList<'_> {
+        MatchList::from(self)
+    }
 }

@@ -5,15 +5,16 @@
 //! checkpoint they complete are handed on as they are.
 
 use std::borrow::Cow;
+use std::path::Path;
 
 use crate::config::Config;
 use crate::diagnostics::Diagnostics;
 use crate::fold::tallies::Tallies;
 use crate::fold::{self, CheckpointRule, Continuation, Folds, Replayed, Restored};
-use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 use crate::model::moderation::Moderation;
+use crate::model::{History, MatchList};
 use crate::progress::timed;
 use crate::rating::Ratings;
 use crate::rating::evaluation::Followers;
@@ -25,8 +26,8 @@ use crate::stats::Stats;
 /// Who is who in the matches, under the site's configuration.
 pub struct People<'m> {
     pub aliases: Aliases,
-    /// The matches without excluded players (borrowed when nobody is excluded).
-    pub matches: Cow<'m, [Match]>,
+    /// The matches without excluded players (the history's when nobody is excluded).
+    pub matches: Moderated<'m>,
     pub roster: Roster,
     /// Per identity: a bot.
     pub bots: Vec<bool>,
@@ -39,22 +40,47 @@ pub struct People<'m> {
     pub unmatched: Vec<String>,
 }
 
-/// Moderation, identities, bots, hidden players and clans of `matches` (in site order).
+/// The matches a site is made of: the history's, or a copy without the players moderation
+/// excludes (packed as the history is).
+pub enum Moderated<'m> {
+    /// Nobody is excluded.
+    Same(MatchList<'m>),
+    /// The matches without the excluded players.
+    Applied(History),
+}
+
+impl Moderated<'_> {
+    /// The matches.
+    pub fn list(&self) -> MatchList<'_> {
+        match self {
+            Moderated::Same(list) => *list,
+            Moderated::Applied(history) => history.list(),
+        }
+    }
+}
+
+/// Moderation, identities, bots, hidden players and clans of `matches` (in site order); a copy
+/// of the matches without excluded players is packed into a scratch file in `dir` (the state
+/// folder; None: in memory).
 pub fn identify<'m>(
-    matches: &'m [Match],
+    matches: MatchList<'m>,
     diagnostics: &'m Diagnostics,
     config: &Config,
+    dir: Option<&Path>,
 ) -> People<'m> {
     let aliases = Aliases::for_config(config);
     let moderation = Moderation::new(config, &aliases);
     // Excluded players (bans, bots under `bots = "exclude"`) leave before anything is counted.
-    let applied = moderation.apply(matches, &aliases);
-    let roster = Roster::build(&applied, &aliases);
-    let bots = crate::model::moderation::bots(&applied, &roster);
+    let applied = match moderation.apply(matches, &aliases, dir.map(Path::to_path_buf)) {
+        Some(history) => Moderated::Applied(history),
+        None => Moderated::Same(matches),
+    };
+    let roster = Roster::build(applied.list(), &aliases);
+    let bots = crate::model::moderation::bots(applied.list(), &roster);
     let hidden = moderation.hidden(&roster, &bots, &aliases);
     let excluded = match &applied {
-        Cow::Owned(_) => moderation.excluded(matches, &aliases),
-        Cow::Borrowed(_) => Default::default(),
+        Moderated::Applied(_) => moderation.excluded(matches, &aliases),
+        Moderated::Same(_) => Default::default(),
     };
     let unmatched = moderation.unmatched(config, &aliases, &roster, &bots, &excluded);
     // The examples of skipped lines quote the logs: the names the site hides leave them here,
@@ -101,7 +127,7 @@ pub fn analyse(
     spill_dir: Option<&std::path::Path>,
     timer: &crate::progress::Timer,
 ) -> Analysis {
-    let matches = &*people.matches;
+    let matches = people.matches.list();
     let roster = &people.roster;
     // The per game type and per game ladders replay their matches beside the site's folds.
     let groups = ladders::groups(matches);

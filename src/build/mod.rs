@@ -11,11 +11,12 @@ use crate::diagnostics::Diagnostics;
 use crate::fold::{self, CheckpointRule, Replayed};
 use crate::joined::Joined;
 use crate::leftovers::Leftovers;
-use crate::model::Match;
+use crate::model::{Match, MatchList};
 use crate::progress::{Timer, timed};
 use crate::read::{LogsRead, Previous, ReadCounts, read_logs_incremental};
 use crate::render::{PageCache, PageKeys, PageSink, SiteInput, render_site};
 use crate::state::{self, Archive, Loaded, LoadedArchive};
+use rayon::prelude::*;
 
 pub mod analyse;
 
@@ -219,7 +220,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         };
         let request = RenderRequest {
-            matches: &matches,
+            matches: matches.list(),
             diagnostics: &diagnostics,
             config: &config,
             site_dir: &site_dir,
@@ -267,7 +268,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
                 &state_dir,
                 &new_state,
                 &MadeKeys(&files),
-                &Numbers(&matches),
+                &Numbers(matches.list()),
             )
         });
         let published = staging.publish(&files);
@@ -283,7 +284,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // archive and in the old state, which the next build counts once.
     state::save_archive(&state_dir, &archive)
         .context("cannot save the archive of matches no log holds any more")?;
-    if config.base_url.is_some() && !matches.iter().any(|m| m.start.is_some()) {
+    if config.base_url.is_some() && !matches.list().par_iter().any(|m| m.start.is_some()) {
         warnings.push(
             "feed.xml not written: base_url is set, but no log gives its matches a date \
              (Atom entries need one; Quake 3 and Urban Terror logs carry none, OpenArena's do)"
@@ -335,7 +336,7 @@ impl state::Pairs<u64> for MadeKeys<'_> {
 
 /// The numbers of the history's matches (id, number), in order, read from the matches: the
 /// state remembers them for the next build ([`crate::read`] gave them).
-struct Numbers<'a>(&'a [crate::model::Match]);
+struct Numbers<'a>(MatchList<'a>);
 
 impl state::Pairs<u32> for Numbers<'_> {
     fn each(&self, each: &mut dyn FnMut(&str, u32)) {
@@ -467,7 +468,7 @@ pub enum NewCheckpoint {
 /// What [`render`] makes a site of, and where its results go.
 pub struct RenderRequest<'a> {
     /// The matches, in site order.
-    pub matches: &'a [Match],
+    pub matches: MatchList<'a>,
     /// What was read and skipped, published as `data/diagnostics.json`.
     pub diagnostics: &'a Diagnostics,
     pub config: &'a Config,
@@ -506,7 +507,7 @@ pub fn render(req: RenderRequest, cache: impl FnOnce() -> PageCache) -> Result<R
         leftovers,
     } = req;
     let timer = Timer::new();
-    let mut people = analyse::identify(matches, diagnostics, config);
+    let mut people = analyse::identify(matches, diagnostics, config, state_dir);
     timer.lap("identities and clans");
     let resume = resume.wait(&config.rating);
     timer.lap("load checkpoint");
@@ -522,7 +523,7 @@ pub fn render(req: RenderRequest, cache: impl FnOnce() -> PageCache) -> Result<R
         continuation,
         tallies,
     } = analysis;
-    let matches = &*people.matches;
+    let matches = people.matches.list();
     // The other rating systems finish replaying, and the checkpoint (if the build makes one)
     // is encoded, beside the pages that do not need them.
     let mut checkpoint = None;
@@ -594,5 +595,5 @@ pub fn render(req: RenderRequest, cache: impl FnOnce() -> PageCache) -> Result<R
 /// (duplicates removed) and the diagnostics of every file.
 pub fn read_logs(roots: &[PathBuf]) -> Result<(Vec<Match>, Diagnostics)> {
     let read = read_logs_incremental(roots, Previous::default())?;
-    Ok((read.matches, read.diagnostics))
+    Ok((read.matches.to_vec(), read.diagnostics))
 }

@@ -86,13 +86,15 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     previous.store = Some(scratch.path().to_path_buf());
     let read = read_logs_incremental(&plan.roots, previous)?;
     timer.lap("read logs");
+    // Their descriptions too, as a build packs them (see `History`).
+    let history = &read.matches;
     let config = &plan.config;
     let aliases = Aliases::for_config(config);
     let moderation = crate::model::moderation::Moderation::new(config, &aliases);
     // As in a build: excluded players (bans, bots under `bots = "exclude"`) leave every match
     // before anything is counted; hidden ones are named nowhere.
-    let matches = moderation.apply(&read.matches, &aliases);
-    let matches: &[crate::model::Match] = &matches;
+    let moderated = moderation.apply(history.list(), &aliases, Some(scratch.path().to_path_buf()));
+    let matches = moderated.as_ref().unwrap_or(history).list();
     let roster = Roster::build(matches, &aliases);
     let clans = Clans::assign(&roster, &config.clans, config.detect_clans);
     // Read with the state folder's lock held, as a build does: a build renewing the
@@ -125,7 +127,7 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     timer.lap("counts and ratings");
     let bots = crate::model::moderation::bots(matches, &roster);
     let hidden = moderation.hidden(&roster, &bots, &aliases);
-    let history = tables::History {
+    let tables = tables::History {
         matches,
         roster: &roster,
         clans: &clans,
@@ -133,7 +135,7 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
         ratings: &ratings,
         hidden: &hidden,
     };
-    let written = publish::publish(&req.out, |dir| tables::write_tables(&history, dir))?;
+    let written = publish::publish(&req.out, |dir| tables::write_tables(&tables, dir))?;
     timer.lap("write parquet");
     Ok(Exported {
         out: req.out.clone(),

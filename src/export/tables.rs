@@ -7,6 +7,7 @@
 //! after alias rules, or the first name of an id under `identity = "guid"`). The counts of
 //! `match_players` are the site's per-match lines, so they add up to `data/players.json`.
 
+use crate::model::MatchList;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::Path;
@@ -23,9 +24,9 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use rayon::prelude::*;
 
+use crate::model::EventKind;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
-use crate::model::{EventKind, Match};
 use crate::rating::Ratings;
 use crate::stats::Stats;
 
@@ -40,7 +41,7 @@ pub const UNDATED: &str = "undated";
 /// Everything the tables are made from: the history as the site counts and rates it.
 pub struct History<'a> {
     /// In site order.
-    pub matches: &'a [Match],
+    pub matches: MatchList<'a>,
     pub roster: &'a Roster,
     pub clans: &'a Clans,
     pub stats: &'a Stats,
@@ -125,7 +126,7 @@ pub fn write_tables(h: &History, dir: &Path) -> Result<Written> {
 
 /// Splits the matches by month (in site order within a month) and each month into parts of
 /// at most [`ROWS_PER_FILE`] events (a match is never split; a bigger match is a part alone).
-fn parts(matches: &[Match], sizes: &[usize]) -> Vec<Part> {
+fn parts(matches: MatchList, sizes: &[usize]) -> Vec<Part> {
     let mut by_month: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, m) in matches.iter().enumerate() {
         let month = match m.start {
@@ -236,7 +237,7 @@ fn matches_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
     let mut source = StringBuilder::new();
     let mut line = Int64Builder::with_capacity(n);
     for &mi in part {
-        let (m, s) = (&h.matches[mi], &h.stats.matches[mi]);
+        let (m, s) = (&h.matches.at(mi), &h.stats.matches[mi]);
         id.append_value(&m.id);
         number.append_value(int(m.number));
         // Server local time, as the log writes it: a timestamp without a time zone. In
@@ -300,7 +301,7 @@ fn match_players_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
     let mut bot = BooleanBuilder::with_capacity(n);
     for &mi in part {
         let (m, s, ids) = (
-            &h.matches[mi],
+            &h.matches.at(mi),
             &h.stats.matches[mi],
             &h.roster.match_players[mi],
         );
@@ -351,7 +352,7 @@ fn match_players_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
 
 /// One row per kill line: frags, suicides (no victim) and team kills, in match order.
 fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
-    let n: usize = part.iter().map(|&mi| h.matches[mi].events.len()).sum();
+    let n: usize = part.iter().map(|&mi| h.matches.at(mi).events.len()).sum();
     let mut id = StringBuilder::with_capacity(n, n * 16);
     let mut time = Int32Builder::with_capacity(n);
     let mut killer = StringBuilder::with_capacity(n, n * 12);
@@ -362,7 +363,7 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
     let mut spots: [Int32Builder; 6] = std::array::from_fn(|_| Int32Builder::with_capacity(n));
     let keys = &h.roster.players;
     for &mi in part {
-        let (m, ids) = (&h.matches[mi], &h.roster.match_players[mi]);
+        let (m, ids) = (&h.matches.at(mi), &h.roster.match_players[mi]);
         let by_line: std::collections::HashMap<u64, &crate::model::KillSpots> =
             m.spots.iter().map(|s| (s.line, s)).collect();
         // The key of match player `i` (None when hidden); None for no such player.
@@ -489,7 +490,7 @@ fn players_batch(h: &History) -> Result<RecordBatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Team;
+    use crate::model::{Match, Team};
     use arrow_array::Array;
     use arrow_array::cast::AsArray;
     use arrow_schema::DataType;
@@ -536,7 +537,13 @@ mod tests {
         let (matches, roster) = crate::testdata::history("openarena");
         let cfg = crate::config::Config::default();
         let clans = Clans::assign(&roster, &cfg.clans, cfg.detect_clans);
-        let folds = crate::fold::fold(&matches, &roster, &clans, &cfg.rating, None);
+        let folds = crate::fold::fold(
+            crate::model::MatchList::from(&matches),
+            &roster,
+            &clans,
+            &cfg.rating,
+            None,
+        );
         let ratings = Ratings::compute(folds.dynamic, folds.evaluation, folds.static_, &cfg.rating);
         let gone = roster
             .players
@@ -546,7 +553,7 @@ mod tests {
         let mut hidden = vec![false; roster.players.len()];
         hidden[gone] = true;
         let h = History {
-            matches: &matches,
+            matches: crate::model::MatchList::from(&matches),
             roster: &roster,
             clans: &clans,
             stats: &folds.stats,
@@ -635,10 +642,11 @@ mod tests {
             1,
             ROWS_PER_FILE * 3,
         ];
-        let got: Vec<(String, usize, Vec<usize>)> = parts(&matches, &sizes)
-            .into_iter()
-            .map(|p| (p.partition, p.index, p.matches))
-            .collect();
+        let got: Vec<(String, usize, Vec<usize>)> =
+            parts(crate::model::MatchList::from(&matches), &sizes)
+                .into_iter()
+                .map(|p| (p.partition, p.index, p.matches))
+                .collect();
         let want = [
             ("month=2026-02", 0, vec![2]),
             ("month=2026-03", 0, vec![0, 3]),

@@ -10,13 +10,13 @@
 //! [`Ladder::renumber`]); that order-keeping move is all that differs from one fold over
 //! everything, which gives the same numbers to the last bit.
 
+use crate::model::MatchList;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::RatingConfig;
-use crate::model::AsMatch;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
 use crate::progress::timed;
@@ -98,7 +98,7 @@ impl Restored {
     /// the chain so far); or why they cannot be resumed.
     fn resume(
         self,
-        matches: &[impl AsMatch],
+        matches: MatchList,
         roster: &Roster,
         clans: &Clans,
         cfg: &RatingConfig,
@@ -200,11 +200,11 @@ fn fingerprint(cfg: &RatingConfig) -> u64 {
 /// `hash`.
 fn chain(
     mut hash: u64,
-    matches: &[impl AsMatch],
+    matches: MatchList,
     match_players: crate::model::match_ids::Iter<'_>,
     roster: &Roster,
 ) -> u64 {
-    for (m, ids) in matches.iter().map(AsMatch::as_match).zip(match_players) {
+    for (m, ids) in matches.iter().zip(match_players) {
         let mut h = crate::hash::Hasher::new();
         h.u64(hash);
         h.str(&m.id);
@@ -222,7 +222,7 @@ fn chain(
 /// (module docs), and otherwise from the first match. The folds run in parallel, and always
 /// leave their [`Continuation`].
 pub fn fold(
-    matches: &[impl AsMatch],
+    matches: MatchList,
     roster: &Roster,
     clans: &Clans,
     cfg: &RatingConfig,
@@ -235,7 +235,7 @@ pub fn fold(
 /// ([`Stats::totals_only`]): for the ladder of one game type or season on its own, which shows
 /// final ratings and totals only.
 pub fn fold_without_curves(
-    matches: &[impl AsMatch],
+    matches: MatchList,
     roster: &Roster,
     clans: &Clans,
     cfg: &RatingConfig,
@@ -245,7 +245,7 @@ pub fn fold_without_curves(
 
 /// [`fold`], drawing the headline's curves when `curves`.
 fn fold_drawing(
-    matches: &[impl AsMatch],
+    matches: MatchList,
     roster: &Roster,
     clans: &Clans,
     cfg: &RatingConfig,
@@ -282,7 +282,7 @@ fn fold_drawing(
 /// `curves`, a replay from nothing draws no headline curve ([`Evaluator::without_curves`]).
 #[allow(clippy::too_many_arguments)]
 pub fn fold_ahead(
-    matches: &[impl AsMatch],
+    matches: MatchList,
     roster: &Roster,
     clans: &Clans,
     cfg: &RatingConfig,
@@ -366,7 +366,7 @@ pub fn fold_ahead(
         evaluation: replay,
         chain: chain(
             chained,
-            &matches[from..],
+            matches.slice(from..),
             roster.match_players.iter_from(from),
             roster,
         ),
@@ -472,7 +472,7 @@ impl Checkpoint<'_> {
     /// not match.
     fn renumbered(
         self,
-        matches: &[impl AsMatch],
+        matches: MatchList,
         roster: &Roster,
         clans: &Clans,
         cfg: &RatingConfig,
@@ -482,7 +482,7 @@ impl Checkpoint<'_> {
             || {
                 chain(
                     0,
-                    &matches[..seen],
+                    matches.slice(..seen),
                     roster.match_players.iter_range(0..seen),
                     roster,
                 )

@@ -24,7 +24,13 @@ fn resumed(
     cfg: &RatingConfig,
     checkpoint: Checkpoint<'static>,
 ) -> Folds {
-    fold(matches, roster, clans, cfg, Some(checkpoint.restore(cfg)))
+    fold(
+        crate::model::MatchList::from(matches),
+        roster,
+        clans,
+        cfg,
+        Some(checkpoint.restore(cfg)),
+    )
 }
 
 /// The checkpoint a previous build of `matches` alone would have saved, through its bytes, with
@@ -36,7 +42,13 @@ fn checkpoint_after(
 ) -> Checkpoint<'static> {
     let roster = Roster::build(matches, &Aliases::default());
     let clans = assign(&roster);
-    let folds = fold(matches, &roster, &clans, cfg, None);
+    let folds = fold(
+        crate::model::MatchList::from(matches),
+        &roster,
+        &clans,
+        cfg,
+        None,
+    );
     let checkpoint = folds.continuation.unwrap().checkpoint(
         &folds.stats,
         matches.len(),
@@ -84,7 +96,13 @@ fn resumed_folds_equal_one_fold() {
     let clans = clans_of(&roster);
     assert!(clans.of_player.iter().flatten().count() >= 4);
     let cfg = RatingConfig::default();
-    let expected = outcome(&fold(&matches, &roster, &clans, &cfg, None));
+    let expected = outcome(&fold(
+        crate::model::MatchList::from(&matches),
+        &roster,
+        &clans,
+        &cfg,
+        None,
+    ));
     let mut renumbered = 0;
     for cut in [1, 2, 5, matches.len() / 3, matches.len() - 1] {
         let checkpoint = checkpoint_after(&matches[..cut], &cfg, clans_of);
@@ -107,7 +125,13 @@ fn resumed_folds_equal_one_fold_whether_numbers_move_or_not() {
     let (matches, roster) = history("openarena");
     let clans = clans_of(&roster);
     let cfg = RatingConfig::default();
-    let expected = outcome(&fold(&matches, &roster, &clans, &cfg, None));
+    let expected = outcome(&fold(
+        crate::model::MatchList::from(&matches),
+        &roster,
+        &clans,
+        &cfg,
+        None,
+    ));
     let (mut kept, mut moved) = (false, false);
     for cut in 1..matches.len() {
         let checkpoint = checkpoint_after(&matches[..cut], &cfg, clans_of);
@@ -135,7 +159,13 @@ fn resumed_folds_equal_one_fold_whether_numbers_move_or_not() {
 fn a_checkpoint_torn_by_a_crash_is_refused() {
     let (matches, roster) = history("openarena/tdm");
     let cfg = RatingConfig::default();
-    let folds = fold(&matches, &roster, &clans_of(&roster), &cfg, None);
+    let folds = fold(
+        crate::model::MatchList::from(&matches),
+        &roster,
+        &clans_of(&roster),
+        &cfg,
+        None,
+    );
     let checkpoint = folds.continuation.unwrap().checkpoint(
         &folds.stats,
         matches.len(),
@@ -245,7 +275,14 @@ fn checkpoint_refused_when_history_config_or_clans_changed() {
     // though the checkpoint fits one of them.
     let mixed = |restored: &RatingConfig, resumed: &RatingConfig| {
         let restored = saved.clone().restore(restored);
-        fold(&matches, &roster, &clans, resumed, Some(restored)).replayed
+        fold(
+            crate::model::MatchList::from(&matches),
+            &roster,
+            &clans,
+            resumed,
+            Some(restored),
+        )
+        .replayed
     };
     for (a, b) in [(&cfg, &decay), (&decay, &cfg)] {
         let replayed = mixed(a, b);
@@ -293,7 +330,16 @@ fn a_clan_forming_later_refuses_the_checkpoint() {
         Replayed::Refused(why) => assert!(why.contains("clan"), "{why}"),
         other => panic!("resumed: {other:?}"),
     }
-    assert!(outcome(&folds) == outcome(&fold(&matches, &roster, &clans, &cfg, None)));
+    assert!(
+        outcome(&folds)
+            == outcome(&fold(
+                crate::model::MatchList::from(&matches),
+                &roster,
+                &clans,
+                &cfg,
+                None
+            ))
+    );
 }
 
 /// The headline's curve has one point per match a player played, in order, then the
@@ -315,7 +361,13 @@ fn headline_curve_has_a_point_per_match_played_and_ends_at_the_published_value()
     ] {
         let mut cfg = RatingConfig::default();
         cfg.headline.system = system;
-        let folds = fold(&matches, &roster, &clans, &cfg, None);
+        let folds = fold(
+            crate::model::MatchList::from(&matches),
+            &roster,
+            &clans,
+            &cfg,
+            None,
+        );
         let ratings = Ratings::compute(folds.dynamic, folds.evaluation, folds.static_, &cfg);
         let headline = &ratings.headline;
         if system == HeadlineSystem::Becker {
@@ -393,8 +445,19 @@ fn folds_without_curves_differ_only_by_them() {
         evaluation: false,
         ..RatingConfig::default()
     };
-    let drawn = outcome(&fold(&matches, &roster, &clans, &cfg, None));
-    let undrawn = outcome(&fold_without_curves(&matches, &roster, &clans, &cfg));
+    let drawn = outcome(&fold(
+        crate::model::MatchList::from(&matches),
+        &roster,
+        &clans,
+        &cfg,
+        None,
+    ));
+    let undrawn = outcome(&fold_without_curves(
+        crate::model::MatchList::from(&matches),
+        &roster,
+        &clans,
+        &cfg,
+    ));
     assert!(drawn.4.iter().any(|c| !c.is_empty()));
     assert!(undrawn.4.iter().all(Vec::is_empty));
     let (mut with_lines, without) = (drawn.0.clone(), &undrawn.0);
@@ -437,9 +500,15 @@ fn folds_writing_their_curves_out_equal_folds_holding_them() {
         );
         crate::state::encode_checkpoint(&checkpoint).unwrap()
     };
-    let held = fold(&matches, &roster, &clans, &cfg, None);
+    let held = fold(
+        crate::model::MatchList::from(&matches),
+        &roster,
+        &clans,
+        &cfg,
+        None,
+    );
     let (mut written, followers) = fold_ahead(
-        &matches,
+        crate::model::MatchList::from(&matches),
         &roster,
         &clans,
         &cfg,

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::names::plain_name;
-use super::{AsMatch, Match};
+use super::{Match, MatchList, Text};
 
 /// A hash map for the identities' own lookups (none is ever iterated in a way that shows).
 type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
@@ -76,8 +76,9 @@ pub struct Roster {
 impl Roster {
     /// Resolves identities for `matches`, which must be in chronological order (the latest name
     /// used wins as the display name).
-    pub fn build(matches: &[impl AsMatch], aliases: &Aliases) -> Roster {
+    pub fn build<'m>(matches: impl Into<MatchList<'m>>, aliases: &Aliases) -> Roster {
         use rayon::prelude::*;
+        let matches: MatchList = matches.into();
         let keys = Keys::assign(matches, aliases);
         // The matches are cut into one run per thread, each resolved on its own (one hash
         // lookup per match player, which on a public server's site was a stretch of one busy
@@ -109,7 +110,7 @@ impl Roster {
             ..
         } = resolved;
         let mut order: Vec<u32> = (0..slots.len() as u32).collect();
-        order.par_sort_unstable_by(|&a, &b| slots[a as usize].0.cmp(slots[b as usize].0));
+        order.par_sort_unstable_by(|&a, &b| slots[a as usize].0.cmp(&slots[b as usize].0));
         let mut number = vec![0u32; slots.len()];
         for (n, &slot) in order.iter().enumerate() {
             number[slot as usize] = n as u32;
@@ -146,36 +147,38 @@ impl Roster {
 /// Identities resolved over a run of matches, before they are numbered: per slot the key, the
 /// latest name and the names seen (with repeats, until the end), and each match player's slot.
 #[derive(Default)]
-struct Slots<'a> {
-    slot_of: FastMap<&'a str, u32>,
-    slots: Vec<(&'a str, &'a str, Vec<&'a str>)>,
+struct Slots {
+    slot_of: FastMap<Text, u32>,
+    slots: Vec<(Text, Text, Vec<Text>)>,
     match_slots: Vec<Vec<u32>>,
 }
 
-impl<'a> Slots<'a> {
+impl Slots {
     /// The slot of `key`, a new one (in order of first appearance) when it has none yet.
-    fn slot(&mut self, key: &'a str) -> u32 {
-        *self.slot_of.entry(key).or_insert_with(|| {
-            self.slots.push((key, "", Vec::new()));
-            (self.slots.len() - 1) as u32
-        })
+    fn slot(&mut self, key: Text) -> u32 {
+        if let Some(&slot) = self.slot_of.get(&key) {
+            return slot;
+        }
+        self.slots.push((key.clone(), Text::default(), Vec::new()));
+        let slot = (self.slots.len() - 1) as u32;
+        self.slot_of.insert(key, slot);
+        slot
     }
 
     /// The identities of `matches` (in chronological order).
-    fn of(matches: &'a [impl AsMatch], keys: &'a Keys, aliases: &'a Aliases) -> Slots<'a> {
+    fn of(matches: MatchList, keys: &Keys, aliases: &Aliases) -> Slots {
         let mut run = Slots::default();
         run.match_slots = matches
             .iter()
-            .map(AsMatch::as_match)
             .map(|m| {
                 m.players
                     .iter()
                     .map(|p| {
-                        let slot = run.slot(keys.of(m, p, aliases));
+                        let slot = run.slot(keys.of(&m, p, aliases));
                         let (_, latest, seen) = &mut run.slots[slot as usize];
-                        *latest = &p.name;
-                        if seen.last() != Some(&p.name.as_str()) {
-                            seen.push(&p.name);
+                        *latest = p.name.clone();
+                        if seen.last() != Some(&p.name) {
+                            seen.push(p.name.clone());
                         }
                         slot
                     })
@@ -186,7 +189,7 @@ impl<'a> Slots<'a> {
     }
 
     /// Adds the identities of the run of matches right after this one.
-    fn absorb(&mut self, later: Slots<'a>) {
+    fn absorb(&mut self, later: Slots) {
         let mut moved = Vec::with_capacity(later.slots.len());
         for (key, latest, seen) in later.slots {
             let slot = self.slot(key);
@@ -231,50 +234,49 @@ pub fn account_of(m: &Match, p: &super::MatchPlayer, aliases: &Aliases) -> Optio
 /// match order, with ` (2)`, ` (3)`, ... when an earlier id took it. A player without an id who
 /// uses a name an id took is that id's player; otherwise the name is the key.
 struct Keys {
-    by_uid: HashMap<u64, String>,
+    by_uid: HashMap<u64, Text>,
     /// Key names taken by ids, and the id that took each first.
     taken: HashMap<String, u64>,
 }
 
 impl Keys {
-    fn assign(matches: &[impl AsMatch], aliases: &Aliases) -> Keys {
+    fn assign(matches: MatchList, aliases: &Aliases) -> Keys {
         let mut keys = Keys {
             by_uid: HashMap::new(),
             taken: HashMap::new(),
         };
-        for (m, p) in matches
-            .iter()
-            .map(AsMatch::as_match)
-            .flat_map(|m| m.players.iter().map(move |p| (m, p)))
-        {
-            let Some(uid) = account_of(m, p, aliases) else {
-                continue;
-            };
-            if keys.by_uid.contains_key(&uid) {
-                continue;
+        for m in matches {
+            for p in &m.players {
+                let Some(uid) = account_of(&m, p, aliases) else {
+                    continue;
+                };
+                if keys.by_uid.contains_key(&uid) {
+                    continue;
+                }
+                let base = aliases.key(&p.plain).to_string();
+                let mut key = base.clone();
+                let mut n = 1;
+                while keys.taken.contains_key(&key) {
+                    n += 1;
+                    key = format!("{base} ({n})");
+                }
+                keys.taken.insert(key.clone(), uid);
+                keys.by_uid.insert(uid, Text::new(&key));
             }
-            let base = aliases.key(&p.plain).to_string();
-            let mut key = base.clone();
-            let mut n = 1;
-            while keys.taken.contains_key(&key) {
-                n += 1;
-                key = format!("{base} ({n})");
-            }
-            keys.taken.insert(key.clone(), uid);
-            keys.by_uid.insert(uid, key);
         }
         keys
     }
 
     /// The identity key of a player of match `m`.
-    fn of<'a>(&'a self, m: &Match, p: &'a super::MatchPlayer, aliases: &'a Aliases) -> &'a str {
+    fn of(&self, m: &Match, p: &super::MatchPlayer, aliases: &Aliases) -> Text {
         if let Some(key) = account_of(m, p, aliases).and_then(|u| self.by_uid.get(&u)) {
-            return key;
+            return key.clone();
         }
         let name = aliases.key(&p.plain);
         match self.taken.get(name) {
-            Some(uid) => &self.by_uid[uid],
-            None => name,
+            Some(uid) => self.by_uid[uid].clone(),
+            None if name == p.plain.as_str() => p.plain.clone(),
+            None => Text::new(name),
         }
     }
 }
@@ -332,8 +334,8 @@ mod uid_tests {
             ..Default::default()
         };
         let aliases = Aliases::for_config(&cfg);
-        let keys = Keys::assign(&matches, &aliases);
-        let of = |ms| Slots::of(ms, &keys, &aliases);
+        let keys = Keys::assign((&matches).into(), &aliases);
+        let of = |ms: &[Match]| Slots::of(ms.into(), &keys, &aliases);
         let one = Roster::numbered(of(&matches));
         assert_eq!(one.players.len(), 6);
         assert!(one.players[0].names_seen.len() == 2, "{:?}", one.players);

@@ -38,7 +38,7 @@ pub struct MatchPlayer {
 }
 
 /// What a [`MatchPlayer`] shares with the other matches that saw the same player the same way.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Who {
     /// Name with colour codes removed and white space trimmed (before alias rules).
     pub plain: Text,
@@ -122,6 +122,27 @@ impl From<PlayerFields> for MatchPlayer {
 }
 
 impl MatchPlayer {
+    /// A player who is `who`, with these fields (see [`PlayerFields`]).
+    pub fn with_who(
+        who: Arc<Who>,
+        score: Option<i32>,
+        joined: u32,
+        left: Option<u32>,
+        team: Team,
+        active: bool,
+    ) -> MatchPlayer {
+        MatchPlayer {
+            who,
+            score: score.unwrap_or(0),
+            joined,
+            left: left.unwrap_or(0),
+            team,
+            active,
+            scored: score.is_some(),
+            gone: left.is_some(),
+        }
+    }
+
     /// Final score from the `score:` lines, if logged.
     pub fn score(&self) -> Option<i32> {
         self.scored.then_some(self.score)

@@ -5,12 +5,15 @@
 pub mod clans;
 pub mod events;
 pub mod game_type;
+pub mod history;
 pub mod identity;
 pub mod match_ids;
+pub mod match_list;
 pub mod match_player;
 pub mod moderation;
 pub mod name_filter;
 pub mod names;
+pub mod packed_match;
 pub mod rare_list;
 pub mod text;
 pub mod weapon_list;
@@ -20,6 +23,8 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
 pub use events::Events;
+pub use history::History;
+pub use match_list::{MatchList, MatchRef};
 pub use match_player::{MatchPlayer, PlayerFields, Who};
 pub use rare_list::RareList;
 pub use text::Text;
@@ -185,27 +190,6 @@ pub struct Match {
     /// `attacker_position` and `victim_position`), in line order; empty when the log has none.
     #[serde(default)]
     pub spots: RareList<KillSpots>,
-}
-
-/// A match the history holds (`Match`) or borrows (`&Match`): what counts, ladders and replays
-/// read, so that a season's or a game type's matches rated on their own are borrowed from the
-/// history, not copied (issue 41: with the copies, a site of two game types peaked 25 MB
-/// higher at 64,000 matches).
-pub trait AsMatch: Sync {
-    /// The match.
-    fn as_match(&self) -> &Match;
-}
-
-impl AsMatch for Match {
-    fn as_match(&self) -> &Match {
-        self
-    }
-}
-
-impl AsMatch for &Match {
-    fn as_match(&self) -> &Match {
-        self
-    }
 }
 
 /// The positions of one kill, in the game's world units, as the log wrote them.

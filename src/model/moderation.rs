@@ -7,13 +7,15 @@
 //! which entries matched nobody (a typo would publish the very player it meant to remove). It
 //! does not render anything.
 
-use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
+use std::path::PathBuf;
+
+use rayon::prelude::*;
 
 use super::identity::{Aliases, Roster, account_of};
 use super::name_filter::NameFilter;
 use super::names::plain_name;
-use super::{Match, NO_PLAYER};
+use super::{History, Match, MatchList, NO_PLAYER};
 use crate::config::{BotsMode, Config};
 
 /// Whom [`Moderation::apply`] took out of the matches.
@@ -58,16 +60,19 @@ impl Moderation {
 
     /// The accounts ([`account_of`]) that played under an excluded name in any of `matches`:
     /// banned under every name they use.
-    fn banned_accounts(&self, matches: &[Match], aliases: &Aliases) -> HashSet<u64> {
+    fn banned_accounts(&self, matches: MatchList, aliases: &Aliases) -> HashSet<u64> {
+        let mut banned = HashSet::new();
         if self.exclude.is_empty() {
-            return HashSet::new();
+            return banned;
         }
-        (matches
-            .iter()
-            .flat_map(|m| m.players.iter().map(move |p| (m, p))))
-        .filter(|(_, p)| self.excludes_by_name(p, aliases))
-        .filter_map(|(m, p)| account_of(m, p, aliases))
-        .collect()
+        for m in matches {
+            let excluded = m
+                .players
+                .iter()
+                .filter(|p| self.excludes_by_name(p, aliases));
+            banned.extend(excluded.filter_map(|p| account_of(&m, p, aliases)));
+        }
+        banned
     }
 
     /// A player of match `m` whose frags are dropped: by name, or as one of the `banned`
@@ -88,45 +93,52 @@ impl Moderation {
     /// every event they made or suffered, and the match's `content` fingerprint changes with
     /// them (so incremental builds and page keys see the difference); a match left without an
     /// active player is dropped, as a parser drops one. Borrowed when nothing is excluded.
-    pub fn apply<'a>(&self, matches: &'a [Match], aliases: &Aliases) -> Cow<'a, [Match]> {
+    pub fn apply(
+        &self,
+        matches: MatchList,
+        aliases: &Aliases,
+        dir: Option<PathBuf>,
+    ) -> Option<History> {
         let banned = self.banned_accounts(matches, aliases);
         let touched = |m: &Match| (m.players.iter()).any(|p| self.excludes(m, p, aliases, &banned));
-        if !matches.iter().any(touched) {
-            return Cow::Borrowed(matches);
+        if !matches.par_iter().any(|m| touched(&m)) {
+            return None;
         }
-        Cow::Owned(
-            matches
-                .iter()
+        // A batch at a time on the thread pool, packed as it is made.
+        let batch = History::batch();
+        let batches = (0..matches.len().div_ceil(batch)).map(|b| {
+            let part = matches.slice(b * batch..((b + 1) * batch).min(matches.len()));
+            part.par_iter()
                 .filter_map(|m| {
-                    if !touched(m) {
-                        return Some(m.clone());
+                    if !touched(&m) {
+                        return Some(m.into_owned());
                     }
-                    let m = self.without_excluded(m, aliases, &banned);
+                    let m = self.without_excluded(&m, aliases, &banned);
                     // As the parsers do: a match in which nobody (left) played is no match.
                     m.players.iter().any(|p| p.active).then_some(m)
                 })
-                .collect(),
-        )
+                .collect()
+        });
+        Some(History::from_batches(batches, dir))
     }
 
     /// Whom [`Moderation::apply`] takes out of `matches` (a pass over every match player: worth
     /// it only when `apply` took someone out; else [`Excluded::default`] says the same).
-    pub fn excluded(&self, matches: &[Match], aliases: &Aliases) -> Excluded {
+    pub fn excluded(&self, matches: MatchList, aliases: &Aliases) -> Excluded {
         let mut out = Excluded::default();
         let banned = self.banned_accounts(matches, aliases);
-        for (m, p) in matches
-            .iter()
-            .flat_map(|m| m.players.iter().map(move |p| (m, p)))
-        {
-            if self.excludes(m, p, aliases, &banned) {
-                if !out.names.contains(p.name.as_str()) {
-                    out.names.insert(p.name.to_string());
-                    out.names.insert(p.plain.to_string());
+        for m in matches {
+            for p in &m.players {
+                if self.excludes(&m, p, aliases, &banned) {
+                    if !out.names.contains(p.name.as_str()) {
+                        out.names.insert(p.name.to_string());
+                        out.names.insert(p.plain.to_string());
+                    }
+                    if !out.keys.contains(aliases.key(&p.plain)) {
+                        out.keys.insert(aliases.key(&p.plain).to_string());
+                    }
+                    out.bots |= p.bot;
                 }
-                if !out.keys.contains(aliases.key(&p.plain)) {
-                    out.keys.insert(aliases.key(&p.plain).to_string());
-                }
-                out.bots |= p.bot;
             }
         }
         out
@@ -341,7 +353,7 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 }
 
 /// For each identity of `roster`: a bot (every appearance of it in `matches` is marked as one).
-pub fn bots(matches: &[Match], roster: &Roster) -> Vec<bool> {
+pub fn bots(matches: MatchList, roster: &Roster) -> Vec<bool> {
     let mut seen = vec![(false, false); roster.players.len()];
     for (m, ids) in matches.iter().zip(&roster.match_players) {
         for (p, &id) in m.players.iter().zip(ids) {
@@ -386,8 +398,10 @@ mod tests {
         m.events = vec![frag(0, 1), frag(1, 2), frag(2, 0), frag(0, 2)].into();
         let cfg = config("[moderation]\nexclude = [\"B^2ob\"]\n");
         let aliases = Aliases::for_config(&cfg);
-        let out = Moderation::new(&cfg, &aliases).apply(std::slice::from_ref(&m), &aliases);
-        let out = &out[0];
+        let out = Moderation::new(&cfg, &aliases)
+            .apply(std::slice::from_ref(&m).into(), &aliases, None)
+            .unwrap();
+        let out = out.list().at(0);
         let names: Vec<&str> = out.players.iter().map(|p| p.plain.as_str()).collect();
         assert_eq!(names, ["Alice", "Carol"]);
         let pairs: Vec<(u32, u32)> = out
@@ -405,8 +419,9 @@ mod tests {
         let m = crate::testdata::bare_match("ffa", &[("Alice", Team::Free), ("Bob", Team::Free)]);
         let cfg = config("[moderation]\nhide = [\"Bob\"]\n");
         let aliases = Aliases::for_config(&cfg);
-        let out = Moderation::new(&cfg, &aliases).apply(std::slice::from_ref(&m), &aliases);
-        assert!(matches!(out, Cow::Borrowed(_)));
+        let out =
+            Moderation::new(&cfg, &aliases).apply(std::slice::from_ref(&m).into(), &aliases, None);
+        assert!(out.is_none());
     }
 
     /// The moderation of `toml` applied to `matches` as a build applies it: the warnings for
@@ -415,10 +430,11 @@ mod tests {
         let cfg = config(toml);
         let aliases = Aliases::for_config(&cfg);
         let moderation = Moderation::new(&cfg, &aliases);
-        let applied = moderation.apply(matches, &aliases);
-        let excluded = moderation.excluded(matches, &aliases);
-        let roster = Roster::build(&applied, &aliases);
-        let bots = bots(&applied, &roster);
+        let applied = moderation.apply(matches.into(), &aliases, None);
+        let applied = applied.as_ref().map_or(matches.into(), History::list);
+        let excluded = moderation.excluded(matches.into(), &aliases);
+        let roster = Roster::build(applied, &aliases);
+        let bots = bots(applied, &roster);
         let hidden = moderation.hidden(&roster, &bots, &aliases);
         (
             moderation.unmatched(&cfg, &aliases, &roster, &bots, &excluded),
@@ -447,10 +463,9 @@ mod tests {
         ];
         let cfg = config("[moderation]\nexclude = [\"neet\"]\n");
         let aliases = Aliases::for_config(&cfg);
-        let applied = Moderation::new(&cfg, &aliases).apply(&matches, &aliases);
+        let applied = Moderation::new(&cfg, &aliases).apply((&matches).into(), &aliases, None);
         assert!(
-            applied
-                .iter()
+            (applied.unwrap().list().iter())
                 .all(|m| m.players.len() == 1 && m.players[0].name == "x")
         );
         let (warnings, filter) = moderated("[moderation]\nexclude = [\"neet\"]\n", &matches);
@@ -460,7 +475,7 @@ mod tests {
         let cfg = config("[moderation]\nhide = [\"GAUNTSUCKS neet\"]\n");
         let aliases = Aliases::for_config(&cfg);
         let roster = Roster::build(&matches, &aliases);
-        let bots = bots(&matches, &roster);
+        let bots = bots((&matches).into(), &roster);
         let hidden = Moderation::new(&cfg, &aliases).hidden(&roster, &bots, &aliases);
         let neet = roster.players.iter().position(|p| p.key == "neet").unwrap();
         assert_eq!(roster.players[neet].name, "GAUNTSUCKS neet");

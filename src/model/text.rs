@@ -32,7 +32,7 @@ const SHARED_UP_TO: usize = 64;
 const TABLE_LIMIT: usize = 1 << 20;
 
 thread_local! {
-    static TABLE: RefCell<HashSet<Text>> = RefCell::new(HashSet::new());
+    static TABLE: RefCell<HashSet<Text, ahash::RandomState>> = RefCell::new(HashSet::default());
 }
 
 impl Text {
@@ -51,6 +51,12 @@ impl Text {
             }
             made
         })
+    }
+
+    /// The text `s`, of its own: not looked up nor shared (texts that live for a moment, as a
+    /// match decoded from the history does).
+    pub fn unshared(s: &str) -> Text {
+        Text(Arc::new(Box::from(s)))
     }
 
     /// Where the text's bytes are held: two texts at the same place are the same text (equal

@@ -107,6 +107,20 @@ impl WeaponList {
         self.len() == 0
     }
 
+    /// The list's numbers in the process's table of names, when it is held by them.
+    pub fn numbers(&self) -> Option<&[u16]> {
+        match &self.0 {
+            Names::Numbered(numbers) => Some(numbers),
+            Names::Own(_) => None,
+        }
+    }
+
+    /// The list of the names `numbers` stand for in the process's table (as
+    /// [`WeaponList::numbers`] gave them; a number the table does not hold reads as no name).
+    pub fn from_numbers(numbers: Box<[u16]>) -> WeaponList {
+        WeaponList(Names::Numbered(numbers))
+    }
+
     /// Name `i`, if there is one.
     pub fn get(&self, i: usize) -> Option<&Text> {
         match &self.0 {

@@ -6,8 +6,10 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{Links, OutputFile, PageSink, SiteInput};
+use crate::model::Text;
 use crate::model::identity::Identity;
 use crate::model::names::plain_name;
+use rayon::prelude::*;
 
 /// A team match's final score in `data/matches.json`.
 #[derive(Debug, Serialize)]
@@ -91,19 +93,19 @@ pub struct ClanJson<'a> {
 /// One object of `data/matches.json`.
 #[derive(Debug, Serialize)]
 pub struct MatchJson<'a> {
-    pub id: &'a str,
+    pub id: Box<str>,
     /// The server's name: its `[[servers]]` entry, else `sv_hostname` without colour codes.
     pub server: &'a str,
     /// Number in the order matches were first read, kept for the match's life (undated
     /// matches are labelled "Match N" with it).
     pub number: u32,
     pub url: String,
-    pub map: &'a str,
+    pub map: Text,
     /// Which game wrote the log (`quake3`, `openarena`, `urt`, ...).
-    pub game: &'a str,
+    pub game: Text,
     /// Short game type code: ffa, duel, tdm, ctf, ...
-    pub gametype: &'a str,
-    pub gametype_name: &'a str,
+    pub gametype: Text,
+    pub gametype_name: Text,
     /// ISO 8601 local server time, or null when the log has no date.
     pub start: Option<String>,
     pub duration_seconds: u32,
@@ -114,10 +116,10 @@ pub struct MatchJson<'a> {
     pub suicides: u32,
     pub team_kills: u32,
     /// Log file path relative to its log root.
-    pub source: &'a str,
+    pub source: Text,
     /// Line of the log file where the match starts.
     pub line: u64,
-    pub exit_reason: Option<&'a str>,
+    pub exit_reason: Option<Text>,
     /// Final team score (`{"red": n, "blue": n}`; a CTF match without a logged score counts its
     /// captures), null outside team games.
     pub team_scores: Option<TeamScores>,
@@ -193,7 +195,9 @@ fn players_file(
     let shown: Vec<usize> = (0..count).filter(|&i| !input.hidden[i]).collect();
     // On a site of one game (most), every player who played played it: no walk over their
     // matches.
-    let site_games = games_of(input, 0..input.matches.len() as u32);
+    // Each match's game, read once (the matches may be decoded as they are read).
+    let game_of: Vec<Text> = (input.matches.par_iter()).map(|m| m.game.clone()).collect();
+    let site_games = games_of(&game_of, 0..input.matches.len() as u32);
     let player = |n: usize| {
         let i = shown[n];
         let (p, s) = (&input.roster.players[i], &input.stats.players[i]);
@@ -232,7 +236,7 @@ fn players_file(
             games: match (s.matches.is_empty(), site_games.len()) {
                 (true, _) => Vec::new(),
                 (false, 1) => site_games.clone(),
-                (false, _) => games_of(input, s.matches.iter().copied()),
+                (false, _) => games_of(&game_of, s.matches.iter().copied()),
             },
         }
     };
@@ -242,10 +246,10 @@ fn players_file(
 }
 
 /// The game codes of the matches numbered `played`, each once, in byte order.
-fn games_of<'a>(input: &SiteInput<'a>, played: impl IntoIterator<Item = u32>) -> Vec<&'a str> {
+fn games_of(game_of: &[Text], played: impl IntoIterator<Item = u32>) -> Vec<&str> {
     let mut games: Vec<&str> = Vec::new();
     for m in played {
-        let game = input.matches[m as usize].game.as_str();
+        let game = game_of[m as usize].as_str();
         if !games.contains(&game) {
             games.push(game);
         }
@@ -268,25 +272,25 @@ fn matches_file(
         .min(input.stats.matches.len())
         .min(links.match_servers.len());
     let one = |i: usize| {
-        let (m, s) = (&input.matches[i], &input.stats.matches[i]);
+        let (m, s) = (input.matches.at(i), &input.stats.matches[i]);
         MatchJson {
-            id: &m.id,
+            id: m.id.clone(),
             server: &links.match_servers[i],
             number: m.number,
-            url: crate::render::match_url(m),
-            map: &m.map,
-            game: &m.game,
-            gametype: &m.gametype.code,
-            gametype_name: &m.gametype.name,
+            url: crate::render::match_url(&m),
+            map: m.map.clone(),
+            game: m.game.clone(),
+            gametype: m.gametype.code.clone(),
+            gametype_name: m.gametype.name.clone(),
             start: m.start.map(|t| t.format("%Y-%m-%dT%H:%M:%S").to_string()),
             duration_seconds: m.duration_seconds,
             players: s.lines.len(),
             kills: s.frags,
             suicides: s.suicides,
             team_kills: s.team_kills,
-            source: &m.source,
+            source: m.source.clone(),
             line: m.line,
-            exit_reason: m.exit_reason.as_deref(),
+            exit_reason: m.exit_reason.clone(),
             team_scores: m
                 .final_team_scores()
                 .map(|[red, blue]| TeamScores { red, blue }),

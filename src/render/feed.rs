@@ -2,17 +2,17 @@
 //! absolute links; the rest of the site never does) and only with dated matches (Atom entries need
 //! a time). Every text is XML-escaped.
 
+use crate::model::MatchList;
 use chrono::NaiveDateTime;
 
 use super::colour::escape;
-use crate::model::Match;
 use crate::model::names::plain_name;
 
 /// How many matches the feed lists.
 const ENTRIES: usize = 20;
 
 /// The feed, or None when there is no `base_url` or no dated match.
-pub fn atom(title: &str, base_url: Option<&str>, matches: &[Match]) -> Option<String> {
+pub fn atom(title: &str, base_url: Option<&str>, matches: MatchList) -> Option<String> {
     let base = base_url?.trim_end_matches('/');
     let mut dated: Vec<(usize, NaiveDateTime)> = matches
         .iter()
@@ -31,7 +31,8 @@ pub fn atom(title: &str, base_url: Option<&str>, matches: &[Match]) -> Option<St
     xml.push_str(&format!("  <link href=\"{}/\"/>\n", escape(base)));
     xml.push_str(&format!("  <updated>{}</updated>\n", stamp(newest)));
     for (i, t) in dated {
-        let m = &matches[i];
+        let m = matches.at(i);
+        let m = &*m;
         let link = format!("{base}/{}", crate::render::match_url(m));
         let server = plain_name(&m.server);
         xml.push_str("  <entry>\n");

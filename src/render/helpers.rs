@@ -1,6 +1,7 @@
 //! Small helpers shared by the page builders: formatting of numbers, times and names, the
 //! ladders' order, navigation items, theme colours and the static assets.
 
+use crate::model::MatchList;
 use std::path::Path;
 
 use anyhow::Result;
@@ -9,7 +10,6 @@ use super::OutputFile;
 use super::SiteInput;
 use super::templates::BUILTIN_STATIC;
 use super::views::NavItem;
-use crate::model::Match;
 
 pub(super) fn nav_item(label: &str, url: &str) -> NavItem {
     NavItem {
@@ -108,7 +108,7 @@ pub(super) fn static_files(site_dir: &Path) -> Result<Vec<OutputFile>> {
 }
 
 /// "Newest match: 2026-11-22 01:54" — the time of the data, never of the build.
-pub(super) fn updated_line(matches: &[Match]) -> String {
+pub(super) fn updated_line(matches: MatchList) -> String {
     match matches.iter().filter_map(|m| m.start).max() {
         Some(t) => format!("Newest match: {}", t.format("%Y-%m-%d %H:%M")),
         None => format!("{} matches (the logs carry no dates)", matches.len()),

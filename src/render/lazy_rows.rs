@@ -146,7 +146,7 @@ fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
         matches: (r.input.matches.iter().enumerate())
             .map(|(mi, m)| {
                 digest(&[
-                    &crate::render::match_url(m),
+                    &crate::render::match_url(&m),
                     r.when(mi),
                     r.when_sort(mi),
                     &m.map,
@@ -296,17 +296,17 @@ pub(super) fn fill_player_rows<'p>(r: &'p Renderer, i: usize, page: &mut PlayerP
     let match_rows: Vec<PlayerMatchRow> = matches_played(r, i)
         .into_iter()
         .map(|p| {
-            let m = &r.input.matches[p.mi];
+            let m = r.input.matches.at(p.mi);
             PlayerMatchRow {
                 rating: decimal::fixed(p.after, 1),
                 change: decimal::signed(p.delta, 1),
                 change_class: change_class(p.delta),
-                url: crate::render::match_url(m),
+                url: crate::render::match_url(&m),
                 when: r.when(p.mi),
                 when_sort: r.when_sort(p.mi),
-                map: &m.map,
+                map: m.map.clone(),
                 map_url: r.match_map_url(p.mi),
-                gametype: &m.gametype.name,
+                gametype: m.gametype.name.clone(),
                 place: p.place + 1,
                 frags: p.frags,
                 deaths: p.deaths,

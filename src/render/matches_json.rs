@@ -23,21 +23,21 @@ pub(super) fn write<'a>(
 
 /// One match's fields, in [`MatchJson`]'s order, at the depth of an element of the array.
 fn fields(out: &mut Vec<u8>, m: &MatchJson) -> Result<()> {
-    field(out, "\n    \"id\": ", m.id)?;
+    field(out, "\n    \"id\": ", &m.id)?;
     field(out, ",\n    \"server\": ", m.server)?;
     field(out, ",\n    \"number\": ", &m.number)?;
     field(out, ",\n    \"url\": ", &m.url)?;
-    field(out, ",\n    \"map\": ", m.map)?;
-    field(out, ",\n    \"game\": ", m.game)?;
-    field(out, ",\n    \"gametype\": ", m.gametype)?;
-    field(out, ",\n    \"gametype_name\": ", m.gametype_name)?;
+    field(out, ",\n    \"map\": ", &m.map)?;
+    field(out, ",\n    \"game\": ", &m.game)?;
+    field(out, ",\n    \"gametype\": ", &m.gametype)?;
+    field(out, ",\n    \"gametype_name\": ", &m.gametype_name)?;
     field(out, ",\n    \"start\": ", &m.start)?;
     field(out, ",\n    \"duration_seconds\": ", &m.duration_seconds)?;
     field(out, ",\n    \"players\": ", &m.players)?;
     field(out, ",\n    \"kills\": ", &m.kills)?;
     field(out, ",\n    \"suicides\": ", &m.suicides)?;
     field(out, ",\n    \"team_kills\": ", &m.team_kills)?;
-    field(out, ",\n    \"source\": ", m.source)?;
+    field(out, ",\n    \"source\": ", &m.source)?;
     field(out, ",\n    \"line\": ", &m.line)?;
     field(out, ",\n    \"exit_reason\": ", &m.exit_reason)?;
     match &m.team_scores {
@@ -62,23 +62,23 @@ mod tests {
 
     fn sample(n: u32) -> MatchJson<'static> {
         MatchJson {
-            id: "2024-01-02 \"x\"\\<y>\u{1}é",
+            id: "2024-01-02 \"x\"\\<y>\u{1}é".into(),
             server: if n == 1 { "" } else { "^1Srv\t" },
             number: n,
             url: "matches/m1.html".into(),
-            map: "q3dm17",
-            game: "quake3",
-            gametype: "ctf",
-            gametype_name: "Capture the Flag",
+            map: "q3dm17".into(),
+            game: "quake3".into(),
+            gametype: "ctf".into(),
+            gametype_name: "Capture the Flag".into(),
             start: (n != 1).then(|| "2024-01-02T03:04:05".to_string()),
             duration_seconds: n * 61,
             players: 3,
             kills: u32::MAX,
             suicides: 0,
             team_kills: 2,
-            source: "logs/games.log",
+            source: "logs/games.log".into(),
             line: u64::MAX,
-            exit_reason: (n == 2).then_some("Capturelimit hit."),
+            exit_reason: (n == 2).then(|| "Capturelimit hit.".into()),
             team_scores: (n != 0).then_some(TeamScores { red: -1, blue: 8 }),
             partial: n == 1,
             predicted_red_win: match n {

@@ -43,9 +43,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::model::Match;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
+use crate::model::{Match, MatchList};
 use crate::rating::Ratings;
 use crate::rating::evaluation::Evaluation;
 use crate::render::pages::balance_report;
@@ -70,7 +70,7 @@ use views::*;
 pub struct SiteInput<'a> {
     pub config: &'a Config,
     /// Matches in site order (chronological by RANKING.md's rule).
-    pub matches: &'a [Match],
+    pub matches: MatchList<'a>,
     pub roster: &'a Roster,
     pub stats: &'a Stats,
     pub clans: &'a Clans,
@@ -204,7 +204,7 @@ impl Links {
         let names: Vec<String> = input
             .matches
             .par_iter()
-            .map(|m| pages::server::server_name(input.config, input.site_dir, m))
+            .map(|m| pages::server::server_name(input.config, input.site_dir, &m))
             .collect();
         // A name per match, shared: a server's matches are many, its names few. Collected
         // from the names borrowed, not taken: a list collected from the taken names would keep
@@ -417,7 +417,7 @@ fn pages<'a>(
             .into_par_iter()
             .with_max_len(PAGES_PER_JOB)
             .map(|i| -> Result<OutputFile> {
-                let url = match_url(&input.matches[i]);
+                let url = match_url(&input.matches.at(i));
                 let common = page("../", &url);
                 let key = keys[i];
                 if input.cache.keys.get(&url) == Some(key) {

@@ -47,9 +47,9 @@ pub(super) fn matches_html(rows: &[PlayerMatchRow], root: &str) -> String {
         let _ = write!(out, "><a href=\"{root}{}\">", m.url);
         escape_into(&mut out, m.when);
         let _ = write!(out, "</a></td><td><a href=\"{root}{}\">", m.map_url);
-        escape_into(&mut out, m.map);
+        escape_into(&mut out, &m.map);
         out.push_str("</a></td><td>");
-        escape_into(&mut out, m.gametype);
+        escape_into(&mut out, &m.gametype);
         let _ = write!(
             out,
             "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">",
@@ -147,9 +147,9 @@ mod tests {
                 url: text(k + 1).into(),
                 when: text(k + 2),
                 when_sort: text(k + 3),
-                map: text(k + 4),
+                map: text(k + 4).into(),
                 map_url: text(k + 5),
-                gametype: text(k),
+                gametype: text(k).into(),
                 place: k + 1,
                 frags: k as u32 * 3,
                 deaths: 7,

@@ -51,6 +51,8 @@ pub(super) struct Renderer<'a> {
     match_labels: Vec<MatchLabels>,
     /// The map pages matches name ([`MatchLabels::map`]), "" first (a match without one).
     match_map_urls: Vec<&'a str>,
+    /// The maps' names, beside [`Renderer::match_map_urls`].
+    match_map_names: Vec<&'a str>,
     /// Each weapon's label (by raw name, from the maps' weapon counts), made once for the
     /// weapon tables of every player page (hashed with ahash: each page looks up each of its
     /// weapons).
@@ -174,11 +176,13 @@ impl<'a> Renderer<'a> {
         }
         // Each map page's place in `match_map_urls`, by map name.
         let mut match_map_urls = vec![""];
+        let mut match_map_names = vec![""];
         let mut map_place: std::collections::HashMap<&str, u32, ahash::RandomState> =
             Default::default();
         for (name, url) in &links.maps {
             map_place.insert(name.as_str(), match_map_urls.len() as u32);
             match_map_urls.push(url.as_str());
+            match_map_names.push(name.as_str());
         }
         let match_labels = input
             .matches
@@ -186,7 +190,7 @@ impl<'a> Renderer<'a> {
             .enumerate()
             .map(|(i, m)| {
                 let map = map_place.get(m.map.as_str()).copied().unwrap_or(0);
-                MatchLabels::new(m, i, map)
+                MatchLabels::new(&m, i, map)
             })
             .collect();
         let weapon_labels = (input.stats.maps.iter())
@@ -208,6 +212,7 @@ impl<'a> Renderer<'a> {
             rating_texts,
             match_labels,
             match_map_urls,
+            match_map_names,
             weapon_labels,
             rank_shards,
             shard_paths: (0..rank_shards)
@@ -275,20 +280,19 @@ impl<'a> Renderer<'a> {
 
     /// The maps of `matches` (indices) with their share of them, most played first.
     pub(super) fn map_shares(&self, matches: &[usize]) -> Vec<LabelCount<'a>> {
-        let mut counts: std::collections::BTreeMap<&'a str, u32> = Default::default();
+        let mut counts: std::collections::BTreeMap<std::borrow::Cow<'a, str>, u32> =
+            Default::default();
         for &i in matches {
-            *counts
-                .entry(self.input.matches[i].map.as_str())
-                .or_default() += 1;
+            *counts.entry(self.match_map_name(i)).or_default() += 1;
         }
         let total = matches.len() as u32;
         let mut maps: Vec<LabelCount> = counts
             .into_iter()
             .map(|(name, count)| LabelCount {
-                name: name.into(),
+                url: self.map_url(&name),
+                name,
                 count,
                 percent: percent(count, total),
-                url: self.map_url(name),
             })
             .collect();
         maps.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
@@ -416,6 +420,14 @@ impl<'a> Renderer<'a> {
         self.match_map_urls[self.match_labels[i].map as usize]
     }
 
+    /// The map of match `i`: borrowed where the map has a page, else read from the match.
+    pub(super) fn match_map_name(&self, i: usize) -> std::borrow::Cow<'a, str> {
+        match self.match_labels[i].map {
+            0 => self.input.matches.at(i).map.to_string().into(),
+            place => self.match_map_names[place as usize].into(),
+        }
+    }
+
     /// A weapon's label ([`weapon_label`]), borrowed when made beforehand.
     pub(super) fn weapon(&self, raw: &str) -> std::borrow::Cow<'_, str> {
         match self.weapon_labels.get(raw) {
@@ -460,14 +472,16 @@ fn thinned(len: usize) -> impl Iterator<Item = usize> {
 /// The x coordinate of each match on curves: its start time when every match is dated, else
 /// its number when the matches' numbers ([`crate::model::Match::number`]) rise in site order
 /// (curves use them, as the labels do), else its position (from 1).
-fn xs(matches: &[crate::model::Match]) -> Vec<f64> {
-    let dated = !matches.is_empty() && matches.iter().all(|m| m.start.is_some());
-    let numbered = matches.first().is_some_and(|m| m.number > 0)
-        && matches.windows(2).all(|w| w[0].number < w[1].number);
-    (matches.iter().enumerate())
-        .map(|(mi, m)| match (dated, m.start) {
+fn xs(matches: crate::model::MatchList) -> Vec<f64> {
+    // Read once (the matches may be decoded as they are read).
+    let when: Vec<_> = (matches.par_iter()).map(|m| (m.start, m.number)).collect();
+    let dated = !when.is_empty() && when.iter().all(|w| w.0.is_some());
+    let numbered =
+        when.first().is_some_and(|w| w.1 > 0) && when.windows(2).all(|w| w[0].1 < w[1].1);
+    (when.iter().enumerate())
+        .map(|(mi, &(start, number))| match (dated, start) {
             (true, Some(t)) => t.and_utc().timestamp() as f64,
-            _ if numbered => f64::from(m.number),
+            _ if numbered => f64::from(number),
             _ => f64::from(mi as u32 + 1),
         })
         .collect()

@@ -168,9 +168,9 @@ pub struct PlayerMatchRow<'a> {
     pub when: &'a str,
     /// As [`MatchRow::when_sort`].
     pub when_sort: &'a str,
-    pub map: &'a str,
+    pub map: crate::model::Text,
     pub map_url: &'a str,
-    pub gametype: &'a str,
+    pub gametype: crate::model::Text,
     pub place: usize,
     pub frags: u32,
     pub deaths: u32,

@@ -9,6 +9,7 @@
 //! costs about one more replay of the history per kind. Takes matches, counts and ratings;
 //! renders nothing.
 
+use crate::model::MatchList;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -17,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::model::identity::{Aliases, Roster};
-use crate::model::{EventKind, Match};
+use crate::model::{EventKind, Text};
 use crate::stats::Stats;
 
 pub use crate::fold::tallies::LadderKind;
@@ -40,18 +41,22 @@ pub struct Group {
 
 /// The groups of a site's matches: one per game type present, and one per game when there
 /// are several games; each kind by number of matches (most first), then key.
-pub fn groups(matches: &[Match]) -> Vec<Group> {
-    let mut by_type: BTreeMap<&str, Group> = BTreeMap::new();
-    let mut by_game: BTreeMap<&str, Group> = BTreeMap::new();
+pub fn groups(matches: MatchList) -> Vec<Group> {
+    let mut by_type: BTreeMap<Text, Group> = BTreeMap::new();
+    let mut by_game: BTreeMap<Text, Group> = BTreeMap::new();
+    // Each match's place in time order (read once: the matches may be decoded as they are read).
+    let mut when = Vec::with_capacity(matches.len());
     for (i, m) in matches.iter().enumerate() {
-        let t = by_type.entry(&m.gametype.code).or_insert_with(|| Group {
+        when.push((m.start, m.file_index, m.line));
+        let code = Text::new(&m.gametype.code);
+        let t = by_type.entry(code).or_insert_with(|| Group {
             kind: LadderKind::GameType,
             key: m.gametype.code.to_string(),
             name: m.gametype.name.to_string(),
             matches: Vec::new(),
         });
         t.matches.push(i as u32);
-        let g = by_game.entry(&m.game).or_insert_with(|| Group {
+        let g = by_game.entry(m.game.clone()).or_insert_with(|| Group {
             kind: LadderKind::Game,
             key: m.game.to_string(),
             name: crate::model::game_name(&m.game).to_string(),
@@ -59,15 +64,14 @@ pub fn groups(matches: &[Match]) -> Vec<Group> {
         });
         g.matches.push(i as u32);
     }
-    let sorted = |groups: BTreeMap<&str, Group>| {
+    let sorted = |groups: BTreeMap<Text, Group>| {
         let mut v: Vec<Group> = groups.into_values().collect();
         for g in &mut v {
             // Undated matches elsewhere put the site in file order; a group of dated matches
             // alone is in time order.
-            let m = |i: &u32| &matches[*i as usize];
-            if g.matches.iter().all(|i| m(i).start.is_some()) {
-                g.matches
-                    .sort_by_key(|i| (m(i).start, m(i).file_index, m(i).line));
+            let m = |i: &u32| when[*i as usize];
+            if g.matches.iter().all(|i| m(i).0.is_some()) {
+                g.matches.sort_by_key(m);
             }
         }
         v.sort_by(|a, b| {
@@ -97,7 +101,7 @@ pub struct Rated {
 /// Rates each of `groups` (in parallel) for the identities of `roster`.
 pub fn rate(
     groups: Vec<Group>,
-    matches: &[Match],
+    matches: MatchList,
     roster: &Roster,
     config: &Config,
     aliases: &Aliases,
@@ -113,7 +117,7 @@ pub fn rate(
 
 fn rate_group(
     g: &Group,
-    matches: &[Match],
+    matches: MatchList,
     roster: &Roster,
     config: &Config,
     aliases: &Aliases,
@@ -166,7 +170,7 @@ pub struct Ladder {
 #[allow(clippy::too_many_arguments)]
 pub fn ladders(
     config: &Config,
-    matches: &[Match],
+    matches: MatchList,
     roster: &Roster,
     stats: &Stats,
     headline: &Headline,
@@ -216,7 +220,7 @@ pub fn ladders(
                 if u64::from(mi) < first {
                     continue;
                 }
-                let (m, ms) = (&matches[mi as usize], &stats.matches[mi as usize]);
+                let (m, ms) = (matches.at(mi as usize), &stats.matches[mi as usize]);
                 let ids = &roster.match_players[mi as usize];
                 let day = m.start.map(|t| t.date());
                 newest = newest.max(day);
@@ -241,7 +245,7 @@ pub fn ladders(
                         tally[v as usize].incidents += 1;
                     }
                 }
-                results(m, ms, |p, o: Ordering| {
+                results(&m, ms, |p, o: Ordering| {
                     add_result(&mut tally[p as usize].record, o);
                 });
             }
@@ -317,12 +321,13 @@ pub fn ladders(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testdata::Listed;
 
     /// The game type groups split the matches, in site order; one game makes no game groups.
     #[test]
     fn groups_partition_the_matches() {
         let (matches, _) = crate::testdata::history("openarena");
-        let g = groups(&matches);
+        let g = groups(crate::model::MatchList::from(&matches));
         let codes: Vec<&str> = g.iter().map(|g| g.key.as_str()).collect();
         assert_eq!(codes, ["ffa", "duel", "ctf", "tdm"]);
         assert!(g.iter().all(|g| g.kind == LadderKind::GameType));
@@ -339,7 +344,7 @@ mod tests {
         }
         let mut mixed = matches.clone();
         mixed[0].game = "urt".into();
-        let g = groups(&mixed);
+        let g = groups(crate::model::MatchList::from(&mixed));
         let games: Vec<(&str, usize)> = g
             .iter()
             .filter(|g| g.kind == LadderKind::Game)
@@ -349,7 +354,7 @@ mod tests {
     }
 
     /// The ladders of `matches` on the default configuration, going on from `saved`.
-    fn ladders_of(matches: &[Match], saved: Tallies) -> (Roster, Vec<Ladder>, Tallies) {
+    fn ladders_of(matches: MatchList, saved: Tallies) -> (Roster, Vec<Ladder>, Tallies) {
         let config = Config::default();
         let aliases = Aliases::default();
         let roster = Roster::build(matches, &aliases);
@@ -382,7 +387,8 @@ mod tests {
     #[test]
     fn resumed_tallies_equal_one_tally() {
         let (matches, _) = crate::testdata::history("openarena");
-        let (_, whole, all) = ladders_of(&matches, Tallies::default());
+        let (_, whole, all) =
+            ladders_of(crate::model::MatchList::from(&matches), Tallies::default());
         let roster = Roster::build(&matches, &Aliases::default());
         // The largest cut after which players join who move some earlier one's number.
         let number = |r: &Roster| -> Vec<u32> {
@@ -394,27 +400,27 @@ mod tests {
         let cut = (1..matches.len())
             .rev()
             .find(|&cut| {
-                let before = Roster::build(&matches[..cut], &Aliases::default());
+                let before = Roster::build(matches.slice(..cut), &Aliases::default());
                 number(&before)
                     .iter()
                     .enumerate()
                     .any(|(i, &n)| n != i as u32)
             })
             .expect("some later player is numbered before an earlier one");
-        let (before, _, saved) = ladders_of(&matches[..cut], Tallies::default());
+        let (before, _, saved) = ladders_of(matches.slice(..cut), Tallies::default());
         let bytes = postcard::to_allocvec(&saved).unwrap();
         let saved: Tallies = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(saved.matches(), cut as u64);
         let to = number(&before);
         let mut moved = saved.clone();
         moved.renumber(&to).unwrap();
-        let (_, resumed, again) = ladders_of(&matches, moved);
+        let (_, resumed, again) = ladders_of(crate::model::MatchList::from(&matches), moved);
         assert_eq!(again, all);
         assert_eq!(resumed.len(), whole.len());
         for (a, b) in resumed.iter().zip(&whole) {
             assert_eq!(a.entries, b.entries, "ladder {}", a.group.key);
         }
-        let (_, _, wrong) = ladders_of(&matches, saved);
+        let (_, _, wrong) = ladders_of(crate::model::MatchList::from(&matches), saved);
         assert_ne!(wrong, all);
     }
 }

@@ -6,11 +6,11 @@
 //! from the previous season's average ahead of a newcomer. Matches without a date belong to no
 //! season. Computes nothing when no season is configured; renders nothing.
 
-use chrono::{Datelike, NaiveDate};
+use crate::model::MatchList;
+use chrono::{Datelike, NaiveDate, NaiveDateTime};
 use rayon::prelude::*;
 
 use crate::config::{Config, SeasonEvery};
-use crate::model::Match;
 use crate::model::identity::{Aliases, Roster};
 
 use crate::standings::subset;
@@ -66,7 +66,7 @@ impl Seasons {
     /// site's, `hidden` leaves players out of the season ladders (they still count in others').
     pub fn compute(
         config: &Config,
-        matches: &[Match],
+        matches: MatchList,
         roster: &Roster,
         aliases: &Aliases,
         hidden: &[bool],
@@ -74,19 +74,20 @@ impl Seasons {
         if !config.seasons.configured() {
             return Seasons::default();
         }
-        let undated = matches.iter().filter(|m| m.start.is_none()).count();
-        let periods = periods(config, matches);
+        // Each match's place in time order (read once: the matches may be decoded as read).
+        let when: Vec<_> = (matches.par_iter())
+            .map(|m| (m.start, m.file_index, m.line))
+            .collect();
+        let undated = when.iter().filter(|w| w.0.is_none()).count();
+        let periods = periods(config, &when);
         // Dated matches by start time: each season is one range of them, in the order a build
         // on only its matches would rate them (RANKING.md: by start time when all are dated),
         // whatever order the site has.
         let mut dated: Vec<usize> = (0..matches.len())
-            .filter(|&i| matches[i].start.is_some())
+            .filter(|&i| when[i].0.is_some())
             .collect();
-        dated.sort_by_key(|&i| {
-            let m = &matches[i];
-            (m.start, m.file_index, m.line)
-        });
-        let day = |i: usize| matches[i].start.map(|t| t.date());
+        dated.sort_by_key(|&i| when[i]);
+        let day = |i: usize| when[i].0.map(|t| t.date());
         // Each season is replayed on its own (in parallel); the carry then runs in order.
         let mut rated: Vec<(Vec<usize>, Vec<SeasonPlayer>)> = periods
             .par_iter()
@@ -125,11 +126,7 @@ impl Seasons {
                 }
             }
         }
-        let newest = matches
-            .iter()
-            .filter_map(|m| m.start)
-            .max()
-            .map(|t| t.date());
+        let newest = (when.iter()).filter_map(|w| w.0).max().map(|t| t.date());
         let mut list = Vec::with_capacity(periods.len());
         let mut placements = vec![Vec::new(); roster.players.len()];
         for (s, ((name, start, end), (members, mut players))) in
@@ -170,7 +167,10 @@ impl Seasons {
 
 /// The seasons' names and inclusive bounds, by start: the listed ones, or one per calendar
 /// period of `every` that holds a dated match.
-fn periods(config: &Config, matches: &[Match]) -> Vec<(String, NaiveDate, NaiveDate)> {
+fn periods(
+    config: &Config,
+    when: &[(Option<NaiveDateTime>, u32, u64)],
+) -> Vec<(String, NaiveDate, NaiveDate)> {
     let Some(every) = config.seasons.every else {
         let mut list: Vec<_> = config
             .seasons
@@ -184,9 +184,9 @@ fn periods(config: &Config, matches: &[Match]) -> Vec<(String, NaiveDate, NaiveD
         list.sort_by_key(|(_, start, end)| (*start, *end));
         return list;
     };
-    let starts: std::collections::BTreeSet<NaiveDate> = matches
+    let starts: std::collections::BTreeSet<NaiveDate> = when
         .iter()
-        .filter_map(|m| period_start(every, m.start?.date()))
+        .filter_map(|w| period_start(every, w.0?.date()))
         .collect();
     starts
         .into_iter()

@@ -3,9 +3,10 @@
 //! rating, then provisional ones, then inactive ones) and the division (`[[divisions]]`) of each
 //! ranked player. Takes counts and ratings; renders nothing.
 
+use crate::model::MatchList;
 use std::cmp::Ordering;
 
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveDateTime};
 use rayon::prelude::*;
 
 use crate::config::Config;
@@ -73,10 +74,10 @@ pub fn add_result(record: &mut [u32; 3], o: Ordering) {
 }
 
 /// Wins, draws and losses of every identity of `stats` in `matches`.
-fn records(matches: &[Match], stats: &Stats) -> Vec<[u32; 3]> {
+fn records(matches: MatchList, stats: &Stats) -> Vec<[u32; 3]> {
     let mut record = vec![[0u32; 3]; stats.players.len()];
     for (m, ms) in matches.iter().zip(&stats.matches) {
-        results(m, ms, |player, o| {
+        results(&m, ms, |player, o| {
             if let Some(r) = record.get_mut(player as usize) {
                 add_result(r, o);
             }
@@ -90,28 +91,26 @@ impl Standing {
     /// `hidden` ones.
     pub fn compute(
         config: &Config,
-        matches: &[Match],
+        matches: MatchList,
         stats: &Stats,
         ratings: &Ratings,
         hidden: &[bool],
     ) -> Standing {
         let players = stats.players.len();
+        // Each match's start, read once (the matches may be decoded as they are read).
+        let starts: Vec<Option<NaiveDateTime>> = matches.par_iter().map(|m| m.start).collect();
         let last_seen: Vec<Option<NaiveDate>> = stats
             .players
             .par_iter()
             .map(|s| {
                 s.matches
                     .iter()
-                    .filter_map(|&mi| matches.get(mi as usize)?.start)
+                    .filter_map(|&mi| *starts.get(mi as usize)?)
                     .max()
                     .map(|t| t.date())
             })
             .collect();
-        let newest = matches
-            .iter()
-            .filter_map(|m| m.start)
-            .max()
-            .map(|t| t.date());
+        let newest = starts.iter().flatten().max().map(|t| t.date());
         let active: Vec<bool> = last_seen
             .iter()
             .map(

@@ -4,7 +4,7 @@
 //! ladders cannot drift apart. Takes matches; renders nothing.
 
 use crate::config::Config;
-use crate::model::Match;
+use crate::model::MatchList;
 use crate::model::clans::Clans;
 use crate::model::identity::{Aliases, Roster};
 
@@ -30,7 +30,7 @@ pub struct SubsetPlayer {
 /// gives each of their players with their site identity. Unsorted; empty for no match.
 pub fn rate(
     config: &Config,
-    matches: &[Match],
+    matches: MatchList,
     roster: &Roster,
     aliases: &Aliases,
     members: &[usize],
@@ -38,8 +38,9 @@ pub fn rate(
     if members.is_empty() {
         return Vec::new();
     }
-    let sub: Vec<&Match> = members.iter().map(|&i| &matches[i]).collect();
-    let local = Roster::build(&sub, aliases);
+    let picked: Vec<u32> = members.iter().map(|&i| i as u32).collect();
+    let sub = matches.pick(&picked);
+    let local = Roster::build(sub, aliases);
     // A subset identity is the site identity in the same seat of the same match.
     let mut site_id = vec![usize::MAX; local.players.len()];
     for (&i, seats) in members.iter().zip(&local.match_players) {
@@ -53,7 +54,7 @@ pub fn rate(
     // curve is drawn.
     let mut cfg = config.rating.clone();
     cfg.evaluation = false;
-    let folds = crate::fold::fold_without_curves(&sub, &local, &clans, &cfg);
+    let folds = crate::fold::fold_without_curves(sub, &local, &clans, &cfg);
     let stats = &folds.stats;
     let incidents = FragMatrix::from_rows(stats.players.iter().map(|p| &p.victims)).incidents();
     let headline = Headline::new(folds.evaluation, &incidents, &folds.dynamic.players, &cfg);

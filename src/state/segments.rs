@@ -360,7 +360,13 @@ mod tests {
         let read =
             crate::read::read_logs_incremental(&[PathBuf::from(log)], Default::default()).unwrap();
         assert!(!read.matches.is_empty());
-        read.matches.iter().cycle().take(n).cloned().collect()
+        read.matches
+            .to_vec()
+            .iter()
+            .cycle()
+            .take(n)
+            .cloned()
+            .collect()
     }
 
     /// A changed log's state holding `settled` (sealed by `seal_file` with `per_segment`).

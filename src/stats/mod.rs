@@ -10,12 +10,13 @@ mod shelf;
 pub use lines::Lines;
 pub use names::{NameCounts, Names};
 
+use crate::model::MatchList;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::identity::Roster;
-use crate::model::{AsMatch, EventKind, FlagAction, Match, Team};
+use crate::model::{EventKind, FlagAction, Match, Team};
 
 /// One player's line in one match.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -175,7 +176,7 @@ pub struct Stats {
 
 impl Stats {
     /// Counts everything in `matches` (in the site's match order) for the identities in `roster`.
-    pub fn compute(matches: &[Match], roster: &Roster) -> Stats {
+    pub fn compute(matches: MatchList, roster: &Roster) -> Stats {
         let mut stats = Stats::default();
         stats.advance(matches, roster);
         stats
@@ -193,7 +194,7 @@ impl Stats {
     /// Counts the matches of `matches` (the whole history, in the site's match order) after
     /// those already counted. The counts must be numbered like `roster` (see
     /// [`Stats::renumber`]).
-    pub fn advance(&mut self, matches: &[impl AsMatch], roster: &Roster) {
+    pub fn advance(&mut self, matches: MatchList, roster: &Roster) {
         self.players
             .resize(roster.players.len(), PlayerStats::default());
         let from = self.matches.len();
@@ -201,12 +202,11 @@ impl Stats {
             .reserve_exact(matches.len().saturating_sub(from));
         for (mi, (m, ids)) in matches
             .iter()
-            .map(AsMatch::as_match)
             .zip(&roster.match_players)
             .enumerate()
             .skip(from)
         {
-            let (mut ms, weapon_frags) = count_match(m, ids, &mut self.players, &mut self.names);
+            let (mut ms, weapon_frags) = count_match(&m, ids, &mut self.players, &mut self.names);
             let map_name = self.names.id(&m.map);
             let at = match self.maps.binary_search_by(|s| s.name.as_str().cmp(&m.map)) {
                 Ok(at) => at,
@@ -521,6 +521,7 @@ fn count_match(
 mod tests {
     use super::*;
     use crate::model::identity::Aliases;
+    use crate::testdata::Listed;
 
     #[test]
     fn saved_player_maps_read_back_as_btreemap_reads_them() {
@@ -578,13 +579,13 @@ mod tests {
             .collect();
         assert_eq!(matches.len(), n);
         let roster = Roster::build(&matches, &Aliases::default());
-        let mut held = Stats::compute(&matches, &roster);
+        let mut held = Stats::compute(crate::model::MatchList::from(&matches), &roster);
         let dir = tempfile::tempdir().unwrap();
         let mut shelved = Stats::default();
         shelved.shelve_lines_in(dir.path().to_path_buf());
         // Counted in two steps, the first ending inside a block.
-        shelved.advance(&matches[..700], &roster);
-        shelved.advance(&matches, &roster);
+        shelved.advance(matches.slice(..700), &roster);
+        shelved.advance(crate::model::MatchList::from(&matches), &roster);
         let full = 3 * shelf::BLOCK_MATCHES;
         let written = |s: &Stats| {
             (s.matches.iter())
@@ -673,7 +674,7 @@ mod tests {
         .into();
         let matches = [m];
         let roster = Roster::build(&matches, &Aliases::default());
-        let s = Stats::compute(&matches, &roster);
+        let s = Stats::compute(crate::model::MatchList::from(&matches), &roster);
         let a = &s.players[roster.match_players[0][0] as usize];
         let b = &s.players[roster.match_players[0][1] as usize];
         assert_eq!(

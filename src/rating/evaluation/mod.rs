@@ -10,6 +10,7 @@ pub mod per_match;
 pub mod reliability;
 pub mod replay;
 
+use crate::model::MatchList;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -488,7 +489,7 @@ impl Evaluation {
 /// Evaluates every built-in system on `matches` (in rating order), in parallel. With
 /// `all_systems` false only the headline system runs (its report is then the only one).
 pub fn evaluate_all(
-    matches: &[Match],
+    matches: MatchList,
     roster: &Roster,
     cfg: &RatingConfig,
     all_systems: bool,
@@ -603,7 +604,12 @@ mod tests {
     #[test]
     fn bot_logs_rank_systems() {
         let (matches, roster) = crate::testdata::history("openarena");
-        let evaluation = evaluate_all(&matches, &roster, &RatingConfig::default(), true);
+        let evaluation = evaluate_all(
+            crate::model::MatchList::from(&matches),
+            &roster,
+            &RatingConfig::default(),
+            true,
+        );
         let by = |id: &str| evaluation.report(id).unwrap();
         let (bt, becker, constant) = (by("whole-history"), by("becker"), by("constant"));
         assert_eq!(bt.bots, 20);
@@ -633,7 +639,12 @@ mod tests {
             let Some((matches, roster)) = crate::testdata::history_of(set) else {
                 continue;
             };
-            let evaluation = evaluate_all(&matches, &roster, &RatingConfig::default(), true);
+            let evaluation = evaluate_all(
+                crate::model::MatchList::from(&matches),
+                &roster,
+                &RatingConfig::default(),
+                true,
+            );
             assert!(evaluation.frags > 500, "{set}");
             for id in ["constant", "win-rate", "kd", "becker", "vsp-xp", "xlrstats"] {
                 let r = evaluation.report(id).unwrap();

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
-use crate::model::{EventKind, Match};
+use crate::model::{EventKind, MatchList, MatchRef};
 use crate::rating::curve_point::CurvePoint;
 use crate::rating::curves::Curves;
 use crate::rating::evaluation::outcomes::Outcomes;
@@ -378,7 +378,7 @@ fn part_matches(total: usize, parts: usize) -> usize {
 /// (issue 41).
 fn next_batch<'m>(
     book: &mut Book,
-    matches: &mut impl Iterator<Item = (&'m Match, &'m [u32])>,
+    matches: &mut impl Iterator<Item = (MatchRef<'m>, &'m [u32])>,
     roster: &Roster,
     at_most: usize,
 ) -> Option<Batch> {
@@ -398,6 +398,7 @@ fn next_batch<'m>(
     };
     let mut ids = Vec::new();
     for (mi, (m, roster_ids)) in matches.take(at_most).enumerate() {
+        let m = &*m;
         book.matches += 1;
         ids.clear();
         ids.extend(
@@ -615,29 +616,19 @@ impl Evaluator {
     }
 
     /// Replays matches `from..` of `matches` (in rating order; `roster` numbers their players).
-    pub fn advance(&mut self, matches: &[Match], roster: &Roster, from: usize) {
-        let part = matches[from..]
+    pub fn advance(&mut self, matches: MatchList, roster: &Roster, from: usize) {
+        let part = matches
+            .slice(from..)
             .iter()
             .zip(roster.match_players.iter_from(from));
         self.replay(part, roster, PIPELINE_PARTS);
-    }
-
-    /// Replays `matches`, some of a history in rating order, each with its players' identity
-    /// numbers in `roster`: exactly as [`Evaluator::advance`] replays a history made of only
-    /// these matches (the replay numbers players by identity key, never by roster number).
-    pub fn advance_some<'m>(
-        &mut self,
-        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
-        roster: &Roster,
-    ) {
-        self.replay(matches, roster, PIPELINE_PARTS);
     }
 
     /// Replays `matches` through every system, cut into about `parts` batches (see
     /// [`PIPELINE_PARTS`]; the result does not depend on it).
     fn replay<'m>(
         &mut self,
-        matches: impl ExactSizeIterator<Item = (&'m Match, &'m [u32])>,
+        matches: impl ExactSizeIterator<Item = (MatchRef<'m>, &'m [u32])>,
         roster: &Roster,
         parts: usize,
     ) {
@@ -1388,6 +1379,7 @@ fn score_team_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testdata::Listed;
     use crate::testdata::history;
 
     /// A saved run's rater bytes, written as one byte string, have the postcard encoding of
@@ -1439,17 +1431,17 @@ mod tests {
             )
         };
         let mut one = Evaluator::new(&cfg, true);
-        one.advance(&matches, &roster, 0);
+        one.advance(crate::model::MatchList::from(&matches), &roster, 0);
         let expected = whole(&one.finish(&roster).0);
         for cut in [1, matches.len() / 3, matches.len() - 1] {
             let mut first = Evaluator::new(&cfg, true);
-            first.advance(&matches[..cut], &roster, 0);
+            first.advance(matches.slice(..cut), &roster, 0);
             let (_, checkpoint) = first.finish(&roster);
             let bytes = postcard::to_allocvec(&checkpoint).unwrap();
             let checkpoint: ReplayCheckpoint = postcard::from_bytes(&bytes).unwrap();
             let (mut rest, from) = Evaluator::resume(checkpoint, &cfg, true).unwrap();
             assert_eq!(from, cut);
-            rest.advance(&matches, &roster, from);
+            rest.advance(crate::model::MatchList::from(&matches), &roster, from);
             assert!(
                 whole(&rest.finish(&roster).0) == expected,
                 "cut after {cut}"
@@ -1465,7 +1457,7 @@ mod tests {
         let cfg = RatingConfig::default();
         let run = |parts: usize| {
             let mut e = Evaluator::new(&cfg, true);
-            let all = matches.iter().zip(roster.match_players.iter());
+            let all = matches.list().iter().zip(roster.match_players.iter());
             e.replay(all, &roster, parts);
             serde_json::to_string(&e.finish(&roster).0).unwrap()
         };
@@ -1474,7 +1466,7 @@ mod tests {
             assert!(run(parts) == one, "{parts} parts");
         }
         let mut book = Book::default();
-        let mut all = matches.iter().zip(roster.match_players.iter());
+        let mut all = matches.list().iter().zip(roster.match_players.iter());
         let per_part = part_matches(matches.len(), PIPELINE_PARTS);
         let (mut batches, mut frags) = (0, 0);
         while let Some(batch) = next_batch(&mut book, &mut all, &roster, per_part) {
@@ -1508,12 +1500,12 @@ mod tests {
             let cut = matches.len() / 2;
             for all in [true, false] {
                 let run = |mut e: Evaluator| {
-                    e.advance(&matches[..cut], &roster, 0);
+                    e.advance(matches.slice(..cut), &roster, 0);
                     let (_, checkpoint) = e.finish(&roster);
                     let halfway = postcard::to_allocvec(&checkpoint).unwrap();
                     let (mut e, from) = Evaluator::resume(checkpoint, &cfg, all).unwrap();
                     assert!(e.share, "{set}: a resumed replay shares the fit");
-                    e.advance(&matches, &roster, from);
+                    e.advance(crate::model::MatchList::from(&matches), &roster, from);
                     let (evaluation, checkpoint) = e.finish(&roster);
                     let end = postcard::to_allocvec(&checkpoint).unwrap();
                     (halfway, format!("{evaluation:?}"), end)
@@ -1565,14 +1557,14 @@ mod tests {
                     if !once {
                         both_save(&mut e);
                     }
-                    e.advance(&matches[..cut], &roster, 0);
+                    e.advance(matches.slice(..cut), &roster, 0);
                     let (_, checkpoint) = e.finish(&roster);
                     let halfway = postcard::to_allocvec(&checkpoint).unwrap().len();
                     let (mut e, from) = Evaluator::resume(checkpoint, &cfg, true).unwrap();
                     if !once {
                         both_save(&mut e);
                     }
-                    e.advance(&matches, &roster, from);
+                    e.advance(crate::model::MatchList::from(&matches), &roster, from);
                     let (evaluation, _) = e.finish(&roster);
                     (halfway, format!("{evaluation:?}"))
                 };
@@ -1610,7 +1602,7 @@ mod tests {
         // The followers replayed, and the book's answer key and boundary.
         let replayed = || {
             let mut e = Evaluator::new(&cfg, true);
-            e.advance(&matches, &roster, 0);
+            e.advance(crate::model::MatchList::from(&matches), &roster, 0);
             let followers = e.runs.split_off(LEADERS);
             (followers, answer_key(&e.book), boundary(&e.book))
         };
@@ -1655,7 +1647,7 @@ mod tests {
         let (matches, roster) = history("openarena/tdm");
         let cfg = RatingConfig::default();
         let mut e = Evaluator::new(&cfg, false);
-        e.advance(&matches[..2], &roster, 0);
+        e.advance(matches.slice(..2), &roster, 0);
         let (_, checkpoint) = e.finish(&roster);
         let why = Evaluator::resume(checkpoint.clone(), &cfg, true).err();
         assert!(why.unwrap().contains("systems"));

@@ -9,6 +9,7 @@
 //! A [`Ladder`] holds the replay's state between builds: it builds and runs the operations of
 //! the matches it has not seen yet.
 
+use crate::model::MatchList;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -18,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{DuelMode, DynamicConfig};
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
-use crate::model::{AsMatch, EventKind, FlagAction, Match, Team};
+use crate::model::{EventKind, FlagAction, Match, Team};
 use crate::rating::curve_point::CurvePoint;
 use crate::rating::curves::Curves;
 
@@ -142,7 +143,7 @@ impl Stream {
     /// Turns `matches` (in rating order) into operations. `roster` maps match players to
     /// identities; `clans` gives each identity's clan.
     pub fn build(
-        matches: &[impl AsMatch],
+        matches: MatchList,
         roster: &Roster,
         clans: &Clans,
         cfg: &DynamicConfig,
@@ -162,7 +163,7 @@ impl Stream {
     /// (`match_players` maps their players to identities), with the decay clock where the
     /// matches before left it.
     fn build_part(
-        matches: &[impl AsMatch],
+        matches: MatchList,
         match_players: crate::model::match_ids::Iter<'_>,
         first: usize,
         players: usize,
@@ -173,8 +174,9 @@ impl Stream {
         let clan_of = |id: u32| clans.of_player[id as usize].map(|c| players as u32 + c);
         let mut ops = Vec::new();
         let mut side = Vec::new();
-        let matches = matches.iter().map(AsMatch::as_match);
+        let matches = matches.iter();
         for (mi, (m, ids)) in matches.zip(match_players).enumerate() {
+            let m = &*m;
             if decay_on(cfg)
                 && let Some(start) = m.start
                 && let Some(periods) = clock.due(start, cfg)
@@ -365,7 +367,7 @@ impl Ladder {
     /// rated. The ladder must be numbered like `roster` and `clans`.
     pub fn advance(
         &mut self,
-        matches: &[impl AsMatch],
+        matches: MatchList,
         roster: &Roster,
         clans: &Clans,
         cfg: &DynamicConfig,
@@ -379,7 +381,7 @@ impl Ladder {
     /// not depend on it).
     fn advance_in_runs(
         &mut self,
-        matches: &[impl AsMatch],
+        matches: MatchList,
         roster: &Roster,
         clans: &Clans,
         cfg: &DynamicConfig,
@@ -393,7 +395,7 @@ impl Ladder {
         while first < matches.len() {
             let end = (first + run.max(1)).min(matches.len());
             let stream = Stream::build_part(
-                &matches[first..end],
+                matches.slice(first..end),
                 roster.match_players.iter_range(first..end),
                 first,
                 self.players,

@@ -561,7 +561,12 @@ mod tests {
     fn simulated_team_matches_are_predicted_best_and_calibrated() {
         let (matches, roster, _) = crate::testdata::simulated_team_matches(1200, 60, 11);
         let cfg = crate::config::RatingConfig::default();
-        let evaluation = crate::rating::evaluation::evaluate_all(&matches, &roster, &cfg, true);
+        let evaluation = crate::rating::evaluation::evaluate_all(
+            crate::model::MatchList::from(&matches),
+            &roster,
+            &cfg,
+            true,
+        );
         let ours = evaluation
             .report(TEAM_MODEL_ID)
             .unwrap()

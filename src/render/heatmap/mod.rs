@@ -155,7 +155,7 @@ impl Heat {
             }
             let game = spots
                 .first()
-                .map(|s| input.matches[s.game as usize].game.clone())
+                .map(|s| input.matches.at(s.game as usize).game.clone())
                 .unwrap_or_default();
             let at = heat.maps.len();
             heat.by_map.insert(map, at);
@@ -434,7 +434,7 @@ pub fn player_view(r: &Renderer, i: usize) -> Vec<PlayerHeat> {
 
 /// The kills of match `game` (site order) as lines, if its map has positions and it has some.
 pub fn match_view(r: &Renderer, game: usize) -> Option<MatchKills> {
-    let m = &r.input.matches[game];
+    let m = &r.input.matches.at(game);
     let (h, spots) = r.heat.of_game(game)?;
     let side = |t: Team| match t {
         Team::Red => 0,

@@ -87,10 +87,10 @@ pub(in crate::render) fn awards(r: &Renderer) -> Vec<AwardView> {
                         Some(mi) => (
                             format!(
                                 "{} · {}",
-                                r.input.matches[mi as usize].map,
+                                r.input.matches.at(mi as usize).map,
                                 r.when(mi as usize)
                             ),
-                            crate::render::match_url(&r.input.matches[mi as usize]),
+                            crate::render::match_url(&r.input.matches.at(mi as usize)),
                         ),
                         None => (String::new(), String::new()),
                     };

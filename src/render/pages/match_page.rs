@@ -44,7 +44,7 @@ pub(in crate::render) fn match_keys(r: &Renderer, salt: u64) -> Vec<u64> {
 /// page, the prediction before it, the frame of its kill map, each of its players' name, page
 /// and rating change, and `salt` (templates and the fields all pages share).
 fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
-    let m = &r.input.matches[i];
+    let m = &r.input.matches.at(i);
     h.u64(salt);
     h.str(&crate::render::match_url(m));
     h.str(&m.id);
@@ -73,7 +73,7 @@ fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
 /// [`MatchPage::kills`] wrote them: one `<tr>` per frag, suicide and team kill, each followed
 /// by a newline and the loop's indentation. Every text is escaped (names come as HTML).
 pub(in crate::render) fn kills_html(r: &Renderer, i: usize) -> String {
-    let m = &r.input.matches[i];
+    let m = &r.input.matches.at(i);
     let ids = &r.input.roster.match_players[i];
     let weapons: Vec<String> = m
         .weapons
@@ -137,7 +137,7 @@ pub(in crate::render) fn expected_margin(r: &Renderer, i: usize) -> Option<f64> 
 
 /// Cumulative frags over match time of the match's five best fraggers.
 pub(in crate::render) fn timeline(r: &Renderer, i: usize) -> String {
-    let m = &r.input.matches[i];
+    let m = &r.input.matches.at(i);
     // A log with no times (Enemy Territory console logs): no curve to draw.
     if m.duration_seconds == 0 {
         return String::new();
@@ -187,7 +187,7 @@ pub(in crate::render) fn timeline(r: &Renderer, i: usize) -> String {
 }
 
 pub(in crate::render) fn match_row(r: &Renderer, i: usize) -> MatchRow {
-    let m = &r.input.matches[i];
+    let m = &r.input.matches.at(i);
     let ms = &r.input.stats.matches[i];
     MatchRow {
         url: crate::render::match_url(m),
@@ -208,7 +208,7 @@ pub(in crate::render) fn match_row(r: &Renderer, i: usize) -> MatchRow {
 /// hidden (by the names `data/balance.js` knows them by), and `from=` their sides, so the
 /// balancer shows the fewest swaps from the teams as they played; None for other matches.
 pub(in crate::render) fn balance_url(r: &Renderer, i: usize) -> Option<String> {
-    let m = &r.input.matches[i];
+    let m = &r.input.matches.at(i);
     if !m.gametype.team_based {
         return None;
     }
@@ -243,7 +243,7 @@ pub(in crate::render) fn balance_url(r: &Renderer, i: usize) -> Option<String> {
 /// [`MatchPage::kills`] and each side's [`Side::lines`] (the HTML of their rows, which the
 /// built-in template prints, is always filled).
 pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) -> MatchPage {
-    let m = &r.input.matches[i];
+    let m = &r.input.matches.at(i);
     let ms: &MatchStats = &r.input.stats.matches[i];
     let ids = &r.input.roster.match_players[i];
     let line_view = |place: usize, l: &crate::stats::MatchLine| {

@@ -86,12 +86,16 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
     let mut met: HashSet<u32, ahash::RandomState> = HashSet::default();
     let mut maps = BTreeSet::new();
     let mut frags = 0u64;
+    let (mut first, mut last) = (None, None);
     for &i in matches {
         met.extend(r.input.roster.match_players[i].iter().copied());
-        maps.insert(r.input.matches[i].map.as_str());
+        maps.insert(r.match_map_name(i));
         frags += u64::from(r.input.stats.matches[i].frags);
+        if let Some(start) = r.input.matches.at(i).start {
+            first = first.min(Some(start)).or(Some(start));
+            last = last.max(Some(start));
+        }
     }
-    let dates = || matches.iter().filter_map(|&i| r.input.matches[i].start);
     let day = |t: Option<chrono::NaiveDateTime>| {
         t.map(|t| t.format("%Y-%m-%d").to_string())
             .unwrap_or_default()
@@ -103,8 +107,8 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
         players: met.len(),
         frags,
         maps: maps.len(),
-        first: day(dates().min()),
-        last: day(dates().max()),
+        first: day(first),
+        last: day(last),
     }
 }
 
@@ -138,7 +142,7 @@ pub(in crate::render) fn server_page<'s>(
     let mut frags: HashMap<u32, u32, ahash::RandomState> = HashMap::default();
     let mut months: BTreeMap<(i32, u32), (u32, chrono::NaiveDateTime)> = BTreeMap::new();
     for &i in matches {
-        let m = &r.input.matches[i];
+        let m = &r.input.matches.at(i);
         let lines = &r.input.stats.matches[i].lines;
         for l in lines {
             let n = frags.entry(l.player).or_default();

@@ -231,7 +231,12 @@ fn abba_is_the_snake_by_skill() {
 fn proposed_teams_are_fair_in_true_skill() {
     let (matches, roster, truth) = crate::testdata::simulated_team_matches(600, 40, 21);
     let cfg = crate::config::RatingConfig::default();
-    let evaluation = crate::rating::evaluation::evaluate_all(&matches, &roster, &cfg, false);
+    let evaluation = crate::rating::evaluation::evaluate_all(
+        crate::model::MatchList::from(&matches),
+        &roster,
+        &cfg,
+        false,
+    );
     let team = &evaluation.team;
     let params = team.params.clone().unwrap();
     let mut rng = Lcg(77);

@@ -19,7 +19,7 @@ use std::sync::{Arc, OnceLock};
 use super::recent::Shelf;
 use super::spill::{self, Spill};
 use crate::model::identity::Roster;
-use crate::model::{AsMatch, Match};
+use crate::model::{MatchList, MatchRef};
 use crate::progress::PieceTimes;
 use crate::rating::evaluation::replay::{
     Batch, Book, Comparison, Evaluator, LEADERS, PIPELINE_PARTS, Run, SkillKey, answer_key,
@@ -50,7 +50,7 @@ fn held_bytes(batch: &Batch, losses: &[f32]) -> usize {
 }
 
 /// Matches in replay order, each with its players' roster numbers.
-type Pairs<'m> = Box<dyn Iterator<Item = (&'m Match, &'m [u32])> + Send + 'm>;
+type Pairs<'m> = Box<dyn Iterator<Item = (MatchRef<'m>, &'m [u32])> + Send + 'm>;
 
 /// The headline and the team model, replaying ahead of the others.
 pub struct Leaders<'m> {
@@ -97,7 +97,7 @@ impl Evaluator {
     /// [`HELD_BYTES`] is written to a spill file in `spill_dir`, when given.
     pub fn split<'m>(
         mut self,
-        matches: &'m [impl AsMatch],
+        matches: MatchList<'m>,
         roster: &'m Roster,
         from: usize,
         spill_dir: Option<PathBuf>,
@@ -124,8 +124,7 @@ impl Evaluator {
                 share: self.share,
                 matches: Some((
                     Box::new(
-                        (matches[from..].iter().map(AsMatch::as_match))
-                            .zip(roster.match_players.iter_from(from)),
+                        (matches.slice(from..).iter()).zip(roster.match_players.iter_from(from)),
                     ),
                     matches.len() - from,
                 )),
@@ -290,6 +289,7 @@ impl Followers {
 mod tests {
     use super::*;
     use crate::config::RatingConfig;
+    use crate::testdata::Listed;
 
     /// The leaders and followers run apart (the followers catching up in between, then
     /// finishing later, every batch read back from the spill file) give the evaluation and
@@ -316,18 +316,22 @@ mod tests {
             for cfg in [RatingConfig::default(), glicko.clone()] {
                 for all in [true, false] {
                     let mut one = Evaluator::new(&cfg, all);
-                    one.advance(&matches[..cut], &roster, 0);
+                    one.advance(matches.slice(..cut), &roster, 0);
                     let (_, halfway) = one.finish(&roster);
                     let (mut one, from) = Evaluator::resume(halfway.clone(), &cfg, all).unwrap();
-                    one.advance(&matches, &roster, from);
+                    one.advance(crate::model::MatchList::from(&matches), &roster, from);
                     let (e, c) = one.finish(&roster);
                     let expected = whole(&e, &c);
 
                     // Every batch past the first spilled, into a folder of its own.
                     let spill = tempfile::tempdir().unwrap();
                     let (rest, from) = Evaluator::resume(halfway.clone(), &cfg, all).unwrap();
-                    let (mut leaders, mut followers) =
-                        rest.split(&matches, &roster, from, Some(spill.path().into()));
+                    let (mut leaders, mut followers) = rest.split(
+                        crate::model::MatchList::from(&matches),
+                        &roster,
+                        from,
+                        Some(spill.path().into()),
+                    );
                     leaders.held_limit = 0;
                     leaders.replay();
                     // Without followers (the other systems not evaluated) nothing is kept.
@@ -352,7 +356,8 @@ mod tests {
                     // Without saving the states (a build that keeps its older checkpoint):
                     // no checkpoint, the same evaluation.
                     let (rest, from) = Evaluator::resume(halfway, &cfg, all).unwrap();
-                    let (mut leaders, followers) = rest.split(&matches, &roster, from, None);
+                    let (mut leaders, followers) =
+                        rest.split(crate::model::MatchList::from(&matches), &roster, from, None);
                     leaders.replay();
                     // With no spill file, what the followers have not taken waits in memory:
                     // nothing, when there are none.

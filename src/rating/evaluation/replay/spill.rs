@@ -79,13 +79,14 @@ pub fn take(file: &Scratch, range: Range<u64>) -> std::io::Result<(Batch, Vec<f3
 mod tests {
     use super::*;
     use crate::rating::evaluation::replay::{Book, next_batch};
+    use crate::testdata::Listed;
 
     /// Records read back as written, from any one of them, in a file whose folder holds no
     /// name of it; a record cut short is an error, not a panic.
     #[test]
     fn records_read_back_as_written() {
         let (matches, roster) = crate::testdata::history("openarena");
-        let mut all = matches.iter().zip(roster.match_players.iter());
+        let mut all = matches.list().iter().zip(roster.match_players.iter());
         let mut book = Book::default();
         let dir = tempfile::tempdir().unwrap();
         let spill = Spill::new(dir.path().to_path_buf());

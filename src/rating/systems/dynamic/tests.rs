@@ -69,7 +69,13 @@ fn rate(
 ) -> (Roster, DynamicRatings, Clans) {
     let roster = Roster::build(&matches, &Aliases::default());
     let clans = Clans::assign(&roster, clans, false);
-    let r = Stream::build(&matches, &roster, &clans, cfg).run(cfg);
+    let r = Stream::build(
+        crate::model::MatchList::from(&matches),
+        &roster,
+        &clans,
+        cfg,
+    )
+    .run(cfg);
     (roster, r, clans)
 }
 
@@ -463,12 +469,17 @@ fn resumed_ladder_equals_one_pass() {
     let roster = Roster::build(&matches, &Aliases::default());
     let clans = Clans::assign(&roster, &declared, false);
     let mut one = Ladder::new(roster.players.len(), clans.clans.len(), &c);
-    one.advance(&matches, &roster, &clans, &c);
+    one.advance(crate::model::MatchList::from(&matches), &roster, &clans, &c);
 
     let early = Roster::build(&matches[..1], &Aliases::default());
     let early_clans = Clans::assign(&early, &declared, false);
     let mut split = Ladder::new(early.players.len(), early_clans.clans.len(), &c);
-    split.advance(&matches[..1], &early, &early_clans, &c);
+    split.advance(
+        crate::model::MatchList::from(&matches[..1]),
+        &early,
+        &early_clans,
+        &c,
+    );
     let to: Vec<u32> = early
         .players
         .iter()
@@ -480,14 +491,14 @@ fn resumed_ladder_equals_one_pass() {
         "the newcomer renumbers the players already rated"
     );
     split.renumber(&to, roster.players.len(), &[0], clans.clans.len(), &c);
-    split.advance(&matches, &roster, &clans, &c);
+    split.advance(crate::model::MatchList::from(&matches), &roster, &clans, &c);
     assert_eq!(split.matches(), 3);
     assert_eq!(split.ratings(&c), one.ratings(&c));
     assert_eq!(one.ratings(&c).decay, DecayStatus::Applied { periods: 3 });
     // The same as the stream of the whole history.
     assert_eq!(
         one.ratings(&c),
-        Stream::build(&matches, &roster, &clans, &c).run(&c)
+        Stream::build(crate::model::MatchList::from(&matches), &roster, &clans, &c).run(&c)
     );
 }
 
@@ -503,10 +514,16 @@ fn ladder_in_runs_equals_one_stream() {
         ..cfg()
     };
     let clans = Clans::assign(&roster, &[], true);
-    let whole = Stream::build(&matches, &roster, &clans, &c).run(&c);
+    let whole = Stream::build(crate::model::MatchList::from(&matches), &roster, &clans, &c).run(&c);
     for run in [1, 7, LADDER_RUN, matches.len()] {
         let mut ladder = Ladder::new(roster.players.len(), clans.clans.len(), &c);
-        ladder.advance_in_runs(&matches, &roster, &clans, &c, run);
+        ladder.advance_in_runs(
+            crate::model::MatchList::from(&matches),
+            &roster,
+            &clans,
+            &c,
+            run,
+        );
         assert_eq!(ladder.matches(), matches.len());
         assert_eq!(ladder.ratings(&c), whole, "runs of {run} matches");
     }
