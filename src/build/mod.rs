@@ -340,8 +340,8 @@ struct Numbers<'a>(MatchList<'a>);
 
 impl state::Pairs<u32> for Numbers<'_> {
     fn each(&self, each: &mut dyn FnMut(&str, u32)) {
-        for m in self.0 {
-            each(&m.id, m.number);
+        for m in self.0.heads() {
+            each(m.id, m.number);
         }
     }
 }

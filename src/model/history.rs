@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::match_head::{HeldHead, MatchHead};
 use super::match_list::{MatchList, MatchRef};
 use super::packed_match::{self, BlockWriter};
 use super::{Events, Match};
@@ -35,6 +36,8 @@ pub struct History {
     /// Each match's events (kept out of its packed description: they are a range of a state
     /// file, or bytes of their own).
     events: Vec<Events>,
+    /// Each match's head, held decoded: what every page's key and every list reads.
+    heads: Vec<HeldHead>,
     /// The packed descriptions, a block of [`BLOCK_MATCHES`] at a time.
     blocks: Vec<Block>,
     /// The scratch file the blocks are in (those that could be written).
@@ -103,12 +106,11 @@ impl History {
                 continue;
             }
             let rest = pending.split_off(whole);
-            let packed: Vec<(Vec<Place>, Vec<Events>, Block)> =
-                std::mem::replace(&mut pending, rest)
-                    .into_par_iter()
-                    .chunks(BLOCK_MATCHES)
-                    .map(|mut block| pack(block.iter_mut(), scratch.as_ref()))
-                    .collect();
+            let packed: Vec<Packed> = std::mem::replace(&mut pending, rest)
+                .into_par_iter()
+                .chunks(BLOCK_MATCHES)
+                .map(|mut block| pack(block.iter_mut(), scratch.as_ref()))
+                .collect();
             all.extend(packed);
         }
         History::of_blocks(all, scratch)
@@ -119,7 +121,7 @@ impl History {
     /// of their own first: the history's logs hold them).
     pub fn from_refs(mut matches: Vec<&mut Match>, dir: Option<PathBuf>) -> History {
         let scratch = dir.map(Scratch::new);
-        let packed: Vec<(Vec<Place>, Vec<Events>, Block)> = matches
+        let packed: Vec<Packed> = matches
             .par_chunks_mut(BLOCK_MATCHES)
             .map(|block| pack(block.iter_mut().map(|m| &mut **m), scratch.as_ref()))
             .collect();
@@ -129,23 +131,23 @@ impl History {
 
     /// The history of the blocks `packed`, in order (each of [`BLOCK_MATCHES`] matches but the
     /// last), in `scratch` where written.
-    fn of_blocks(
-        packed: Vec<(Vec<Place>, Vec<Events>, Block)>,
-        scratch: Option<Scratch>,
-    ) -> History {
-        let matches = packed.iter().map(|p| p.0.len()).sum();
+    fn of_blocks(packed: Vec<Packed>, scratch: Option<Scratch>) -> History {
+        let matches = packed.iter().map(|p| p.places.len()).sum();
         let (mut places, mut events) = (Vec::with_capacity(matches), Vec::with_capacity(matches));
+        let mut heads = Vec::with_capacity(matches);
         let mut blocks = Vec::with_capacity(packed.len());
-        for (p, e, b) in packed {
-            places.extend(p);
-            events.extend(e);
-            blocks.push(b);
+        for p in packed {
+            places.extend(p.places);
+            events.extend(p.events);
+            heads.extend(p.heads);
+            blocks.push(p.block);
         }
         // One count for every history the process makes: an id is never another's.
         static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         History {
             places,
             events,
+            heads,
             blocks,
             scratch,
             id: MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -171,6 +173,11 @@ impl History {
     /// Its matches, as a list to read.
     pub fn list(&self) -> MatchList<'_> {
         MatchList::history(self)
+    }
+
+    /// The `i`-th match's head (nothing decoded).
+    pub fn head(&self, i: usize) -> MatchHead<'_> {
+        self.heads[i].head(self.places[i].number)
     }
 
     /// The `i`-th match, decoded (the one this thread decoded last, when it is that match).
@@ -264,16 +271,26 @@ struct ReadBlock {
     body: usize,
 }
 
-/// Packs one block of matches: where each lies in it, their events, and the block (written to
-/// `scratch` when it can be).
+/// One block of matches packed: where each lies in it, their events and heads, and the block.
+struct Packed {
+    places: Vec<Place>,
+    events: Vec<Events>,
+    heads: Vec<HeldHead>,
+    block: Block,
+}
+
+/// Packs one block of matches (written to `scratch` when it can be).
 fn pack<'m>(
     matches: impl ExactSizeIterator<Item = &'m mut Match>,
     scratch: Option<&Scratch>,
-) -> (Vec<Place>, Vec<Events>, Block) {
+) -> Packed {
     let mut writer = BlockWriter::default();
     let mut places = Vec::with_capacity(matches.len());
     let mut events = Vec::with_capacity(matches.len());
+    let mut heads = Vec::with_capacity(matches.len());
     for m in matches {
+        // Made before the events are taken: a match's final scores may count its events.
+        heads.push(HeldHead::of(m));
         events.push(std::mem::take(&mut m.events));
         let (at, len) = writer.push(m);
         places.push(Place {
@@ -287,7 +304,12 @@ fn pack<'m>(
         Some(start) => Block::Written(start, bytes.len() as u32),
         None => Block::Held(bytes.into_boxed_slice()),
     };
-    (places, events, block)
+    Packed {
+        places,
+        events,
+        heads,
+        block,
+    }
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::Match;
 use super::history::History;
+use super::{Match, MatchHead};
 
 /// The matches a step reads, in order: a cheap view (a few words), copied freely.
 #[derive(Clone, Copy)]
@@ -126,6 +126,31 @@ impl<'a> MatchList<'a> {
             Source::Refs(r) => MatchRef::Borrowed(r[i]),
             Source::History(h) => h.at(i),
         }
+    }
+
+    /// The `i`-th match's head: what lists and keys read of it, decoding nothing from a
+    /// history. Panics when `i` is not below [`MatchList::len`].
+    pub fn head(&self, i: usize) -> MatchHead<'a> {
+        assert!(i < self.len(), "match {i} of a list of {}", self.len());
+        let i = self.start + i;
+        let i = self.picked.map_or(i, |p| p[i] as usize);
+        match self.source {
+            Source::Slice(s) => MatchHead::of(&s[i]),
+            Source::Refs(r) => MatchHead::of(r[i]),
+            Source::History(h) => h.head(i),
+        }
+    }
+
+    /// The matches' heads in order (see [`MatchList::head`]).
+    pub fn heads(&self) -> impl DoubleEndedIterator<Item = MatchHead<'a>> + ExactSizeIterator + 'a {
+        let list = *self;
+        (0..list.len()).map(move |i| list.head(i))
+    }
+
+    /// The matches' heads, read on the thread pool.
+    pub fn par_heads(&self) -> impl IndexedParallelIterator<Item = MatchHead<'a>> + 'a {
+        let list = *self;
+        (0..list.len()).into_par_iter().map(move |i| list.head(i))
     }
 
     /// The `i`-th match, if the list holds that many.
@@ -333,6 +358,10 @@ mod tests {
             let back: Vec<u32> = tail.iter().rev().map(|m| m.number).collect();
             assert_eq!(back, (5..=10).rev().collect::<Vec<_>>());
             let par: Vec<u32> = tail.par_iter().map(|m| m.number).collect();
+            assert_eq!(par, numbers(tail));
+            let heads: Vec<u32> = tail.heads().map(|h| h.number).collect();
+            assert_eq!(heads, numbers(tail));
+            let par: Vec<u32> = tail.par_heads().map(|h| h.number).collect();
             assert_eq!(par, numbers(tail));
             assert!(list.slice(3..3).is_empty());
             let picked = list.pick(&[1, 4, 9]);

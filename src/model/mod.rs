@@ -7,6 +7,7 @@ pub mod events;
 pub mod game_type;
 pub mod history;
 pub mod identity;
+pub mod match_head;
 pub mod match_ids;
 pub mod match_list;
 pub mod match_player;
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use events::Events;
 pub use history::History;
+pub use match_head::MatchHead;
 pub use match_list::{MatchList, MatchRef};
 pub use match_player::{MatchPlayer, PlayerFields, Who};
 pub use rare_list::RareList;

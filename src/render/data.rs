@@ -93,7 +93,7 @@ pub struct ClanJson<'a> {
 /// One object of `data/matches.json`.
 #[derive(Debug, Serialize)]
 pub struct MatchJson<'a> {
-    pub id: Box<str>,
+    pub id: &'a str,
     /// The server's name: its `[[servers]]` entry, else `sv_hostname` without colour codes.
     pub server: &'a str,
     /// Number in the order matches were first read, kept for the match's life (undated
@@ -195,8 +195,10 @@ fn players_file(
     let shown: Vec<usize> = (0..count).filter(|&i| !input.hidden[i]).collect();
     // On a site of one game (most), every player who played played it: no walk over their
     // matches.
-    // Each match's game, read once (the matches may be decoded as they are read).
-    let game_of: Vec<Text> = (input.matches.par_iter()).map(|m| m.game.clone()).collect();
+    // Each match's game, read once.
+    let game_of: Vec<Text> = (input.matches.par_heads())
+        .map(|m| m.game.clone())
+        .collect();
     let site_games = games_of(&game_of, 0..input.matches.len() as u32);
     let player = |n: usize| {
         let i = shown[n];
@@ -272,12 +274,12 @@ fn matches_file(
         .min(input.stats.matches.len())
         .min(links.match_servers.len());
     let one = |i: usize| {
-        let (m, s) = (input.matches.at(i), &input.stats.matches[i]);
+        let (m, s) = (input.matches.head(i), &input.stats.matches[i]);
         MatchJson {
-            id: m.id.clone(),
+            id: m.id,
             server: &links.match_servers[i],
             number: m.number,
-            url: crate::render::match_url(&m),
+            url: crate::render::match_url(&m.id),
             map: m.map.clone(),
             game: m.game.clone(),
             gametype: m.gametype.code.clone(),
@@ -290,9 +292,9 @@ fn matches_file(
             team_kills: s.team_kills,
             source: m.source.clone(),
             line: m.line,
-            exit_reason: m.exit_reason.clone(),
+            exit_reason: m.exit_reason.cloned(),
             team_scores: m
-                .final_team_scores()
+                .final_team_scores
                 .map(|[red, blue]| TeamScores { red, blue }),
             partial: m.partial,
             predicted_red_win: predicted.get(i),

@@ -33,7 +33,7 @@ pub fn atom(title: &str, base_url: Option<&str>, matches: MatchList) -> Option<S
     for (i, t) in dated {
         let m = matches.at(i);
         let m = &*m;
-        let link = format!("{base}/{}", crate::render::match_url(m));
+        let link = format!("{base}/{}", crate::render::match_url(&m.id));
         let server = plain_name(&m.server);
         xml.push_str("  <entry>\n");
         xml.push_str(&format!(

@@ -109,7 +109,7 @@ pub(super) fn static_files(site_dir: &Path) -> Result<Vec<OutputFile>> {
 
 /// "Newest match: 2026-11-22 01:54" — the time of the data, never of the build.
 pub(super) fn updated_line(matches: MatchList) -> String {
-    match matches.iter().filter_map(|m| m.start).max() {
+    match matches.heads().filter_map(|m| m.start).max() {
         Some(t) => format!("Newest match: {}", t.format("%Y-%m-%d %H:%M")),
         None => format!("{} matches (the logs carry no dates)", matches.len()),
     }

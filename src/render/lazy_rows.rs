@@ -143,10 +143,10 @@ fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
         players: (r.names_html.iter().zip(&r.links.players))
             .map(|(name, url)| digest(&[name, url]))
             .collect(),
-        matches: (r.input.matches.iter().enumerate())
+        matches: (r.input.matches.heads().enumerate())
             .map(|(mi, m)| {
                 digest(&[
-                    &crate::render::match_url(&m),
+                    &crate::render::match_url(m.id),
                     r.when(mi),
                     r.when_sort(mi),
                     &m.map,
@@ -296,12 +296,12 @@ pub(super) fn fill_player_rows<'p>(r: &'p Renderer, i: usize, page: &mut PlayerP
     let match_rows: Vec<PlayerMatchRow> = matches_played(r, i)
         .into_iter()
         .map(|p| {
-            let m = r.input.matches.at(p.mi);
+            let m = r.input.matches.head(p.mi);
             PlayerMatchRow {
                 rating: decimal::fixed(p.after, 1),
                 change: decimal::signed(p.delta, 1),
                 change_class: change_class(p.delta),
-                url: crate::render::match_url(&m),
+                url: crate::render::match_url(m.id),
                 when: r.when(p.mi),
                 when_sort: r.when_sort(p.mi),
                 map: m.map.clone(),

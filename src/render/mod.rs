@@ -43,9 +43,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::model::MatchList;
 use crate::model::clans::Clans;
 use crate::model::identity::Roster;
-use crate::model::{Match, MatchList};
 use crate::rating::Ratings;
 use crate::rating::evaluation::Evaluation;
 use crate::render::pages::balance_report;
@@ -203,8 +203,8 @@ impl Links {
     fn match_servers(input: &SiteInput) -> Vec<crate::model::text::Text> {
         let names: Vec<String> = input
             .matches
-            .par_iter()
-            .map(|m| pages::server::server_name(input.config, input.site_dir, &m))
+            .par_heads()
+            .map(|m| pages::server::server_name(input.config, input.site_dir, m))
             .collect();
         // A name per match, shared: a server's matches are many, its names few. Collected
         // from the names borrowed, not taken: a list collected from the taken names would keep
@@ -223,8 +223,8 @@ impl Links {
 
 /// The page of match `m`, from the site's root: made when asked for, not kept per match (a
 /// list of them was 4.7 MB at 64,000 matches, issue 41).
-pub fn match_url(m: &Match) -> String {
-    format!("matches/{}.html", m.id)
+pub fn match_url(id: &str) -> String {
+    format!("matches/{id}.html")
 }
 
 /// Renders every page, asset and data file of the site. The comparison of rating systems
@@ -247,7 +247,7 @@ pub fn render_site(
         description: input.config.description.clone(),
         version: env!("CARGO_PKG_VERSION"),
         colors_css: colors_css(&input.config.colors),
-        feed: input.config.base_url.is_some() && input.matches.iter().any(|m| m.start.is_some()),
+        feed: input.config.base_url.is_some() && input.matches.heads().any(|m| m.start.is_some()),
         base_url: input
             .config
             .base_url
@@ -417,7 +417,7 @@ fn pages<'a>(
             .into_par_iter()
             .with_max_len(PAGES_PER_JOB)
             .map(|i| -> Result<OutputFile> {
-                let url = match_url(&input.matches.at(i));
+                let url = match_url(input.matches.head(i).id);
                 let common = page("../", &url);
                 let key = keys[i];
                 if input.cache.keys.get(&url) == Some(key) {

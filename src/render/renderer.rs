@@ -88,7 +88,7 @@ struct MatchLabels {
 
 impl MatchLabels {
     /// The labels of match `m` (at `i` in site order), whose map's page is `map`.
-    fn new(m: &crate::model::Match, i: usize, map: u32) -> MatchLabels {
+    fn new(m: crate::model::MatchHead, i: usize, map: u32) -> MatchLabels {
         MatchLabels {
             label: ShortText::new(&match m.start {
                 Some(t) => t.format(SORTABLE).to_string(),
@@ -186,11 +186,11 @@ impl<'a> Renderer<'a> {
         }
         let match_labels = input
             .matches
-            .par_iter()
+            .par_heads()
             .enumerate()
             .map(|(i, m)| {
                 let map = map_place.get(m.map.as_str()).copied().unwrap_or(0);
-                MatchLabels::new(&m, i, map)
+                MatchLabels::new(m, i, map)
             })
             .collect();
         let weapon_labels = (input.stats.maps.iter())
@@ -225,7 +225,7 @@ impl<'a> Renderer<'a> {
             rank,
             becker_rank,
             clan_rank,
-            dated: !input.matches.is_empty() && input.matches.iter().all(|m| m.start.is_some()),
+            dated: !input.matches.is_empty() && input.matches.heads().all(|m| m.start.is_some()),
             xs: xs(input.matches),
             names_html: input
                 .roster
@@ -423,7 +423,7 @@ impl<'a> Renderer<'a> {
     /// The map of match `i`: borrowed where the map has a page, else read from the match.
     pub(super) fn match_map_name(&self, i: usize) -> std::borrow::Cow<'a, str> {
         match self.match_labels[i].map {
-            0 => self.input.matches.at(i).map.to_string().into(),
+            0 => self.input.matches.head(i).map.to_string().into(),
             place => self.match_map_names[place as usize].into(),
         }
     }
@@ -474,7 +474,7 @@ fn thinned(len: usize) -> impl Iterator<Item = usize> {
 /// (curves use them, as the labels do), else its position (from 1).
 fn xs(matches: crate::model::MatchList) -> Vec<f64> {
     // Read once (the matches may be decoded as they are read).
-    let when: Vec<_> = (matches.par_iter()).map(|m| (m.start, m.number)).collect();
+    let when: Vec<_> = (matches.par_heads()).map(|m| (m.start, m.number)).collect();
     let dated = !when.is_empty() && when.iter().all(|w| w.0.is_some());
     let numbered =
         when.first().is_some_and(|w| w.1 > 0) && when.windows(2).all(|w| w[0].1 < w[1].1);
@@ -492,7 +492,7 @@ fn xs(matches: crate::model::MatchList) -> Vec<f64> {
 const SORTABLE: &str = "%Y-%m-%d %H:%M:%S";
 
 /// Match `m` (at `i` in site order) as lists label it: its start to the minute, else "Match N".
-fn when_label(m: &crate::model::Match, i: usize) -> String {
+fn when_label(m: crate::model::MatchHead, i: usize) -> String {
     match m.start {
         Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
         None => match m.number {
@@ -538,8 +538,9 @@ mod tests {
         ];
         for (i, date) in dates.iter().enumerate() {
             m.start = Some(date.parse().unwrap());
-            let labels = MatchLabels::new(&m, i, 3);
-            assert_eq!(labels.when(), when_label(&m, i), "{date}");
+            let head = crate::model::MatchHead::of(&m);
+            let labels = MatchLabels::new(head, i, 3);
+            assert_eq!(labels.when(), when_label(head, i), "{date}");
             let sortable = m.start.unwrap().format("%Y-%m-%d %H:%M:%S").to_string();
             assert_eq!(labels.when_sort(), sortable);
             assert_eq!(labels.map, 3);
@@ -547,8 +548,9 @@ mod tests {
         m.start = None;
         for number in [0, 7] {
             m.number = number;
-            let labels = MatchLabels::new(&m, 41, 0);
-            assert_eq!(labels.when(), when_label(&m, 41));
+            let head = crate::model::MatchHead::of(&m);
+            let labels = MatchLabels::new(head, 41, 0);
+            assert_eq!(labels.when(), when_label(head, 41));
             assert!(labels.when().starts_with("Match "));
             assert_eq!(labels.when_sort(), "");
         }

@@ -44,9 +44,9 @@ pub struct Group {
 pub fn groups(matches: MatchList) -> Vec<Group> {
     let mut by_type: BTreeMap<Text, Group> = BTreeMap::new();
     let mut by_game: BTreeMap<Text, Group> = BTreeMap::new();
-    // Each match's place in time order (read once: the matches may be decoded as they are read).
+    // Each match's place in time order, read once.
     let mut when = Vec::with_capacity(matches.len());
-    for (i, m) in matches.iter().enumerate() {
+    for (i, m) in matches.heads().enumerate() {
         when.push((m.start, m.file_index, m.line));
         let code = Text::new(&m.gametype.code);
         let t = by_type.entry(code).or_insert_with(|| Group {
@@ -245,7 +245,7 @@ pub fn ladders(
                         tally[v as usize].incidents += 1;
                     }
                 }
-                results(&m, ms, |p, o: Ordering| {
+                results(matches.head(mi as usize), ms, |p, o: Ordering| {
                     add_result(&mut tally[p as usize].record, o);
                 });
             }

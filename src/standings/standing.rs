@@ -10,7 +10,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::model::{Match, Team};
+use crate::model::{MatchHead, Team};
 use crate::stats::{MatchStats, Stats};
 
 use crate::rating::Ratings;
@@ -39,9 +39,9 @@ pub struct Standing {
 /// other)`: in a team match with a final score ([`Match::final_team_scores`]) every player on
 /// red or blue at the end, by their team's score; in a duel of two players, each by score
 /// (else frags). Other matches judge nobody.
-pub fn results(m: &Match, ms: &MatchStats, mut judge: impl FnMut(u32, Ordering)) {
+pub fn results(m: MatchHead, ms: &MatchStats, mut judge: impl FnMut(u32, Ordering)) {
     if m.gametype.team_based {
-        let Some([red, blue]) = m.final_team_scores() else {
+        let Some([red, blue]) = m.final_team_scores else {
             return;
         };
         for l in &ms.lines {
@@ -76,8 +76,8 @@ pub fn add_result(record: &mut [u32; 3], o: Ordering) {
 /// Wins, draws and losses of every identity of `stats` in `matches`.
 fn records(matches: MatchList, stats: &Stats) -> Vec<[u32; 3]> {
     let mut record = vec![[0u32; 3]; stats.players.len()];
-    for (m, ms) in matches.iter().zip(&stats.matches) {
-        results(&m, ms, |player, o| {
+    for (m, ms) in matches.heads().zip(&stats.matches) {
+        results(m, ms, |player, o| {
             if let Some(r) = record.get_mut(player as usize) {
                 add_result(r, o);
             }
@@ -97,8 +97,8 @@ impl Standing {
         hidden: &[bool],
     ) -> Standing {
         let players = stats.players.len();
-        // Each match's start, read once (the matches may be decoded as they are read).
-        let starts: Vec<Option<NaiveDateTime>> = matches.par_iter().map(|m| m.start).collect();
+        // Each match's start, read once.
+        let starts: Vec<Option<NaiveDateTime>> = matches.par_heads().map(|m| m.start).collect();
         let last_seen: Vec<Option<NaiveDate>> = stats
             .players
             .par_iter()

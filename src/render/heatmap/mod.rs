@@ -91,8 +91,11 @@ impl Heat {
             .filter(|(_, m)| m.name != UNKNOWN_MAP)
             .map(|(i, m)| (m.name.as_str(), i))
             .collect();
-        let per_match: Vec<(usize, Vec<Spot>)> = (input.matches.par_iter().enumerate())
-            .filter(|(_, m)| !m.spots.is_empty())
+        // Only the matches with positions are decoded.
+        let per_match: Vec<(usize, Vec<Spot>)> = (0..input.matches.len())
+            .into_par_iter()
+            .filter(|&i| input.matches.head(i).has_spots)
+            .map(|i| (i, input.matches.at(i)))
             .filter_map(|(i, m)| {
                 let map = *map_index.get(m.map.as_str())?;
                 let by_line: HashMap<u64, &crate::model::KillSpots> =
@@ -155,7 +158,7 @@ impl Heat {
             }
             let game = spots
                 .first()
-                .map(|s| input.matches.at(s.game as usize).game.clone())
+                .map(|s| input.matches.head(s.game as usize).game.clone())
                 .unwrap_or_default();
             let at = heat.maps.len();
             heat.by_map.insert(map, at);

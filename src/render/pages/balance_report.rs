@@ -98,14 +98,14 @@ pub(in crate::render) fn balance_report(r: &Renderer) -> BalanceReport {
         BTreeMap::<String, Tally>::new(),
         BTreeMap::<&str, Tally>::new(),
     );
-    for (i, m) in r.input.matches.iter().enumerate() {
+    for (i, m) in r.input.matches.heads().enumerate() {
         let (Some(p), Some(fair)) = (
             match_page::predicted_red_win(r, i),
             match_page::fairest_red_win(r, i),
         ) else {
             continue;
         };
-        let Some(score) = m.final_team_scores() else {
+        let Some(score) = m.final_team_scores else {
             continue;
         };
         let add = |t: &mut Tally| t.add(lopsided(p), lopsided(fair), stomp(score));

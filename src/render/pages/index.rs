@@ -48,7 +48,7 @@ impl NoMatches {
 }
 
 pub(in crate::render) fn totals(r: &Renderer) -> Totals {
-    let dates: Vec<_> = r.input.matches.iter().filter_map(|m| m.start).collect();
+    let dates: Vec<_> = r.input.matches.heads().filter_map(|m| m.start).collect();
     let span = match (dates.iter().min(), dates.iter().max()) {
         (Some(a), Some(b)) => Some(format!(
             "{} to {}",
@@ -87,10 +87,10 @@ pub(in crate::render) fn awards(r: &Renderer) -> Vec<AwardView> {
                         Some(mi) => (
                             format!(
                                 "{} · {}",
-                                r.input.matches.at(mi as usize).map,
+                                r.input.matches.head(mi as usize).map,
                                 r.when(mi as usize)
                             ),
-                            crate::render::match_url(&r.input.matches.at(mi as usize)),
+                            crate::render::match_url(r.input.matches.head(mi as usize).id),
                         ),
                         None => (String::new(), String::new()),
                     };

@@ -44,15 +44,15 @@ pub(in crate::render) fn match_keys(r: &Renderer, salt: u64) -> Vec<u64> {
 /// page, the prediction before it, the frame of its kill map, each of its players' name, page
 /// and rating change, and `salt` (templates and the fields all pages share).
 fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
-    let m = &r.input.matches.at(i);
+    let m = r.input.matches.head(i);
     h.u64(salt);
-    h.str(&crate::render::match_url(m));
-    h.str(&m.id);
+    h.str(&crate::render::match_url(m.id));
+    h.str(m.id);
     h.u64(m.content);
-    h.str(&m.source);
+    h.str(m.source);
     h.u64(m.line);
     h.str(r.when(i));
-    h.str(r.map_url(&m.map));
+    h.str(r.map_url(m.map));
     h.str(&r.links.match_servers[i]);
     h.u64(predicted_red_win(r, i).map_or(u64::MAX, f64::to_bits));
     h.u64(fairest_red_win(r, i).map_or(u64::MAX, f64::to_bits));
@@ -187,14 +187,14 @@ pub(in crate::render) fn timeline(r: &Renderer, i: usize) -> String {
 }
 
 pub(in crate::render) fn match_row(r: &Renderer, i: usize) -> MatchRow {
-    let m = &r.input.matches.at(i);
+    let m = r.input.matches.head(i);
     let ms = &r.input.stats.matches[i];
     MatchRow {
-        url: crate::render::match_url(m),
+        url: crate::render::match_url(m.id),
         when: r.when(i).to_string(),
         when_sort: r.when_sort(i).to_string(),
         map: m.map.to_string(),
-        map_url: r.map_url(&m.map).to_string(),
+        map_url: r.map_url(m.map).to_string(),
         gametype: m.gametype.name.to_string(),
         players: ms.lines.len(),
         frags: ms.frags,

@@ -8,7 +8,7 @@ use std::path::{Component, Path};
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::model::Match;
+use crate::model::MatchHead;
 use crate::model::names::plain_name;
 use crate::render::helpers::*;
 use crate::render::pages::match_page;
@@ -19,15 +19,15 @@ use crate::render::views::*;
 const SERVER_MATCH_ROWS: usize = 200;
 
 /// The name a match's server has on the site ("unknown server" when the log names none).
-pub(in crate::render) fn server_name(config: &Config, site_dir: &Path, m: &Match) -> String {
+pub(in crate::render) fn server_name(config: &Config, site_dir: &Path, m: MatchHead) -> String {
     for server in &config.servers {
         for path in &server.logs {
-            if holds(config, site_dir, path, &m.source) {
+            if holds(config, site_dir, path, m.source) {
                 return server.name.clone();
             }
         }
     }
-    match plain_name(&m.server) {
+    match plain_name(m.server) {
         s if s.is_empty() => "unknown server".to_string(),
         s => s,
     }
@@ -91,7 +91,7 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
         met.extend(r.input.roster.match_players[i].iter().copied());
         maps.insert(r.match_map_name(i));
         frags += u64::from(r.input.stats.matches[i].frags);
-        if let Some(start) = r.input.matches.at(i).start {
+        if let Some(start) = r.input.matches.head(i).start {
             first = first.min(Some(start)).or(Some(start));
             last = last.max(Some(start));
         }
@@ -142,7 +142,7 @@ pub(in crate::render) fn server_page<'s>(
     let mut frags: HashMap<u32, u32, ahash::RandomState> = HashMap::default();
     let mut months: BTreeMap<(i32, u32), (u32, chrono::NaiveDateTime)> = BTreeMap::new();
     for &i in matches {
-        let m = &r.input.matches.at(i);
+        let m = r.input.matches.head(i);
         let lines = &r.input.stats.matches[i].lines;
         for l in lines {
             let n = frags.entry(l.player).or_default();
