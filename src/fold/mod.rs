@@ -204,10 +204,10 @@ fn chain(
     match_players: crate::model::match_ids::Iter<'_>,
     roster: &Roster,
 ) -> u64 {
-    for (m, ids) in matches.iter().zip(match_players) {
+    for (m, ids) in matches.heads().zip(match_players) {
         let mut h = crate::hash::Hasher::new();
         h.u64(hash);
-        h.str(&m.id);
+        h.str(m.id);
         h.u64(m.content);
         for &id in ids {
             h.str(&roster.players[id as usize].key);

@@ -200,12 +200,10 @@ impl Stats {
         let from = self.matches.len();
         self.matches
             .reserve_exact(matches.len().saturating_sub(from));
-        for (mi, (m, ids)) in matches
-            .iter()
-            .zip(&roster.match_players)
-            .enumerate()
-            .skip(from)
-        {
+        // The new matches alone are read (skipping the others would decode them).
+        let new = matches.slice(from.min(matches.len())..);
+        let new_ids = roster.match_players.iter_from(from.min(matches.len()));
+        for (mi, (m, ids)) in (from..).zip(new.iter().zip(new_ids)) {
             let (mut ms, weapon_frags) = count_match(&m, ids, &mut self.players, &mut self.names);
             let map_name = self.names.id(&m.map);
             let at = match self.maps.binary_search_by(|s| s.name.as_str().cmp(&m.map)) {
