@@ -76,7 +76,7 @@ pub fn identify<'m>(
         None => Moderated::Same(matches),
     };
     let roster = Roster::build(applied.list(), &aliases);
-    let bots = crate::model::moderation::bots(applied.list(), &roster);
+    let bots = roster.bots.clone();
     let hidden = moderation.hidden(&roster, &bots, &aliases);
     let excluded = match &applied {
         Moderated::Applied(_) => moderation.excluded(matches, &aliases),

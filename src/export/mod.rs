@@ -125,7 +125,7 @@ pub fn export(req: &ExportRequest) -> Result<Exported> {
     } = fold::fold(matches, &roster, &clans, &rating, resume);
     let ratings = Ratings::compute(dynamic, evaluation, static_, &rating);
     timer.lap("counts and ratings");
-    let bots = crate::model::moderation::bots(matches, &roster);
+    let bots = roster.bots.clone();
     let hidden = moderation.hidden(&roster, &bots, &aliases);
     let tables = tables::History {
         matches,

@@ -130,6 +130,7 @@ mod tests {
                 })
                 .collect(),
             match_players: Default::default(),
+            bots: vec![false; names.len()],
         }
     }
 

@@ -349,7 +349,7 @@ mod tests {
     }
 
     /// Every match reads back equal to the one packed, in order, at random and on the thread
-    /// pool, from the scratch file and from memory alike.
+    /// pool, from the scratch file and from memory alike; its head gives its fields.
     #[test]
     fn matches_read_back_as_they_were() {
         let dir = tempfile::tempdir().unwrap();
@@ -371,6 +371,11 @@ mod tests {
             }
             for i in [want.len() - 9, 3, want.len() / 2, 3, 0, want.len() - 1] {
                 assert_eq!(&*list.at(i), &want[i]);
+            }
+            for (head, w) in list.heads().zip(&want) {
+                let of = MatchHead::of(w);
+                assert_eq!((head.id, head.number, head.map), (of.id, of.number, of.map));
+                assert_eq!(head.final_team_scores, of.final_team_scores);
             }
             let numbers: Vec<u32> = list.par_iter().map(|m| m.number).collect();
             assert_eq!(numbers, (1..=n).collect::<Vec<_>>());

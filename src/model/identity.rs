@@ -71,6 +71,10 @@ pub struct Roster {
     pub players: Vec<Identity>,
     /// For each match (same order as given), the identity number of each of its players.
     pub match_players: super::match_ids::MatchIds,
+    /// For each identity: a bot (every appearance of it is marked as one). Found as the
+    /// players are resolved, not in a pass of its own (each pass over a packed history decodes
+    /// every match).
+    pub bots: Vec<bool>,
 }
 
 impl Roster {
@@ -106,6 +110,7 @@ impl Roster {
         use rayon::prelude::*;
         let Slots {
             mut slots,
+            seen_as,
             match_slots,
             ..
         } = resolved;
@@ -137,9 +142,13 @@ impl Roster {
             })
             .collect();
         tell_apart(&mut players);
+        let bots = (order.iter())
+            .map(|&slot| seen_as[slot as usize] == (true, false))
+            .collect();
         Roster {
             players,
             match_players,
+            bots,
         }
     }
 }
@@ -150,6 +159,8 @@ impl Roster {
 struct Slots {
     slot_of: FastMap<Text, u32>,
     slots: Vec<(Text, Text, Vec<Text>)>,
+    /// Per slot: seen as a bot, seen as a human.
+    seen_as: Vec<(bool, bool)>,
     match_slots: Vec<Vec<u32>>,
 }
 
@@ -160,6 +171,7 @@ impl Slots {
             return slot;
         }
         self.slots.push((key.clone(), Text::default(), Vec::new()));
+        self.seen_as.push((false, false));
         let slot = (self.slots.len() - 1) as u32;
         self.slot_of.insert(key, slot);
         slot
@@ -175,6 +187,11 @@ impl Slots {
                     .iter()
                     .map(|p| {
                         let slot = run.slot(keys.of(&m, p, aliases));
+                        let seen_as = &mut run.seen_as[slot as usize];
+                        match p.bot {
+                            true => seen_as.0 = true,
+                            false => seen_as.1 = true,
+                        }
                         let (_, latest, seen) = &mut run.slots[slot as usize];
                         *latest = p.name.clone();
                         if seen.last() != Some(&p.name) {
@@ -191,8 +208,10 @@ impl Slots {
     /// Adds the identities of the run of matches right after this one.
     fn absorb(&mut self, later: Slots) {
         let mut moved = Vec::with_capacity(later.slots.len());
-        for (key, latest, seen) in later.slots {
+        for ((key, latest, seen), (bot, human)) in later.slots.into_iter().zip(later.seen_as) {
             let slot = self.slot(key);
+            let seen_as = &mut self.seen_as[slot as usize];
+            *seen_as = (seen_as.0 || bot, seen_as.1 || human);
             let (_, mine, names) = &mut self.slots[slot as usize];
             *mine = latest;
             let repeat = names.last().is_some() && names.last() == seen.first();
@@ -245,7 +264,10 @@ impl Keys {
             by_uid: HashMap::new(),
             taken: HashMap::new(),
         };
-        for m in matches {
+        // A match of a game whose logs carry no accounts gives none (see [`account_of`]):
+        // told by its head, it is not decoded.
+        let accounts = |i: &usize| aliases.by_uid || super::logs_accounts(matches.head(*i).game);
+        for m in (0..matches.len()).filter(accounts).map(|i| matches.at(i)) {
             for p in &m.players {
                 let Some(uid) = account_of(&m, p, aliases) else {
                     continue;
@@ -317,10 +339,11 @@ mod uid_tests {
 
     /// Matches resolved in runs and merged give exactly the roster of one run over them all:
     /// every cut into two or three runs, with renames, a name taken by another id, names
-    /// repeated across a cut and identities met only in later runs.
+    /// repeated across a cut and identities met only in later runs; a bot is one seen only as
+    /// a bot, in whichever runs.
     #[test]
     fn runs_merged_equal_one_run() {
-        let matches = [
+        let mut matches = [
             game(&[("A", Some(1)), ("B", Some(2))]),
             game(&[("A2", Some(1)), ("B", Some(2)), ("C", None)]),
             game(&[("A2", Some(1)), ("A", Some(3))]),
@@ -329,6 +352,9 @@ mod uid_tests {
             game(&[("A", Some(1)), ("B3", Some(2)), ("D", None)]),
             game(&[("E", None)]),
         ];
+        // C is a bot once and a human later; E only a bot.
+        matches[1].players[2].bot = true;
+        matches[6].players[0].bot = true;
         let cfg = crate::config::Config {
             identity: crate::config::IdentityMode::Guid,
             ..Default::default()
@@ -339,9 +365,15 @@ mod uid_tests {
         let one = Roster::numbered(of(&matches));
         assert_eq!(one.players.len(), 6);
         assert!(one.players[0].names_seen.len() == 2, "{:?}", one.players);
+        let bots: Vec<&str> = (one.players.iter().zip(&one.bots))
+            .filter(|(_, bot)| **bot)
+            .map(|(p, _)| p.key.as_str())
+            .collect();
+        assert_eq!(bots, ["E"]);
         let same = |r: Roster, cut: &str| {
             assert_eq!(r.players, one.players, "{cut}");
             assert_eq!(r.match_players, one.match_players, "{cut}");
+            assert_eq!(r.bots, one.bots, "{cut}");
         };
         same(Roster::build(&matches, &aliases), "built");
         for a in 0..=matches.len() {

@@ -352,22 +352,6 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
     d[a.len() * width + b.len()]
 }
 
-/// For each identity of `roster`: a bot (every appearance of it in `matches` is marked as one).
-pub fn bots(matches: MatchList, roster: &Roster) -> Vec<bool> {
-    let mut seen = vec![(false, false); roster.players.len()];
-    for (m, ids) in matches.iter().zip(&roster.match_players) {
-        for (p, &id) in m.players.iter().zip(ids) {
-            let s = &mut seen[id as usize];
-            if p.bot {
-                s.0 = true;
-            } else {
-                s.1 = true;
-            }
-        }
-    }
-    seen.into_iter().map(|(bot, human)| bot && !human).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,7 +418,7 @@ mod tests {
         let applied = applied.as_ref().map_or(matches.into(), History::list);
         let excluded = moderation.excluded(matches.into(), &aliases);
         let roster = Roster::build(applied, &aliases);
-        let bots = bots(applied, &roster);
+        let bots = roster.bots.clone();
         let hidden = moderation.hidden(&roster, &bots, &aliases);
         (
             moderation.unmatched(&cfg, &aliases, &roster, &bots, &excluded),
@@ -475,7 +459,7 @@ mod tests {
         let cfg = config("[moderation]\nhide = [\"GAUNTSUCKS neet\"]\n");
         let aliases = Aliases::for_config(&cfg);
         let roster = Roster::build(&matches, &aliases);
-        let bots = bots((&matches).into(), &roster);
+        let bots = roster.bots.clone();
         let hidden = Moderation::new(&cfg, &aliases).hidden(&roster, &bots, &aliases);
         let neet = roster.players.iter().position(|p| p.key == "neet").unwrap();
         assert_eq!(roster.players[neet].name, "GAUNTSUCKS neet");
