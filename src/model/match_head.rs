@@ -8,7 +8,7 @@
 
 use chrono::NaiveDateTime;
 
-use super::{GameType, Match, Text};
+use super::{GameType, Match, Team, Text};
 
 /// A match's listed fields, borrowed from the match or from its history's heads.
 #[derive(Clone, Copy)]
@@ -45,6 +45,8 @@ pub struct MatchHead<'a> {
     pub final_team_scores: Option<[i32; 2]>,
     /// The match has kill positions ([`Match::spots`] is not empty).
     pub has_spots: bool,
+    /// Some player of the match ended it on red and some on blue.
+    pub two_sides: bool,
 }
 
 impl<'a> MatchHead<'a> {
@@ -68,8 +70,15 @@ impl<'a> MatchHead<'a> {
             partial: m.partial,
             final_team_scores: m.final_team_scores(),
             has_spots: !m.spots.is_empty(),
+            two_sides: two_sides(m),
         }
     }
+}
+
+/// Whether some player of `m` ended it on red and some on blue.
+fn two_sides(m: &Match) -> bool {
+    let on = |team| m.players.iter().any(|p| p.team == team);
+    on(Team::Red) && on(Team::Blue)
 }
 
 /// A match's head as a history holds it (its number is kept apart, in the history's places).
@@ -89,6 +98,7 @@ pub(super) struct HeldHead {
     final_team_scores: Option<[i32; 2]>,
     partial: bool,
     has_spots: bool,
+    two_sides: bool,
 }
 
 impl HeldHead {
@@ -110,6 +120,7 @@ impl HeldHead {
             final_team_scores: m.final_team_scores(),
             partial: m.partial,
             has_spots: !m.spots.is_empty(),
+            two_sides: two_sides(m),
         }
     }
 
@@ -132,6 +143,7 @@ impl HeldHead {
             partial: self.partial,
             final_team_scores: self.final_team_scores,
             has_spots: self.has_spots,
+            two_sides: self.two_sides,
         }
     }
 }
@@ -190,7 +202,8 @@ mod tests {
             assert_eq!(a.gametype.code, "ctf");
             assert_eq!(a.exit_reason.map(|t| t.as_str()), Some("Capturelimit hit."));
             assert_eq!(a.final_team_scores, Some([3, 1]));
-            assert!(!a.partial && !a.has_spots);
+            assert!(!a.partial && !a.has_spots && a.two_sides);
+            assert_eq!(a.two_sides, b.two_sides);
         }
     }
 }

@@ -99,6 +99,10 @@ impl Moderation {
         aliases: &Aliases,
         dir: Option<PathBuf>,
     ) -> Option<History> {
+        // Nobody to exclude: no match is read.
+        if self.exclude.is_empty() && self.bots != BotsMode::Exclude {
+            return None;
+        }
         let banned = self.banned_accounts(matches, aliases);
         let touched = |m: &Match| (m.players.iter()).any(|p| self.excludes(m, p, aliases, &banned));
         if !matches.par_iter().any(|m| touched(&m)) {

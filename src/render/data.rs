@@ -366,10 +366,16 @@ fn balance_file(input: &SiteInput) -> OutputFile {
         shown += u32::from(!hidden);
     }
     let mut recent: Vec<[Vec<u32>; 2]> = Vec::new();
-    for (m, ids) in input.matches.iter().zip(&input.roster.match_players).rev() {
+    // A match without a player on each side adds nothing: told by its head, not decoded.
+    let matches = (0..input.matches.len()).filter(|&i| input.matches.head(i).two_sides);
+    for i in matches.rev() {
         if recent.len() == crate::team::balance::data::RECENT {
             break;
         }
+        let (m, ids) = (
+            input.matches.at(i),
+            input.roster.match_players.get(i).unwrap_or(&[]),
+        );
         let side = |team: crate::model::Team| -> Vec<u32> {
             let mut out: Vec<u32> = m
                 .players
