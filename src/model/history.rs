@@ -375,7 +375,7 @@ mod tests {
             for (head, w) in list.heads().zip(&want) {
                 let of = MatchHead::of(w);
                 assert_eq!((head.id, head.number, head.map), (of.id, of.number, of.map));
-                assert_eq!(head.final_team_scores, of.final_team_scores);
+                assert_eq!(head.final_team_scores(), of.final_team_scores());
             }
             let numbers: Vec<u32> = list.par_iter().map(|m| m.number).collect();
             assert_eq!(numbers, (1..=n).collect::<Vec<_>>());

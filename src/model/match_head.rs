@@ -1,7 +1,7 @@
 //! [`MatchHead`]: what pages list, key and count a match by (its id, where it was read, map,
 //! server, game type, start, length, how it ended), without its players or events. A
 //! [`super::History`] holds each match's head decoded beside its packed description
-//! ([`HeldHead`], about 110 bytes against 440 for a decoded description), so that the steps
+//! ([`HeldHead`], 128 bytes by its type's size, against about 440 for a decoded description), so that the steps
 //! which read only these fields of every match (the lists' rows, every page's key, the
 //! servers' pages) decode no match: an append to a long history keys every page again (issue
 //! 41). Not a match: [`super::Match`] is the whole of one.
@@ -41,17 +41,25 @@ pub struct MatchHead<'a> {
     pub exit_reason: Option<&'a Text>,
     /// See [`Match::partial`].
     pub partial: bool,
-    /// [`Match::final_team_scores`], worked out once.
-    pub final_team_scores: Option<[i32; 2]>,
+    /// See [`MatchHead::final_team_scores`].
+    scores: Scores<'a>,
     /// The match has kill positions ([`Match::spots`] is not empty).
     pub has_spots: bool,
     /// Some player of the match ended it on red and some on blue.
     pub two_sides: bool,
 }
 
+/// A head's final team scores: held, or worked out from the match when asked for (a step that
+/// reads the heads of matches in memory may not need them, and a capture the flag match that
+/// logged none counts them from its events).
+#[derive(Clone, Copy)]
+enum Scores<'a> {
+    Held(Option<[i32; 2]>),
+    Of(&'a Match),
+}
+
 impl<'a> MatchHead<'a> {
-    /// The head of `m` (its final team scores worked out from its events where it logged
-    /// none: see [`Match::final_team_scores`]).
+    /// The head of `m`.
     pub fn of(m: &'a Match) -> MatchHead<'a> {
         MatchHead {
             id: &m.id,
@@ -68,9 +76,17 @@ impl<'a> MatchHead<'a> {
             duration_seconds: m.duration_seconds,
             exit_reason: m.exit_reason.as_ref(),
             partial: m.partial,
-            final_team_scores: m.final_team_scores(),
+            scores: Scores::Of(m),
             has_spots: !m.spots.is_empty(),
             two_sides: two_sides(m),
+        }
+    }
+
+    /// See [`Match::final_team_scores`] (worked out once for a history's matches).
+    pub fn final_team_scores(&self) -> Option<[i32; 2]> {
+        match self.scores {
+            Scores::Held(scores) => scores,
+            Scores::Of(m) => m.final_team_scores(),
         }
     }
 }
@@ -141,7 +157,7 @@ impl HeldHead {
             duration_seconds: self.duration_seconds,
             exit_reason: self.exit_reason.as_ref(),
             partial: self.partial,
-            final_team_scores: self.final_team_scores,
+            scores: Scores::Held(self.final_team_scores),
             has_spots: self.has_spots,
             two_sides: self.two_sides,
         }
@@ -201,7 +217,8 @@ mod tests {
             );
             assert_eq!(a.gametype.code, "ctf");
             assert_eq!(a.exit_reason.map(|t| t.as_str()), Some("Capturelimit hit."));
-            assert_eq!(a.final_team_scores, Some([3, 1]));
+            assert_eq!(a.final_team_scores(), Some([3, 1]));
+            assert_eq!(b.final_team_scores(), Some([3, 1]));
             assert!(!a.partial && !a.has_spots && a.two_sides);
             assert_eq!(a.two_sides, b.two_sides);
         }

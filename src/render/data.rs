@@ -294,7 +294,7 @@ fn matches_file(
             line: m.line,
             exit_reason: m.exit_reason.cloned(),
             team_scores: m
-                .final_team_scores
+                .final_team_scores()
                 .map(|[red, blue]| TeamScores { red, blue }),
             partial: m.partial,
             predicted_red_win: predicted.get(i),

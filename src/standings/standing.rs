@@ -41,7 +41,7 @@ pub struct Standing {
 /// (else frags). Other matches judge nobody.
 pub fn results(m: MatchHead, ms: &MatchStats, mut judge: impl FnMut(u32, Ordering)) {
     if m.gametype.team_based {
-        let Some([red, blue]) = m.final_team_scores else {
+        let Some([red, blue]) = m.final_team_scores() else {
             return;
         };
         for l in &ms.lines {

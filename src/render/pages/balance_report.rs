@@ -105,7 +105,7 @@ pub(in crate::render) fn balance_report(r: &Renderer) -> BalanceReport {
         ) else {
             continue;
         };
-        let Some(score) = m.final_team_scores else {
+        let Some(score) = m.final_team_scores() else {
             continue;
         };
         let add = |t: &mut Tally| t.add(lopsided(p), lopsided(fair), stomp(score));

@@ -32,7 +32,7 @@ pub(in crate::render) fn map_page<'s>(r: &'s Renderer<'_>, i: usize) -> MapPage<
     let row = &map_row(r, i);
     let (mut red_wins, mut blue_wins, mut draws) = (0, 0, 0);
     for &mi in &m.matches {
-        if let Some([red, blue]) = r.input.matches.head(mi as usize).final_team_scores {
+        if let Some([red, blue]) = r.input.matches.head(mi as usize).final_team_scores() {
             match red.cmp(&blue) {
                 std::cmp::Ordering::Greater => red_wins += 1,
                 std::cmp::Ordering::Less => blue_wins += 1,
