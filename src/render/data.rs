@@ -279,7 +279,7 @@ fn matches_file(
             id: m.id,
             server: &links.match_servers[i],
             number: m.number,
-            url: crate::render::match_url(&m.id),
+            url: crate::render::match_url(m.id),
             map: m.map.clone(),
             game: m.game.clone(),
             gametype: m.gametype.code.clone(),

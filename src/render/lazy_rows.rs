@@ -149,7 +149,7 @@ fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
                     &crate::render::match_url(m.id),
                     r.when(mi),
                     r.when_sort(mi),
-                    &m.map,
+                    m.map,
                     r.match_map_url(mi),
                     &m.gametype.name,
                 ])

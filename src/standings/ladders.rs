@@ -59,7 +59,7 @@ pub fn groups(matches: MatchList) -> Vec<Group> {
         let g = by_game.entry(m.game.clone()).or_insert_with(|| Group {
             kind: LadderKind::Game,
             key: m.game.to_string(),
-            name: crate::model::game_name(&m.game).to_string(),
+            name: crate::model::game_name(m.game).to_string(),
             matches: Vec::new(),
         });
         g.matches.push(i as u32);
