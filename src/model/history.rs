@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use super::match_head::{HeldHead, MatchHead};
 use super::match_list::{MatchList, MatchRef};
 use super::packed_match::{self, BlockWriter};
-use super::{Events, Match};
+use super::{Events, Match, Who};
 use crate::scratch::Scratch;
 
 /// Matches packed together, with the tables of their texts: what a thread reads at once from
@@ -198,6 +198,19 @@ impl History {
         MatchRef::Decoded(m)
     }
 
+    /// The [`Who`] of each player of the `i`-th match, in order (the rest of it not decoded).
+    pub fn whos(&self, i: usize) -> Vec<Arc<Who>> {
+        let place = self.places[i];
+        let block = i / BLOCK_MATCHES;
+        let read = self.read_block(block);
+        let bytes = match &self.blocks[block] {
+            Block::Held(bytes) => bytes,
+            Block::Written(..) => &read.bytes[..],
+        };
+        let at = read.body + place.at as usize;
+        packed_match::decode_whos(&read.tables, bytes, at, place.len as usize)
+    }
+
     /// The `i`-th match, decoded from its block.
     fn decode(&self, i: usize) -> Match {
         let place = self.places[i];
@@ -371,6 +384,13 @@ mod tests {
             }
             for i in [want.len() - 9, 3, want.len() / 2, 3, 0, want.len() - 1] {
                 assert_eq!(&*list.at(i), &want[i]);
+            }
+            for (i, w) in want.iter().enumerate() {
+                let whos: Vec<Who> = list.whos(i).iter().map(|w| (**w).clone()).collect();
+                assert_eq!(
+                    whos,
+                    w.players.iter().map(|p| (**p).clone()).collect::<Vec<_>>()
+                );
             }
             for (head, w) in list.heads().zip(&want) {
                 let of = MatchHead::of(w);

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::names::plain_name;
-use super::{Match, MatchList, Text};
+use super::{MatchList, Text, Who};
 
 /// A hash map for the identities' own lookups (none is ever iterated in a way that shows).
 type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
@@ -180,13 +180,15 @@ impl Slots {
     /// The identities of `matches` (in chronological order).
     fn of(matches: MatchList, keys: &Keys, aliases: &Aliases) -> Slots {
         let mut run = Slots::default();
-        run.match_slots = matches
-            .iter()
-            .map(|m| {
-                m.players
+        // Each match's players alone are read (a packed history decodes nothing else).
+        run.match_slots = (0..matches.len())
+            .map(|i| {
+                let game = matches.head(i).game;
+                matches
+                    .whos(i)
                     .iter()
                     .map(|p| {
-                        let slot = run.slot(keys.of(&m, p, aliases));
+                        let slot = run.slot(keys.of(game, p, aliases));
                         let seen_as = &mut run.seen_as[slot as usize];
                         match p.bot {
                             true => seen_as.0 = true,
@@ -242,11 +244,11 @@ fn tell_apart(players: &mut [Identity]) {
     }
 }
 
-/// The id a match player of `m` is known by, if any: an account the log authenticates (never a
-/// bot's), or under `identity = "guid"` any id the log gives.
-pub fn account_of(m: &Match, p: &super::MatchPlayer, aliases: &Aliases) -> Option<u64> {
+/// The id a player `p` of a match of `game` is known by, if any: an account the log
+/// authenticates (never a bot's), or under `identity = "guid"` any id the log gives.
+pub fn account_of(game: &str, p: &Who, aliases: &Aliases) -> Option<u64> {
     p.uid
-        .filter(|_| aliases.by_uid || (!p.bot && super::logs_accounts(&m.game)))
+        .filter(|_| aliases.by_uid || (!p.bot && super::logs_accounts(game)))
 }
 
 /// Keys of the players with an id ([`account_of`]): the (aliased) first name each id used, in
@@ -266,10 +268,13 @@ impl Keys {
         };
         // A match of a game whose logs carry no accounts gives none (see [`account_of`]):
         // told by its head, it is not decoded.
-        let accounts = |i: &usize| aliases.by_uid || super::logs_accounts(matches.head(*i).game);
-        for m in (0..matches.len()).filter(accounts).map(|i| matches.at(i)) {
-            for p in &m.players {
-                let Some(uid) = account_of(&m, p, aliases) else {
+        for i in 0..matches.len() {
+            let game = matches.head(i).game;
+            if !aliases.by_uid && !super::logs_accounts(game) {
+                continue;
+            }
+            for p in matches.whos(i).iter() {
+                let Some(uid) = account_of(game, p, aliases) else {
                     continue;
                 };
                 if keys.by_uid.contains_key(&uid) {
@@ -289,9 +294,9 @@ impl Keys {
         keys
     }
 
-    /// The identity key of a player of match `m`.
-    fn of(&self, m: &Match, p: &super::MatchPlayer, aliases: &Aliases) -> Text {
-        if let Some(key) = account_of(m, p, aliases).and_then(|u| self.by_uid.get(&u)) {
+    /// The identity key of a player `p` of a match of `game`.
+    fn of(&self, game: &str, p: &Who, aliases: &Aliases) -> Text {
+        if let Some(key) = account_of(game, p, aliases).and_then(|u| self.by_uid.get(&u)) {
             return key.clone();
         }
         let name = aliases.key(&p.plain);

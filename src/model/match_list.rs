@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::history::History;
-use super::{Match, MatchHead};
+use super::{Match, MatchHead, MatchPlayer, Who};
 
 /// The matches a step reads, in order: a cheap view (a few words), copied freely.
 #[derive(Clone, Copy)]
@@ -138,6 +138,20 @@ impl<'a> MatchList<'a> {
             Source::Slice(s) => MatchHead::of(&s[i]),
             Source::Refs(r) => MatchHead::of(r[i]),
             Source::History(h) => h.head(i),
+        }
+    }
+
+    /// The [`Who`] of each player of the `i`-th match, in order: what the roster reads of a
+    /// match, decoding nothing else from a history. Panics when `i` is not below
+    /// [`MatchList::len`].
+    pub fn whos(&self, i: usize) -> Vec<Arc<Who>> {
+        assert!(i < self.len(), "match {i} of a list of {}", self.len());
+        let i = self.start + i;
+        let i = self.picked.map_or(i, |p| p[i] as usize);
+        match self.source {
+            Source::Slice(s) => s[i].players.iter().map(MatchPlayer::shared_who).collect(),
+            Source::Refs(r) => r[i].players.iter().map(MatchPlayer::shared_who).collect(),
+            Source::History(h) => h.whos(i),
         }
     }
 

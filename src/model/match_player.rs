@@ -143,6 +143,11 @@ impl MatchPlayer {
         }
     }
 
+    /// The player's [`Who`], shared.
+    pub fn shared_who(&self) -> Arc<Who> {
+        Arc::clone(&self.who)
+    }
+
     /// Final score from the `score:` lines, if logged.
     pub fn score(&self) -> Option<i32> {
         self.scored.then_some(self.score)

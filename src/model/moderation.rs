@@ -70,7 +70,7 @@ impl Moderation {
                 .players
                 .iter()
                 .filter(|p| self.excludes_by_name(p, aliases));
-            banned.extend(excluded.filter_map(|p| account_of(&m, p, aliases)));
+            banned.extend(excluded.filter_map(|p| account_of(&m.game, p, aliases)));
         }
         banned
     }
@@ -86,7 +86,7 @@ impl Moderation {
     ) -> bool {
         self.excludes_by_name(p, aliases)
             || (!banned.is_empty()
-                && account_of(m, p, aliases).is_some_and(|a| banned.contains(&a)))
+                && account_of(&m.game, p, aliases).is_some_and(|a| banned.contains(&a)))
     }
 
     /// `matches` without their excluded players: each such player is removed from the match with

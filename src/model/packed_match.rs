@@ -141,9 +141,11 @@ enum PackedWeapons {
     Named(Vec<u32>),
 }
 
-/// A [`Match`] by numbers into its block's tables, without its events and its number.
+/// A [`Match`] by numbers into its block's tables, without its events and its number. Its
+/// players come first: [`decode_whos`] reads them alone.
 #[derive(Serialize, Deserialize)]
 struct Packed<'a> {
+    players: Vec<PackedPlayer>,
     #[serde(borrow)]
     id: &'a str,
     content: u64,
@@ -161,7 +163,6 @@ struct Packed<'a> {
     exit_reason: Option<u32>,
     team_scores: Option<[i32; 2]>,
     partial: bool,
-    players: Vec<PackedPlayer>,
     weapons: PackedWeapons,
     awards: Vec<u32>,
     /// Each round's end, winner and how (a text).
@@ -383,6 +384,25 @@ pub fn decode(tables: &Tables, block: &[u8], at: usize, len: usize) -> Match {
     }
 }
 
+/// The first field of a [`Packed`] match (postcard reads it from the start of the match's
+/// bytes and leaves the rest).
+#[derive(Deserialize)]
+struct PackedPlayers {
+    players: Vec<PackedPlayer>,
+}
+
+/// The [`Who`] of each player of the match at `at` (of `len` bytes) of `block`, in order:
+/// what the roster reads of every match, without the rest decoded.
+pub fn decode_whos(tables: &Tables, block: &[u8], at: usize, len: usize) -> Vec<Arc<Who>> {
+    let bytes = block.get(at..at + len).unwrap_or_default();
+    let p: PackedPlayers = postcard::from_bytes(bytes).unwrap_or_else(|e| {
+        panic!("a match packed by this build does not read: {e} (a fragstats bug)")
+    });
+    (p.players.into_iter())
+        .map(|f| tables.who(block, f.who))
+        .collect()
+}
+
 /// The start of `m` as [`NaiveDateTime`] reads it back (for the tests' cases).
 #[cfg(test)]
 fn same_start(t: NaiveDateTime) -> bool {
@@ -473,6 +493,11 @@ mod tests {
         let (tables, body) = read_block(&bytes);
         for (m, (at, len)) in [&a, &b].into_iter().zip(places) {
             let back = decode(&tables, &bytes, body + at as usize, len as usize);
+            let whos = decode_whos(&tables, &bytes, body + at as usize, len as usize);
+            let want_whos: Vec<&Who> = m.players.iter().map(|p| &**p).collect();
+            // By their text: a skill that is not a number equals nothing.
+            let whos: Vec<&Who> = whos.iter().map(|w| &**w).collect();
+            assert_eq!(format!("{whos:?}"), format!("{want_whos:?}"));
             let want = Match {
                 events: Default::default(),
                 ..m.clone()
