@@ -96,13 +96,7 @@ fn resumed_folds_equal_one_fold() {
     let clans = clans_of(&roster);
     assert!(clans.of_player.iter().flatten().count() >= 4);
     let cfg = RatingConfig::default();
-    let expected = outcome(&fold(
-        crate::model::MatchList::from(&matches),
-        &roster,
-        &clans,
-        &cfg,
-        None,
-    ));
+    let expected = outcome(&fold((&matches).into(), &roster, &clans, &cfg, None));
     let mut renumbered = 0;
     for cut in [1, 2, 5, matches.len() / 3, matches.len() - 1] {
         let checkpoint = checkpoint_after(&matches[..cut], &cfg, clans_of);
@@ -125,13 +119,7 @@ fn resumed_folds_equal_one_fold_whether_numbers_move_or_not() {
     let (matches, roster) = history("openarena");
     let clans = clans_of(&roster);
     let cfg = RatingConfig::default();
-    let expected = outcome(&fold(
-        crate::model::MatchList::from(&matches),
-        &roster,
-        &clans,
-        &cfg,
-        None,
-    ));
+    let expected = outcome(&fold((&matches).into(), &roster, &clans, &cfg, None));
     let (mut kept, mut moved) = (false, false);
     for cut in 1..matches.len() {
         let checkpoint = checkpoint_after(&matches[..cut], &cfg, clans_of);
@@ -330,16 +318,7 @@ fn a_clan_forming_later_refuses_the_checkpoint() {
         Replayed::Refused(why) => assert!(why.contains("clan"), "{why}"),
         other => panic!("resumed: {other:?}"),
     }
-    assert!(
-        outcome(&folds)
-            == outcome(&fold(
-                crate::model::MatchList::from(&matches),
-                &roster,
-                &clans,
-                &cfg,
-                None
-            ))
-    );
+    assert!(outcome(&folds) == outcome(&fold((&matches).into(), &roster, &clans, &cfg, None)));
 }
 
 /// The headline's curve has one point per match a player played, in order, then the
@@ -361,13 +340,7 @@ fn headline_curve_has_a_point_per_match_played_and_ends_at_the_published_value()
     ] {
         let mut cfg = RatingConfig::default();
         cfg.headline.system = system;
-        let folds = fold(
-            crate::model::MatchList::from(&matches),
-            &roster,
-            &clans,
-            &cfg,
-            None,
-        );
+        let folds = fold((&matches).into(), &roster, &clans, &cfg, None);
         let ratings = Ratings::compute(folds.dynamic, folds.evaluation, folds.static_, &cfg);
         let headline = &ratings.headline;
         if system == HeadlineSystem::Becker {
@@ -445,13 +418,7 @@ fn folds_without_curves_differ_only_by_them() {
         evaluation: false,
         ..RatingConfig::default()
     };
-    let drawn = outcome(&fold(
-        crate::model::MatchList::from(&matches),
-        &roster,
-        &clans,
-        &cfg,
-        None,
-    ));
+    let drawn = outcome(&fold((&matches).into(), &roster, &clans, &cfg, None));
     let undrawn = outcome(&fold_without_curves(
         crate::model::MatchList::from(&matches),
         &roster,
@@ -500,13 +467,7 @@ fn folds_writing_their_curves_out_equal_folds_holding_them() {
         );
         crate::state::encode_checkpoint(&checkpoint).unwrap()
     };
-    let held = fold(
-        crate::model::MatchList::from(&matches),
-        &roster,
-        &clans,
-        &cfg,
-        None,
-    );
+    let held = fold((&matches).into(), &roster, &clans, &cfg, None);
     let (mut written, followers) = fold_ahead(
         crate::model::MatchList::from(&matches),
         &roster,

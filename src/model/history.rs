@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use super::match_head::{HeldHead, MatchHead};
 use super::match_list::{MatchList, MatchRef};
-use super::packed_match::{self, BlockWriter};
+use super::packed_match::{self, BlockWriter, Tables};
 use super::{Events, Match, Who};
 use crate::scratch::Scratch;
 
@@ -202,31 +202,33 @@ impl History {
 
     /// The [`Who`] of each player of the `i`-th match, in order (the rest of it not decoded).
     pub fn whos(&self, i: usize) -> Vec<Arc<Who>> {
-        let place = self.places[i];
-        let block = i / BLOCK_MATCHES;
-        let read = self.read_block(block);
-        let bytes = match &self.blocks[block] {
-            Block::Held(bytes) => bytes,
-            Block::Written(..) => &read.bytes[..],
-        };
-        let at = read.body + place.at as usize;
-        packed_match::decode_whos(&read.tables, bytes, at, place.len as usize)
+        self.with_packed(i, packed_match::decode_whos)
     }
 
     /// The `i`-th match, decoded from its block.
     fn decode(&self, i: usize) -> Match {
-        let place = self.places[i];
-        let block = i / BLOCK_MATCHES;
-        let read = self.read_block(block);
-        let bytes = match &self.blocks[block] {
-            Block::Held(bytes) => bytes,
-            Block::Written(..) => &read.bytes[..],
-        };
-        let at = read.body + place.at as usize;
-        let mut m = packed_match::decode(&read.tables, bytes, at, place.len as usize);
-        m.number = place.number;
+        let mut m = self.with_packed(i, packed_match::decode);
+        m.number = self.places[i].number;
         m.events = self.events[i].clone();
         m
+    }
+
+    /// What `read` makes of the `i`-th match's packed bytes, given its block's tables, the
+    /// block's bytes, and where in them the match lies and its length.
+    fn with_packed<T>(&self, i: usize, read: impl FnOnce(&Tables, &[u8], usize, usize) -> T) -> T {
+        let place = self.places[i];
+        let block = i / BLOCK_MATCHES;
+        let got = self.read_block(block);
+        let bytes = match &self.blocks[block] {
+            Block::Held(bytes) => bytes,
+            Block::Written(..) => &got.bytes[..],
+        };
+        read(
+            &got.tables,
+            bytes,
+            got.body + place.at as usize,
+            place.len as usize,
+        )
     }
 
     /// Block `block` read and its tables decoded, through this thread's cache of the last

@@ -116,11 +116,17 @@ impl<'a> MatchList<'a> {
         self.start == self.end
     }
 
-    /// The `i`-th match of the list. Panics when `i` is not below [`MatchList::len`].
-    pub fn at(&self, i: usize) -> MatchRef<'a> {
+    /// The place in the source of the list's `i`-th match. Panics when `i` is not below
+    /// [`MatchList::len`].
+    fn place(&self, i: usize) -> usize {
         assert!(i < self.len(), "match {i} of a list of {}", self.len());
         let i = self.start + i;
-        let i = self.picked.map_or(i, |p| p[i] as usize);
+        self.picked.map_or(i, |p| p[i] as usize)
+    }
+
+    /// The `i`-th match of the list. Panics when `i` is not below [`MatchList::len`].
+    pub fn at(&self, i: usize) -> MatchRef<'a> {
+        let i = self.place(i);
         match self.source {
             Source::Slice(s) => MatchRef::Borrowed(&s[i]),
             Source::Refs(r) => MatchRef::Borrowed(r[i]),
@@ -131,9 +137,7 @@ impl<'a> MatchList<'a> {
     /// The `i`-th match's head: what lists and keys read of it, decoding nothing from a
     /// history. Panics when `i` is not below [`MatchList::len`].
     pub fn head(&self, i: usize) -> MatchHead<'a> {
-        assert!(i < self.len(), "match {i} of a list of {}", self.len());
-        let i = self.start + i;
-        let i = self.picked.map_or(i, |p| p[i] as usize);
+        let i = self.place(i);
         match self.source {
             Source::Slice(s) => MatchHead::of(&s[i]),
             Source::Refs(r) => MatchHead::of(r[i]),
@@ -145,9 +149,7 @@ impl<'a> MatchList<'a> {
     /// match, decoding nothing else from a history. Panics when `i` is not below
     /// [`MatchList::len`].
     pub fn whos(&self, i: usize) -> Vec<Arc<Who>> {
-        assert!(i < self.len(), "match {i} of a list of {}", self.len());
-        let i = self.start + i;
-        let i = self.picked.map_or(i, |p| p[i] as usize);
+        let i = self.place(i);
         match self.source {
             Source::Slice(s) => s[i].players.iter().map(MatchPlayer::shared_who).collect(),
             Source::Refs(r) => r[i].players.iter().map(MatchPlayer::shared_who).collect(),
