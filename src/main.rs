@@ -80,15 +80,13 @@ fn evaluate(args: EvaluateArgs) -> anyhow::Result<()> {
         ..Default::default()
     };
     let plan = fragstats::build::Plan::new(&req)?;
-    let (matches, _) = fragstats::build::read_logs(&plan.roots)?;
+    // Read as a build reads them, packed: not decoded again into a list of their own.
+    let (history, _) = fragstats::build::read_history(&plan.roots)?;
+    let matches = history.list();
     let aliases = fragstats::model::identity::Aliases::for_config(&plan.config);
-    let roster = fragstats::model::identity::Roster::build(&matches, &aliases);
-    let evaluation = fragstats::rating::evaluation::evaluate_all(
-        (&matches).into(),
-        &roster,
-        &plan.config.rating,
-        true,
-    );
+    let roster = fragstats::model::identity::Roster::build(matches, &aliases);
+    let evaluation =
+        fragstats::rating::evaluation::evaluate_all(matches, &roster, &plan.config.rating, true);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&evaluation)?);
     } else {

@@ -11,7 +11,7 @@ use crate::diagnostics::Diagnostics;
 use crate::fold::{self, CheckpointRule, Replayed};
 use crate::joined::Joined;
 use crate::leftovers::Leftovers;
-use crate::model::{Match, MatchList};
+use crate::model::{History, Match, MatchList};
 use crate::progress::{Timer, timed};
 use crate::read::{LogsRead, Previous, ReadCounts, read_logs_incremental};
 use crate::render::{PageCache, PageKeys, PageSink, SiteInput, render_site};
@@ -592,8 +592,15 @@ pub fn render(req: RenderRequest, cache: impl FnOnce() -> PageCache) -> Result<R
 }
 
 /// Crawls, sniffs and parses every log under `roots`; returns the matches in site order
-/// (duplicates removed) and the diagnostics of every file.
-pub fn read_logs(roots: &[PathBuf]) -> Result<(Vec<Match>, Diagnostics)> {
+/// (duplicates removed), packed in memory, and the diagnostics of every file.
+pub fn read_history(roots: &[PathBuf]) -> Result<(History, Diagnostics)> {
     let read = read_logs_incremental(roots, Previous::default())?;
-    Ok((read.matches.to_vec(), read.diagnostics))
+    Ok((read.matches, read.diagnostics))
+}
+
+/// [`read_history`] with the matches decoded into a list (for the tests and benchmarks that
+/// change them).
+pub fn read_logs(roots: &[PathBuf]) -> Result<(Vec<Match>, Diagnostics)> {
+    let (history, diagnostics) = read_history(roots)?;
+    Ok((history.to_vec(), diagnostics))
 }

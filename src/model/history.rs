@@ -68,7 +68,9 @@ enum Block {
 impl History {
     /// The history of `matches` (in site order), their descriptions packed into a scratch file
     /// made in `dir` (the state folder) or, without one or where it cannot be written, into
-    /// memory. The matches are let go as they are packed.
+    /// memory. The matches are let go as they are packed. (The tests' way to make one: a
+    /// build packs the matches where its logs hold them, [`History::from_refs`].)
+    #[cfg(test)]
     pub fn new(matches: Vec<Match>, dir: Option<PathBuf>) -> History {
         let mut matches = matches.into_iter();
         let batch = History::batch();

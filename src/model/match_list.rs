@@ -235,14 +235,6 @@ impl<'a> MatchList<'a> {
             .into_par_iter()
             .map(move |c| list.slice(c * len..((c + 1) * len).min(list.len())))
     }
-
-    /// The list's matches in memory, when it holds them as a slice (no decoding, no copy).
-    pub fn as_slice(&self) -> Option<&'a [Match]> {
-        match (self.source, self.picked) {
-            (Source::Slice(s), None) => Some(&s[self.start..self.end]),
-            _ => None,
-        }
-    }
 }
 
 impl<'a> From<&'a [Match]> for MatchList<'a> {
