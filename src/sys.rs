@@ -72,7 +72,7 @@ pub(crate) fn unnamed_file(dir: &Path) -> std::io::Result<std::fs::File> {
 /// otherwise stayed with the allocator beside what the next step makes (measured on 64,000
 /// games' build in benches/RESULTS.md). Where mimalloc is not the allocator (the tests), its
 /// heaps are empty and this does nothing.
-pub fn give_back_freed_memory() {
+pub(crate) fn give_back_freed_memory() {
     // SAFETY: mi_collect only walks the allocator's own free lists; it takes no pointer.
     let collect = || unsafe { libmimalloc_sys::mi_collect(true) };
     rayon::broadcast(|_| collect());
