@@ -1441,6 +1441,30 @@ fn player_page_shows_the_headline_rating_first() {
     );
 }
 
+/// With `base_url` set, logs whose matches carry no date (Quake 3's) get no feed and a warning
+/// that says why; dated logs (OpenArena's) get `feed.xml` and no warning.
+#[test]
+fn base_url_without_dated_matches_warns_and_writes_no_feed() {
+    if !common::has_shared_data() {
+        return;
+    }
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs");
+    for (logs, dated) in [(shared().join("public/q3"), false), (sample, true)] {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(
+            tmp.path().join("site.toml"),
+            "base_url = \"https://stats.example.org/\"\n",
+        )
+        .unwrap();
+        let out = tmp.path().join("site");
+        let o = build_site(&out, &[logs], tmp.path());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let warned = stderr(&o).contains("feed.xml not written");
+        assert_eq!(warned, !dated, "{}", stderr(&o));
+        assert_eq!(out.join("feed.xml").is_file(), dated);
+    }
+}
+
 /// With `identity = "guid"`, the OpenArena and Urban Terror logs' client ids tell players
 /// apart, and no id (nor any IP address of the logs) appears anywhere in the output.
 #[test]

@@ -290,7 +290,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // archive and in the old state, which the next build counts once.
     state::save_archive(&state_dir, &archive)
         .context("cannot save the archive of matches no log holds any more")?;
-    if config.base_url.is_some() && !matches.list().par_iter().any(|m| m.start.is_some()) {
+    if config.base_url.is_some() && !matches.list().par_heads().any(|h| h.start.is_some()) {
         warnings.push(
             "feed.xml not written: base_url is set, but no log gives its matches a date \
              (Atom entries need one; Quake 3 and Urban Terror logs carry none, OpenArena's do)"

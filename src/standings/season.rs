@@ -74,9 +74,9 @@ impl Seasons {
         if !config.seasons.configured() {
             return Seasons::default();
         }
-        // Each match's place in time order (read once: the matches may be decoded as read).
-        let when: Vec<_> = (matches.par_iter())
-            .map(|m| (m.start, m.file_index, m.line))
+        // Each match's place in time order, read once from the heads (no match decoded).
+        let when: Vec<_> = (matches.par_heads())
+            .map(|h| (h.start, h.file_index, h.line))
             .collect();
         let undated = when.iter().filter(|w| w.0.is_none()).count();
         let periods = periods(config, &when);
