@@ -70,8 +70,8 @@ pub(crate) fn unnamed_file(dir: &Path) -> std::io::Result<std::fs::File> {
 /// Hands the memory mimalloc holds freed back to the system, on this thread and on each thread
 /// of the pool (`mi_collect`): called between a build's steps, where one step's freed memory
 /// otherwise stayed with the allocator beside what the next step makes (measured on 64,000
-/// games' build in benches/RESULTS.md). Where mimalloc is not the allocator (the tests), its
-/// heaps are empty and this does nothing.
+/// games' build in benches/RESULTS.md). Where mimalloc is not the allocator (the tests), it
+/// holds nothing to give back.
 pub(crate) fn give_back_freed_memory() {
     // SAFETY: mi_collect only walks the allocator's own free lists; it takes no pointer.
     let collect = || unsafe { libmimalloc_sys::mi_collect(true) };

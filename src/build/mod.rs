@@ -264,7 +264,8 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     });
     let files = std::mem::take(&mut site.files);
     timer.lap("rate and render");
-    // The pages' freed memory goes back to the system before publishing lists the site.
+    // The pages' freed memory goes back to the system before publishing makes its lists of the
+    // site's files.
     crate::sys::give_back_freed_memory();
     // The state's index (the page keys just made) is written and flushed beside publishing;
     // it replaces the old index only once the site is published, below.
