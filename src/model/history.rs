@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use super::match_head::{HeldHead, MatchHead};
 use super::match_list::{MatchList, MatchRef};
 use super::packed_match::{self, BlockWriter, Tables};
-use super::{Events, Match, Who};
+use super::{Events, Match, WhoRef};
 use crate::scratch::Scratch;
 
 /// Matches packed together, with the tables of their texts: what a thread reads at once from
@@ -203,9 +203,12 @@ impl History {
         MatchRef::Decoded(m)
     }
 
-    /// The [`Who`] of each player of the `i`-th match, in order (the rest of it not decoded).
-    pub fn whos(&self, i: usize) -> Vec<Arc<Who>> {
-        self.with_packed(i, packed_match::decode_whos)
+    /// Gives `each` the identity fields of each player of the `i`-th match, in order (the rest
+    /// of it not decoded, no text made).
+    pub fn each_who(&self, i: usize, each: &mut dyn FnMut(WhoRef)) {
+        self.with_packed(i, |tables, block, at, len| {
+            packed_match::each_who(tables, block, at, len, each);
+        });
     }
 
     /// The `i`-th match, decoded from its block.
@@ -400,11 +403,13 @@ mod tests {
                 assert_eq!(&*list.at(i), &want[i]);
             }
             for (i, w) in want.iter().enumerate() {
-                let whos: Vec<Who> = list.whos(i).iter().map(|w| (**w).clone()).collect();
-                assert_eq!(
-                    whos,
-                    w.players.iter().map(|p| (**p).clone()).collect::<Vec<_>>()
-                );
+                let mut whos = Vec::new();
+                list.each_who(i, |p| whos.push((p.plain.to_string(), p.name.to_string())));
+                let players = w.players.iter();
+                let want: Vec<_> = players
+                    .map(|p| (p.plain.to_string(), p.name.to_string()))
+                    .collect();
+                assert_eq!(whos, want);
             }
             for (head, w) in list.heads().zip(&want) {
                 let of = MatchHead::of(w);

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::names::plain_name;
-use super::{MatchList, Text, Who};
+use super::{MatchList, Text, Who, WhoRef};
 
 /// A hash map for the identities' own lookups (none is ever iterated in a way that shows).
 type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
@@ -166,10 +166,15 @@ struct Slots {
 
 impl Slots {
     /// The slot of `key`, a new one (in order of first appearance) when it has none yet.
-    fn slot(&mut self, key: Text) -> u32 {
-        if let Some(&slot) = self.slot_of.get(&key) {
+    fn slot(&mut self, key: &str) -> u32 {
+        if let Some(&slot) = self.slot_of.get(key) {
             return slot;
         }
+        self.add(Text::new(key))
+    }
+
+    /// A new slot for `key` (which has none).
+    fn add(&mut self, key: Text) -> u32 {
         self.slots.push((key.clone(), Text::default(), Vec::new()));
         self.seen_as.push((false, false));
         let slot = (self.slots.len() - 1) as u32;
@@ -180,28 +185,29 @@ impl Slots {
     /// The identities of `matches` (in chronological order).
     fn of(matches: MatchList, keys: &Keys, aliases: &Aliases) -> Slots {
         let mut run = Slots::default();
-        // Each match's players alone are read (a packed history decodes nothing else).
+        // Each match's players' identity fields alone are read, borrowed (a packed history
+        // decodes nothing else): a text is made only for a new key or a new name.
         run.match_slots = (0..matches.len())
             .map(|i| {
                 let game = matches.head(i).game;
-                matches
-                    .whos(i)
-                    .iter()
-                    .map(|p| {
-                        let slot = run.slot(keys.of(game, p, aliases));
-                        let seen_as = &mut run.seen_as[slot as usize];
-                        match p.bot {
-                            true => seen_as.0 = true,
-                            false => seen_as.1 = true,
-                        }
-                        let (_, latest, seen) = &mut run.slots[slot as usize];
-                        *latest = p.name.clone();
-                        if seen.last() != Some(&p.name) {
-                            seen.push(p.name.clone());
-                        }
-                        slot
-                    })
-                    .collect()
+                let mut slots = Vec::new();
+                matches.each_who(i, |p| {
+                    let slot = run.slot(keys.of(game, &p, aliases));
+                    let seen_as = &mut run.seen_as[slot as usize];
+                    match p.bot {
+                        true => seen_as.0 = true,
+                        false => seen_as.1 = true,
+                    }
+                    // The latest name is always the last one seen (a run records a name
+                    // again only when it changes).
+                    let (_, latest, seen) = &mut run.slots[slot as usize];
+                    if seen.last().map(Text::as_str) != Some(p.name) {
+                        *latest = Text::new(p.name);
+                        seen.push(latest.clone());
+                    }
+                    slots.push(slot);
+                });
+                slots
             })
             .collect();
         run
@@ -211,7 +217,10 @@ impl Slots {
     fn absorb(&mut self, later: Slots) {
         let mut moved = Vec::with_capacity(later.slots.len());
         for ((key, latest, seen), (bot, human)) in later.slots.into_iter().zip(later.seen_as) {
-            let slot = self.slot(key);
+            let slot = match self.slot_of.get(&key) {
+                Some(&slot) => slot,
+                None => self.add(key),
+            };
             let seen_as = &mut self.seen_as[slot as usize];
             *seen_as = (seen_as.0 || bot, seen_as.1 || human);
             let (_, mine, names) = &mut self.slots[slot as usize];
@@ -247,6 +256,11 @@ fn tell_apart(players: &mut [Identity]) {
 /// The id a player `p` of a match of `game` is known by, if any: an account the log
 /// authenticates (never a bot's), or under `identity = "guid"` any id the log gives.
 pub fn account_of(game: &str, p: &Who, aliases: &Aliases) -> Option<u64> {
+    account_of_fields(game, &p.view(), aliases)
+}
+
+/// [`account_of`], from a player's borrowed identity fields.
+fn account_of_fields(game: &str, p: &WhoRef, aliases: &Aliases) -> Option<u64> {
     p.uid
         .filter(|_| aliases.by_uid || (!p.bot && super::logs_accounts(game)))
 }
@@ -273,14 +287,14 @@ impl Keys {
             if !aliases.by_uid && !super::logs_accounts(game) {
                 continue;
             }
-            for p in matches.whos(i).iter() {
-                let Some(uid) = account_of(game, p, aliases) else {
-                    continue;
+            matches.each_who(i, |p| {
+                let Some(uid) = account_of_fields(game, &p, aliases) else {
+                    return;
                 };
                 if keys.by_uid.contains_key(&uid) {
-                    continue;
+                    return;
                 }
-                let base = aliases.key(&p.plain).to_string();
+                let base = aliases.key(p.plain).to_string();
                 let mut key = base.clone();
                 let mut n = 1;
                 while keys.taken.contains_key(&key) {
@@ -289,21 +303,20 @@ impl Keys {
                 }
                 keys.taken.insert(key.clone(), uid);
                 keys.by_uid.insert(uid, Text::new(&key));
-            }
+            });
         }
         keys
     }
 
     /// The identity key of a player `p` of a match of `game`.
-    fn of(&self, game: &str, p: &Who, aliases: &Aliases) -> Text {
-        if let Some(key) = account_of(game, p, aliases).and_then(|u| self.by_uid.get(&u)) {
-            return key.clone();
+    fn of<'a>(&'a self, game: &str, p: &WhoRef<'a>, aliases: &'a Aliases) -> &'a str {
+        if let Some(key) = account_of_fields(game, p, aliases).and_then(|u| self.by_uid.get(&u)) {
+            return key;
         }
-        let name = aliases.key(&p.plain);
+        let name = aliases.key(p.plain);
         match self.taken.get(name) {
-            Some(uid) => self.by_uid[uid].clone(),
-            None if name == p.plain.as_str() => p.plain.clone(),
-            None => Text::new(name),
+            Some(uid) => &self.by_uid[uid],
+            None => name,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::history::History;
-use super::{Match, MatchHead, MatchPlayer, Who};
+use super::{Match, MatchHead, WhoRef};
 
 /// The matches a step reads, in order: a cheap view (a few words), copied freely.
 #[derive(Clone, Copy)]
@@ -145,15 +145,18 @@ impl<'a> MatchList<'a> {
         }
     }
 
-    /// The [`Who`] of each player of the `i`-th match, in order: what the roster reads of a
-    /// match, decoding nothing else from a history. Panics when `i` is not below
-    /// [`MatchList::len`].
-    pub fn whos(&self, i: usize) -> Vec<Arc<Who>> {
+    /// Gives `each` the identity fields of each player of the `i`-th match, in order: what the
+    /// roster reads of a match, decoding nothing else from a history and making no text.
+    /// Panics when `i` is not below [`MatchList::len`].
+    pub fn each_who(&self, i: usize, mut each: impl FnMut(WhoRef)) {
         let i = self.place(i);
-        match self.source {
-            Source::Slice(s) => s[i].players.iter().map(MatchPlayer::shared_who).collect(),
-            Source::Refs(r) => r[i].players.iter().map(MatchPlayer::shared_who).collect(),
-            Source::History(h) => h.whos(i),
+        let players = match self.source {
+            Source::Slice(s) => &s[i].players,
+            Source::Refs(r) => &r[i].players,
+            Source::History(h) => return h.each_who(i, &mut each),
+        };
+        for p in players {
+            each(p.view());
         }
     }
 

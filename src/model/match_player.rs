@@ -56,6 +56,32 @@ pub struct Who {
     pub bot: bool,
 }
 
+/// A player's identity fields, borrowed: from a [`Who`], or straight from a packed block of
+/// the history (what the roster reads of every match player, with no text made for it).
+#[derive(Clone, Copy)]
+pub struct WhoRef<'a> {
+    /// See [`Who::plain`].
+    pub plain: &'a str,
+    /// See [`Who::name`].
+    pub name: &'a str,
+    /// See [`Who::uid`].
+    pub uid: Option<u64>,
+    /// See [`Who::bot`].
+    pub bot: bool,
+}
+
+impl Who {
+    /// Its identity fields, borrowed.
+    pub fn view(&self) -> WhoRef<'_> {
+        WhoRef {
+            plain: &self.plain,
+            name: &self.name,
+            uid: self.uid,
+            bot: self.bot,
+        }
+    }
+}
+
 /// Every field of a [`MatchPlayer`], as a plain struct: how one is made
 /// ([`MatchPlayer::from`]) and how it is stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,11 +167,6 @@ impl MatchPlayer {
             scored: score.is_some(),
             gone: left.is_some(),
         }
-    }
-
-    /// The player's [`Who`], shared.
-    pub fn shared_who(&self) -> Arc<Who> {
-        Arc::clone(&self.who)
     }
 
     /// Final score from the `score:` lines, if logged.

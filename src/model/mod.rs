@@ -27,7 +27,7 @@ pub use events::Events;
 pub use history::History;
 pub use match_head::MatchHead;
 pub use match_list::{MatchList, MatchRef};
-pub use match_player::{MatchPlayer, PlayerFields, Who};
+pub use match_player::{MatchPlayer, PlayerFields, Who, WhoRef};
 pub use rare_list::RareList;
 pub use text::Text;
 pub use weapon_list::WeaponList;

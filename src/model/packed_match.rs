@@ -14,7 +14,7 @@ use chrono::NaiveDateTime;
 use chrono::{Datelike, NaiveDate, NaiveTime, Timelike};
 use serde::{Deserialize, Serialize};
 
-use super::match_player::Who;
+use super::match_player::{Who, WhoRef};
 use super::{GameType, KillSpots, Match, MatchPlayer, Round, Team, Text, WeaponList};
 
 /// The tables of a block: what its matches' numbers stand for, each made when a match first
@@ -48,6 +48,17 @@ impl Tables {
                 .unwrap_or_default()
         })
         .clone()
+    }
+
+    /// Text `n` of the block `block`, borrowed from its bytes.
+    fn str<'b>(&self, block: &'b [u8], n: u32) -> &'b str {
+        let Some(&(at, len)) = self.texts.get(n as usize) else {
+            return "";
+        };
+        let bytes = block
+            .get(at as usize..at as usize + len as usize)
+            .unwrap_or_default();
+        std::str::from_utf8(bytes).unwrap_or_default()
     }
 
     /// Player `n` of the block `block`.
@@ -142,7 +153,7 @@ enum PackedWeapons {
 }
 
 /// A [`Match`] by numbers into its block's tables, without its events and its number. Its
-/// players come first: [`decode_whos`] reads them alone.
+/// players come first: [`each_who`] reads them alone.
 #[derive(Serialize, Deserialize)]
 struct Packed<'a> {
     players: Vec<PackedPlayer>,
@@ -391,16 +402,31 @@ struct PackedPlayers {
     players: Vec<PackedPlayer>,
 }
 
-/// The [`Who`] of each player of the match at `at` (of `len` bytes) of `block`, in order:
-/// what the roster reads of every match, without the rest decoded.
-pub fn decode_whos(tables: &Tables, block: &[u8], at: usize, len: usize) -> Vec<Arc<Who>> {
+/// Gives `each` the identity fields of each player of the match at `at` (of `len` bytes) of
+/// `block`, in order, borrowed from the block's bytes: what the roster reads of every match,
+/// with nothing else decoded and no text made.
+pub fn each_who(
+    tables: &Tables,
+    block: &[u8],
+    at: usize,
+    len: usize,
+    each: &mut dyn FnMut(WhoRef),
+) {
     let bytes = block.get(at..at + len).unwrap_or_default();
     let p: PackedPlayers = postcard::from_bytes(bytes).unwrap_or_else(|e| {
         panic!("a match packed by this build does not read: {e} (a fragstats bug)")
     });
-    (p.players.into_iter())
-        .map(|f| tables.who(block, f.who))
-        .collect()
+    for f in p.players {
+        match tables.whos.get(f.who as usize) {
+            Some(w) => each(WhoRef {
+                plain: tables.str(block, w.plain),
+                name: tables.str(block, w.name),
+                uid: w.uid,
+                bot: w.bot,
+            }),
+            None => each(Who::default().view()),
+        }
+    }
 }
 
 /// The start of `m` as [`NaiveDateTime`] reads it back (for the tests' cases).
@@ -493,11 +519,20 @@ mod tests {
         let (tables, body) = read_block(&bytes);
         for (m, (at, len)) in [&a, &b].into_iter().zip(places) {
             let back = decode(&tables, &bytes, body + at as usize, len as usize);
-            let whos = decode_whos(&tables, &bytes, body + at as usize, len as usize);
-            let want_whos: Vec<&Who> = m.players.iter().map(|p| &**p).collect();
-            // By their text: a skill that is not a number equals nothing.
-            let whos: Vec<&Who> = whos.iter().map(|w| &**w).collect();
-            assert_eq!(format!("{whos:?}"), format!("{want_whos:?}"));
+            let mut whos = Vec::new();
+            each_who(
+                &tables,
+                &bytes,
+                body + at as usize,
+                len as usize,
+                &mut |w| {
+                    whos.push((w.plain.to_string(), w.name.to_string(), w.uid, w.bot));
+                },
+            );
+            let want_whos: Vec<_> = (m.players.iter())
+                .map(|p| (p.plain.to_string(), p.name.to_string(), p.uid, p.bot))
+                .collect();
+            assert_eq!(whos, want_whos);
             let want = Match {
                 events: Default::default(),
                 ..m.clone()
