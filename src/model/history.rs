@@ -2,10 +2,10 @@
 //! time ([`super::packed_match`]) into a [`Scratch`] file in the state folder, and decoded one
 //! at a time as a step reads them (issue 41: held decoded, a match's description took about 440
 //! bytes of memory, 28 MB for 64,000 matches, the largest part of what a build held for its
-//! history). Memory keeps 164 bytes a match: where its description lies and its number (12),
+//! history). Memory keeps 124 bytes a match: where its description lies and its number (12),
 //! its events (24: themselves a range of a state file, or packed bytes), and its head decoded
-//! ([`MatchHead`], 128: what every page's key and every list reads, so that an append, which
-//! keys every page again, decodes no match for them). Read through [`MatchList`]; a thread
+//! ([`MatchHead`], 88, its texts shared with the other heads': what every page's key and every
+//! list reads, so that an append, which keys every page again, decodes no match for them). Read through [`MatchList`]; a thread
 //! keeps the last blocks it read and the last match it decoded. Without a state folder (or
 //! where it cannot be written) the blocks stay in memory. Not a store between builds (see
 //! [`crate::state`]).
@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::match_head::{HeldHead, MatchHead};
+use super::match_head::{HeadTable, HeldHead, MatchHead};
 use super::match_list::{MatchList, MatchRef};
 use super::packed_match::{self, BlockWriter, Tables};
 use super::{Events, Match, WhoRef};
@@ -40,6 +40,8 @@ pub struct History {
     events: Vec<Events>,
     /// Each match's head, held decoded: what every page's key and every list reads.
     heads: Vec<HeldHead>,
+    /// The texts the heads share.
+    head_texts: HeadTable,
     /// The packed descriptions, a block of [`BLOCK_MATCHES`] at a time.
     blocks: Vec<Block>,
     /// The scratch file the blocks are in (those that could be written).
@@ -140,19 +142,23 @@ impl History {
         let matches = packed.iter().map(|p| p.places.len()).sum();
         let (mut places, mut events) = (Vec::with_capacity(matches), Vec::with_capacity(matches));
         let mut heads = Vec::with_capacity(matches);
+        let mut head_texts = HeadTable::default();
         let mut blocks = Vec::with_capacity(packed.len());
-        for p in packed {
+        for mut p in packed {
             places.extend(p.places);
             events.extend(p.events);
+            head_texts.absorb(&p.head_texts, &mut p.heads);
             heads.extend(p.heads);
             blocks.push(p.block);
         }
+        head_texts.seal();
         // One count for every history the process makes: an id is never another's.
         static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         History {
             places,
             events,
             heads,
+            head_texts,
             blocks,
             scratch,
             id: MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -182,7 +188,7 @@ impl History {
 
     /// The `i`-th match's head (nothing decoded).
     pub fn head(&self, i: usize) -> MatchHead<'_> {
-        self.heads[i].head(self.places[i].number)
+        self.heads[i].head(self.places[i].number, &self.head_texts)
     }
 
     /// The `i`-th match, decoded (the one this thread decoded last, when it is that match).
@@ -294,11 +300,13 @@ struct ReadBlock {
     body: usize,
 }
 
-/// One block of matches packed: where each lies in it, their events and heads, and the block.
+/// One block of matches packed: where each lies in it, their events and heads (and the texts
+/// these share), and the block.
 struct Packed {
     places: Vec<Place>,
     events: Vec<Events>,
     heads: Vec<HeldHead>,
+    head_texts: HeadTable,
     block: Block,
 }
 
@@ -311,9 +319,10 @@ fn pack<'m>(
     let mut places = Vec::with_capacity(matches.len());
     let mut events = Vec::with_capacity(matches.len());
     let mut heads = Vec::with_capacity(matches.len());
+    let mut head_texts = HeadTable::default();
     for m in matches {
         // Made before the events are taken: a match's final scores may count its events.
-        heads.push(HeldHead::of(m));
+        heads.push(HeldHead::of(m, &mut head_texts));
         events.push(std::mem::take(&mut m.events));
         let (at, len) = writer.push(m);
         places.push(Place {
@@ -338,6 +347,7 @@ fn pack<'m>(
         places,
         events,
         heads,
+        head_texts,
         block,
     }
 }

@@ -1,10 +1,12 @@
 //! [`MatchHead`]: what pages list, key and count a match by (its id, where it was read, map,
 //! server, game type, start, length, how it ended), without its players or events. A
 //! [`super::History`] holds each match's head decoded beside its packed description
-//! ([`HeldHead`], 128 bytes by its type's size, against about 440 for a decoded description), so that the steps
-//! which read only these fields of every match (the lists' rows, every page's key, the
-//! servers' pages) decode no match: an append to a long history keys every page again (issue
+//! ([`HeldHead`], 88 bytes and a number into a table of the texts heads share, against about
+//! 440 for a decoded description), so that the steps which read only these fields of every
+//! match (the lists' rows, every page's key, the servers' pages) decode no match: an append to a long history keys every page again (issue
 //! 41). Not a match: [`super::Match`] is the whole of one.
+
+use std::collections::HashMap;
 
 use chrono::NaiveDateTime;
 
@@ -97,42 +99,135 @@ fn two_sides(m: &Match) -> bool {
     on(Team::Red) && on(Team::Blue)
 }
 
-/// A match's head as a history holds it (its number is kept apart, in the history's places).
+/// A match's head as a history holds it: its number is kept apart, in the history's places, and
+/// the texts it shares with many other matches, once in the history's [`HeadTable`]. 88 bytes
+/// (with its texts held, 128: 2.6 MB more at 64,000 matches, issue 41).
 pub(super) struct HeldHead {
     id: ShortId,
     content: u64,
     line: u64,
-    source: Text,
     file_index: u32,
-    map: Text,
-    game: Text,
-    gametype: GameType,
-    server: Text,
+    /// Its [`HeadTexts`], by their number in the history's [`HeadTable`].
+    texts: u32,
+    /// Its server, by its number in the history's [`HeadTable`] (apart from the other texts:
+    /// a server may name itself anew each match, as the synthetic benchmarks' do).
+    server: u32,
     start: Option<NaiveDateTime>,
     duration_seconds: u32,
-    exit_reason: Option<Text>,
     final_team_scores: Option<[i32; 2]>,
     partial: bool,
     has_spots: bool,
     two_sides: bool,
 }
 
+/// What a match's head shares with many other matches: where it was read, its map, game and
+/// game type, and how it ended. A history of 64,000 matches holds a few thousand distinct ones
+/// at most (a log's matches share their source, and play a few maps).
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct HeadTexts {
+    source: Text,
+    map: Text,
+    game: Text,
+    gametype: GameType,
+    exit_reason: Option<Text>,
+}
+
+impl std::hash::Hash for HeadTexts {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (&self.source, &self.map, &self.game, &self.exit_reason).hash(state);
+        let t = &self.gametype;
+        (&t.code, &t.name, t.team_based, t.duel).hash(state);
+    }
+}
+
+/// The distinct [`HeadTexts`] and servers of a history's heads, each numbered in the order
+/// they were met.
+#[derive(Default)]
+pub(super) struct HeadTable {
+    texts: Numbered<HeadTexts>,
+    servers: Numbered<Text>,
+}
+
+/// Distinct values, numbered in the order they were met.
+struct Numbered<T> {
+    values: Vec<T>,
+    numbers: HashMap<T, u32, ahash::RandomState>,
+}
+
+impl<T> Default for Numbered<T> {
+    fn default() -> Numbered<T> {
+        Numbered {
+            values: Vec::new(),
+            numbers: HashMap::default(),
+        }
+    }
+}
+
+impl<T: Clone + Eq + std::hash::Hash> Numbered<T> {
+    /// The number of `value`, a new one when no equal value has one yet.
+    fn number(&mut self, value: T) -> u32 {
+        if let Some(&n) = self.numbers.get(&value) {
+            return n;
+        }
+        let n = u32::try_from(self.values.len()).expect("fewer distinct heads than matches");
+        self.values.push(value.clone());
+        self.numbers.insert(value, n);
+        n
+    }
+
+    /// This table's numbers of the values of `local`, in its order.
+    fn numbers_of(&mut self, local: &Numbered<T>) -> Vec<u32> {
+        (local.values.iter())
+            .map(|v| self.number(v.clone()))
+            .collect()
+    }
+
+    /// Lets go of the lookup (it only finds numbers).
+    fn seal(&mut self) {
+        self.numbers = HashMap::default();
+        self.values.shrink_to_fit();
+    }
+}
+
+impl HeadTable {
+    /// Moves the heads `heads`, whose texts are numbered in `local`, into this table: their
+    /// numbers become this table's.
+    pub(super) fn absorb(&mut self, local: &HeadTable, heads: &mut [HeldHead]) {
+        let texts = self.texts.numbers_of(&local.texts);
+        let servers = self.servers.numbers_of(&local.servers);
+        for head in heads {
+            head.texts = texts[head.texts as usize];
+            head.server = servers[head.server as usize];
+        }
+    }
+
+    /// Lets go of the lookups of texts (once every head is in: they only find numbers).
+    pub(super) fn seal(&mut self) {
+        self.texts.seal();
+        self.servers.seal();
+    }
+}
+
 impl HeldHead {
-    /// The head of `m`, held.
-    pub(super) fn of(m: &Match) -> HeldHead {
+    /// The head of `m`, held, its texts numbered in `table`.
+    pub(super) fn of(m: &Match, table: &mut HeadTable) -> HeldHead {
+        let texts = table.texts.number(HeadTexts {
+            source: m.source.clone(),
+            map: m.map.clone(),
+            game: m.game.clone(),
+            gametype: m.gametype.clone(),
+            exit_reason: m.exit_reason.clone(),
+        });
+        let server = table.servers.number(m.server.clone());
         HeldHead {
             id: ShortId::new(&m.id),
             content: m.content,
             line: m.line,
-            source: m.source.clone(),
             file_index: m.file_index,
-            map: m.map.clone(),
-            game: m.game.clone(),
-            gametype: m.gametype.clone(),
-            server: m.server.clone(),
+            texts,
+            server,
             start: m.start,
             duration_seconds: m.duration_seconds,
-            exit_reason: m.exit_reason.clone(),
             final_team_scores: m.final_team_scores(),
             partial: m.partial,
             has_spots: !m.spots.is_empty(),
@@ -140,22 +235,24 @@ impl HeldHead {
         }
     }
 
-    /// The head, as match number `number`.
-    pub(super) fn head(&self, number: u32) -> MatchHead<'_> {
+    /// The head, as match number `number`, its texts from `table` (the one it was made with,
+    /// or the one that absorbed it).
+    pub(super) fn head<'a>(&'a self, number: u32, table: &'a HeadTable) -> MatchHead<'a> {
+        let texts = &table.texts.values[self.texts as usize];
         MatchHead {
             id: self.id.as_str(),
             content: self.content,
             number,
-            source: &self.source,
+            source: &texts.source,
             file_index: self.file_index,
             line: self.line,
-            map: &self.map,
-            game: &self.game,
-            gametype: &self.gametype,
-            server: &self.server,
+            map: &texts.map,
+            game: &texts.game,
+            gametype: &texts.gametype,
+            server: &table.servers.values[self.server as usize],
             start: self.start,
             duration_seconds: self.duration_seconds,
-            exit_reason: self.exit_reason.as_ref(),
+            exit_reason: texts.exit_reason.as_ref(),
             partial: self.partial,
             scores: Scores::Held(self.final_team_scores),
             has_spots: self.has_spots,
@@ -204,10 +301,11 @@ mod tests {
         m.start =
             chrono::NaiveDate::from_ymd_opt(2026, 11, 29).and_then(|d| d.and_hms_opt(17, 30, 5));
         m.exit_reason = Some("Capturelimit hit.".into());
+        let mut table = HeadTable::default();
         for id in ["0123456789abcdef", "short", "é123456789abcde", ""] {
             m.id = id.into();
-            let held = HeldHead::of(&m);
-            let (a, b) = (held.head(7), MatchHead::of(&m));
+            let held = HeldHead::of(&m, &mut table);
+            let (a, b) = (held.head(7, &table), MatchHead::of(&m));
             assert_eq!(a.id, id);
             assert_eq!(a.number, 7);
             assert_eq!((a.content, a.line, a.start), (b.content, b.line, b.start));
@@ -222,5 +320,42 @@ mod tests {
             assert!(!a.partial && !a.has_spots && a.two_sides);
             assert_eq!(a.two_sides, b.two_sides);
         }
+        assert_eq!(table.texts.values.len(), 1, "the same texts are held once");
+        assert!(size_of::<HeldHead>() <= 88, "{}", size_of::<HeldHead>());
+    }
+
+    /// Heads of tables made apart (the blocks packed on the thread pool) give their own texts
+    /// once absorbed into one table, which holds equal texts once, however they were made.
+    #[test]
+    fn absorbed_heads_keep_their_texts() {
+        let mut m = crate::testdata::bare_match("ffa", &[("a", Team::Free)]);
+        let (mut first, mut second) = (HeadTable::default(), HeadTable::default());
+        m.map = Text::unshared("q3dm17");
+        let mut a = vec![HeldHead::of(&m, &mut first)];
+        m.map = Text::unshared("q3dm6");
+        a.push(HeldHead::of(&m, &mut first));
+        m.exit_reason = Some(Text::unshared("Timelimit hit."));
+        let mut b = vec![HeldHead::of(&m, &mut second)];
+        m.exit_reason = None;
+        m.map = Text::unshared("q3dm17");
+        b.push(HeldHead::of(&m, &mut second));
+        let mut all = HeadTable::default();
+        all.absorb(&first, &mut a);
+        all.absorb(&second, &mut b);
+        all.seal();
+        let read: Vec<(&str, Option<&str>)> = (a.iter().chain(&b))
+            .map(|h| h.head(1, &all))
+            .map(|h| (h.map.as_str(), h.exit_reason.map(Text::as_str)))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("q3dm17", None),
+                ("q3dm6", None),
+                ("q3dm6", Some("Timelimit hit.")),
+                ("q3dm17", None)
+            ]
+        );
+        assert_eq!((all.texts.values.len(), all.servers.values.len()), (3, 1));
     }
 }
