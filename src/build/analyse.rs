@@ -46,7 +46,7 @@ pub enum Moderated<'m> {
     /// Nobody is excluded.
     Same(MatchList<'m>),
     /// The matches without the excluded players.
-    Applied(History),
+    Applied(Box<History>),
 }
 
 impl Moderated<'_> {
@@ -72,7 +72,7 @@ pub fn identify<'m>(
     let moderation = Moderation::new(config, &aliases);
     // Excluded players (bans, bots under `bots = "exclude"`) leave before anything is counted.
     let applied = match moderation.apply(matches, &aliases, dir.map(Path::to_path_buf)) {
-        Some(history) => Moderated::Applied(history),
+        Some(history) => Moderated::Applied(Box::new(history)),
         None => Moderated::Same(matches),
     };
     let roster = Roster::build(applied.list(), &aliases);
