@@ -238,7 +238,7 @@ fn players_file(
             games: match (s.matches.is_empty(), site_games.len()) {
                 (true, _) => Vec::new(),
                 (false, 1) => site_games.clone(),
-                (false, _) => games_of(&game_of, s.matches.iter().copied()),
+                (false, _) => games_of(&game_of, s.matches.iter()),
             },
         }
     };

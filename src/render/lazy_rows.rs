@@ -162,7 +162,7 @@ fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
 fn listed_matches(r: &Renderer) -> Vec<bool> {
     let mut listed = vec![false; r.input.stats.matches.len()];
     for s in &r.input.stats.players {
-        for &mi in s.matches.iter().rev().take(PLAYER_MATCH_ROWS) {
+        for mi in s.matches.iter().rev().take(PLAYER_MATCH_ROWS) {
             if let Some(l) = listed.get_mut(mi as usize) {
                 *l = true;
             }
@@ -196,7 +196,7 @@ fn matches_played(r: &Renderer, i: usize) -> Vec<Played> {
         .iter()
         .rev()
         .take(PLAYER_MATCH_ROWS)
-        .map(|&mi| {
+        .map(|mi| {
             let (place, (frags, deaths, score)) = lines.find(mi as usize, id);
             let (after, delta) = r.rating_at(i, mi).unwrap_or((0.0, 0.0));
             Played {

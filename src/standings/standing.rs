@@ -105,7 +105,7 @@ impl Standing {
             .map(|s| {
                 s.matches
                     .iter()
-                    .filter_map(|&mi| *starts.get(mi as usize)?)
+                    .filter_map(|mi| *starts.get(mi as usize)?)
                     .max()
                     .map(|t| t.date())
             })

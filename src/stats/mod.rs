@@ -4,10 +4,12 @@
 
 pub mod awards;
 mod lines;
+mod match_numbers;
 mod names;
 mod shelf;
 
 pub use lines::Lines;
+pub use match_numbers::MatchNumbers;
 pub use names::{NameCounts, Names};
 
 use crate::model::MatchList;
@@ -67,7 +69,7 @@ pub struct PlayerStats {
     #[serde(default)]
     pub objectives: u32,
     /// Indices (into the ordered match list) of the matches the player took part in.
-    pub matches: Vec<u32>,
+    pub matches: MatchNumbers,
     /// Frags by weapon name (named in [`Stats::names`]).
     pub weapons: NameCounts,
     /// Matches played per map (named in [`Stats::names`]).
@@ -141,7 +143,8 @@ where
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MapStats {
     pub name: String,
-    pub matches: Vec<u32>,
+    /// Indices (into the ordered match list) of the matches played on the map.
+    pub matches: MatchNumbers,
     pub frags: u32,
     pub seconds: u64,
     /// Read back in one bulk build, as the maps below (a crowd's maps each hold tens of
@@ -250,7 +253,7 @@ impl Stats {
         // matches grew into (up to as much again).
         let lists = (self.players.iter_mut().map(|p| &mut p.matches))
             .chain(self.maps.iter_mut().map(|m| &mut m.matches));
-        for list in lists.filter(|l| l.capacity() > l.len()) {
+        for list in lists {
             list.shrink_to_fit();
         }
     }

@@ -54,7 +54,7 @@ pub(in crate::render) fn clan_page<'s>(r: &'s Renderer<'_>, c: usize) -> ClanPag
     let mut played: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
     for &m in &clan.members {
         let s = &r.input.stats.players[m as usize];
-        played.extend(s.matches.iter().copied());
+        played.extend(s.matches.iter());
         for (v, n) in &s.victims {
             if let Some(oc) = of_player[*v as usize].filter(|oc| *oc as usize != c) {
                 versus[oc as usize].0 += n;

@@ -31,7 +31,7 @@ pub(in crate::render) fn map_page<'s>(r: &'s Renderer<'_>, i: usize) -> MapPage<
     let m = &r.input.stats.maps[i];
     let row = &map_row(r, i);
     let (mut red_wins, mut blue_wins, mut draws) = (0, 0, 0);
-    for &mi in &m.matches {
+    for mi in m.matches.iter() {
         if let Some([red, blue]) = r.input.matches.head(mi as usize).final_team_scores() {
             match red.cmp(&blue) {
                 std::cmp::Ordering::Greater => red_wins += 1,
@@ -81,7 +81,7 @@ pub(in crate::render) fn map_page<'s>(r: &'s Renderer<'_>, i: usize) -> MapPage<
             .iter()
             .rev()
             .take(MAP_MATCH_ROWS)
-            .map(|&mi| match_page::match_row(r, mi as usize))
+            .map(|mi| match_page::match_row(r, mi as usize))
             .collect(),
         weapons,
         red_wins,
