@@ -170,7 +170,7 @@ impl Slots {
         if let Some(&slot) = self.slot_of.get(key) {
             return slot;
         }
-        self.add(Text::new(key))
+        self.add(Text::unshared(key))
     }
 
     /// A new slot for `key` (which has none).
@@ -186,7 +186,8 @@ impl Slots {
     fn of(matches: MatchList, keys: &Keys, aliases: &Aliases) -> Slots {
         let mut run = Slots::default();
         // Each match's players' identity fields alone are read, borrowed (a packed history
-        // decodes nothing else): a text is made only for a new key or a new name.
+        // decodes nothing else): a text is made only for a new key or a new name, of its own
+        // (not kept in the thread's table of texts beyond the roster).
         run.match_slots = (0..matches.len())
             .map(|i| {
                 let game = matches.head(i).game;
@@ -202,7 +203,7 @@ impl Slots {
                     // again only when it changes).
                     let (_, latest, seen) = &mut run.slots[slot as usize];
                     if seen.last().map(Text::as_str) != Some(p.name) {
-                        *latest = Text::new(p.name);
+                        *latest = Text::unshared(p.name);
                         seen.push(latest.clone());
                     }
                     slots.push(slot);
