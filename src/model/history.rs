@@ -1,12 +1,12 @@
 //! [`History`]: the build's matches in site order, their descriptions packed a block of 64 at a
-//! time ([`super::packed_match`]) into a [`Scratch`] file in the state folder, and decoded one
-//! at a time as a step reads them (issue 41: held decoded, a match's description took about 440
-//! bytes of memory, 28 MB for 64,000 matches, the largest part of what a build held for its
-//! history). Memory keeps 124 bytes a match: where its description lies and its number (12),
-//! its events (24: themselves a range of a state file, or packed bytes), and its head decoded
-//! ([`MatchHead`], 88, its texts shared with the other heads': what every page's key and every
-//! list reads, so that an append, which keys every page again, decodes no match for them). Read through [`MatchList`]; a thread
-//! keeps the last blocks it read and the last match it decoded. Without a state folder (or
+//! time ([`super::packed_match`]) into a [`Scratch`] file in the state folder, and decoded one at a
+//! time as a step reads them (issue 41: held decoded, a match's description took about 440 bytes of
+//! memory, 28 MB for 64,000 matches, the largest part of what a build held for its history). Memory
+//! keeps 124 bytes a match: where its description lies and its number (12), its events (24:
+//! themselves a range of a state file, or packed bytes), and its head decoded ([`MatchHead`], 88,
+//! its texts shared with the other heads': what every page's key and every list reads, so that an
+//! append, which keys every page again, decodes no match for them). Read through [`MatchList`]; a
+//! thread keeps the last blocks it read and the last match it decoded. Without a state folder (or
 //! where it cannot be written) the blocks stay in memory. Not a store between builds (see
 //! [`crate::state`]).
 

@@ -1,10 +1,11 @@
 //! [`MatchHead`]: what pages list, key and count a match by (its id, where it was read, map,
 //! server, game type, start, length, how it ended), without its players or events. A
-//! [`super::History`] holds each match's head decoded beside its packed description
-//! ([`HeldHead`], 88 bytes and a number into a table of the texts heads share, against about
-//! 440 for a decoded description), so that the steps which read only these fields of every
-//! match (the lists' rows, every page's key, the servers' pages) decode no match: an append to a long history keys every page again (issue
-//! 41). Not a match: [`super::Match`] is the whole of one.
+//! [`super::History`] holds each match's head decoded beside its packed description ([`HeldHead`],
+//! 88 bytes, the texts it shares with other heads as numbers into the history's tables, against
+//! about 440 for a decoded description), so that the steps which read only these fields of every
+//! match (the lists' rows, every page's key, the servers' pages) decode no match: an append to a
+//! long history keys every page again (issue 41). Not a match: [`super::Match`] is the whole of
+//! one.
 
 use std::collections::HashMap;
 
