@@ -122,8 +122,8 @@ pub(super) struct HeldHead {
 }
 
 /// What a match's head shares with many other matches: where it was read, its map, game and
-/// game type, and how it ended. A history of 64,000 matches holds a few thousand distinct ones
-/// at most (a log's matches share their source, and play a few maps).
+/// game type, and how it ended: a log's matches share their source and play a few maps, so a
+/// history holds far fewer distinct ones than matches.
 #[derive(Clone, PartialEq, Eq)]
 pub(super) struct HeadTexts {
     source: Text,

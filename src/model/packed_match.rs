@@ -33,21 +33,12 @@ pub struct Tables {
 impl Tables {
     /// Text `n` of the block `block`.
     fn text(&self, block: &[u8], n: u32) -> Text {
-        let (Some(cell), Some(&(at, len))) =
-            (self.made.get(n as usize), self.texts.get(n as usize))
-        else {
+        let Some(cell) = self.made.get(n as usize) else {
             return Text::default();
         };
-        cell.get_or_init(|| {
-            let bytes = block
-                .get(at as usize..at as usize + len as usize)
-                .unwrap_or_default();
-            // Not shared with the thread's texts: looking each up cost more than making it.
-            std::str::from_utf8(bytes)
-                .map(Text::unshared)
-                .unwrap_or_default()
-        })
-        .clone()
+        // Not shared with the thread's texts: looking each up cost more than making it.
+        cell.get_or_init(|| Text::unshared(self.str(block, n)))
+            .clone()
     }
 
     /// Text `n` of the block `block`, borrowed from its bytes.
