@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::NaiveDate;
 
-use crate::model::Match;
+use crate::model::{History, Match};
 use crate::state::{Archive, Archived};
 
 /// The archive after a build: the old archive's matches and the matches `dropped` from the
@@ -15,26 +15,27 @@ use crate::state::{Archive, Archived};
 /// holds, and less unfinished copies (the log ended inside them) of a match a present log
 /// holds further: one with the same id, or one that starts on the same line of the same log
 /// with the unfinished copy's events as its first events (a live log that grew). New matches
-/// form one batch, after the existing ones. `present[i]` was read from `logs[present[i].file_index]`.
+/// form one batch, after the existing ones. `present`'s match `i` was read from
+/// `logs[file_index]`, its head's [`Match::file_index`].
 pub fn update(
     archive: Archive,
     dropped: Vec<(String, Match)>,
-    present: &[&Match],
+    present: &History,
     logs: &[String],
 ) -> Archive {
     if dropped.is_empty() && archive.matches.is_empty() {
         return archive;
     }
-    let present_content: HashSet<u64> = present.iter().map(|m| m.content).collect();
-    let present_ids: HashSet<&str> = present.iter().map(|m| &*m.id).collect();
-    let present_at: HashMap<(&str, u64), &Match> = present
-        .iter()
-        .filter_map(|&m| Some(((logs.get(m.file_index as usize)?.as_str(), m.line), m)))
+    let heads = || (0..present.len()).map(|i| present.head(i));
+    let present_content: HashSet<u64> = heads().map(|h| h.content).collect();
+    let present_ids: HashSet<&str> = heads().map(|h| h.id).collect();
+    let present_at: HashMap<(&str, u64), usize> = (heads().enumerate())
+        .filter_map(|(i, h)| Some(((logs.get(h.file_index as usize)?.as_str(), h.line), i)))
         .collect();
     let grown = |origin: &str, m: &Match| {
         present_at
             .get(&(origin, m.line))
-            .is_some_and(|p| continues(m, p))
+            .is_some_and(|&i| continues(m, &present.at(i)))
     };
     let still_needed = |origin: &str, m: &Match| {
         !present_content.contains(&m.content)

@@ -13,14 +13,15 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use crate::compressed;
-use crate::crawl::{LogFile, crawl, rotation_key};
-use crate::diagnostics::{Diagnostics, FileReport};
+use crate::crawl::{LogFile, crawl};
+use crate::diagnostics::Diagnostics;
 use crate::hashed_pairs::HashedPairs;
-use crate::model::{History, Match, Text};
+use crate::model::{History, Match, StagedLog, Text};
 use crate::parse::{Checkpoint, Detected, SNIFF_BYTES, Source, detect};
 use crate::progress::Progress;
 use crate::state::{Archive, ArchiveWrite, FileState, Fingerprint, State};
 
+mod order;
 pub mod parallel;
 #[cfg(test)]
 mod testing;
@@ -136,8 +137,12 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
     let progress = Progress::bytes(total);
     // Each file's matches move out of its state: a changed log's file is encoded now (saved
     // after the site), an unchanged log's saved file stays as it is, so no match is kept twice.
-    // The matches of the previous state not carried over are returned apart (for the archive).
-    type FileRead = (FileState, ReadKind, Vec<Match>, Vec<Match>);
+    // Then they are packed (staged) where the log read them, before the next log is read: every
+    // log's matches held decoded until every log was read set a long history's peak (issue
+    // 41). The matches of the previous state not carried over are returned apart (for the
+    // archive).
+    let scratch = History::staging_file(store.clone());
+    type FileRead = (FileState, ReadKind, StagedLog, Vec<Match>);
     let read: Vec<FileRead> = files
         .par_iter()
         .zip(prevs)
@@ -150,7 +155,7 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
             let (mut state, kind, replaced) = read_file(i, f, prev, store.as_deref());
             dropped.extend(replaced);
             progress.add(state.size);
-            let matches = if state.changed {
+            let mut matches = if state.changed {
                 match &store {
                     Some(dir) => state.seal_stored(dir)?,
                     None => state.seal()?,
@@ -168,7 +173,13 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
                 // build held 19 MB of it at 64,000 matches).
                 dropped.shrink_to_fit();
             }
-            Ok((state, kind, matches, dropped))
+            let source = Text::from(&f.rel);
+            for m in &mut matches {
+                m.file_index = file_number(i);
+                m.source = source.clone();
+            }
+            let staged = History::stage_log(&mut matches, scratch.as_ref());
+            Ok((state, kind, staged, dropped))
         })
         .collect::<Result<_>>()?;
     progress.finish();
@@ -188,27 +199,18 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
     }
     let mut states = Vec::with_capacity(read.len());
     let mut reports = Vec::with_capacity(read.len() + crawl_skips.len() + 1);
-    // Each log's matches stay in its list until they are packed into the history, in order:
-    // they are never moved into one list of them all (issue 41: beside the logs' lists, that
-    // list was the peak of a long history's build).
-    let mut per_log: Vec<Vec<Match>> = Vec::with_capacity(read.len());
+    let mut staged = Vec::with_capacity(read.len());
     let mut dropped: Vec<(String, Match)> = Vec::new();
-    for (i, ((state, _, mut file_matches, file_dropped), file)) in
-        read.into_iter().zip(&files).enumerate()
-    {
+    for ((state, _, file_staged, file_dropped), file) in read.into_iter().zip(&files) {
         let mut report = state.report.clone();
         report.path.clone_from(&file.rel);
         report.via_link = file.via_link;
         reports.push(report);
-        let source = Text::from(&file.rel);
-        for m in &mut file_matches {
-            m.file_index = file_number(i);
-            m.source = source.clone();
-        }
-        per_log.push(file_matches);
+        staged.push(file_staged);
         dropped.extend(file_dropped.into_iter().map(|m| (state.path.clone(), m)));
         states.push(state);
     }
+    let present = History::staged(staged, scratch);
     // Logs that are gone: everything they held is a candidate for the archive.
     for (path, mut state) in remembered {
         let held = previous_matches(&mut state)?;
@@ -218,12 +220,10 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
         .iter()
         .map(|f| f.path.to_string_lossy().into_owned())
         .collect();
-    let present: Vec<&Match> = per_log.iter().flatten().collect();
     let archive = crate::archive::update(archive, dropped, &present, &logs);
-    drop(present);
     let archived = archive.matches.len();
     let (matches, archive) =
-        place_in_order(&files, per_log, archive, &mut reports, &labels, store)?;
+        order::place_in_order(&files, present, archive, &mut reports, &labels)?;
     drop(labels);
     reports.extend(crawl_skips);
     states.sort_by(|a, b| a.path.cmp(&b.path));
@@ -238,91 +238,13 @@ pub fn read_logs_incremental(roots: &[PathBuf], previous: Previous) -> Result<Lo
     })
 }
 
-/// Gives every match its number ([`Match::number`]): the one `remembered` (the previous
-/// state's (id, number) pairs) gives its id, the later one of an id remembered twice, else the
-/// next free one after the greatest, in site order. The build saves them from the matches.
-fn number(matches: &mut [&mut Match], remembered: &HashedPairs<u32>) {
-    let mut next = remembered.values().max().unwrap_or(0) + 1;
-    for m in matches {
-        m.number = remembered.get(&m.id).unwrap_or_else(|| {
-            next += 1;
-            next - 1
-        });
-    }
-}
-
-/// Puts the present logs' matches (`per_log`, each log's in a list) and the archived ones in
-/// RANKING.md's order, removes duplicates, numbers them ([`number`], from the `remembered`
-/// pairs) and packs them into the history (into a scratch file in `dir`). Each source (a log,
-/// or one batch of archived matches of one log) gets a rank: by the log's place in the file
-/// order (rotated copies oldest first), archived batches before the log's present content,
-/// older batches first. The archive is encoded (when it changed) before its matches move into
-/// the build.
-fn place_in_order(
-    files: &[LogFile],
-    mut per_log: Vec<Vec<Match>>,
-    archive: Archive,
-    reports: &mut [FileReport],
-    remembered: &HashedPairs<u32>,
-    dir: Option<PathBuf>,
-) -> Result<(History, ArchiveWrite)> {
-    type Key = ((Vec<u8>, u8, Vec<u8>, u64, Vec<u8>), u8, u64);
-    let mut sources: Vec<(Key, usize)> = files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| ((rotation_key(&f.path), 1, 0), i))
-        .collect();
-    let mut batches: Vec<(String, u64)> = archive
-        .matches
-        .iter()
-        .map(|a| (a.origin.clone(), a.batch))
-        .collect();
-    batches.sort_unstable();
-    batches.dedup();
-    for (j, (origin, batch)) in batches.iter().enumerate() {
-        sources.push((
-            (rotation_key(Path::new(origin)), 0, *batch),
-            files.len() + j,
-        ));
-    }
-    sources.sort();
-    // Rank of each source, and the report each rank's notes go to (none for the archive: the
-    // build says how many matches it holds).
-    let mut rank_of = vec![0usize; sources.len()];
-    let mut report_of_rank = vec![usize::MAX; sources.len()];
-    for (rank, (_, source)) in sources.iter().enumerate() {
-        rank_of[*source] = rank;
-        if *source < files.len() {
-            report_of_rank[rank] = *source;
-        }
-    }
-    for m in per_log.iter_mut().flatten() {
-        m.file_index = file_number(rank_of[m.file_index as usize]);
-    }
-    let write = crate::state::encode_archive(&archive)?;
-    let mut archived: Vec<Match> = (archive.matches.into_iter())
-        .map(|a| {
-            let j = batches
-                .binary_search_by(|(o, b)| (o.as_str(), *b).cmp(&(a.origin.as_str(), a.batch)))
-                .expect("every batch has a source");
-            let mut m = a.m;
-            m.file_index = file_number(rank_of[files.len() + j]);
-            m
-        })
-        .collect();
-    let all: Vec<&mut Match> = per_log.iter_mut().flatten().chain(&mut archived).collect();
-    let mut ordered = order_and_dedupe(all, reports, &report_of_rank);
-    number(&mut ordered, remembered);
-    Ok((History::from_refs(ordered, dir), write))
-}
-
-/// Modification time in nanoseconds since the epoch (0 when the platform does not say).
 /// A file's place in the order of the sources as a match keeps it ([`Match::file_index`]): no
 /// site has 4 billion logs, and one past that many would only share the last place.
 fn file_number(index: usize) -> u32 {
     u32::try_from(index).unwrap_or(u32::MAX)
 }
 
+/// Modification time in nanoseconds since the epoch (0 when the platform does not say).
 fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
     meta.modified()
         .ok()
@@ -598,121 +520,4 @@ fn settle(
     state.settled = settled;
     state.checkpoint = checkpoint;
     Ok(())
-}
-
-/// Sorts matches as RANKING.md says (by start time when every match has one, else by the rank
-/// of their source, in [`Match::file_index`], and line) and removes copies: of matches with the
-/// same content the first is kept; an unfinished copy (the log ended inside it) of a match
-/// that another copy holds further (same [`Match::id`]) is dropped. Two different finished
-/// matches that share an id (the same opening) keep both, the later with a suffixed id. Notes
-/// go to `reports[report_of_rank[rank]]`.
-pub fn order_and_dedupe<'m>(
-    mut matches: Vec<&'m mut Match>,
-    reports: &mut [FileReport],
-    report_of_rank: &[usize],
-) -> Vec<&'m mut Match> {
-    let all_dated = matches.iter().all(|m| m.start.is_some());
-    if all_dated {
-        matches.sort_by_key(|m| (m.start, m.file_index, m.line));
-    } else {
-        matches.sort_by_key(|m| (m.file_index, m.line));
-    }
-    let mut note = |m: &Match, why: &str, other: &Match| {
-        let report = report_of_rank
-            .get(m.file_index as usize)
-            .copied()
-            .unwrap_or(m.file_index as usize);
-        if let Some(r) = reports.get_mut(report) {
-            r.note(
-                why,
-                m.line,
-                &format!("same as {}:{}", other.source, other.line),
-            );
-        }
-    };
-    let mut first: HashMap<u64, usize> = HashMap::with_capacity(matches.len());
-    let mut keep = vec![true; matches.len()];
-    for (i, m) in matches.iter().enumerate() {
-        match first.get(&m.content) {
-            Some(&j) => {
-                keep[i] = false;
-                note(
-                    m,
-                    "duplicate match (same content seen earlier) counted once",
-                    matches[j],
-                );
-            }
-            None => {
-                first.insert(m.content, i);
-            }
-        }
-    }
-    // Copies under one id: the longest finished one stands for the unfinished ones. The ids
-    // sorted, each with its place, so that copies are side by side (a map of the ids to their
-    // places held a list per match).
-    let mut ids: Vec<(&str, usize)> = (matches.iter().enumerate())
-        .filter(|(i, _)| keep[*i])
-        .map(|(i, m)| (&*m.id, i))
-        .collect();
-    ids.sort_unstable();
-    let mut renamed = Vec::new();
-    for group in ids.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
-        let group: Vec<usize> = group.iter().map(|&(_, i)| i).collect();
-        let longest = *group
-            .iter()
-            .max_by_key(|&&i| (matches[i].events.len(), !matches[i].open))
-            .expect("a group has members");
-        let mut suffix = 1;
-        for &i in &group {
-            if i == longest {
-                continue;
-            }
-            if matches[i].open {
-                keep[i] = false;
-                note(
-                    matches[i],
-                    "unfinished copy of a match read further elsewhere: counted once",
-                    matches[longest],
-                );
-            } else {
-                suffix += 1;
-                renamed.push((i, suffix));
-            }
-        }
-    }
-    for (i, suffix) in renamed {
-        matches[i].id = format!("{}-{suffix}", matches[i].id).into();
-    }
-    let mut keep = keep.into_iter();
-    matches.retain(|_| keep.next().unwrap_or(true));
-    matches
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A remembered id keeps its number, the last one when remembered twice (as a map built
-    /// in order kept it); the others take the next numbers after the greatest kept, in order.
-    #[test]
-    fn matches_keep_their_remembered_numbers_and_newcomers_follow() {
-        let remembered = [("c", 4), ("a", 9), ("b", 2), ("a", 7)];
-        let labels = HashedPairs::from_pairs(remembered);
-        let ids = ["new1", "a", "b", "aa", "c", "new2", ""];
-        let mut matches: Vec<Match> = (ids.iter())
-            .map(|id| Match {
-                id: (*id).into(),
-                ..crate::testdata::bare_match("ffa", &[])
-            })
-            .collect();
-        number(&mut matches.iter_mut().collect::<Vec<_>>(), &labels);
-        let numbers: Vec<u32> = matches.iter().map(|m| m.number).collect();
-        assert_eq!(numbers, [8, 7, 2, 9, 4, 10, 11]);
-        let mut none = [crate::testdata::bare_match("ffa", &[])];
-        number(
-            &mut none.iter_mut().collect::<Vec<_>>(),
-            &HashedPairs::default(),
-        );
-        assert_eq!(none[0].number, 1);
-    }
 }

@@ -44,6 +44,8 @@ pub struct MatchHead<'a> {
     pub exit_reason: Option<&'a Text>,
     /// See [`Match::partial`].
     pub partial: bool,
+    /// See [`Match::open`].
+    pub open: bool,
     /// See [`MatchHead::final_team_scores`].
     scores: Scores<'a>,
     /// The match has kill positions ([`Match::spots`] is not empty).
@@ -79,6 +81,7 @@ impl<'a> MatchHead<'a> {
             duration_seconds: m.duration_seconds,
             exit_reason: m.exit_reason.as_ref(),
             partial: m.partial,
+            open: m.open,
             scores: Scores::Of(m),
             has_spots: !m.spots.is_empty(),
             two_sides: two_sides(m),
@@ -117,6 +120,7 @@ pub(super) struct HeldHead {
     duration_seconds: u32,
     final_team_scores: Option<[i32; 2]>,
     partial: bool,
+    open: bool,
     has_spots: bool,
     two_sides: bool,
 }
@@ -194,11 +198,18 @@ impl HeadTable {
     /// Moves the heads `heads`, whose texts are numbered in `local`, into this table: their
     /// numbers become this table's.
     pub(super) fn absorb(&mut self, local: &HeadTable, heads: &mut [HeldHead]) {
-        let texts = self.texts.numbers_of(&local.texts);
-        let servers = self.servers.numbers_of(&local.servers);
+        let renumbering = self.renumbering(local);
         for head in heads {
-            head.texts = texts[head.texts as usize];
-            head.server = servers[head.server as usize];
+            head.renumber(&renumbering);
+        }
+    }
+
+    /// This table's numbers of the texts of `local`, to move heads numbered in `local` into
+    /// it one at a time ([`HeldHead::renumber`]).
+    pub(super) fn renumbering(&mut self, local: &HeadTable) -> Renumbering {
+        Renumbering {
+            texts: self.texts.numbers_of(&local.texts),
+            servers: self.servers.numbers_of(&local.servers),
         }
     }
 
@@ -209,7 +220,61 @@ impl HeadTable {
     }
 }
 
+/// What a head's numbers of texts become in another table ([`HeadTable::renumbering`]).
+pub(super) struct Renumbering {
+    texts: Vec<u32>,
+    servers: Vec<u32>,
+}
+
 impl HeldHead {
+    /// Its numbers of texts as the table `renumbering` was made for gives them.
+    pub(super) fn renumber(&mut self, renumbering: &Renumbering) {
+        self.texts = renumbering.texts[self.texts as usize];
+        self.server = renumbering.servers[self.server as usize];
+    }
+
+    /// See [`Match::id`].
+    pub(super) fn id(&self) -> &str {
+        self.id.as_str()
+    }
+
+    /// Gives it the id `id` (a copy's, told apart).
+    pub(super) fn rename(&mut self, id: &str) {
+        self.id = ShortId::new(id);
+    }
+
+    /// See [`Match::file_index`].
+    pub(super) fn file_index(&self) -> u32 {
+        self.file_index
+    }
+
+    /// Gives it the place `file_index` among the sources (the site's order of them).
+    pub(super) fn set_file_index(&mut self, file_index: u32) {
+        self.file_index = file_index;
+    }
+
+    /// The head, moved out, leaving one of no match in its place.
+    pub(super) fn take(&mut self) -> HeldHead {
+        std::mem::replace(
+            self,
+            HeldHead {
+                id: ShortId::Held([0; ID_LEN]),
+                content: 0,
+                line: 0,
+                file_index: 0,
+                texts: 0,
+                server: 0,
+                start: None,
+                duration_seconds: 0,
+                final_team_scores: None,
+                partial: false,
+                open: false,
+                has_spots: false,
+                two_sides: false,
+            },
+        )
+    }
+
     /// The head of `m`, held, its texts numbered in `table`.
     pub(super) fn of(m: &Match, table: &mut HeadTable) -> HeldHead {
         let texts = table.texts.number(HeadTexts {
@@ -231,6 +296,7 @@ impl HeldHead {
             duration_seconds: m.duration_seconds,
             final_team_scores: m.final_team_scores(),
             partial: m.partial,
+            open: m.open,
             has_spots: !m.spots.is_empty(),
             two_sides: two_sides(m),
         }
@@ -255,6 +321,7 @@ impl HeldHead {
             duration_seconds: self.duration_seconds,
             exit_reason: texts.exit_reason.as_ref(),
             partial: self.partial,
+            open: self.open,
             scores: Scores::Held(self.final_team_scores),
             has_spots: self.has_spots,
             two_sides: self.two_sides,

@@ -24,7 +24,7 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
 pub use events::Events;
-pub use history::History;
+pub use history::{History, Pick, StagedLog};
 pub use match_head::MatchHead;
 pub use match_list::{MatchList, MatchRef};
 pub use match_player::{MatchPlayer, PlayerFields, Who, WhoRef};

@@ -23,6 +23,9 @@ use super::packed_match::{self, BlockWriter, Tables};
 use super::{Events, Match, WhoRef};
 use crate::scratch::Scratch;
 
+mod staged;
+pub use staged::{Pick, StagedLog};
+
 /// Matches packed together, with the tables of their texts: what a thread reads at once from
 /// the scratch file (about 6 KB of the synthetic benchmark's matches).
 const BLOCK_MATCHES: usize = 64;
@@ -50,9 +53,10 @@ pub struct History {
     id: u64,
 }
 
-/// Where one match's packed description lies in its block.
+/// Where one match's packed description lies: its block, and where in it.
 #[derive(Clone, Copy)]
 struct Place {
+    block: u32,
     at: u32,
     len: u32,
     /// [`Match::number`] (not packed: each build assigns it).
@@ -139,29 +143,42 @@ impl History {
     /// The history of the blocks `packed`, in order (each of [`BLOCK_MATCHES`] matches but the
     /// last), in `scratch` where written.
     fn of_blocks(packed: Vec<Packed>, scratch: Option<Scratch>) -> History {
-        let matches = packed.iter().map(|p| p.places.len()).sum();
-        let (mut places, mut events) = (Vec::with_capacity(matches), Vec::with_capacity(matches));
-        let mut heads = Vec::with_capacity(matches);
-        let mut head_texts = HeadTable::default();
-        let mut blocks = Vec::with_capacity(packed.len());
-        for mut p in packed {
-            places.extend(p.places);
-            events.extend(p.events);
-            head_texts.absorb(&p.head_texts, &mut p.heads);
-            heads.extend(p.heads);
-            blocks.push(p.block);
-        }
-        head_texts.seal();
+        let mut history = History::empty(scratch);
+        history.append(packed);
+        history.head_texts.seal();
+        history
+    }
+
+    /// A history of no match yet, its blocks to go to `scratch`.
+    fn empty(scratch: Option<Scratch>) -> History {
         // One count for every history the process makes: an id is never another's.
         static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         History {
-            places,
-            events,
-            heads,
-            head_texts,
-            blocks,
+            places: Vec::new(),
+            events: Vec::new(),
+            heads: Vec::new(),
+            head_texts: HeadTable::default(),
+            blocks: Vec::new(),
             scratch,
             id: MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// Adds the blocks `packed` after its matches, in order (its table of texts not sealed).
+    fn append(&mut self, packed: Vec<Packed>) {
+        let matches: usize = packed.iter().map(|p| p.places.len()).sum();
+        self.places.reserve_exact(matches);
+        self.events.reserve_exact(matches);
+        self.heads.reserve_exact(matches);
+        self.blocks.reserve_exact(packed.len());
+        for mut p in packed {
+            let block = u32::try_from(self.blocks.len()).expect("fewer blocks than matches");
+            self.places
+                .extend(p.places.into_iter().map(|place| Place { block, ..place }));
+            self.events.extend(p.events);
+            self.head_texts.absorb(&p.head_texts, &mut p.heads);
+            self.heads.extend(p.heads);
+            self.blocks.push(p.block);
         }
     }
 
@@ -217,11 +234,24 @@ impl History {
         });
     }
 
-    /// The `i`-th match, decoded from its block.
+    /// The `i`-th match, decoded from its block (its id, place among the sources and number as
+    /// its head and place hold them: a block packed as its log was read is kept as it is once
+    /// the site's order gives them, [`History::reordered`]).
     fn decode(&self, i: usize) -> Match {
+        let mut m = self.decode_described(i);
+        m.events = self.events[i].clone();
+        m
+    }
+
+    /// The `i`-th match without its events (see [`History::decode`]).
+    fn decode_described(&self, i: usize) -> Match {
         let mut m = self.with_packed(i, packed_match::decode);
         m.number = self.places[i].number;
-        m.events = self.events[i].clone();
+        let head = &self.heads[i];
+        m.file_index = head.file_index();
+        if *m.id != *head.id() {
+            m.id = head.id().into();
+        }
         m
     }
 
@@ -229,7 +259,7 @@ impl History {
     /// block's bytes, and where in them the match lies and its length.
     fn with_packed<T>(&self, i: usize, read: impl FnOnce(&Tables, &[u8], usize, usize) -> T) -> T {
         let place = self.places[i];
-        let block = i / BLOCK_MATCHES;
+        let block = place.block as usize;
         let got = self.read_block(block);
         let bytes = match &self.blocks[block] {
             Block::Held(bytes) => bytes,
@@ -326,6 +356,7 @@ fn pack<'m>(
         events.push(std::mem::take(&mut m.events));
         let (at, len) = writer.push(m);
         places.push(Place {
+            block: 0,
             at,
             len,
             number: m.number,

@@ -1,0 +1,248 @@
+//! The site's order of the matches read: RANKING.md's order of every log's and the archive's
+//! matches, the same match read twice counted once, and each match's number, decided from the
+//! heads of a staged history ([`History::staged`]) and applied to it
+//! ([`History::reordered`]). Not the reading of the logs ([`super::read_logs_incremental`]).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::Result;
+use chrono::NaiveDateTime;
+
+use super::file_number;
+use crate::crawl::{LogFile, rotation_key};
+use crate::diagnostics::FileReport;
+use crate::hashed_pairs::HashedPairs;
+use crate::model::{History, Match, Pick};
+use crate::state::{Archive, ArchiveWrite};
+
+/// What ordering the matches and removing copies read of one match (its head's fields).
+struct Key<'a> {
+    /// Its place in the staged history.
+    at: usize,
+    start: Option<NaiveDateTime>,
+    /// The rank of its source ([`Match::file_index`]).
+    file_index: u32,
+    line: u64,
+    content: u64,
+    id: &'a str,
+    /// Its id told apart from another finished match's ([`order_and_dedupe`]).
+    renamed: Option<Box<str>>,
+    /// How many events it holds.
+    events: usize,
+    open: bool,
+    source: &'a str,
+}
+
+impl Key<'_> {
+    /// Its id, as renamed when it was.
+    fn id(&self) -> &str {
+        self.renamed.as_deref().unwrap_or(self.id)
+    }
+}
+
+/// Puts the staged matches (`staged`: the present logs' matches, each log's in its order and
+/// the logs in the order of `files`, each match's [`Match::file_index`] its log's place in
+/// `files`) and the archived ones in RANKING.md's order, removes duplicates, numbers them
+/// ([`number`], from the `remembered` pairs) and makes the history of them in that order. Each
+/// source (a log, or one batch of archived matches of one log) gets a rank: by the log's place
+/// in the file order (rotated copies oldest first), archived batches before the log's present
+/// content, older batches first. The archive is encoded (when it changed) before its matches
+/// move into the build.
+pub(super) fn place_in_order(
+    files: &[LogFile],
+    mut staged: History,
+    archive: Archive,
+    reports: &mut [FileReport],
+    remembered: &HashedPairs<u32>,
+) -> Result<(History, ArchiveWrite)> {
+    type SourceKey = ((Vec<u8>, u8, Vec<u8>, u64, Vec<u8>), u8, u64);
+    let mut sources: Vec<(SourceKey, usize)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ((rotation_key(&f.path), 1, 0), i))
+        .collect();
+    let mut batches: Vec<(String, u64)> = archive
+        .matches
+        .iter()
+        .map(|a| (a.origin.clone(), a.batch))
+        .collect();
+    batches.sort_unstable();
+    batches.dedup();
+    for (j, (origin, batch)) in batches.iter().enumerate() {
+        sources.push((
+            (rotation_key(Path::new(origin)), 0, *batch),
+            files.len() + j,
+        ));
+    }
+    sources.sort();
+    // Rank of each source, and the report each rank's notes go to (none for the archive: the
+    // build says how many matches it holds).
+    let mut rank_of = vec![0usize; sources.len()];
+    let mut report_of_rank = vec![usize::MAX; sources.len()];
+    for (rank, (_, source)) in sources.iter().enumerate() {
+        rank_of[*source] = rank;
+        if *source < files.len() {
+            report_of_rank[rank] = *source;
+        }
+    }
+    let write = crate::state::encode_archive(&archive)?;
+    let archived: Vec<Match> = (archive.matches.into_iter())
+        .map(|a| {
+            let j = batches
+                .binary_search_by(|(o, b)| (o.as_str(), *b).cmp(&(a.origin.as_str(), a.batch)))
+                .expect("every batch has a source");
+            let mut m = a.m;
+            m.file_index = file_number(files.len() + j);
+            m
+        })
+        .collect();
+    staged.stage_more(archived);
+    let keys: Vec<Key> = (0..staged.len())
+        .map(|at| {
+            let head = staged.head(at);
+            Key {
+                at,
+                start: head.start,
+                file_index: file_number(rank_of[head.file_index as usize]),
+                line: head.line,
+                content: head.content,
+                id: head.id,
+                renamed: None,
+                events: staged.events_len(at),
+                open: head.open,
+                source: head.source,
+            }
+        })
+        .collect();
+    let ordered = order_and_dedupe(keys, reports, &report_of_rank);
+    let numbers = number(ordered.iter().map(Key::id), remembered);
+    let picks: Vec<Pick> = (ordered.into_iter().zip(numbers))
+        .map(|(key, number)| Pick {
+            from: key.at,
+            number,
+            file_index: key.file_index,
+            id: key.renamed,
+        })
+        .collect();
+    Ok((staged.reordered(picks), write))
+}
+
+/// Each match's number ([`Match::number`]), the matches given by their ids in site order: the
+/// one `remembered` (the previous state's (id, number) pairs) gives its id, the later one of an
+/// id remembered twice, else the next free one after the greatest. The build saves them from
+/// the matches.
+fn number<'a>(ids: impl Iterator<Item = &'a str>, remembered: &HashedPairs<u32>) -> Vec<u32> {
+    let mut next = remembered.values().max().unwrap_or(0) + 1;
+    ids.map(|id| {
+        remembered.get(id).unwrap_or_else(|| {
+            next += 1;
+            next - 1
+        })
+    })
+    .collect()
+}
+
+/// Sorts matches as RANKING.md says (by start time when every match has one, else by the rank
+/// of their source, in [`Key::file_index`], and line) and removes copies: of matches with the
+/// same content the first is kept; an unfinished copy (the log ended inside it) of a match
+/// that another copy holds further (same id) is dropped. Two different finished matches that
+/// share an id (the same opening) keep both, the later with a suffixed id. Notes go to
+/// `reports[report_of_rank[rank]]`.
+fn order_and_dedupe<'k>(
+    mut matches: Vec<Key<'k>>,
+    reports: &mut [FileReport],
+    report_of_rank: &[usize],
+) -> Vec<Key<'k>> {
+    let all_dated = matches.iter().all(|m| m.start.is_some());
+    if all_dated {
+        matches.sort_by_key(|m| (m.start, m.file_index, m.line));
+    } else {
+        matches.sort_by_key(|m| (m.file_index, m.line));
+    }
+    let mut note = |m: &Key, why: &str, other: &Key| {
+        let report = report_of_rank
+            .get(m.file_index as usize)
+            .copied()
+            .unwrap_or(m.file_index as usize);
+        if let Some(r) = reports.get_mut(report) {
+            r.note(
+                why,
+                m.line,
+                &format!("same as {}:{}", other.source, other.line),
+            );
+        }
+    };
+    let mut first: HashMap<u64, usize> = HashMap::with_capacity(matches.len());
+    let mut keep = vec![true; matches.len()];
+    for (i, m) in matches.iter().enumerate() {
+        match first.get(&m.content) {
+            Some(&j) => {
+                keep[i] = false;
+                note(
+                    m,
+                    "duplicate match (same content seen earlier) counted once",
+                    &matches[j],
+                );
+            }
+            None => {
+                first.insert(m.content, i);
+            }
+        }
+    }
+    // Copies under one id: the longest finished one stands for the unfinished ones. The ids
+    // sorted, each with its place, so that copies are side by side (a map of the ids to their
+    // places held a list per match).
+    let mut ids: Vec<(&str, usize)> = (matches.iter().enumerate())
+        .filter(|(i, _)| keep[*i])
+        .map(|(i, m)| (m.id, i))
+        .collect();
+    ids.sort_unstable();
+    let mut renamed = Vec::new();
+    for group in ids.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+        let group: Vec<usize> = group.iter().map(|&(_, i)| i).collect();
+        let longest = *group
+            .iter()
+            .max_by_key(|&&i| (matches[i].events, !matches[i].open))
+            .expect("a group has members");
+        let mut suffix = 1;
+        for &i in &group {
+            if i == longest {
+                continue;
+            }
+            if matches[i].open {
+                keep[i] = false;
+                note(
+                    &matches[i],
+                    "unfinished copy of a match read further elsewhere: counted once",
+                    &matches[longest],
+                );
+            } else {
+                suffix += 1;
+                renamed.push((i, suffix));
+            }
+        }
+    }
+    for (i, suffix) in renamed {
+        matches[i].renamed = Some(format!("{}-{suffix}", matches[i].id).into());
+    }
+    let mut keep = keep.into_iter();
+    matches.retain(|_| keep.next().unwrap_or(true));
+    matches
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A remembered id keeps its number, the last one when remembered twice (as a map built
+    /// in order kept it); the others take the next numbers after the greatest kept, in order.
+    #[test]
+    fn matches_keep_their_remembered_numbers_and_newcomers_follow() {
+        let remembered = [("c", 4), ("a", 9), ("b", 2), ("a", 7)];
+        let labels = HashedPairs::from_pairs(remembered);
+        let ids = ["new1", "a", "b", "aa", "c", "new2", ""];
+        assert_eq!(number(ids.into_iter(), &labels), [8, 7, 2, 9, 4, 10, 11]);
+        assert_eq!(number(["x"].into_iter(), &HashedPairs::default()), [1]);
+    }
+}
