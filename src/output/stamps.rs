@@ -1,5 +1,5 @@
 //! What each published file held when fragstats wrote or last checked it: a hash of its bytes,
-//! with its size, modification time and inode then. A build that renders a page again compares
+//! with a fingerprint of its size, modification time and inode then. A build that renders a page again compares
 //! the page's hash with the stamp instead of reading the published file back, when the file's
 //! size, modification time and inode are still the stamp's (so a file the admin edited or
 //! replaced is read and compared as before; one deleted is written again). Kept in the state
@@ -17,42 +17,43 @@ use serde::{Deserialize, Serialize};
 /// File name of the stamps inside the state folder.
 const FILE: &str = "outputs.bin";
 /// Bump when the layout or the hash changes: stamps of another format are not used.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
-/// A file's bytes' hash and what its metadata was when they were known.
+/// A file's bytes' hash and a fingerprint of its metadata when they were known, as saved and
+/// held: 16 bytes (the metadata itself, 32 more, was 2 MB of a build's peak at 64,000 matches,
+/// issue 41).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Recorded {
+    hash: u64,
+    /// [`fingerprint`] of the file's metadata then.
+    meta: u64,
+}
+
+/// What a file unchanged since stamped holds: its bytes' hash and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Stamp {
     hash: u64,
-    meta: Meta,
-}
-
-/// Size, modification time (seconds and nanoseconds) and inode of a file: an edit changes the
-/// time (and mostly the size), a replacement the inode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Meta {
     len: u64,
-    seconds: i64,
-    nanos: u32,
-    inode: u64,
 }
 
-impl Meta {
-    fn of(meta: &std::fs::Metadata) -> Option<Meta> {
-        if !meta.is_file() {
-            return None;
-        }
-        let since = meta
-            .modified()
-            .ok()?
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()?;
-        Some(Meta {
-            len: meta.len(),
-            seconds: i64::try_from(since.as_secs()).ok()?,
-            nanos: since.subsec_nanos(),
-            inode: inode(meta),
-        })
+/// A hash (XXH64) of a file's size, modification time (seconds and nanoseconds) and inode: an
+/// edit changes the time (and mostly the size), a replacement the inode. None for what is not
+/// a file, or has no time.
+fn fingerprint(meta: &std::fs::Metadata) -> Option<u64> {
+    if !meta.is_file() {
+        return None;
     }
+    let since = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    let mut bytes = [0u8; 28];
+    bytes[..8].copy_from_slice(&meta.len().to_le_bytes());
+    bytes[8..16].copy_from_slice(&since.as_secs().to_le_bytes());
+    bytes[16..20].copy_from_slice(&since.subsec_nanos().to_le_bytes());
+    bytes[20..].copy_from_slice(&inode(meta).to_le_bytes());
+    Some(twox_hash::XxHash64::oneshot(0, &bytes))
 }
 
 #[cfg(unix)]
@@ -95,7 +96,7 @@ impl PartsHasher {
     }
 }
 
-/// What `outputs.bin` holds: a path and its stamp per file of the site, read as a list;
+/// What `outputs.bin` holds: a path and its record per file of the site, read as a list;
 /// written from the maps without one ([`Listed`]), in the same bytes.
 #[derive(Serialize, Deserialize)]
 struct Stored<F> {
@@ -106,7 +107,7 @@ struct Stored<F> {
 /// Stamps by the [`key`] of their site-relative path, hashed with ahash: each build looks up
 /// and saves one per file of the site (a public server's site has 100,000 files), where the
 /// standard hasher's cost showed and a copy of each path held several MB.
-type StampMap = HashMap<PathKey, Stamp, ahash::RandomState>;
+type StampMap = HashMap<PathKey, Recorded, ahash::RandomState>;
 
 /// The published files' stamps as loaded: looked up, never added to, so a list of exactly their
 /// number (a map's table, a power of two, was up to twice as large), grouped by the top bits of
@@ -115,7 +116,7 @@ type StampMap = HashMap<PathKey, Stamp, ahash::RandomState>;
 #[derive(Default)]
 struct Loaded {
     /// The stamps, group after group.
-    stamps: Vec<(PathKey, Stamp)>,
+    stamps: Vec<(PathKey, Recorded)>,
     /// Where each group starts in `stamps`, and their number at the end.
     starts: Vec<u32>,
     /// The number of top bits of a key that name its group: about one stamp a group.
@@ -123,7 +124,7 @@ struct Loaded {
 }
 
 impl Loaded {
-    fn new(mut stamps: Vec<(PathKey, Stamp)>) -> Loaded {
+    fn new(mut stamps: Vec<(PathKey, Recorded)>) -> Loaded {
         let bits = (usize::BITS - stamps.len().leading_zeros()).clamp(1, 24);
         let group = |key: &PathKey| (key.0 >> (64 - bits)) as usize;
         stamps.sort_unstable_by_key(|(key, _)| group(key));
@@ -142,7 +143,7 @@ impl Loaded {
         }
     }
 
-    fn get(&self, key: &PathKey) -> Option<&Stamp> {
+    fn get(&self, key: &PathKey) -> Option<&Recorded> {
         let group = (key.0 >> (64 - self.bits)) as usize;
         let (from, to) = (*self.starts.get(group)?, *self.starts.get(group + 1)?);
         let stamps = self.stamps.get(from as usize..to as usize)?;
@@ -173,7 +174,7 @@ struct Listed<'a> {
 }
 
 impl Listed<'_> {
-    fn stamps(&self) -> impl Iterator<Item = (&str, &Stamp)> {
+    fn stamps(&self) -> impl Iterator<Item = (&str, &Recorded)> {
         self.files.iter().filter_map(|rel| {
             let key = key(rel);
             let stamp = self.new.get(&key).or_else(|| self.old.get(&key))?;
@@ -219,7 +220,7 @@ impl Stamps {
         let old = std::fs::read(&file)
             .ok()
             .and_then(|bytes| {
-                postcard::from_bytes::<Stored<Vec<(&str, Stamp)>>>(&bytes)
+                postcard::from_bytes::<Stored<Vec<(&str, Recorded)>>>(&bytes)
                     .ok()
                     .filter(|s| s.format == FORMAT)
                     .map(|s| {
@@ -252,7 +253,7 @@ impl Stamps {
             return Verdict::Unknown;
         };
         // The file is as stamped: of another size, it holds other bytes.
-        if stamp.meta.len != len {
+        if stamp.len != len {
             return Verdict::Different;
         }
         if self.holds(stamp, len, hash()) {
@@ -265,27 +266,30 @@ impl Stamps {
     /// The stamp of the file at site-relative `rel`, whose metadata is `meta`, when the file is
     /// still as stamped (else its bytes are to be read to know them).
     pub(super) fn current(&self, rel: &str, meta: &std::fs::Metadata) -> Option<Stamp> {
-        let stamp = self.old.get(&key(rel))?;
-        (Meta::of(meta) == Some(stamp.meta)).then_some(*stamp)
+        let recorded = self.old.get(&key(rel))?;
+        (fingerprint(meta) == Some(recorded.meta)).then_some(Stamp {
+            hash: recorded.hash,
+            len: meta.len(),
+        })
     }
 
     /// Whether the file of `stamp` (from [`Stamps::current`]) holds the `len` bytes of hash
     /// `hash` (its stamp is then the one to keep, which saving falls back to).
     pub(super) fn holds(&self, stamp: Stamp, len: u64, hash: u64) -> bool {
-        stamp.meta.len == len && stamp.hash == hash
+        stamp.len == len && stamp.hash == hash
     }
 
     /// Stamps the file at `path` (site-relative `rel`), now holding bytes of hash `hash`.
     pub(super) fn stamp(&self, rel: &str, path: &Path, hash: u64) {
         if let Some(meta) = std::fs::symlink_metadata(path)
             .ok()
-            .and_then(|m| Meta::of(&m))
+            .and_then(|m| fingerprint(&m))
         {
-            self.record(rel, Stamp { hash, meta });
+            self.record(rel, Recorded { hash, meta });
         }
     }
 
-    fn record(&self, rel: &str, stamp: Stamp) {
+    fn record(&self, rel: &str, stamp: Recorded) {
         if let Ok(mut new) = self.new.lock() {
             new.insert(key(rel), stamp);
         }
@@ -353,15 +357,7 @@ mod tests {
     /// and many stamps, several sharing a group.
     #[test]
     fn loaded_stamps_are_found_by_their_keys() {
-        let stamp = |n: u64| Stamp {
-            hash: n,
-            meta: Meta {
-                len: n,
-                seconds: 0,
-                nanos: 0,
-                inode: n,
-            },
-        };
+        let stamp = |n: u64| Recorded { hash: n, meta: n };
         for count in [0u64, 1, 2, 3, 1000, 5000] {
             let paths: Vec<String> = (0..count).map(|n| format!("matches/{n}.html")).collect();
             let loaded = Loaded::new(
@@ -402,7 +398,7 @@ mod tests {
         let files = ["c.html", "gone.html", "m/b.html", "a.html"].map(String::from);
         second.save(&files);
         let bytes = std::fs::read(dir.path().join(FILE)).unwrap();
-        let stored: Stored<Vec<(String, Stamp)>> = postcard::from_bytes(&bytes).unwrap();
+        let stored: Stored<Vec<(String, Recorded)>> = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(stored.format, FORMAT);
         let listed: Vec<(&str, u64)> = stored
             .files
@@ -436,6 +432,15 @@ mod tests {
             Verdict::Different
         );
         assert_eq!(stamps.check("b.html", &meta, 5, || alpha), Verdict::Unknown);
+        // Bytes of the same size written since, and only the time told: unknown.
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::io::Write::write_all(&mut &file, b"alpho").unwrap();
+        let stamped = meta.modified().unwrap();
+        file.set_modified(stamped + std::time::Duration::from_nanos(1))
+            .unwrap();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        assert_eq!(meta.len(), 5);
+        assert_eq!(stamps.check("a.html", &meta, 5, || alpha), Verdict::Unknown);
         std::fs::write(&path, b"alphabet").unwrap();
         let meta = std::fs::symlink_metadata(&path).unwrap();
         assert_eq!(stamps.check("a.html", &meta, 6, unhashed), Verdict::Unknown);
