@@ -405,6 +405,11 @@ impl<'a> Renderer<'a> {
         })
     }
 
+    /// Frees every match's labels: no page is made after it.
+    pub(super) fn let_go_of_match_labels(&mut self) {
+        self.match_labels = Vec::new();
+    }
+
     /// When match `i` was played, to the minute, or "Match N" when undated.
     pub(super) fn when(&self, i: usize) -> &str {
         self.match_labels[i].when()
