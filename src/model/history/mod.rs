@@ -2,7 +2,7 @@
 //! time ([`super::packed_match`]) into a [`Scratch`] file in the state folder, and decoded one at a
 //! time as a step reads them (issue 41: held decoded, a match's description took about 440 bytes of
 //! memory, 28 MB for 64,000 matches, the largest part of what a build held for its history). Memory
-//! keeps 124 bytes a match: where its description lies and its number (12), its events (24:
+//! keeps 128 bytes a match: where its description lies and its number (16), its events (24:
 //! themselves a range of a state file, or packed bytes), and its head decoded ([`MatchHead`], 88,
 //! its texts shared with the other heads': what every page's key and every list reads, so that an
 //! append, which keys every page again, decodes no match for them). Read through [`MatchList`]; a
@@ -75,7 +75,7 @@ impl History {
     /// The history of `matches` (in site order), their descriptions packed into a scratch file
     /// made in `dir` (the state folder) or, without one or where it cannot be written, into
     /// memory. The matches are let go as they are packed. (The tests' way to make one: a
-    /// build packs the matches where its logs hold them, [`History::from_refs`].)
+    /// build packs each log's matches where the log holds them, [`History::stage_log`].)
     #[cfg(test)]
     pub fn new(matches: Vec<Match>, dir: Option<PathBuf>) -> History {
         let mut matches = matches.into_iter();
@@ -124,20 +124,6 @@ impl History {
             all.extend(packed);
         }
         History::of_blocks(all, scratch)
-    }
-
-    /// The history of the matches `matches` point to, in that order (see [`History::new`]):
-    /// each is packed where it lies, its events and lists (players, weapons, awards, rounds,
-    /// kill positions) taken, what is left of it only to be dropped (the matches are not
-    /// moved into a list of their own first: the history's logs hold them).
-    pub fn from_refs(mut matches: Vec<&mut Match>, dir: Option<PathBuf>) -> History {
-        let scratch = dir.map(Scratch::new);
-        let packed: Vec<Packed> = matches
-            .par_chunks_mut(BLOCK_MATCHES)
-            .map(|block| pack(block.iter_mut().map(|m| &mut **m), scratch.as_ref()))
-            .collect();
-        drop(matches);
-        History::of_blocks(packed, scratch)
     }
 
     /// The history of the blocks `packed`, in order (each of [`BLOCK_MATCHES`] matches but the
@@ -482,7 +468,7 @@ mod tests {
         for m in &mut other {
             m.map = "elsewhere".into();
         }
-        let b = History::from_refs(other.iter_mut().collect(), None);
+        let b = History::staged(vec![History::stage_log(&mut other, None)], None);
         // Packed, the matches it was made from hold their lists no longer.
         assert!(
             other

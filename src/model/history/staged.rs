@@ -37,18 +37,6 @@ pub struct Pick {
     pub id: Option<Box<str>>,
 }
 
-impl StagedLog {
-    /// How many matches it holds.
-    pub fn len(&self) -> usize {
-        self.packed.iter().map(|p| p.places.len()).sum()
-    }
-
-    /// True when it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 impl History {
     /// Packs `matches` (one log's, in order) into `scratch` (in memory without one, or where
     /// it cannot be written), its blocks on the thread pool; the matches' lists and events are
@@ -265,7 +253,10 @@ mod tests {
             let logs: Vec<StagedLog> = (want.iter())
                 .map(|w| History::stage_log(&mut w.clone(), scratch.as_ref()))
                 .collect();
-            assert_eq!(logs.iter().map(StagedLog::len).collect::<Vec<_>>(), sizes);
+            let staged_sizes: Vec<usize> = (logs.iter())
+                .map(|log| log.packed.iter().map(|p| p.places.len()).sum())
+                .collect();
+            assert_eq!(staged_sizes, sizes);
             let staged = History::staged(logs, scratch);
             assert_eq!(staged.head(c + 3).id, want[2][3].id.as_ref());
             assert!(staged.head(b + 4).open && !staged.head(b + 3).open);
