@@ -23,6 +23,7 @@ use crate::state::{Archive, ArchiveWrite, FileState, Fingerprint, State};
 
 mod order;
 pub mod parallel;
+pub use order::history_of_one_log;
 #[cfg(test)]
 mod testing;
 pub mod windows;

@@ -6,11 +6,10 @@
 use std::path::Path;
 
 use fragstats::build::{render, RenderRequest, Resume};
-use fragstats::read::order_and_dedupe;
+use fragstats::read::history_of_one_log;
 use fragstats::config::Config;
 use fragstats::diagnostics::{Diagnostics, FileReport};
 use fragstats::leftovers::Leftovers;
-use fragstats::model::History;
 use fragstats::render::PageCache;
 use fragstats::parse::{LogFormat, Source, q3::Quake3};
 use libfuzzer_sys::fuzz_target;
@@ -21,9 +20,8 @@ fuzz_target!(|data: &[u8]| {
     let mut input = data;
     let mut matches = Vec::new();
     Quake3.parse(&mut input, &source, &mut report, &mut |m| matches.push(m), None).unwrap();
-    let ordered = order_and_dedupe(matches.iter_mut().collect(), std::slice::from_mut(&mut report), &[0]);
     // Packed in memory, as a build without a state folder packs it.
-    let history = History::from_refs(ordered, None);
+    let history = history_of_one_log(matches, &mut report);
     let config = Config::default();
     let diagnostics = Diagnostics { files: vec![report] };
     let request = RenderRequest {

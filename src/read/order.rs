@@ -98,13 +98,43 @@ pub(super) fn place_in_order(
         })
         .collect();
     staged.stage_more(archived);
+    let history = in_order(staged, &rank_of, reports, &report_of_rank, remembered);
+    Ok((history, write))
+}
+
+/// The history of one log's matches `matches` (parsed in order, each match's
+/// [`Match::file_index`] 0), as a build with no state folder, archive nor previous state makes
+/// it: packed, in RANKING.md's order, copies removed (their notes to `report`), numbered from
+/// 1. The fuzz targets' way to run the pipeline without crawling.
+pub fn history_of_one_log(mut matches: Vec<Match>, report: &mut FileReport) -> History {
+    let staged = History::staged(vec![History::stage_log(&mut matches, None)], None);
+    drop(matches);
+    let reports = std::slice::from_mut(report);
+    in_order(staged, &[0], reports, &[0], &HashedPairs::default())
+}
+
+/// The staged history `staged` in RANKING.md's order, copies removed and numbered (see
+/// [`place_in_order`]): `rank_of` gives each source's rank by its place, [`Match::file_index`]
+/// of the staged heads.
+fn in_order(
+    staged: History,
+    rank_of: &[usize],
+    reports: &mut [FileReport],
+    report_of_rank: &[usize],
+    remembered: &HashedPairs<u32>,
+) -> History {
     let keys: Vec<Key> = (0..staged.len())
         .map(|at| {
             let head = staged.head(at);
             Key {
                 at,
                 start: head.start,
-                file_index: file_number(rank_of[head.file_index as usize]),
+                file_index: file_number(
+                    rank_of
+                        .get(head.file_index as usize)
+                        .copied()
+                        .unwrap_or(usize::MAX),
+                ),
                 line: head.line,
                 content: head.content,
                 id: head.id,
@@ -115,7 +145,7 @@ pub(super) fn place_in_order(
             }
         })
         .collect();
-    let ordered = order_and_dedupe(keys, reports, &report_of_rank);
+    let ordered = order_and_dedupe(keys, reports, report_of_rank);
     let numbers = number(ordered.iter().map(Key::id), remembered);
     let picks: Vec<Pick> = (ordered.into_iter().zip(numbers))
         .map(|(key, number)| Pick {
@@ -125,7 +155,7 @@ pub(super) fn place_in_order(
             id: key.renamed,
         })
         .collect();
-    Ok((staged.reordered(picks), write))
+    staged.reordered(picks)
 }
 
 /// Each match's number ([`Match::number`]), the matches given by their ids in site order: the
@@ -147,7 +177,8 @@ fn number<'a>(ids: impl Iterator<Item = &'a str>, remembered: &HashedPairs<u32>)
 /// of their source, in [`Key::file_index`], and line) and removes copies: of matches with the
 /// same content the first is kept; an unfinished copy (the log ended inside it) of a match
 /// that another copy holds further (same id) is dropped. Two different finished matches that
-/// share an id (the same opening) keep both, the later with a suffixed id. Notes go to
+/// share an id (the same opening) keep both: the one with the most events (of as many, the
+/// last in the order) keeps the id, the other takes it with a suffix. Notes go to
 /// `reports[report_of_rank[rank]]`.
 fn order_and_dedupe<'k>(
     mut matches: Vec<Key<'k>>,
@@ -244,5 +275,41 @@ mod tests {
         let ids = ["new1", "a", "b", "aa", "c", "new2", ""];
         assert_eq!(number(ids.into_iter(), &labels), [8, 7, 2, 9, 4, 10, 11]);
         assert_eq!(number(["x"].into_iter(), &HashedPairs::default()), [1]);
+    }
+
+    /// One log's matches come out in line order, numbered from 1: a copy of an earlier match
+    /// (same content) is counted once, with a note; an unfinished copy of a match read further
+    /// (same id) is dropped; two finished matches of one id keep both, one renamed (the one with
+    /// fewer events; of as many, the earlier).
+    #[test]
+    fn one_logs_history_is_ordered_without_copies() {
+        let at = |line: u64, id: &str, content: u64, open: bool| Match {
+            id: id.into(),
+            content,
+            line,
+            open,
+            ..crate::testdata::bare_match("ffa", &[("a", crate::model::Team::Free)])
+        };
+        let matches = vec![
+            at(50, "b", 2, false),
+            at(10, "a", 1, false),
+            at(90, "a", 1, false),
+            at(70, "c", 3, true),
+            at(80, "c", 4, false),
+            at(30, "b", 5, false),
+        ];
+        let mut report = FileReport::new("one.log");
+        let history = history_of_one_log(matches, &mut report);
+        let got: Vec<(u64, String, u32)> = (0..history.len())
+            .map(|i| history.head(i))
+            .map(|h| (h.line, h.id.to_string(), h.number))
+            .collect();
+        let want = [(10, "a", 1), (30, "b-2", 2), (50, "b", 3), (80, "c", 4)];
+        let want: Vec<(u64, String, u32)> = (want.into_iter())
+            .map(|(line, id, number)| (line, id.to_string(), number))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(history.at(1).id.as_ref(), "b-2");
+        assert_eq!(report.notes.len(), 2, "{:?}", report.notes.keys());
     }
 }
