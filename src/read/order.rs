@@ -147,14 +147,18 @@ fn in_order(
         .collect();
     let ordered = order_and_dedupe(keys, reports, report_of_rank);
     let numbers = number(ordered.iter().map(Key::id), remembered);
-    let picks: Vec<Pick> = (ordered.into_iter().zip(numbers))
-        .map(|(key, number)| Pick {
+    // A list of its own, the keys freed as it is made: collected, it kept their room (104
+    // bytes a match: 6.7 MB of the reading's peak at 64,000 matches) while the history was
+    // put in order.
+    let mut picks = Vec::with_capacity(ordered.len());
+    picks.extend(
+        (ordered.into_iter().zip(numbers)).map(|(key, number)| Pick {
             from: key.at,
             number,
             file_index: key.file_index,
             id: key.renamed,
-        })
-        .collect();
+        }),
+    );
     staged.reordered(picks)
 }
 

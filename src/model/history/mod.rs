@@ -137,8 +137,6 @@ impl History {
 
     /// A history of no match yet, its blocks to go to `scratch`.
     fn empty(scratch: Option<Scratch>) -> History {
-        // One count for every history the process makes: an id is never another's.
-        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         History {
             places: Vec::new(),
             events: Vec::new(),
@@ -146,8 +144,14 @@ impl History {
             head_texts: HeadTable::default(),
             blocks: Vec::new(),
             scratch,
-            id: MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            id: History::new_id(),
         }
+    }
+
+    /// An id no other history of the process has: one count for every history it makes.
+    fn new_id() -> u64 {
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Adds the blocks `packed` after its matches, in order (its table of texts not sealed).
