@@ -300,11 +300,11 @@ impl Staging {
         Some(&self.mirrored().files)
     }
 
-    /// Puts one rendered page into the staging folder now (see [`crate::render::PageSink`]);
-    /// returns it without its bytes. Pages to keep as they are stay for [`Staging::publish`].
+    /// Puts one rendered page into the staging folder now (see [`crate::render::PageSink`]),
+    /// or the published one where it is to be kept (`reuse`); returns it without its bytes.
     pub fn stage(&self, file: OutputFile) -> Result<OutputFile> {
-        // Kept pages are linked when publishing; a file staged already keeps what it wrote.
-        if file.reuse || file.staged.is_some() {
+        // A file staged already keeps what it wrote.
+        if file.staged.is_some() {
             return Ok(file);
         }
         let mirrored = self.mirrored();
@@ -355,7 +355,16 @@ impl Staging {
 
     /// Writes `files` into the staging folder (keeping the mirrored files whose bytes did not
     /// change, removing those no longer produced) and swaps it in for the old site.
-    pub fn publish(mut self, files: &[OutputFile]) -> Result<Published> {
+    pub fn publish(self, files: &[OutputFile]) -> Result<Published> {
+        self.publish_with(files, &NoneApart)
+    }
+
+    /// [`Staging::publish`] of `files` and of the files `apart` lists, staged already.
+    pub fn publish_with(
+        mut self,
+        files: &[OutputFile],
+        apart: &dyn StagedApart,
+    ) -> Result<Published> {
         self.mirrored();
         // Done long before (it began with the build): the trash is about to be filled again.
         self.emptied();
@@ -380,6 +389,7 @@ impl Staging {
         let (targets, written) = match write_all(
             &self.path,
             files,
+            apart,
             self.previous.as_deref(),
             &mirrored,
             stamps.as_ref(),
@@ -691,14 +701,46 @@ fn is_replaceable(out: &Path) -> Result<bool> {
 /// Text of the marker file.
 const MARKER_TEXT: &[u8] = b"made by fragstats; replaced on every build\n";
 
+/// Files a build put into the staging folder as it made them and lists apart from the others
+/// (a site's match pages: tens of thousands, each path made from its match's id when asked for).
+pub trait StagedApart: Sync {
+    /// How many there are.
+    fn count(&self) -> usize;
+
+    /// The output path of file `i`.
+    fn path(&self, i: usize) -> String;
+
+    /// File `i`'s bytes were new in the staging folder.
+    fn written(&self, i: usize) -> bool;
+}
+
+/// No file staged apart.
+struct NoneApart;
+
+impl StagedApart for NoneApart {
+    fn count(&self) -> usize {
+        0
+    }
+
+    fn path(&self, _: usize) -> String {
+        String::new()
+    }
+
+    fn written(&self, _: usize) -> bool {
+        false
+    }
+}
+
 /// Writes `files` into `staging`, which may already hold `mirrored` hard links to the previous
 /// site: those are kept where the bytes did not change, replaced where they did, and removed
 /// where the file is no longer produced. Other files are hard-linked from `previous` when their
-/// bytes equal the file of the same path there. Returns the keys ([`safe_relative`]) of all
-/// `files`, and of those written (new or changed).
+/// bytes equal the file of the same path there. The files `apart` lists are in the staging
+/// folder already. Returns the keys ([`safe_relative`]) of all `files` and of those `apart`, and
+/// of those written (new or changed).
 fn write_all(
     staging: &Path,
     files: &[OutputFile],
+    apart: &dyn StagedApart,
     previous: Option<&Path>,
     mirrored: &Mirror,
     stamps: Option<&Stamps>,
@@ -710,10 +752,13 @@ fn write_all(
     std::fs::write(staging.join(MARKER), MARKER_TEXT)?;
     // Folders first (once each), then the files in parallel: most are hard links to the
     // previous site, and a big site has tens of thousands of them.
-    let targets = files
-        .iter()
-        .map(|f| safe_relative(&f.path))
-        .collect::<Result<Vec<String>>>()?;
+    let mut targets = Vec::with_capacity(files.len() + apart.count());
+    for f in files {
+        targets.push(safe_relative(&f.path)?);
+    }
+    for i in 0..apart.count() {
+        targets.push(safe_relative(&apart.path(i))?);
+    }
     // Files come grouped by folder (100,000 pages in a handful of folders): a folder met again
     // right away is not looked up in the set.
     let mut dirs: std::collections::BTreeSet<&str> = Default::default();
@@ -732,7 +777,7 @@ fn write_all(
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let written: Vec<bool> = files
+    let mut written: Vec<bool> = files
         .par_iter()
         .zip(&targets)
         .map(|(f, rel)| match f.staged {
@@ -747,6 +792,7 @@ fn write_all(
             ),
         })
         .collect::<Result<_>>()?;
+    written.extend((0..apart.count()).map(|i| apart.written(i)));
     // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
     let produced: HashSet<&str, ahash::RandomState> = targets.iter().map(String::as_str).collect();
     let gone = (mirrored.files.iter())
@@ -1004,6 +1050,63 @@ mod tests {
             "{err}"
         );
         assert!(foreign.join("precious.txt").is_file());
+    }
+
+    /// Files listed apart ([`StagedApart`]), staged as they were made, the kept one too, are
+    /// published with the others and counted when written; a mirrored file neither list names
+    /// goes.
+    #[test]
+    fn files_staged_apart_are_published_with_the_others() {
+        struct Listed(Vec<(String, bool)>);
+        impl StagedApart for Listed {
+            fn count(&self) -> usize {
+                self.0.len()
+            }
+            fn path(&self, i: usize) -> String {
+                self.0[i].0.clone()
+            }
+            fn written(&self, i: usize) -> bool {
+                self.0[i].1
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let old = ["a", "1", "2", "3"].map(|n| page(&format!("matches/{n}.html"), n.as_bytes()));
+        write_site(&out, &old).unwrap();
+        let staging = Staging::prepare(&out);
+        let kept = OutputFile::without_bytes("matches/2.html".into(), Some(2), true, None);
+        let staged = [
+            page("matches/1.html", b"one"),
+            kept,
+            page("matches/4.html", b"4"),
+        ]
+        .map(|f| staging.stage(f).unwrap());
+        assert!(staged.iter().all(|f| f.is_empty()));
+        let apart = Listed(
+            (staged.iter())
+                .map(|f| (f.path.clone(), f.staged == Some(true)))
+                .collect(),
+        );
+        assert_eq!(
+            apart.0.iter().map(|f| f.1).collect::<Vec<_>>(),
+            [true, false, true]
+        );
+        let published = staging
+            .publish_with(&[page("matches/a.html", b"a")], &apart)
+            .unwrap();
+        assert_eq!(published.written, 2);
+        published.finish().unwrap();
+        let read = |n: &str| std::fs::read(out.join(format!("matches/{n}.html"))).ok();
+        assert_eq!(
+            ["a", "1", "2", "3", "4"].map(read),
+            [
+                Some(b"a".to_vec()),
+                Some(b"one".to_vec()),
+                Some(b"2".to_vec()),
+                None,
+                Some(b"4".to_vec())
+            ]
+        );
     }
 
     /// Staging starts as hard links to the published files: a changed file is replaced, never

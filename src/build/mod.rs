@@ -14,7 +14,7 @@ use crate::leftovers::Leftovers;
 use crate::model::{History, Match, MatchList};
 use crate::progress::{Timer, timed};
 use crate::read::{LogsRead, Previous, ReadCounts, read_logs_incremental};
-use crate::render::{PageCache, PageKeys, PageSink, SiteInput, render_site};
+use crate::render::{PageCache, PageKeys, PageSink, SiteInput, StagedMatchPages, render_site};
 use crate::state::{self, Archive, Loaded, LoadedArchive};
 use rayon::prelude::*;
 
@@ -263,6 +263,10 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         }
     });
     let files = std::mem::take(&mut site.files);
+    let match_pages = MatchPagePaths {
+        pages: std::mem::take(&mut site.match_pages),
+        matches: matches.list(),
+    };
     timer.lap("rate and render");
     // The pages' freed memory goes back to the system before publishing makes its lists of the
     // site's files.
@@ -274,11 +278,11 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
             state::stage_index(
                 &state_dir,
                 &new_state,
-                &MadeKeys(&files),
+                &MadeKeys(&files, &match_pages),
                 &Numbers(matches.list()),
             )
         });
-        let published = staging.publish(&files);
+        let published = staging.publish_with(&files, &match_pages);
         let index = index
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -314,7 +318,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         diagnostics,
         players: site.players,
         matches: matches.len(),
-        files: files.len(),
+        files: files.len() + match_pages.pages.len(),
         written,
         warnings,
         counts,
@@ -324,12 +328,13 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     };
     // The matches, pages and state are freed, or left to the system when the process ends
     // now (see [`Leftovers`]).
-    req.leftovers.discard((matches, files, new_state, archive));
+    req.leftovers
+        .discard((match_pages.pages, matches, files, new_state, archive));
     Ok(built)
 }
 
 /// The page keys of the files a build made (those with a key), read from their records.
-struct MadeKeys<'a>(&'a [crate::output::OutputFile]);
+struct MadeKeys<'a>(&'a [crate::output::OutputFile], &'a MatchPagePaths<'a>);
 
 impl state::Pairs<u64> for MadeKeys<'_> {
     fn each(&self, each: &mut dyn FnMut(&str, u64)) {
@@ -338,6 +343,31 @@ impl state::Pairs<u64> for MadeKeys<'_> {
                 each(&f.path, key);
             }
         }
+        let MatchPagePaths { pages, matches } = self.1;
+        for (m, &key) in matches.heads().zip(&pages.keys) {
+            each(&crate::render::match_url(m.id), key);
+        }
+    }
+}
+
+/// The match pages the build staged as it made them, with the matches their paths are made
+/// from.
+struct MatchPagePaths<'a> {
+    pages: StagedMatchPages,
+    matches: MatchList<'a>,
+}
+
+impl crate::output::StagedApart for MatchPagePaths<'_> {
+    fn count(&self) -> usize {
+        self.pages.len()
+    }
+
+    fn path(&self, i: usize) -> String {
+        crate::render::match_url(self.matches.head(i).id)
+    }
+
+    fn written(&self, i: usize) -> bool {
+        self.pages.written[i]
     }
 }
 
@@ -455,7 +485,10 @@ impl Resume {
 /// checkpoint of the counts and ratings for the next build (None when the build keeps the one
 /// it resumed, see [`CheckpointRule`]).
 pub struct RenderedSite {
+    /// Every file of the site but `match_pages`.
     pub files: Vec<crate::render::OutputFile>,
+    /// The match pages given to the request's sink as they were made (none without a sink).
+    pub match_pages: StagedMatchPages,
     pub players: usize,
     pub checkpoint: Option<NewCheckpoint>,
     pub replayed: Replayed,
@@ -582,7 +615,7 @@ pub fn render(req: RenderRequest, cache: impl FnOnce() -> PageCache) -> Result<R
         },
         compare,
     );
-    let files = files?;
+    let (files, match_pages) = files?;
     let checkpoint = checkpoint.transpose()?;
     let players = people.roster.players.len();
     let unmatched = std::mem::take(&mut people.unmatched);
@@ -595,6 +628,7 @@ pub fn render(req: RenderRequest, cache: impl FnOnce() -> PageCache) -> Result<R
     leftovers.discard((stats, people, cache));
     Ok(RenderedSite {
         files,
+        match_pages,
         players,
         checkpoint,
         replayed,

@@ -234,7 +234,7 @@ pub fn match_url(id: &str) -> String {
 pub fn render_site(
     input: &SiteInput,
     compare: impl FnOnce() -> Evaluation + Send,
-) -> Result<Vec<OutputFile>> {
+) -> Result<(Vec<OutputFile>, StagedMatchPages)> {
     let timer = crate::progress::Timer::new();
     let (templates, links) = rayon::join(
         || Templates::load(Some(&input.site_dir.join("templates"))),
@@ -296,7 +296,7 @@ pub fn render_site(
         || pages(input, &templates, &links, &content_pages, &page, &r, after),
         compare,
     );
-    let mut files = files?;
+    let (mut files, match_pages) = files?;
     files.extend(comparison_files(&templates, &page, &r, &evaluation)?);
     for problem in &r.heat.problems {
         eprintln!("warning: {problem}");
@@ -308,7 +308,7 @@ pub fn render_site(
     r.let_go_of_match_labels();
     input.leftovers.discard(r);
     input.leftovers.discard((links, templates, evaluation));
-    Ok(files)
+    Ok((files, match_pages))
 }
 
 /// The pages and data files that show the comparison of rating systems, from `evaluation`
@@ -358,7 +358,7 @@ fn pages<'a>(
     page: &(dyn Fn(&'static str, &str) -> Common<'a> + Sync),
     r: &Renderer,
     after: usize,
-) -> Result<Vec<OutputFile>> {
+) -> Result<(Vec<OutputFile>, StagedMatchPages)> {
     let timer = crate::progress::Timer::new();
     let mut files = Vec::new();
     // A row per player (tens of thousands on a public server's site) and per map, for every
@@ -386,10 +386,17 @@ fn pages<'a>(
     let lists = || index_and_lists(input, templates, links, page, r, &rows, salt);
     // The map, clan and match pages, made beside the player pages too (the end of each is a
     // stretch where one core works and the other waits).
-    let other_pages = || -> Result<Vec<OutputFile>> {
-        // Made at their number: a record per match page, grown by doubling it held up to as
-        // many again (6 MB at 64,000 matches), and collected apart, as many once more.
-        let count = input.stats.maps.len() + input.clans.clans.len() + input.matches.len();
+    let other_pages = || -> Result<(Vec<OutputFile>, StagedMatchPages)> {
+        // Made at their number: a record per page, grown by doubling it held up to as many
+        // again, and collected apart, as many once more. A sink's match pages are not in it
+        // ([`StagedMatchPages`]).
+        let count = input.stats.maps.len()
+            + input.clans.clans.len()
+            + if input.sink.is_some() {
+                0
+            } else {
+                input.matches.len()
+            };
         let mut files = Vec::with_capacity(count);
         let map_urls = |i: usize| links.maps[&input.stats.maps[i].name].clone();
         files.extend(render_pages(
@@ -415,55 +422,62 @@ fn pages<'a>(
         )?);
         let own_template = templates.overridden("match.html");
         let keys = match_page::match_keys(r, salt);
-        let failed = std::sync::Mutex::new(None);
-        let match_pages = (0..input.matches.len())
-            .into_par_iter()
-            .with_max_len(PAGES_PER_JOB)
-            .map(|i| -> Result<OutputFile> {
-                let url = match_url(input.matches.head(i).id);
-                let common = page("../", &url);
-                let key = keys[i];
-                if input.cache.keys.get(&url) == Some(key) {
-                    return Ok(kept(url, key));
-                }
-                let mut view = match_page::match_page(r, i, own_template);
-                let body = if templates.builtin() {
-                    // The kill list and the timeline are most of a page's bytes: spliced in after
-                    // Tera rendered the rest ([`holes`]).
-                    let holes: Vec<holes::Hole> = [
-                        holes::punch(&mut view.kills_html, KILLS_MARK),
-                        holes::punch(&mut view.timeline_svg, TIMELINE_MARK),
-                    ]
-                    .into_iter()
-                    .flatten()
-                    .collect();
-                    let punched = templates.render("match.html", &common, &Keyed("m", view))?;
-                    match holes::fill(&punched, &holes) {
-                        Some(body) => body,
-                        // A mark met elsewhere in the page: rendered whole after all.
-                        None => {
-                            let view = match_page::match_page(r, i, own_template);
-                            templates.render("match.html", &common, &Keyed("m", view))?
-                        }
+        // Match page `i`, given to the sink (a kept one too) when there is one.
+        let match_page = |i: usize| -> Result<OutputFile> {
+            let url = match_url(input.matches.head(i).id);
+            let common = page("../", &url);
+            let key = keys[i];
+            if input.cache.keys.get(&url) == Some(key) {
+                return sunk(input.sink, kept(url, key));
+            }
+            let mut view = match_page::match_page(r, i, own_template);
+            let body = if templates.builtin() {
+                // The kill list and the timeline are most of a page's bytes: spliced in after
+                // Tera rendered the rest ([`holes`]).
+                let holes: Vec<holes::Hole> = [
+                    holes::punch(&mut view.kills_html, KILLS_MARK),
+                    holes::punch(&mut view.timeline_svg, TIMELINE_MARK),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                let punched = templates.render("match.html", &common, &Keyed("m", view))?;
+                match holes::fill(&punched, &holes) {
+                    Some(body) => body,
+                    // A mark met elsewhere in the page: rendered whole after all.
+                    None => {
+                        let view = match_page::match_page(r, i, own_template);
+                        templates.render("match.html", &common, &Keyed("m", view))?
                     }
-                } else {
-                    templates.render("match.html", &common, &Keyed("m", view))?
-                };
-                let mut file = html(&url, body);
-                file.key = Some(key);
-                sunk(input.sink, file)
+                }
+            } else {
+                templates.render("match.html", &common, &Keyed("m", view))?
+            };
+            let mut file = html(&url, body);
+            file.key = Some(key);
+            sunk(input.sink, file)
+        };
+        let pages = (0..input.matches.len())
+            .into_par_iter()
+            .with_max_len(PAGES_PER_JOB);
+        if input.sink.is_some() {
+            let written = pages
+                .map(|i| match_page(i).map(|f| f.staged == Some(true)))
+                .collect::<Result<Vec<bool>>>()?;
+            return Ok((files, StagedMatchPages { keys, written }));
+        }
+        let failed = std::sync::Mutex::new(None);
+        let match_pages = pages.map(|i| {
+            match_page(i).unwrap_or_else(|e| {
+                failed.lock().expect("no page panicked").get_or_insert(e);
+                OutputFile::new("", Vec::new())
             })
-            .map(|page| {
-                page.unwrap_or_else(|e| {
-                    failed.lock().expect("no page panicked").get_or_insert(e);
-                    OutputFile::new("", Vec::new())
-                })
-            });
+        });
         // Written straight into the room reserved above.
         files.par_extend(match_pages);
         match failed.into_inner().expect("no page panicked") {
             Some(e) => Err(e),
-            None => Ok(files),
+            None => Ok((files, StagedMatchPages::default())),
         }
     };
     let player_urls = |i: usize| links.players[i].clone();
@@ -494,7 +508,7 @@ fn pages<'a>(
         },
         || rayon::join(|| data::data_files(input, links, input.sink), lists),
     );
-    let (made, player_pages, shards, data, others) =
+    let (made, player_pages, shards, data, (others, match_pages)) =
         (made?, player_pages?, shards?, data?, others?);
     let statics = static_files(input.site_dir)?;
     // A record per page, made at its number (grown by doubling, it held up to as many again).
@@ -529,7 +543,31 @@ fn pages<'a>(
     }
     files.extend(statics);
     input.leftovers.discard((player_rows, map_rows));
-    Ok(files)
+    Ok((files, match_pages))
+}
+
+/// The match pages a build gave its sink ([`PageSink`]) as it made them, in the order of the
+/// matches: a page's path follows from its match's id ([`match_url`]), so each is held as its
+/// key and whether its bytes were new in the staging folder. A file's record and path took 88
+/// bytes a match (issue 41: 5.6 MB of the pages' peak at 64,000 matches), this 9.
+#[derive(Debug, Default)]
+pub struct StagedMatchPages {
+    /// Each page's key ([`PageCache`]).
+    pub keys: Vec<u64>,
+    /// Each page's bytes were new in the staging folder.
+    pub written: Vec<bool>,
+}
+
+impl StagedMatchPages {
+    /// How many pages there are.
+    pub fn len(&self) -> usize {
+        self.written.len()
+    }
+
+    /// There is none (a build without a sink, or without a match).
+    pub fn is_empty(&self) -> bool {
+        self.written.is_empty()
+    }
 }
 
 /// The rows every list of the site shows, made once for all of them, and the number of
