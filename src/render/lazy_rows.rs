@@ -147,8 +147,8 @@ fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
             .map(|(mi, m)| {
                 digest(&[
                     &crate::render::match_url(m.id),
-                    r.when(mi),
-                    r.when_sort(mi),
+                    &r.when(mi),
+                    &r.when_sort(mi),
                     m.map,
                     r.match_map_url(mi),
                     &m.gametype.name,
@@ -302,8 +302,8 @@ pub(super) fn fill_player_rows<'p>(r: &'p Renderer, i: usize, page: &mut PlayerP
                 change: decimal::signed(p.delta, 1),
                 change_class: change_class(p.delta),
                 url: crate::render::match_url(m.id),
-                when: r.when(p.mi),
-                when_sort: r.when_sort(p.mi),
+                when: r.when(p.mi).to_string(),
+                when_sort: r.when_sort(p.mi).to_string(),
                 map: m.map.clone(),
                 map_url: r.match_map_url(p.mi),
                 gametype: m.gametype.name.clone(),

@@ -302,10 +302,10 @@ pub fn render_site(
         eprintln!("warning: {problem}");
     }
     files.extend(heatmap::files(&r));
-    // Each match's labels are freed whatever the leftovers (one list, no time), not held
+    // Each match's map place is freed whatever the leftovers (one list, no time), not held
     // through publishing (issue 41). Tens of thousands of links and rows on a public server's
     // site: about 10 ms of freeing.
-    r.let_go_of_match_labels();
+    r.let_go_of_match_maps();
     input.leftovers.discard(r);
     input.leftovers.discard((links, templates, evaluation));
     Ok((files, match_pages))

@@ -41,11 +41,11 @@ pub(super) fn matches_html(rows: &[PlayerMatchRow], root: &str) -> String {
         out.push_str("<tr><td");
         if !m.when_sort.is_empty() {
             out.push_str(" data-sort=\"");
-            escape_into(&mut out, m.when_sort);
+            escape_into(&mut out, &m.when_sort);
             out.push('"');
         }
         let _ = write!(out, "><a href=\"{root}{}\">", m.url);
-        escape_into(&mut out, m.when);
+        escape_into(&mut out, &m.when);
         let _ = write!(out, "</a></td><td><a href=\"{root}{}\">", m.map_url);
         escape_into(&mut out, &m.map);
         out.push_str("</a></td><td>");
@@ -145,8 +145,8 @@ mod tests {
         let rows: Vec<PlayerMatchRow> = (0..12)
             .map(|k| PlayerMatchRow {
                 url: text(k + 1).into(),
-                when: text(k + 2),
-                when_sort: text(k + 3),
+                when: text(k + 2).to_string(),
+                when_sort: text(k + 3).to_string(),
                 map: text(k + 4).into(),
                 map_url: text(k + 5),
                 gametype: text(k).into(),

@@ -1,5 +1,5 @@
 //! The [`Renderer`]: what every page builder shares (the site input, the links, ladder ranks,
-//! coloured names, labels made once) and the small lookups several page kinds use (a player's
+//! coloured names, made once) and the small lookups several page kinds use (a player's
 //! link, a match's date, a rating curve). It builds no page: each page kind's builders are
 //! functions of its own module in `pages/` (and the lazy parts of player pages in `lazy_*`),
 //! taking it as `r`.
@@ -33,9 +33,8 @@ pub(super) struct Renderer<'a> {
     pub(super) clan_rank: Vec<usize>,
     /// Every match has a date: curves use dates on the x axis, else match numbers.
     pub(super) dated: bool,
-    /// Each match's x coordinate on curves ([`Self::x_of`]), worked out once: every player
-    /// page's curve stubs read it for each point, and the matches are large records.
-    xs: Vec<f64>,
+    /// What a match's x coordinate on curves is ([`Self::x_of`]), worked out once.
+    curve_x: CurveX,
     /// Each identity's coloured name as safe HTML, built once.
     pub(super) names_html: Vec<String>,
     /// Number of rank shards player pages load their ranks from (0: ranks are in the pages);
@@ -46,10 +45,11 @@ pub(super) struct Renderer<'a> {
     /// The site has its own `player.html`: with shards, the ladder and season ranks stay in the
     /// pages too, since a template written before they moved to shards prints them directly.
     pub(super) own_player_template: bool,
-    /// Each match's labels, made once: every match row and match key shows them, and a
-    /// crowd's player pages show each match again for each of its players.
-    match_labels: Vec<MatchLabels>,
-    /// The map pages matches name ([`MatchLabels::map`]), "" first (a match without one).
+    /// Each match's map page, as its place in [`Renderer::match_map_urls`] (a text's 16 bytes
+    /// a match were 1 MB at 64,000 matches, issue 41). Its date labels are made when asked for
+    /// ([`Renderer::when`]).
+    match_maps: Vec<u32>,
+    /// The map pages matches name ([`Renderer::match_maps`]), "" first (a match without one).
     match_map_urls: Vec<&'a str>,
     /// The maps' names, beside [`Renderer::match_map_urls`].
     match_map_names: Vec<&'a str>,
@@ -74,44 +74,65 @@ pub(super) struct RatingTexts {
     pub(super) headline: String,
 }
 
-/// What pages show of a match wherever it is listed.
-struct MatchLabels {
-    /// A dated match's start to the second ([`Renderer::when_sort`]), whose label
-    /// ([`Renderer::when`]) is the same to the minute: one text for both. An undated match's
-    /// label ("Match N").
-    label: ShortText,
-    dated: bool,
-    /// The page of the match's map, as its place in [`Renderer::match_map_urls`] (a text's
-    /// 16 bytes a match were 1 MB at 64,000 matches, issue 41).
-    map: u32,
+/// A match's label as pages show it ([`Renderer::when`], [`Renderer::when_sort`]), made from
+/// its head when asked for: held for every match, the labels were 2 MB at 64,000 matches
+/// (issue 41), and a page shows a few dozen.
+pub(super) struct Label(ShortText);
+
+impl std::ops::Deref for Label {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0.as_str()
+    }
 }
 
-impl MatchLabels {
-    /// The labels of match `m` (at `i` in site order), whose map's page is `map`.
-    fn new(m: crate::model::MatchHead, i: usize, map: u32) -> MatchLabels {
-        MatchLabels {
-            label: ShortText::new(&match m.start {
-                Some(t) => t.format(SORTABLE).to_string(),
-                None => when_label(m, i),
-            }),
-            dated: m.start.is_some(),
-            map,
-        }
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
     }
+}
 
-    /// See [`Renderer::when`]: [`when_label`]'s text.
-    fn when(&self) -> &str {
-        let label = self.label.as_str();
-        match self.dated {
-            // The sortable start without its `:%S`.
-            true => (label.get(..label.len().saturating_sub(3))).unwrap_or(label),
-            false => label,
-        }
+impl serde::Serialize for Label {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self)
     }
+}
 
-    /// See [`Renderer::when_sort`].
-    fn when_sort(&self) -> &str {
-        if self.dated { self.label.as_str() } else { "" }
+impl Label {
+    /// `t` as `%Y-%m-%d %H:%M`, with `:%S` when `seconds`: written digit by digit for a
+    /// four-digit year (a crowd's build labels each match a few times), else by chrono.
+    fn start(t: chrono::NaiveDateTime, seconds: bool) -> Label {
+        use chrono::{Datelike, Timelike};
+        let year = t.year();
+        // A leap second is `:60` in chrono's format.
+        if !(0..=9999).contains(&year) || t.nanosecond() >= 1_000_000_000 {
+            let format = if seconds { SORTABLE } else { "%Y-%m-%d %H:%M" };
+            return Label(ShortText::new(&t.format(format).to_string()));
+        }
+        let mut bytes = [0; SHORT_TEXT];
+        let digits = |to: &mut [u8], mut n: u32| {
+            for at in to.iter_mut().rev() {
+                *at = b'0' + (n % 10) as u8;
+                n /= 10;
+            }
+        };
+        digits(&mut bytes[0..4], year as u32);
+        bytes[4] = b'-';
+        digits(&mut bytes[5..7], t.month());
+        bytes[7] = b'-';
+        digits(&mut bytes[8..10], t.day());
+        bytes[10] = b' ';
+        digits(&mut bytes[11..13], t.hour());
+        bytes[13] = b':';
+        digits(&mut bytes[14..16], t.minute());
+        let len = if seconds {
+            bytes[16] = b':';
+            digits(&mut bytes[17..19], t.second());
+            19
+        } else {
+            16
+        };
+        Label(ShortText::Held { bytes, len })
     }
 }
 
@@ -184,14 +205,10 @@ impl<'a> Renderer<'a> {
             match_map_urls.push(url.as_str());
             match_map_names.push(name.as_str());
         }
-        let match_labels = input
+        let match_maps = input
             .matches
             .par_heads()
-            .enumerate()
-            .map(|(i, m)| {
-                let map = map_place.get(m.map.as_str()).copied().unwrap_or(0);
-                MatchLabels::new(m, i, map)
-            })
+            .map(|m| map_place.get(m.map.as_str()).copied().unwrap_or(0))
             .collect();
         let weapon_labels = (input.stats.maps.iter())
             .flat_map(|m| m.weapons.keys())
@@ -210,7 +227,7 @@ impl<'a> Renderer<'a> {
             heat,
             row_texts: Default::default(),
             rating_texts,
-            match_labels,
+            match_maps,
             match_map_urls,
             match_map_names,
             weapon_labels,
@@ -226,7 +243,7 @@ impl<'a> Renderer<'a> {
             becker_rank,
             clan_rank,
             dated: !input.matches.is_empty() && input.matches.heads().all(|m| m.start.is_some()),
-            xs: xs(input.matches),
+            curve_x: CurveX::of(input.matches),
             names_html: input
                 .roster
                 .players
@@ -273,9 +290,16 @@ impl<'a> Renderer<'a> {
         change_class(last.pair().1 - before)
     }
 
-    /// The x coordinate of a match on curves ([`xs`]).
+    /// The x coordinate of match `mi` on curves ([`CurveX`]), read from its head (a list of
+    /// them was 0.5 MB at 64,000 matches, issue 41; a curve draws at most [`CURVE_POINTS`]).
     pub(super) fn x_of(&self, mi: u32) -> f64 {
-        self.xs[mi as usize]
+        let position = || f64::from(mi + 1);
+        match self.curve_x {
+            CurveX::Start => (self.input.matches.head(mi as usize).start)
+                .map_or_else(position, |t| t.and_utc().timestamp() as f64),
+            CurveX::Number => f64::from(self.input.matches.head(mi as usize).number),
+            CurveX::Position => position(),
+        }
     }
 
     /// The maps of `matches` (indices) with their share of them, most played first.
@@ -405,29 +429,36 @@ impl<'a> Renderer<'a> {
         })
     }
 
-    /// Frees every match's labels: no page is made after it.
-    pub(super) fn let_go_of_match_labels(&mut self) {
-        self.match_labels = Vec::new();
+    /// Frees every match's map place: no page is made after it.
+    pub(super) fn let_go_of_match_maps(&mut self) {
+        self.match_maps = Vec::new();
     }
 
     /// When match `i` was played, to the minute, or "Match N" when undated.
-    pub(super) fn when(&self, i: usize) -> &str {
-        self.match_labels[i].when()
+    pub(super) fn when(&self, i: usize) -> Label {
+        let m = self.input.matches.head(i);
+        match m.start {
+            Some(t) => Label::start(t, false),
+            None => Label(ShortText::new(&undated_label(m.number, i))),
+        }
     }
 
     /// The start in a form that sorts (`data-sort`), to the second; empty when undated.
-    pub(super) fn when_sort(&self, i: usize) -> &str {
-        self.match_labels[i].when_sort()
+    pub(super) fn when_sort(&self, i: usize) -> Label {
+        match self.input.matches.head(i).start {
+            Some(t) => Label::start(t, true),
+            None => Label(ShortText::new("")),
+        }
     }
 
     /// The page of match `i`'s map ("" when it has none).
     pub(super) fn match_map_url(&self, i: usize) -> &'a str {
-        self.match_map_urls[self.match_labels[i].map as usize]
+        self.match_map_urls[self.match_maps[i] as usize]
     }
 
     /// The map of match `i`: borrowed where the map has a page, else read from the match.
     pub(super) fn match_map_name(&self, i: usize) -> std::borrow::Cow<'a, str> {
-        match self.match_labels[i].map {
+        match self.match_maps[i] {
             0 => self.input.matches.head(i).map.to_string().into(),
             place => self.match_map_names[place as usize].into(),
         }
@@ -477,33 +508,39 @@ fn thinned(len: usize) -> impl Iterator<Item = usize> {
 /// The x coordinate of each match on curves: its start time when every match is dated, else
 /// its number when the matches' numbers ([`crate::model::Match::number`]) rise in site order
 /// (curves use them, as the labels do), else its position (from 1).
-fn xs(matches: crate::model::MatchList) -> Vec<f64> {
-    // Read once (the matches may be decoded as they are read).
-    let when: Vec<_> = (matches.par_heads()).map(|m| (m.start, m.number)).collect();
-    let dated = !when.is_empty() && when.iter().all(|w| w.0.is_some());
-    let numbered =
-        when.first().is_some_and(|w| w.1 > 0) && when.windows(2).all(|w| w[0].1 < w[1].1);
-    (when.iter().enumerate())
-        .map(|(mi, &(start, number))| match (dated, start) {
-            (true, Some(t)) => t.and_utc().timestamp() as f64,
-            _ if numbered => f64::from(number),
-            _ => f64::from(mi as u32 + 1),
-        })
-        .collect()
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CurveX {
+    Start,
+    Number,
+    Position,
 }
 
-/// A dated match's start as [`Renderer::when_sort`] shows it: the label's format (in
-/// [`when_label`]) and its seconds.
+impl CurveX {
+    /// What the x coordinate of `matches` is, from one pass over their heads.
+    fn of(matches: crate::model::MatchList) -> CurveX {
+        let (mut dated, mut numbered, mut last) = (!matches.is_empty(), true, 0);
+        for m in matches.heads() {
+            dated &= m.start.is_some();
+            numbered &= m.number > last;
+            last = m.number;
+        }
+        match (dated, numbered && !matches.is_empty()) {
+            (true, _) => CurveX::Start,
+            (false, true) => CurveX::Number,
+            (false, false) => CurveX::Position,
+        }
+    }
+}
+
+/// A dated match's start as [`Renderer::when_sort`] shows it (and [`Renderer::when`] without
+/// its seconds).
 const SORTABLE: &str = "%Y-%m-%d %H:%M:%S";
 
-/// Match `m` (at `i` in site order) as lists label it: its start to the minute, else "Match N".
-fn when_label(m: crate::model::MatchHead, i: usize) -> String {
-    match m.start {
-        Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
-        None => match m.number {
-            0 => format!("Match {}", i + 1),
-            n => format!("Match {n}"),
-        },
+/// The label of an undated match numbered `number` (0: none), at `i` in site order.
+fn undated_label(number: u32, i: usize) -> String {
+    match number {
+        0 => format!("Match {}", i + 1),
+        n => format!("Match {n}"),
     }
 }
 
@@ -528,37 +565,67 @@ mod tests {
             let held = matches!(short, ShortText::Held { .. });
             assert_eq!(held, text.len() <= SHORT_TEXT, "{text}");
         }
-        assert!(std::mem::size_of::<MatchLabels>() <= 32);
+        assert!(std::mem::size_of::<Label>() <= 24);
     }
 
-    /// A match's labels from one text are the label and the sortable start made apart: dated
-    /// (four-digit years and beyond) and undated, numbered or not.
+    /// A start's labels are chrono's formats of it, to the minute and to the second: years of
+    /// four digits (written digit by digit), before the year 0 and beyond 9999, a leap
+    /// second; an undated match is "Match N", by its number or else its place.
     #[test]
-    fn one_text_gives_both_labels() {
-        let mut m = crate::testdata::bare_match("ffa", &[]);
-        let dates = [
+    fn start_labels_are_chronos_formats() {
+        let mut starts: Vec<chrono::NaiveDateTime> = [
             "2026-11-28T21:05:09",
             "0999-01-02T03:04:05",
+            "0000-01-01T00:00:00",
+            "9999-12-31T23:59:59",
+            "-0001-12-31T23:59:59",
+            "+10000-01-01T00:00:00",
             "+12345-06-07T08:09:59",
-        ];
-        for (i, date) in dates.iter().enumerate() {
-            m.start = Some(date.parse().unwrap());
-            let head = crate::model::MatchHead::of(&m);
-            let labels = MatchLabels::new(head, i, 3);
-            assert_eq!(labels.when(), when_label(head, i), "{date}");
-            let sortable = m.start.unwrap().format("%Y-%m-%d %H:%M:%S").to_string();
-            assert_eq!(labels.when_sort(), sortable);
-            assert_eq!(labels.map, 3);
+        ]
+        .iter()
+        .map(|d| d.parse().unwrap())
+        .collect();
+        let leap = chrono::NaiveTime::from_hms_milli_opt(23, 59, 59, 1_500).unwrap();
+        starts.push(
+            chrono::NaiveDate::from_ymd_opt(2016, 12, 31)
+                .unwrap()
+                .and_time(leap),
+        );
+        for t in starts {
+            assert_eq!(
+                &*Label::start(t, false),
+                t.format("%Y-%m-%d %H:%M").to_string()
+            );
+            assert_eq!(&*Label::start(t, true), t.format(SORTABLE).to_string());
         }
-        m.start = None;
-        for number in [0, 7] {
-            m.number = number;
-            let head = crate::model::MatchHead::of(&m);
-            let labels = MatchLabels::new(head, 41, 0);
-            assert_eq!(labels.when(), when_label(head, 41));
-            assert!(labels.when().starts_with("Match "));
-            assert_eq!(labels.when_sort(), "");
-        }
+        assert_eq!(undated_label(0, 41), "Match 42");
+        assert_eq!(undated_label(7, 41), "Match 7");
+        let label = Label(ShortText::new("Match 7"));
+        assert_eq!(serde_json::to_string(&label).unwrap(), "\"Match 7\"");
+        assert_eq!(label.to_string(), "Match 7");
+    }
+
+    /// Curves put matches at their starts when every one is dated, else at their numbers when
+    /// these rise, else at their places.
+    #[test]
+    fn curve_x_is_the_start_the_number_or_the_place() {
+        let mut matches: Vec<crate::model::Match> = (1..=3)
+            .map(|n| {
+                let mut m = crate::testdata::bare_match("ffa", &[]);
+                m.number = n * 2;
+                m.start = Some(format!("2026-11-2{n}T10:00:00").parse().unwrap());
+                m
+            })
+            .collect();
+        let x = |ms: &Vec<crate::model::Match>| CurveX::of(ms.into());
+        assert_eq!(x(&matches), CurveX::Start);
+        matches[1].start = None;
+        assert_eq!(x(&matches), CurveX::Number);
+        matches[2].number = 4;
+        assert_eq!(x(&matches), CurveX::Position);
+        matches.iter_mut().for_each(|m| m.number = 0);
+        assert_eq!(x(&matches), CurveX::Position);
+        assert_eq!(x(&Vec::new()), CurveX::Position);
     }
 
     /// The stepped positions are those the filter it replaced kept: each `n` with

@@ -161,13 +161,13 @@ pub struct Opponent<'a> {
 }
 
 /// One match in a player's match list; the strings of the match are borrowed, as in
-/// [`Opponent`].
+/// [`Opponent`] (its date labels are made for the row).
 #[derive(Debug, Clone, Serialize)]
 pub struct PlayerMatchRow<'a> {
     pub url: String,
-    pub when: &'a str,
+    pub when: String,
     /// As [`MatchRow::when_sort`].
-    pub when_sort: &'a str,
+    pub when_sort: String,
     pub map: crate::model::Text,
     pub map_url: &'a str,
     pub gametype: crate::model::Text,

@@ -51,7 +51,7 @@ fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
     h.u64(m.content);
     h.str(m.source);
     h.u64(m.line);
-    h.str(r.when(i));
+    h.str(&r.when(i));
     h.str(r.map_url(m.map));
     h.str(&r.links.match_servers[i]);
     h.u64(predicted_red_win(r, i).map_or(u64::MAX, f64::to_bits));
