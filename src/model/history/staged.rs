@@ -245,6 +245,22 @@ mod tests {
             .collect()
     }
 
+    /// Match `j` of `history` decodes as `expected`, and its head says the same.
+    fn reads_back_as(history: &History, j: usize, expected: &Match) {
+        assert_eq!(*history.at(j), *expected, "match {j}");
+        let head = history.head(j);
+        assert_eq!(
+            (head.id, head.number, head.file_index, head.open),
+            (
+                expected.id.as_ref(),
+                expected.number,
+                expected.file_index,
+                expected.open
+            )
+        );
+        assert_eq!((head.server, head.map), (&expected.server, &expected.map));
+    }
+
     /// Picks in an order that keeps the first log's first block whole and in place, and the
     /// third log's second block, but not its first (one of its matches left out); the tiny
     /// second log's matches and the first log's last block's are interleaved. One pick is
@@ -305,18 +321,7 @@ mod tests {
                 if from == b + 2 {
                     expected.id = "renamed-2".into();
                 }
-                assert_eq!(*history.at(j), expected, "pick {j}");
-                let head = history.head(j);
-                assert_eq!(
-                    (head.id, head.number, head.file_index, head.server.as_str()),
-                    (
-                        expected.id.as_ref(),
-                        expected.number,
-                        expected.file_index,
-                        expected.server.as_str()
-                    )
-                );
-                assert_eq!(head.open, expected.open);
+                reads_back_as(&history, j, &expected);
             }
         }
     }
@@ -363,17 +368,7 @@ mod tests {
                 if j == 81 {
                     expected.id = "renamed-81".into();
                 }
-                assert_eq!(*history.at(j), expected, "match {j}");
-                let head = history.head(j);
-                assert_eq!(
-                    (head.id, head.number, head.file_index, head.map.as_str()),
-                    (
-                        expected.id.as_ref(),
-                        expected.number,
-                        expected.file_index,
-                        expected.map.as_str()
-                    )
-                );
+                reads_back_as(&history, j, &expected);
             }
         }
     }
