@@ -300,11 +300,11 @@ impl Staging {
         Some(&self.mirrored().files)
     }
 
-    /// Puts one rendered page into the staging folder now (see [`crate::render::PageSink`]),
-    /// or the published one where it is to be kept (`reuse`); returns it without its bytes.
+    /// Puts one rendered page into the staging folder now (see [`crate::render::PageSink`]);
+    /// returns it without its bytes. Pages to keep as they are stay for [`Staging::publish`].
     pub fn stage(&self, file: OutputFile) -> Result<OutputFile> {
-        // A file staged already keeps what it wrote.
-        if file.staged.is_some() {
+        // Kept pages are linked when publishing; a file staged already keeps what it wrote.
+        if file.reuse || file.staged.is_some() {
             return Ok(file);
         }
         let mirrored = self.mirrored();
@@ -701,8 +701,9 @@ fn is_replaceable(out: &Path) -> Result<bool> {
 /// Text of the marker file.
 const MARKER_TEXT: &[u8] = b"made by fragstats; replaced on every build\n";
 
-/// Files a build put into the staging folder as it made them and lists apart from the others
-/// (a site's match pages: tens of thousands, each path made from its match's id when asked for).
+/// Files a build lists apart from the others, each put into the staging folder as it was made
+/// or kept as published (a site's match pages: tens of thousands, each path made from its
+/// match's id when asked for).
 pub trait StagedApart: Sync {
     /// How many there are.
     fn count(&self) -> usize;
@@ -710,8 +711,9 @@ pub trait StagedApart: Sync {
     /// The output path of file `i`.
     fn path(&self, i: usize) -> String;
 
-    /// File `i`'s bytes were new in the staging folder.
-    fn written(&self, i: usize) -> bool;
+    /// File `i` is staged, its bytes new there (`Some(true)`) or not; None: the published
+    /// file is kept (as an [`OutputFile`] to `reuse`).
+    fn staged(&self, i: usize) -> Option<bool>;
 }
 
 /// No file staged apart.
@@ -726,8 +728,8 @@ impl StagedApart for NoneApart {
         String::new()
     }
 
-    fn written(&self, _: usize) -> bool {
-        false
+    fn staged(&self, _: usize) -> Option<bool> {
+        None
     }
 }
 
@@ -735,7 +737,7 @@ impl StagedApart for NoneApart {
 /// site: those are kept where the bytes did not change, replaced where they did, and removed
 /// where the file is no longer produced. Other files are hard-linked from `previous` when their
 /// bytes equal the file of the same path there. The files `apart` lists are in the staging
-/// folder already. Returns the keys ([`safe_relative`]) of all `files` and of those `apart`, and
+/// folder already, or kept as published. Returns the keys ([`safe_relative`]) of all `files` and of those `apart`, and
 /// of those written (new or changed).
 fn write_all(
     staging: &Path,
@@ -792,7 +794,18 @@ fn write_all(
             ),
         })
         .collect::<Result<_>>()?;
-    written.extend((0..apart.count()).map(|i| apart.written(i)));
+    let apart_written = (targets[files.len()..].par_iter().enumerate())
+        .map(|(i, rel)| match apart.staged(i) {
+            Some(written) => Ok(written),
+            // Kept as published: already there when mirrored, else linked as a file to reuse is.
+            None if mirrored.files.contains(rel) => Ok(false),
+            None => {
+                let kept = OutputFile::without_bytes(rel.clone(), None, true, None);
+                stage_file(staging, &kept, rel, previous, false, stamps)
+            }
+        })
+        .collect::<Result<Vec<bool>>>()?;
+    written.extend(apart_written);
     // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
     let produced: HashSet<&str, ahash::RandomState> = targets.iter().map(String::as_str).collect();
     let gone = (mirrored.files.iter())
@@ -1052,12 +1065,12 @@ mod tests {
         assert!(foreign.join("precious.txt").is_file());
     }
 
-    /// Files listed apart ([`StagedApart`]), staged as they were made, the kept one too, are
-    /// published with the others and counted when written; a mirrored file neither list names
-    /// goes.
+    /// Files listed apart ([`StagedApart`]), staged as they were made or kept as published,
+    /// are published with the others and counted when written; a mirrored file neither list
+    /// names goes.
     #[test]
     fn files_staged_apart_are_published_with_the_others() {
-        struct Listed(Vec<(String, bool)>);
+        struct Listed(Vec<(String, Option<bool>)>);
         impl StagedApart for Listed {
             fn count(&self) -> usize {
                 self.0.len()
@@ -1065,7 +1078,7 @@ mod tests {
             fn path(&self, i: usize) -> String {
                 self.0[i].0.clone()
             }
-            fn written(&self, i: usize) -> bool {
+            fn staged(&self, i: usize) -> Option<bool> {
                 self.0[i].1
             }
         }
@@ -1082,14 +1095,16 @@ mod tests {
         ]
         .map(|f| staging.stage(f).unwrap());
         assert!(staged.iter().all(|f| f.is_empty()));
+        // The page to keep is not staged: it is kept when publishing.
+        assert!(staged[1].reuse && staged[1].staged.is_none());
         let apart = Listed(
             (staged.iter())
-                .map(|f| (f.path.clone(), f.staged == Some(true)))
+                .map(|f| (f.path.clone(), f.staged))
                 .collect(),
         );
         assert_eq!(
             apart.0.iter().map(|f| f.1).collect::<Vec<_>>(),
-            [true, false, true]
+            [Some(true), None, Some(true)]
         );
         let published = staging
             .publish_with(&[page("matches/a.html", b"a")], &apart)

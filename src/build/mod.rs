@@ -366,8 +366,8 @@ impl crate::output::StagedApart for MatchPagePaths<'_> {
         crate::render::match_url(self.matches.head(i).id)
     }
 
-    fn written(&self, i: usize) -> bool {
-        self.pages.written[i]
+    fn staged(&self, i: usize) -> Option<bool> {
+        self.pages.staged[i]
     }
 }
 

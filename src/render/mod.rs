@@ -422,13 +422,14 @@ fn pages<'a>(
         )?);
         let own_template = templates.overridden("match.html");
         let keys = match_page::match_keys(r, salt);
-        // Match page `i`, given to the sink (a kept one too) when there is one.
+        // Match page `i`, given to the sink when there is one (a page to keep is linked when
+        // publishing, which waits for the mirrored site: the pages do not).
         let match_page = |i: usize| -> Result<OutputFile> {
             let url = match_url(input.matches.head(i).id);
             let common = page("../", &url);
             let key = keys[i];
             if input.cache.keys.get(&url) == Some(key) {
-                return sunk(input.sink, kept(url, key));
+                return Ok(kept(url, key));
             }
             let mut view = match_page::match_page(r, i, own_template);
             let body = if templates.builtin() {
@@ -461,10 +462,10 @@ fn pages<'a>(
             .into_par_iter()
             .with_max_len(PAGES_PER_JOB);
         if input.sink.is_some() {
-            let written = pages
-                .map(|i| match_page(i).map(|f| f.staged == Some(true)))
-                .collect::<Result<Vec<bool>>>()?;
-            return Ok((files, StagedMatchPages { keys, written }));
+            let staged = pages
+                .map(|i| match_page(i).map(|f| f.staged))
+                .collect::<Result<Vec<Option<bool>>>>()?;
+            return Ok((files, StagedMatchPages { keys, staged }));
         }
         let failed = std::sync::Mutex::new(None);
         let match_pages = pages.map(|i| {
@@ -546,27 +547,28 @@ fn pages<'a>(
     Ok((files, match_pages))
 }
 
-/// The match pages a build gave its sink ([`PageSink`]) as it made them, in the order of the
-/// matches: a page's path follows from its match's id ([`match_url`]), so each is held as its
-/// key and whether its bytes were new in the staging folder. A file's record and path took 88
-/// bytes a match (issue 41: 5.6 MB of the pages' peak at 64,000 matches), this 9.
+/// The match pages a build gave its sink ([`PageSink`]) as it made them, and those it keeps as
+/// published, in the order of the matches: a page's path follows from its match's id
+/// ([`match_url`]), so each is held as its key and what became of it. A file's record and path
+/// took 88 bytes a match (issue 41: 5.6 MB of the pages' peak at 64,000 matches), this 9.
 #[derive(Debug, Default)]
 pub struct StagedMatchPages {
     /// Each page's key ([`PageCache`]).
     pub keys: Vec<u64>,
-    /// Each page's bytes were new in the staging folder.
-    pub written: Vec<bool>,
+    /// Each page's bytes were new in the staging folder (`Some(true)`) or not (`Some(false)`);
+    /// None: the published page is kept (linked when publishing).
+    pub staged: Vec<Option<bool>>,
 }
 
 impl StagedMatchPages {
     /// How many pages there are.
     pub fn len(&self) -> usize {
-        self.written.len()
+        self.staged.len()
     }
 
     /// There is none (a build without a sink, or without a match).
     pub fn is_empty(&self) -> bool {
-        self.written.is_empty()
+        self.staged.is_empty()
     }
 }
 
