@@ -737,8 +737,8 @@ impl StagedApart for NoneApart {
 /// site: those are kept where the bytes did not change, replaced where they did, and removed
 /// where the file is no longer produced. Other files are hard-linked from `previous` when their
 /// bytes equal the file of the same path there. The files `apart` lists are in the staging
-/// folder already, or kept as published. Returns the keys ([`safe_relative`]) of all `files` and of those `apart`, and
-/// of those written (new or changed).
+/// folder already, or kept as published. Returns the keys ([`safe_relative`]) of all `files`
+/// and of those `apart`, and of those written (new or changed).
 fn write_all(
     staging: &Path,
     files: &[OutputFile],
