@@ -1,7 +1,8 @@
 //! [`HashedPairs`]: values looked up by a text that is never held, only its 64-bit hash: the
 //! state's page keys (page path, key) and match numbers (match id, number), read from the
 //! state's index at the start of a build and looked up while the pages are made. Not a set of
-//! the texts themselves (see [`crate::output::paths::PathSet`]).
+//! the texts themselves (see [`crate::output::paths::PathKeys`], which holds site paths by two
+//! hashes, the first of them this one).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -62,10 +63,12 @@ impl<V: Copy> HashedPairs<V> {
         Some(self.pairs[at].1)
     }
 
-    /// The pairs of the texts `texts` that have a value here (each text hashed once).
-    pub fn only<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> HashedPairs<V> {
-        let hashes = texts.into_iter().map(text_hash);
-        HashedPairs::from_hashed(hashes.filter_map(|h| Some((h, self.of_hash(h)?))).collect())
+    /// The pairs whose text's hash `keep` keeps.
+    pub fn only_hashes(&self, keep: impl Fn(u64) -> bool) -> HashedPairs<V> {
+        let pairs = self.pairs.iter().filter(|&&(h, _)| keep(h));
+        HashedPairs {
+            pairs: pairs.copied().collect(),
+        }
     }
 
     /// Every value, in no particular order.
@@ -156,7 +159,9 @@ mod tests {
         let mut values: Vec<u32> = pairs.values().collect();
         values.sort();
         assert_eq!(values, [2, 4, 7]);
-        let only = pairs.only(["b", "d", "a"]);
+        // The paths of a site, held by keys whose first hash is the one a text is held by.
+        let present: crate::output::PathKeys = ["b", "d", "a"].into_iter().collect();
+        let only = pairs.only_hashes(|h| present.has_first(h));
         assert_eq!(
             ["a", "b", "c", "d"].map(|t| only.get(t)),
             [Some(7), Some(2), None, None]

@@ -16,7 +16,7 @@ mod stamps;
 mod streamed;
 
 pub use file::OutputFile;
-pub use paths::PathSet;
+pub use paths::PathKeys;
 use stamps::{Stamps, Verdict};
 pub use streamed::MakeParts;
 
@@ -67,25 +67,39 @@ enum Loading {
 }
 
 /// What the background mirroring linked into the staging folder: files and folders, relative
-/// to the site root. Files are keyed as [`safe_relative`] keys output paths (`/`-separated
-/// text): a path's own hash compares it component by component, which cost more than the rest
-/// of keeping a public server's 100,000 unchanged pages.
+/// to the site root. Files are held by the keys of their paths as [`safe_relative`] keys output
+/// paths (`/`-separated text).
 #[derive(Default)]
 struct Mirror {
-    files: PathSet,
+    files: PathKeys,
     dirs: Vec<PathBuf>,
     /// Files whose names are not text: no output has such a path, so publishing removes them.
     strays: Vec<PathBuf>,
 }
 
-impl Mirror {
+/// The files of a [`Mirror`] as they are found: their paths' keys, and the files whose names
+/// are not text.
+#[derive(Default)]
+struct Found {
+    keys: Vec<(paths::PathKey, ())>,
+    strays: Vec<PathBuf>,
+}
+
+impl Found {
     /// Records the file at `rel` (relative to the site root).
     fn add_file(&mut self, rel: PathBuf) {
         match key_of(rel) {
-            Ok(key) => {
-                self.files.insert(&key);
-            }
+            Ok(rel) => self.keys.push((paths::key(&rel), ())),
             Err(stray) => self.strays.push(stray),
+        }
+    }
+
+    /// The mirror of the files found, with the folders `dirs`.
+    fn into_mirror(self, dirs: Vec<PathBuf>) -> Mirror {
+        Mirror {
+            files: PathKeys::new(self.keys),
+            dirs,
+            strays: self.strays,
         }
     }
 }
@@ -290,7 +304,7 @@ impl Staging {
     /// same work again), they also include files an earlier build dropped (hard links to their
     /// last bytes, which publishing removes): a page listed here is in the staging folder with
     /// the bytes it was published with.
-    pub fn mirrored_files(&self) -> Option<&PathSet> {
+    pub fn mirrored_files(&self) -> Option<&PathKeys> {
         if self.ready.get().is_none() && !self.from_spare {
             let mirroring = self.mirroring.lock().ok()?;
             if !mirroring.as_ref()?.is_finished() {
@@ -466,28 +480,27 @@ impl Drop for Staging {
 /// removed) and hard-links every file of the site `site` into it. Files that cannot be linked
 /// are left out: publishing writes them.
 fn mirror(site: &Path, staging: &Path) -> Mirror {
-    let mut mirror = Mirror::default();
     if std::fs::create_dir_all(staging).is_err()
         || std::fs::write(staging.join(MARKER), MARKER_TEXT).is_err()
     {
-        return mirror;
+        return Mirror::default();
     }
+    let (mut found, mut dirs) = (Found::default(), Vec::new());
     for (entry, rel) in walk(site) {
         let to = staging.join(&rel);
         let kind = entry.file_type();
         if kind.is_dir() {
             if std::fs::create_dir(&to).is_ok() {
-                mirror.dirs.push(rel);
+                dirs.push(rel);
             }
         } else if kind.is_file()
             && rel != Path::new(MARKER)
             && std::fs::hard_link(entry.path(), &to).is_ok()
         {
-            mirror.add_file(rel);
+            found.add_file(rel);
         }
     }
-    mirror.files.shrink_to_fit();
-    mirror
+    found.into_mirror(dirs)
 }
 
 /// Name of the file in the spare folder that names the published site it mirrors.
@@ -602,7 +615,7 @@ fn walk(root: &Path) -> impl Iterator<Item = (walkdir::DirEntry, PathBuf)> + '_ 
 /// Every file under `root` (links not followed) whose path is text, relative to it and
 /// `/`-separated (as output paths are): one listing of each folder, where asking for each file
 /// apart costs a system call per page (100,000 on a big site).
-pub fn files_in(root: &Path) -> PathSet {
+pub fn files_in(root: &Path) -> PathKeys {
     walk(root)
         .filter(|(entry, _)| entry.file_type().is_file())
         .filter_map(|(_, rel)| key_of(rel).ok())
@@ -611,16 +624,15 @@ pub fn files_in(root: &Path) -> PathSet {
 
 /// The files and folders of a staging folder taken from the spare.
 fn list(staging: &Path) -> Mirror {
-    let mut mirror = Mirror::default();
+    let (mut found, mut dirs) = (Found::default(), Vec::new());
     for (entry, rel) in walk(staging) {
         if entry.file_type().is_dir() {
-            mirror.dirs.push(rel);
+            dirs.push(rel);
         } else if entry.file_type().is_file() && rel != Path::new(MARKER) {
-            mirror.add_file(rel);
+            found.add_file(rel);
         }
     }
-    mirror.files.shrink_to_fit();
-    mirror
+    found.into_mirror(dirs)
 }
 
 /// Whether `a` and `b` (created if missing) are folders on one filesystem, so that a rename
@@ -808,10 +820,9 @@ fn write_all(
     written.extend(apart_written);
     // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
     let produced: HashSet<&str, ahash::RandomState> = targets.iter().map(String::as_str).collect();
-    let gone = (mirrored.files.iter())
-        .filter(|p| !produced.contains(p))
-        .map(|p| staging.join(p));
-    for path in gone.chain(mirrored.strays.iter().map(|p| staging.join(p))) {
+    for path in
+        gone(staging, mirrored, &produced).chain(mirrored.strays.iter().map(|p| staging.join(p)))
+    {
         std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
     }
     for dir in mirrored.dirs.iter().rev() {
@@ -822,6 +833,29 @@ fn write_all(
         .map(|(rel, _)| rel.clone())
         .collect();
     Ok((targets, written))
+}
+
+/// The files of the staging folder that `mirrored` holds and are not `produced`. The mirror
+/// holds its paths' keys, not the paths: only when fewer of the produced paths are mirrored
+/// than it holds is the staging folder listed to find the others.
+fn gone(
+    staging: &Path,
+    mirrored: &Mirror,
+    produced: &HashSet<&str, ahash::RandomState>,
+) -> impl Iterator<Item = PathBuf> {
+    let kept = produced
+        .iter()
+        .filter(|p| mirrored.files.contains(p))
+        .count();
+    let listed = (kept < mirrored.files.len()).then(|| {
+        walk(staging)
+            .filter(|(entry, rel)| entry.file_type().is_file() && rel != Path::new(MARKER))
+            .filter_map(|(_, rel)| key_of(rel).ok())
+            .filter(|rel| !produced.contains(rel.as_str()) && mirrored.files.contains(rel))
+            .map(|rel| staging.join(rel))
+            .collect::<Vec<_>>()
+    });
+    listed.into_iter().flatten()
 }
 
 /// Puts one file into the staging folder: a hard link to the previous site's file when that is

@@ -207,7 +207,9 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
                 walked = crate::output::files_in(&out);
                 Some(&walked)
             };
-            let keys = present.map_or_else(PageKeys::default, |p| previous_pages.only(p.iter()));
+            let keys = present.map_or_else(PageKeys::default, |p| {
+                previous_pages.only_hashes(|h| p.has_first(h))
+            });
             PageCache { keys }
         })
     };

@@ -1,120 +1,117 @@
-//! [`PathSet`]: a set of site-relative paths held as one text, for the files of a published
-//! site (100,000 on a public server's site). Not the paths' keys themselves (see
-//! [`super::safe_relative`]).
+//! Site-relative paths held by their keys, never as text: [`PathKey`], and [`KeyTable`], values
+//! found by the key of their path. What a build holds of the files of a published site (100,000
+//! on a public server's site): which the staging folder mirrors ([`PathKeys`]), and their
+//! stamps. Not the paths' text keys themselves (see [`super::safe_relative`]).
 
-/// A set of output paths (as [`super::safe_relative`] keys them): their bytes one after
-/// another in one text, found through a table of their places. A set of strings held a string
-/// and a slot of 24 bytes per path, grown by doubling: 5.2 MB for the 65,000 pages of a site
-/// of 64,000 matches (issue 41), this about 3 MB, in three allocations rather than a
-/// small one per path kept beside the reading of the logs.
-#[derive(Default)]
-pub struct PathSet {
-    /// Every path's bytes, in the order they were added.
-    text: String,
-    /// Where each path ends in `text` (it starts where the one before ends).
-    ends: Vec<usize>,
-    /// An open-addressed table (a power of two of slots, at most half full, probed one slot
-    /// after another): each slot holds a path's number plus one, or 0 when empty.
-    slots: Vec<u32>,
-    /// The hash of a path, the same for the set's life.
-    hasher: ahash::RandomState,
+/// A site-relative path's key: two 64-bit hashes of it (XXH64, seeds 0 and 1), so two paths of
+/// a site share one with odds of about one in 2^128 a pair. The first is the hash that
+/// [`crate::hashed_pairs::HashedPairs`] holds a text by.
+pub type PathKey = (u64, u64);
+
+/// The key of the site-relative path `rel` (as [`super::safe_relative`] makes it).
+pub fn key(rel: &str) -> PathKey {
+    (
+        twox_hash::XxHash64::oneshot(0, rel.as_bytes()),
+        twox_hash::XxHash64::oneshot(1, rel.as_bytes()),
+    )
 }
 
-impl PathSet {
-    /// How many paths the set holds.
+/// Values by the key of their path, looked up, never added to: a list of exactly their number
+/// (a map's table, a power of two, was up to twice as large), sorted by key, with where each
+/// group of keys of equal top bits starts, so a lookup reads about one entry (a binary search
+/// of 100,000 stamps, twice per file when they are saved, cost a crowd's append 0.04 s).
+pub struct KeyTable<V> {
+    /// The entries, sorted by key, one per key.
+    entries: Vec<(PathKey, V)>,
+    /// Where each group starts in `entries`, and their number at the end.
+    starts: Vec<u32>,
+    /// The number of top bits of a key that name its group: about one entry a group.
+    bits: u32,
+}
+
+impl<V> Default for KeyTable<V> {
+    fn default() -> KeyTable<V> {
+        KeyTable::new(Vec::new())
+    }
+}
+
+impl<V> KeyTable<V> {
+    /// The table of `entries`; of entries with one key, the first is kept.
+    pub fn new(mut entries: Vec<(PathKey, V)>) -> KeyTable<V> {
+        entries.sort_by_key(|(key, _)| *key);
+        entries.dedup_by(|later, kept| later.0 == kept.0);
+        entries.shrink_to_fit();
+        let bits = (usize::BITS - entries.len().leading_zeros()).clamp(1, 24);
+        // Each group's number of entries, then where each starts.
+        let mut starts = vec![0u32; (1 << bits) + 1];
+        for (key, _) in &entries {
+            starts[group(key.0, bits) + 1] += 1;
+        }
+        for g in 1..starts.len() {
+            starts[g] += starts[g - 1];
+        }
+        KeyTable {
+            entries,
+            starts,
+            bits,
+        }
+    }
+
+    /// How many keys it holds.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.entries.len()
     }
 
-    /// The set holds no path.
+    /// It holds no key.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.entries.is_empty()
     }
 
-    /// Whether the set holds `path`.
-    pub fn contains(&self, path: &str) -> bool {
-        self.find(path).is_ok()
+    /// The value of `key`, if it holds one.
+    pub fn get(&self, key: &PathKey) -> Option<&V> {
+        (self.group_of(key.0).iter())
+            .find(|(k, _)| k == key)
+            .map(|(_, value)| value)
     }
 
-    /// Adds `path`; false when it was there already. A set of `u32::MAX - 1` paths takes no
-    /// more (a site has hundreds of thousands of files at most).
-    pub fn insert(&mut self, path: &str) -> bool {
-        if self.find(path).is_ok() {
-            return false;
-        }
-        let Ok(number) = u32::try_from(self.ends.len() + 1) else {
-            return false;
+    /// Whether some key's first hash is `first` (a path's hash as
+    /// [`crate::hashed_pairs::HashedPairs`] holds it).
+    pub fn has_first(&self, first: u64) -> bool {
+        self.group_of(first).iter().any(|(k, _)| k.0 == first)
+    }
+
+    /// The entries whose key's first hash has the top bits of `first`.
+    fn group_of(&self, first: u64) -> &[(PathKey, V)] {
+        let g = group(first, self.bits);
+        let (Some(&from), Some(&to)) = (self.starts.get(g), self.starts.get(g + 1)) else {
+            return &[];
         };
-        if number == u32::MAX {
-            return false;
-        }
-        if (self.ends.len() + 1) * 2 > self.slots.len() {
-            self.grow();
-        }
-        self.text.push_str(path);
-        self.ends.push(self.text.len());
-        // The table has room (grown above), so the probe meets an empty slot.
-        if let Err(slot) = self.find(path) {
-            self.slots[slot] = number;
-        }
-        true
-    }
-
-    /// Frees the room the set grew into beyond its paths (kept for the whole build once
-    /// complete: the text's doubling held up to 4 MB for 2 MB of paths).
-    pub fn shrink_to_fit(&mut self) {
-        self.text.shrink_to_fit();
-        self.ends.shrink_to_fit();
-    }
-
-    /// Every path, in the order they were added.
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..self.ends.len()).map(|i| self.path(i))
-    }
-
-    /// Path number `i`.
-    fn path(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
-    }
-
-    /// The slot holding `path`, else the empty slot where it would go.
-    fn find(&self, path: &str) -> Result<usize, usize> {
-        if self.slots.is_empty() {
-            return Err(0);
-        }
-        let mask = self.slots.len() - 1;
-        let mut slot = self.hasher.hash_one(path) as usize & mask;
-        loop {
-            match self.slots[slot] {
-                0 => return Err(slot),
-                n if self.path(n as usize - 1) == path => return Ok(slot),
-                _ => slot = (slot + 1) & mask,
-            }
-        }
-    }
-
-    /// Doubles the table (at least 16 slots) and places every path again.
-    fn grow(&mut self) {
-        let size = (self.slots.len() * 2).max(16);
-        self.slots = vec![0; size];
-        for i in 0..self.ends.len() {
-            if let Err(slot) = self.find(self.path(i)) {
-                // At most `u32::MAX - 1` paths (see `insert`).
-                self.slots[slot] = (i + 1) as u32;
-            }
-        }
+        self.entries
+            .get(from as usize..to as usize)
+            .unwrap_or_default()
     }
 }
 
-impl<S: AsRef<str>> FromIterator<S> for PathSet {
-    fn from_iter<I: IntoIterator<Item = S>>(paths: I) -> PathSet {
-        let mut set = PathSet::default();
-        for path in paths {
-            set.insert(path.as_ref());
-        }
-        set.shrink_to_fit();
-        set
+/// The group of a key whose first hash is `first`: its top `bits` bits.
+fn group(first: u64, bits: u32) -> usize {
+    (first >> (64 - bits)) as usize
+}
+
+/// A set of site-relative paths, by their keys: 16 bytes and about one slot of a table a
+/// path, where their text in one string took about 45 (2.9 MB of a build's peak at 64,000
+/// matches, issue 41). Its paths are not listed: who needs them walks the folder.
+pub type PathKeys = KeyTable<()>;
+
+impl PathKeys {
+    /// Whether it holds the path `rel`.
+    pub fn contains(&self, rel: &str) -> bool {
+        self.get(&key(rel)).is_some()
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for PathKeys {
+    fn from_iter<I: IntoIterator<Item = S>>(paths: I) -> PathKeys {
+        KeyTable::new(paths.into_iter().map(|p| (key(p.as_ref()), ())).collect())
     }
 }
 
@@ -123,38 +120,42 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
 
+    /// Every path is found by its key once, and no other path is: for none, one and many
+    /// paths, given twice, several sharing a group, prefixes of one another and the empty
+    /// path among them.
     #[test]
     fn holds_each_path_once_and_finds_every_one_it_holds_and_no_other() {
-        let paths: Vec<String> = (0..5000)
-            .map(|n| match n % 3 {
-                0 => format!("matches/{n:x}.html"),
-                1 => format!("players/p{n}.html"),
-                // Paths that are prefixes of others, and the empty path.
-                _ => "matches/".repeat(n % 4),
-            })
-            .collect();
-        let set: PathSet = paths.iter().collect();
-        let distinct: HashSet<&str> = paths.iter().map(String::as_str).collect();
-        assert_eq!(set.len(), distinct.len());
-        assert!(distinct.iter().all(|p| set.contains(p)));
-        let listed: HashSet<&str> = set.iter().collect();
-        assert_eq!(listed, distinct);
-        assert!(!set.contains("matches/1.htm"));
-        assert!(!set.contains("players/p4.html/"));
-        let mut shrunk = set;
-        shrunk.shrink_to_fit();
-        assert!(distinct.iter().all(|p| shrunk.contains(p)) && !shrunk.contains("a"));
-        let mut again = PathSet::default();
-        assert!(again.insert("a/b.html"));
-        assert!(!again.insert("a/b.html"));
-        assert!(again.insert("a/b.htm"));
-        assert_eq!(again.iter().collect::<Vec<_>>(), ["a/b.html", "a/b.htm"]);
+        for count in [0usize, 1, 2, 3, 1000, 5000] {
+            let paths: Vec<String> = (0..count)
+                .map(|n| match n % 3 {
+                    0 => format!("matches/{n:x}.html"),
+                    1 => format!("players/p{n}.html"),
+                    _ => "matches/".repeat(n % 4),
+                })
+                .collect();
+            let set: PathKeys = paths.iter().chain(&paths).collect();
+            let distinct: HashSet<&str> = paths.iter().map(String::as_str).collect();
+            assert_eq!(set.len(), distinct.len(), "{count}");
+            assert!(distinct.iter().all(|p| set.contains(p)), "{count}");
+            assert!(!set.contains("matches/1.htm") && !set.contains("players/p4.html/"));
+            assert_eq!(set.get(&(u64::MAX, 0)), None);
+            for p in &distinct {
+                assert!(set.has_first(key(p).0));
+            }
+            assert!(!set.has_first(key("a").0));
+        }
     }
 
+    /// Values are found by their keys; of one key given twice, the first value stays.
     #[test]
-    fn an_empty_set_holds_nothing() {
-        let set = PathSet::default();
-        assert!(set.is_empty() && !set.contains("") && !set.contains("index.html"));
-        assert_eq!(set.iter().count(), 0);
+    fn values_are_found_by_their_keys() {
+        let table = KeyTable::new(vec![(key("a"), 1), (key("b"), 2), (key("a"), 3)]);
+        assert_eq!(
+            (table.get(&key("a")), table.get(&key("b"))),
+            (Some(&1), Some(&2))
+        );
+        assert_eq!((table.len(), table.get(&key("c"))), (2, None));
+        let empty = PathKeys::default();
+        assert!(empty.is_empty() && !empty.contains("") && !empty.contains("index.html"));
     }
 }

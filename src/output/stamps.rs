@@ -14,6 +14,8 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use super::paths::{KeyTable, PathKey, key};
+
 /// File name of the stamps inside the state folder.
 const FILE: &str = "outputs.bin";
 /// Bump when the layout or the hash changes: stamps of another format are not used.
@@ -104,66 +106,13 @@ struct Stored<F> {
     files: F,
 }
 
+/// The published files' stamps as loaded, by the [`key`] of their site-relative path.
+type Loaded = KeyTable<Recorded>;
+
 /// Stamps by the [`key`] of their site-relative path, hashed with ahash: each build looks up
 /// and saves one per file of the site (a public server's site has 100,000 files), where the
 /// standard hasher's cost showed and a copy of each path held several MB.
 type StampMap = HashMap<PathKey, Recorded, ahash::RandomState>;
-
-/// The published files' stamps as loaded: looked up, never added to, so a list of exactly their
-/// number (a map's table, a power of two, was up to twice as large), grouped by the top bits of
-/// their [`key`] with where each group starts, so a lookup reads about one stamp (a binary
-/// search of 100,000 stamps, twice per file when they are saved, cost a crowd's append 0.04 s).
-#[derive(Default)]
-struct Loaded {
-    /// The stamps, group after group.
-    stamps: Vec<(PathKey, Recorded)>,
-    /// Where each group starts in `stamps`, and their number at the end.
-    starts: Vec<u32>,
-    /// The number of top bits of a key that name its group: about one stamp a group.
-    bits: u32,
-}
-
-impl Loaded {
-    fn new(mut stamps: Vec<(PathKey, Recorded)>) -> Loaded {
-        let bits = (usize::BITS - stamps.len().leading_zeros()).clamp(1, 24);
-        let group = |key: &PathKey| (key.0 >> (64 - bits)) as usize;
-        stamps.sort_unstable_by_key(|(key, _)| group(key));
-        // Each group's number of stamps, then where each starts.
-        let mut starts = vec![0u32; (1 << bits) + 1];
-        for (key, _) in &stamps {
-            starts[group(key) + 1] += 1;
-        }
-        for g in 1..starts.len() {
-            starts[g] += starts[g - 1];
-        }
-        Loaded {
-            stamps,
-            starts,
-            bits,
-        }
-    }
-
-    fn get(&self, key: &PathKey) -> Option<&Recorded> {
-        let group = (key.0 >> (64 - self.bits)) as usize;
-        let (from, to) = (*self.starts.get(group)?, *self.starts.get(group + 1)?);
-        let stamps = self.stamps.get(from as usize..to as usize)?;
-        stamps
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, stamp)| stamp)
-    }
-}
-
-/// A site-relative path's key: two 64-bit hashes of it (XXH64, seeds 0 and 1), so two paths
-/// of a site share one with odds of about one in 2^128 a pair.
-type PathKey = (u64, u64);
-
-fn key(rel: &str) -> PathKey {
-    (
-        twox_hash::XxHash64::oneshot(0, rel.as_bytes()),
-        twox_hash::XxHash64::oneshot(1, rel.as_bytes()),
-    )
-}
 
 /// The stamps of `files` (site-relative paths, in order) found in `new`, else in `old`,
 /// encoded as a list of path and stamp while they are looked up, not gathered first.
@@ -351,31 +300,6 @@ mod tests {
             assert_eq!(hash(parts.into_iter()), whole, "{from}");
         }
         assert_ne!(hash(std::iter::once(&bytes[1..])), whole);
-    }
-
-    /// Every loaded stamp is found by its path's key, and no other key finds one: for none, one
-    /// and many stamps, several sharing a group.
-    #[test]
-    fn loaded_stamps_are_found_by_their_keys() {
-        let stamp = |n: u64| Recorded { hash: n, meta: n };
-        for count in [0u64, 1, 2, 3, 1000, 5000] {
-            let paths: Vec<String> = (0..count).map(|n| format!("matches/{n}.html")).collect();
-            let loaded = Loaded::new(
-                (paths.iter().enumerate())
-                    .map(|(n, p)| (key(p), stamp(n as u64)))
-                    .collect(),
-            );
-            assert_eq!(loaded.stamps.len() as u64, count);
-            for (n, p) in paths.iter().enumerate() {
-                assert_eq!(
-                    loaded.get(&key(p)),
-                    Some(&stamp(n as u64)),
-                    "{p} of {count}"
-                );
-            }
-            assert_eq!(loaded.get(&key("players/x.html")), None);
-            assert_eq!(loaded.get(&(u64::MAX, 0)), None);
-        }
     }
 
     /// The saved list names each file of the site that has a stamp, in the site's order: this
