@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::NaiveDate;
 
-use crate::model::{History, Match};
+use crate::model::{HeadId, History, Match};
 use crate::state::{Archive, Archived};
 
 /// The archive after a build: the old archive's matches and the matches `dropped` from the
@@ -28,7 +28,7 @@ pub fn update(
     }
     let heads = || (0..present.len()).map(|i| present.head(i));
     let present_content: HashSet<u64> = heads().map(|h| h.content).collect();
-    let present_ids: HashSet<&str> = heads().map(|h| h.id).collect();
+    let present_ids: HashSet<HeadId> = heads().map(|h| h.id).collect();
     let present_at: HashMap<(&str, u64), usize> = (heads().enumerate())
         .filter_map(|(i, h)| Some(((logs.get(h.file_index as usize)?.as_str(), h.line), i)))
         .collect();

@@ -347,7 +347,7 @@ impl state::Pairs<u64> for MadeKeys<'_> {
         }
         let MatchPagePaths { pages, matches } = self.1;
         for (m, &key) in matches.heads().zip(&pages.keys) {
-            each(&crate::render::match_url(m.id), key);
+            each(&crate::render::match_url(&m.id), key);
         }
     }
 }
@@ -365,7 +365,7 @@ impl crate::output::StagedApart for MatchPagePaths<'_> {
     }
 
     fn path(&self, i: usize) -> String {
-        crate::render::match_url(self.matches.head(i).id)
+        crate::render::match_url(&self.matches.head(i).id)
     }
 
     fn staged(&self, i: usize) -> Option<bool> {
@@ -380,7 +380,7 @@ struct Numbers<'a>(MatchList<'a>);
 impl state::Pairs<u32> for Numbers<'_> {
     fn each(&self, each: &mut dyn FnMut(&str, u32)) {
         for m in self.0.heads() {
-            each(m.id, m.number);
+            each(&m.id, m.number);
         }
     }
 }

@@ -207,7 +207,7 @@ fn chain(
     for (m, ids) in matches.heads().zip(match_players) {
         let mut h = crate::hash::Hasher::new();
         h.u64(hash);
-        h.str(m.id);
+        h.str(&m.id);
         h.u64(m.content);
         for &id in ids {
             h.str(&roster.players[id as usize].key);

@@ -1,7 +1,7 @@
 //! [`MatchHead`]: what pages list, key and count a match by (its id, where it was read, map,
 //! server, game type, start, length, how it ended), without its players or events. A
 //! [`super::History`] holds each match's head decoded beside its packed description ([`HeldHead`],
-//! 88 bytes, the texts it shares with other heads as numbers into the history's tables, against
+//! 64 bytes, the texts it shares with other heads as numbers into the history's tables, against
 //! about 440 for a decoded description), so that the steps which read only these fields of every
 //! match (the lists' rows, every page's key, the servers' pages) decode no match: an append to a
 //! long history keys every page again (issue 41). Not a match: [`super::Match`] is the whole of
@@ -17,7 +17,7 @@ use super::{GameType, Match, Team, Text};
 #[derive(Clone, Copy)]
 pub struct MatchHead<'a> {
     /// See [`Match::id`].
-    pub id: &'a str,
+    pub id: HeadId<'a>,
     /// See [`Match::content`].
     pub content: u64,
     /// See [`Match::number`].
@@ -67,7 +67,7 @@ impl<'a> MatchHead<'a> {
     /// The head of `m`.
     pub fn of(m: &'a Match) -> MatchHead<'a> {
         MatchHead {
-            id: &m.id,
+            id: HeadId::Text(&m.id),
             content: m.content,
             number: m.number,
             source: &m.source,
@@ -104,25 +104,154 @@ fn two_sides(m: &Match) -> bool {
 }
 
 /// A match's head as a history holds it: its number is kept apart, in the history's places, and
-/// the texts it shares with many other matches, once in the history's [`HeadTable`]. 88 bytes
-/// (with its texts held, 128: 2.6 MB more at 64,000 matches, issue 41).
+/// the texts it shares with many other matches, once in the history's [`HeadTable`], as is an id
+/// the parsers did not make. 64 bytes (with its id and start held as a match holds them, 88:
+/// 1.5 MB more at 64,000 matches, issue 41).
 pub(super) struct HeldHead {
-    id: ShortId,
+    /// The id's 16 hex digits as a number, or with [`LONG_ID`] the id's number in the
+    /// [`HeadTable`].
+    id: u64,
     content: u64,
     line: u64,
+    /// The start, or any time without [`STARTED`].
+    start: NaiveDateTime,
     file_index: u32,
     /// Its [`HeadTexts`], by their number in the history's [`HeadTable`].
     texts: u32,
     /// Its server, by its number in the history's [`HeadTable`] (apart from the other texts:
     /// a server may name itself anew each match, as the synthetic benchmarks' do).
     server: u32,
-    start: Option<NaiveDateTime>,
     duration_seconds: u32,
-    final_team_scores: Option<[i32; 2]>,
-    partial: bool,
-    open: bool,
-    has_spots: bool,
-    two_sides: bool,
+    /// The final team scores, or any without [`SCORED`].
+    scores: [i32; 2],
+    /// [`PARTIAL`], [`OPEN`], [`HAS_SPOTS`], [`TWO_SIDES`], [`LONG_ID`], [`STARTED`] and
+    /// [`SCORED`].
+    flags: u8,
+}
+
+/// [`HeldHead::flags`]: see [`Match::partial`].
+const PARTIAL: u8 = 1;
+/// [`HeldHead::flags`]: see [`Match::open`].
+const OPEN: u8 = 1 << 1;
+/// [`HeldHead::flags`]: see [`MatchHead::has_spots`].
+const HAS_SPOTS: u8 = 1 << 2;
+/// [`HeldHead::flags`]: see [`MatchHead::two_sides`].
+const TWO_SIDES: u8 = 1 << 3;
+/// [`HeldHead::flags`]: the id is not 16 hex digits, and is held in the [`HeadTable`].
+const LONG_ID: u8 = 1 << 4;
+/// [`HeldHead::flags`]: the match has a start.
+const STARTED: u8 = 1 << 5;
+/// [`HeldHead::flags`]: the match has final team scores.
+const SCORED: u8 = 1 << 6;
+
+/// The length of the ids the parsers make: a 64-bit hash in lowercase hex.
+const ID_LEN: usize = 16;
+
+/// A match's id as its head gives it: the parsers' 16 hex digits held in place (a history
+/// holds them as a number), or a text borrowed from the match or the history. Compared,
+/// hashed and ordered as its text.
+#[derive(Clone, Copy)]
+pub enum HeadId<'a> {
+    Hex([u8; ID_LEN]),
+    Text(&'a str),
+}
+
+impl<'a> HeadId<'a> {
+    /// The id of 16 lowercase hex digits that the number `n` is written as.
+    fn of_number(n: u64) -> HeadId<'a> {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut bytes = [0u8; ID_LEN];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = DIGITS[(n >> (60 - 4 * i) & 0xf) as usize];
+        }
+        HeadId::Hex(bytes)
+    }
+
+    /// The number whose 16 lowercase hex digits `id` is, if it is that.
+    fn number_of(id: &str) -> Option<u64> {
+        let hex = id.len() == ID_LEN && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        hex.then(|| u64::from_str_radix(id, 16).ok()).flatten()
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            // Hex digits only (see `of_number`).
+            HeadId::Hex(bytes) => std::str::from_utf8(bytes).unwrap_or_default(),
+            HeadId::Text(id) => id,
+        }
+    }
+}
+
+impl std::ops::Deref for HeadId<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for HeadId<'_> {
+    fn eq(&self, other: &HeadId<'_>) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for HeadId<'_> {}
+
+impl PartialOrd for HeadId<'_> {
+    fn partial_cmp(&self, other: &HeadId<'_>) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for HeadId<'_> {
+    fn cmp(&self, other: &HeadId<'_>) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for HeadId<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl std::fmt::Display for HeadId<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for HeadId<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl serde::Serialize for HeadId<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Found in a set of ids by its text (hashed and compared as its text).
+impl std::borrow::Borrow<str> for HeadId<'_> {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq<str> for HeadId<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for HeadId<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 /// What a match's head shares with many other matches: where it was read, its map, game and
@@ -151,6 +280,8 @@ impl std::hash::Hash for HeadTexts {
 pub(super) struct HeadTable {
     texts: Numbered<HeadTexts>,
     servers: Numbered<Text>,
+    /// The ids of its heads that are not the parsers' 16 hex digits (a copy's, renamed).
+    long_ids: Vec<Text>,
 }
 
 /// Distinct values, numbered in the order they were met.
@@ -207,9 +338,24 @@ impl HeadTable {
     /// This table's numbers of the texts of `local`, to move heads numbered in `local` into
     /// it one at a time ([`HeldHead::renumber`]).
     pub(super) fn renumbering(&mut self, local: &HeadTable) -> Renumbering {
+        let long_ids = self.long_ids.len() as u64;
+        self.long_ids.extend(local.long_ids.iter().cloned());
         Renumbering {
             texts: self.texts.numbers_of(&local.texts),
             servers: self.servers.numbers_of(&local.servers),
+            long_ids,
+        }
+    }
+
+    /// The number that a head of id `id` holds, and whether it is a long id's number here
+    /// (then held here from now on).
+    fn id_number(&mut self, id: &str) -> (u64, bool) {
+        match HeadId::number_of(id) {
+            Some(n) => (n, false),
+            None => {
+                self.long_ids.push(id.into());
+                (self.long_ids.len() as u64 - 1, true)
+            }
         }
     }
 
@@ -217,6 +363,7 @@ impl HeadTable {
     pub(super) fn seal(&mut self) {
         self.texts.seal();
         self.servers.seal();
+        self.long_ids.shrink_to_fit();
     }
 }
 
@@ -224,6 +371,8 @@ impl HeadTable {
 pub(super) struct Renumbering {
     texts: Vec<u32>,
     servers: Vec<u32>,
+    /// Where the other table's long ids begin in this one's.
+    long_ids: u64,
 }
 
 impl HeldHead {
@@ -231,16 +380,30 @@ impl HeldHead {
     pub(super) fn renumber(&mut self, renumbering: &Renumbering) {
         self.texts = renumbering.texts[self.texts as usize];
         self.server = renumbering.servers[self.server as usize];
+        if self.flags & LONG_ID != 0 {
+            self.id += renumbering.long_ids;
+        }
     }
 
-    /// See [`Match::id`].
-    pub(super) fn id(&self) -> &str {
-        self.id.as_str()
+    /// See [`Match::id`] (its text from `table`, the one it was made with, or the one that
+    /// absorbed it).
+    pub(super) fn id<'a>(&self, table: &'a HeadTable) -> HeadId<'a> {
+        match self.flags & LONG_ID {
+            0 => HeadId::of_number(self.id),
+            _ => HeadId::Text(
+                table
+                    .long_ids
+                    .get(self.id as usize)
+                    .map_or("", |t| t.as_str()),
+            ),
+        }
     }
 
-    /// Gives it the id `id` (a copy's, told apart).
-    pub(super) fn rename(&mut self, id: &str) {
-        self.id = ShortId::new(id);
+    /// Gives it the id `id` (a copy's, told apart), held in `table` when it is long.
+    pub(super) fn rename(&mut self, id: &str, table: &mut HeadTable) {
+        let (number, long) = table.id_number(id);
+        self.id = number;
+        self.flags = (self.flags & !LONG_ID) | if long { LONG_ID } else { 0 };
     }
 
     /// See [`Match::file_index`].
@@ -258,19 +421,16 @@ impl HeldHead {
         std::mem::replace(
             self,
             HeldHead {
-                id: ShortId::Held([0; ID_LEN]),
+                id: 0,
                 content: 0,
                 line: 0,
+                start: NaiveDateTime::default(),
                 file_index: 0,
                 texts: 0,
                 server: 0,
-                start: None,
                 duration_seconds: 0,
-                final_team_scores: None,
-                partial: false,
-                open: false,
-                has_spots: false,
-                two_sides: false,
+                scores: [0; 2],
+                flags: 0,
             },
         )
     }
@@ -285,29 +445,36 @@ impl HeldHead {
             exit_reason: m.exit_reason.clone(),
         });
         let server = table.servers.number(m.server.clone());
+        let (id, long) = table.id_number(&m.id);
+        let scores = m.final_team_scores();
+        let flag = |on: bool, flag: u8| if on { flag } else { 0 };
         HeldHead {
-            id: ShortId::new(&m.id),
+            id,
             content: m.content,
             line: m.line,
+            start: m.start.unwrap_or_default(),
             file_index: m.file_index,
             texts,
             server,
-            start: m.start,
             duration_seconds: m.duration_seconds,
-            final_team_scores: m.final_team_scores(),
-            partial: m.partial,
-            open: m.open,
-            has_spots: !m.spots.is_empty(),
-            two_sides: two_sides(m),
+            scores: scores.unwrap_or_default(),
+            flags: flag(m.partial, PARTIAL)
+                | flag(m.open, OPEN)
+                | flag(!m.spots.is_empty(), HAS_SPOTS)
+                | flag(two_sides(m), TWO_SIDES)
+                | flag(long, LONG_ID)
+                | flag(m.start.is_some(), STARTED)
+                | flag(scores.is_some(), SCORED),
         }
     }
 
     /// The head, as match number `number`, its texts from `table` (the one it was made with,
     /// or the one that absorbed it).
-    pub(super) fn head<'a>(&'a self, number: u32, table: &'a HeadTable) -> MatchHead<'a> {
+    pub(super) fn head<'a>(&self, number: u32, table: &'a HeadTable) -> MatchHead<'a> {
         let texts = &table.texts.values[self.texts as usize];
+        let on = |flag: u8| self.flags & flag != 0;
         MatchHead {
-            id: self.id.as_str(),
+            id: self.id(table),
             content: self.content,
             number,
             source: &texts.source,
@@ -317,41 +484,14 @@ impl HeldHead {
             game: &texts.game,
             gametype: &texts.gametype,
             server: &table.servers.values[self.server as usize],
-            start: self.start,
+            start: on(STARTED).then_some(self.start),
             duration_seconds: self.duration_seconds,
             exit_reason: texts.exit_reason.as_ref(),
-            partial: self.partial,
-            open: self.open,
-            scores: Scores::Held(self.final_team_scores),
-            has_spots: self.has_spots,
-            two_sides: self.two_sides,
-        }
-    }
-}
-
-/// A match id held in place when it has the parsers' 16 characters (a hash in hex), not on
-/// the heap: a small allocation per match beside the heads.
-enum ShortId {
-    Held([u8; ID_LEN]),
-    Long(Box<str>),
-}
-
-/// The length of the ids the parsers make.
-const ID_LEN: usize = 16;
-
-impl ShortId {
-    fn new(id: &str) -> ShortId {
-        match <[u8; ID_LEN]>::try_from(id.as_bytes()) {
-            Ok(bytes) => ShortId::Held(bytes),
-            Err(_) => ShortId::Long(id.into()),
-        }
-    }
-
-    fn as_str(&self) -> &str {
-        match self {
-            // The bytes of a whole `str`, copied as they were.
-            ShortId::Held(bytes) => std::str::from_utf8(bytes).unwrap_or_default(),
-            ShortId::Long(id) => id,
+            partial: on(PARTIAL),
+            open: on(OPEN),
+            scores: Scores::Held(on(SCORED).then_some(self.scores)),
+            has_spots: on(HAS_SPOTS),
+            two_sides: on(TWO_SIDES),
         }
     }
 }
@@ -361,7 +501,8 @@ mod tests {
     use super::*;
     use crate::model::Team;
 
-    /// A held head gives the fields of the match it was made of, whatever the id's length.
+    /// A held head gives the fields of the match it was made of, whatever its id (16 hex
+    /// digits held as a number, any other text in the table), start and scores.
     #[test]
     fn a_held_head_reads_back_as_the_match() {
         let mut m = crate::testdata::bare_match("ctf", &[("a", Team::Red), ("b", Team::Blue)]);
@@ -370,11 +511,29 @@ mod tests {
             chrono::NaiveDate::from_ymd_opt(2026, 11, 29).and_then(|d| d.and_hms_opt(17, 30, 5));
         m.exit_reason = Some("Capturelimit hit.".into());
         let mut table = HeadTable::default();
-        for id in ["0123456789abcdef", "short", "é123456789abcde", ""] {
+        let leap = chrono::NaiveDate::from_ymd_opt(1998, 12, 31)
+            .and_then(|d| d.and_hms_nano_opt(23, 59, 59, 1_500_000_000));
+        let ids = [
+            "0123456789abcdef",
+            "ffffffffffffffff",
+            "0000000000000000",
+            "short",
+            "é123456789abcde",
+            "0123456789ABCDEF",
+            "+123456789abcdef",
+            "0123456789abcdef-2",
+            "",
+        ];
+        for (k, id) in ids.into_iter().enumerate() {
             m.id = id.into();
+            if k % 3 == 1 {
+                m.start = [None, leap][k % 2];
+            }
             let held = HeldHead::of(&m, &mut table);
             let (a, b) = (held.head(7, &table), MatchHead::of(&m));
             assert_eq!(a.id, id);
+            assert_eq!((a.id, a.id.to_string()), (b.id, id.to_string()));
+            assert_eq!(matches!(a.id, HeadId::Hex(_)), k < 3, "{id}");
             assert_eq!(a.number, 7);
             assert_eq!((a.content, a.line, a.start), (b.content, b.line, b.start));
             assert_eq!(
@@ -385,11 +544,22 @@ mod tests {
             assert_eq!(a.exit_reason.map(|t| t.as_str()), Some("Capturelimit hit."));
             assert_eq!(a.final_team_scores(), Some([3, 1]));
             assert_eq!(b.final_team_scores(), Some([3, 1]));
-            assert!(!a.partial && !a.has_spots && a.two_sides);
+            assert!(!a.partial && !a.has_spots && a.two_sides && !a.open);
             assert_eq!(a.two_sides, b.two_sides);
         }
         assert_eq!(table.texts.values.len(), 1, "the same texts are held once");
-        assert!(size_of::<HeldHead>() <= 88, "{}", size_of::<HeldHead>());
+        assert_eq!(
+            table.long_ids.len(),
+            6,
+            "only the ids not of 16 hex digits are held"
+        );
+        m.team_scores = None;
+        (m.partial, m.open) = (true, true);
+        let held = HeldHead::of(&m, &mut table);
+        let a = held.head(1, &table);
+        assert_eq!(a.final_team_scores(), MatchHead::of(&m).final_team_scores());
+        assert!(a.partial && a.open);
+        assert!(size_of::<HeldHead>() <= 64, "{}", size_of::<HeldHead>());
     }
 
     /// Heads of tables made apart (the blocks packed on the thread pool) give their own texts
@@ -425,5 +595,29 @@ mod tests {
             ]
         );
         assert_eq!((all.texts.values.len(), all.servers.values.len()), (3, 1));
+    }
+
+    /// A long id keeps its text when its head moves into another table, and when renamed.
+    #[test]
+    fn long_ids_move_with_their_heads() {
+        let mut m = crate::testdata::bare_match("ffa", &[("a", Team::Free)]);
+        let (mut first, mut second) = (HeadTable::default(), HeadTable::default());
+        m.id = "first".into();
+        let mut a = vec![HeldHead::of(&m, &mut first)];
+        m.id = "second".into();
+        let mut b = vec![HeldHead::of(&m, &mut second)];
+        m.id = "00000000000000ff".into();
+        b.push(HeldHead::of(&m, &mut second));
+        let mut all = HeadTable::default();
+        all.absorb(&first, &mut a);
+        all.absorb(&second, &mut b);
+        let ids: Vec<String> = (a.iter().chain(&b))
+            .map(|h| h.head(1, &all).id.to_string())
+            .collect();
+        assert_eq!(ids, ["first", "second", "00000000000000ff"]);
+        b[1].rename("00000000000000ff-2", &mut all);
+        b[0].rename("0a0000000000000b", &mut all);
+        assert_eq!(b[1].head(1, &all).id, "00000000000000ff-2");
+        assert_eq!(b[0].head(1, &all).id, "0a0000000000000b");
     }
 }

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use events::Events;
 pub use history::{History, Pick, StagedLog};
-pub use match_head::MatchHead;
+pub use match_head::{HeadId, MatchHead};
 pub use match_list::{MatchList, MatchRef};
 pub use match_player::{MatchPlayer, PlayerFields, Who, WhoRef};
 pub use rare_list::RareList;

@@ -13,7 +13,7 @@ use super::file_number;
 use crate::crawl::{LogFile, rotation_key};
 use crate::diagnostics::FileReport;
 use crate::hashed_pairs::HashedPairs;
-use crate::model::{History, Match, Pick};
+use crate::model::{HeadId, History, Match, Pick};
 use crate::state::{Archive, ArchiveWrite};
 
 /// What ordering the matches and removing copies read of one match (its head's fields).
@@ -25,7 +25,7 @@ struct Key<'a> {
     file_index: u32,
     line: u64,
     content: u64,
-    id: &'a str,
+    id: HeadId<'a>,
     /// Its id told apart from another finished match's ([`order_and_dedupe`]).
     renamed: Option<Box<str>>,
     /// How many events it holds.
@@ -37,7 +37,7 @@ struct Key<'a> {
 impl Key<'_> {
     /// Its id, as renamed when it was.
     fn id(&self) -> &str {
-        self.renamed.as_deref().unwrap_or(self.id)
+        self.renamed.as_deref().unwrap_or(&self.id)
     }
 }
 
@@ -228,7 +228,7 @@ fn order_and_dedupe<'k>(
     // Copies under one id: the longest finished one stands for the unfinished ones. The ids
     // sorted, each with its place, so that copies are side by side (a map of the ids to their
     // places held a list per match).
-    let mut ids: Vec<(&str, usize)> = (matches.iter().enumerate())
+    let mut ids: Vec<(HeadId, usize)> = (matches.iter().enumerate())
         .filter(|(i, _)| keep[*i])
         .map(|(i, m)| (m.id, i))
         .collect();

@@ -93,7 +93,7 @@ pub struct ClanJson<'a> {
 /// One object of `data/matches.json`.
 #[derive(Debug, Serialize)]
 pub struct MatchJson<'a> {
-    pub id: &'a str,
+    pub id: crate::model::HeadId<'a>,
     /// The server's name: its `[[servers]]` entry, else `sv_hostname` without colour codes.
     pub server: &'a str,
     /// Number in the order matches were first read, kept for the match's life (undated
@@ -279,7 +279,7 @@ fn matches_file(
             id: m.id,
             server: &links.match_servers[i],
             number: m.number,
-            url: crate::render::match_url(m.id),
+            url: crate::render::match_url(&m.id),
             map: m.map.clone(),
             game: m.game.clone(),
             gametype: m.gametype.code.clone(),

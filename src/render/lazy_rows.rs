@@ -146,7 +146,7 @@ fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
         matches: (r.input.matches.heads().enumerate())
             .map(|(mi, m)| {
                 digest(&[
-                    &crate::render::match_url(m.id),
+                    &crate::render::match_url(&m.id),
                     &r.when(mi),
                     &r.when_sort(mi),
                     m.map,
@@ -301,7 +301,7 @@ pub(super) fn fill_player_rows<'p>(r: &'p Renderer, i: usize, page: &mut PlayerP
                 rating: decimal::fixed(p.after, 1),
                 change: decimal::signed(p.delta, 1),
                 change_class: change_class(p.delta),
-                url: crate::render::match_url(m.id),
+                url: crate::render::match_url(&m.id),
                 when: r.when(p.mi).to_string(),
                 when_sort: r.when_sort(p.mi).to_string(),
                 map: m.map.clone(),

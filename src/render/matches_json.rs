@@ -62,7 +62,7 @@ mod tests {
 
     fn sample(n: u32) -> MatchJson<'static> {
         MatchJson {
-            id: "2024-01-02 \"x\"\\<y>\u{1}é",
+            id: crate::model::HeadId::Text("2024-01-02 \"x\"\\<y>\u{1}é"),
             server: if n == 1 { "" } else { "^1Srv\t" },
             number: n,
             url: "matches/m1.html".into(),

@@ -425,7 +425,7 @@ fn pages<'a>(
         // Match page `i`, given to the sink when there is one (a page to keep is linked when
         // publishing, which waits for the mirrored site: the pages do not).
         let match_page = |i: usize| -> Result<OutputFile> {
-            let url = match_url(input.matches.head(i).id);
+            let url = match_url(&input.matches.head(i).id);
             let common = page("../", &url);
             let key = keys[i];
             if input.cache.keys.get(&url) == Some(key) {

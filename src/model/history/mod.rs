@@ -239,8 +239,9 @@ impl History {
         m.number = self.places[i].number;
         let head = &self.heads[i];
         m.file_index = head.file_index();
-        if *m.id != *head.id() {
-            m.id = head.id().into();
+        let id = head.id(&self.head_texts);
+        if *m.id != *id {
+            m.id = id.as_str().into();
         }
         m
     }

@@ -94,7 +94,7 @@ impl History {
                 let head = &mut self.heads[j];
                 head.set_file_index(pick.file_index);
                 if let Some(id) = &pick.id {
-                    head.rename(id);
+                    head.rename(id, &mut self.head_texts);
                 }
             }
             self.head_texts.seal();
@@ -170,7 +170,7 @@ impl History {
             head.renumber(&staged_texts);
             head.set_file_index(pick.file_index);
             if let Some(id) = &pick.id {
-                head.rename(id);
+                head.rename(id, &mut out.head_texts);
             }
             out.heads.push(head);
         }
@@ -250,7 +250,7 @@ mod tests {
         assert_eq!(*history.at(j), *expected, "match {j}");
         let head = history.head(j);
         assert_eq!(
-            (head.id, head.number, head.file_index, head.open),
+            (head.id.as_str(), head.number, head.file_index, head.open),
             (
                 expected.id.as_ref(),
                 expected.number,

@@ -90,7 +90,7 @@ pub(in crate::render) fn awards(r: &Renderer) -> Vec<AwardView> {
                                 r.input.matches.head(mi as usize).map,
                                 r.when(mi as usize)
                             ),
-                            crate::render::match_url(r.input.matches.head(mi as usize).id),
+                            crate::render::match_url(&r.input.matches.head(mi as usize).id),
                         ),
                         None => (String::new(), String::new()),
                     };

@@ -46,8 +46,8 @@ pub(in crate::render) fn match_keys(r: &Renderer, salt: u64) -> Vec<u64> {
 fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
     let m = r.input.matches.head(i);
     h.u64(salt);
-    h.str(&crate::render::match_url(m.id));
-    h.str(m.id);
+    h.str(&crate::render::match_url(&m.id));
+    h.str(&m.id);
     h.u64(m.content);
     h.str(m.source);
     h.u64(m.line);
@@ -190,7 +190,7 @@ pub(in crate::render) fn match_row(r: &Renderer, i: usize) -> MatchRow {
     let m = r.input.matches.head(i);
     let ms = &r.input.stats.matches[i];
     MatchRow {
-        url: crate::render::match_url(m.id),
+        url: crate::render::match_url(&m.id),
         when: r.when(i).to_string(),
         when_sort: r.when_sort(i).to_string(),
         map: m.map.to_string(),
