@@ -7,13 +7,14 @@ use std::ops::{Index, Range};
 /// For each match of a history (in its order), the identity number of each of its players:
 /// the numbers of all matches one after another, with where each match's end. A list per match
 /// took a list's 24 bytes beside its numbers and an allocation each, kept for the whole build
-/// (issue 41: 1.5 MB at 64,000 matches).
+/// (issue 41: 1.5 MB at 64,000 matches). At most `u32::MAX` numbers in all (a player of four
+/// billion matches' lines).
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct MatchIds {
     /// Every match's numbers, match after match.
     ids: Vec<u32>,
     /// Where each match's numbers end in `ids` (they start where the match before ends).
-    ends: Vec<usize>,
+    ends: Vec<u32>,
 }
 
 impl MatchIds {
@@ -30,13 +31,14 @@ impl MatchIds {
     /// Adds the next match, whose players have the numbers `ids`.
     pub fn push(&mut self, ids: impl IntoIterator<Item = u32>) {
         self.ids.extend(ids);
-        self.ends.push(self.ids.len());
+        let end = u32::try_from(self.ids.len()).expect("at most 4 billion match players");
+        self.ends.push(end);
     }
 
     /// The numbers of match `i`, if there is one.
     pub fn get(&self, i: usize) -> Option<&[u32]> {
-        let end = *self.ends.get(i)?;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        let end = *self.ends.get(i)? as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         self.ids.get(start..end)
     }
 

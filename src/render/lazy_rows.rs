@@ -63,8 +63,9 @@ pub(super) struct RowTexts {
 /// lines would grow with the history.
 #[derive(Default)]
 struct MatchLines {
-    /// Where match `mi`'s lines start in `players` and `numbers` (one more entry at the end).
-    starts: Vec<usize>,
+    /// Where match `mi`'s lines start in `players` and `numbers` (one more entry at the end;
+    /// 4 bytes a match of the history).
+    starts: Vec<u32>,
     /// Each line's identity number, match after match, in each match's order of lines.
     players: Vec<u32>,
     /// Each line's frags, deaths and score, in the same order.
@@ -82,8 +83,11 @@ impl MatchLines {
             players: Vec::with_capacity(count),
             numbers: Vec::with_capacity(count),
         };
+        let at = |lines: &MatchLines| {
+            u32::try_from(lines.players.len()).expect("at most 4 billion lines listed")
+        };
         for (mi, m) in matches.iter().enumerate() {
-            lines.starts.push(lines.players.len());
+            lines.starts.push(at(&lines));
             if !listed.get(mi).copied().unwrap_or(false) {
                 continue;
             }
@@ -92,7 +96,7 @@ impl MatchLines {
                 lines.numbers.push((l.frags, l.deaths, l.score));
             }
         }
-        lines.starts.push(lines.players.len());
+        lines.starts.push(at(&lines));
         lines
     }
 
@@ -100,7 +104,7 @@ impl MatchLines {
     /// and the frags, deaths and score of the line at that place (none when there is none);
     /// `mi` must be a listed match.
     fn find(&self, mi: usize, id: u32) -> (usize, (u32, u32, Option<i32>)) {
-        let (start, end) = (self.starts[mi], self.starts[mi + 1]);
+        let (start, end) = (self.starts[mi] as usize, self.starts[mi + 1] as usize);
         let place = (self.players[start..end].iter())
             .position(|&p| p == id)
             .unwrap_or(0);
