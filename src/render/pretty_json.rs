@@ -50,8 +50,10 @@ pub(in crate::render) fn newline(out: &mut Vec<u8>, depth: usize) {
     out.resize(out.len() + 2 * depth, b' ');
 }
 
-/// Items of an array written per chunk by one thread each.
-const CHUNK: usize = 2048;
+/// Items of an array written per chunk by one thread each: two chunks a thread are held at once,
+/// 0.3 MB each of `matches.json` (chunks of 2,048 matches held 6 MB, the top of the pages' heap
+/// at 64,000 games, issue 41).
+const CHUNK: usize = 512;
 
 /// Bytes per item the first chunks' buffers are sized for, before any chunk is done.
 const FIRST_GUESS: usize = 1024;
