@@ -13,6 +13,8 @@
 #
 #   sh benches/memory.sh [WORK_DIR] [pair|mid|big|one ...]   (default /tmp/fragstats-bench-memory, pair)
 #   FRAGSTATS_BIN=/path/to/fragstats sh benches/memory.sh ...   (another build, e.g. older)
+#   RUNS=3 sh benches/memory.sh ...   (pair and mid: each build 3 times, the growth from the
+#                                      median peaks; a single run's peak moves by 5 MB or more)
 #
 # The logs are hard links into one folder of generated files, so the pair takes 1.85 GB of disk.
 set -eu
@@ -25,6 +27,7 @@ if [ -z "${FRAGSTATS_BIN:-}" ]; then
     cargo build --release --manifest-path "$repo/Cargo.toml" >/dev/null
 fi
 bin=${FRAGSTATS_BIN:-$repo/target/release/fragstats}
+RUNS=${RUNS:-1}
 [ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)"; exit 1; }
 mkdir -p "$work/generated"
 
@@ -60,15 +63,36 @@ measure() {
     awk '{ printf "%.2f %.2f %d\n", $1, $2 + $3, $4 / 1024 }' "$work/.time"
 }
 
-# Builds site $1 of $2 logs twice; prints both lines, and sets $peak to the first peak.
+# The median of the numbers given (the middle one; of an even count, the lower middle).
+median() {
+    printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# Builds site $1 of $2 logs from an empty site folder, then again over what it left, $RUNS
+# times; prints each build's line and sets $peak to the larger of the two builds' median peaks
+# (a single run's peak moves by 5 MB or more on a shared 2-core machine: two logs read side
+# by side peak together or not).
 run() {
-    generate "$2"
-    site "$1" "$2"
-    size=$(du -sh "$work/$1/logs" | cut -f1)
-    set -- "$1" "$2" "$(measure "$1")" "$(measure "$1")"
-    echo "$3" | awk -v n="$1" -v l="$2" -v s="$size" '{ printf "%-6s %3d logs %6s  build --full, empty site: wall %7.2f s  cpu %7.2f s  peak %5d MB\n", n, l, s, $1, $2, $3 }'
-    echo "$4" | awk -v n="$1" '{ printf "%-6s                  build --full, again:      wall %7.2f s  cpu %7.2f s  peak %5d MB\n", n, $1, $2, $3 }'
-    peak=$(echo "$3 $4" | awk '{ print ($3 > $6 ? $3 : $6) }')
+    name=$1 logs=$2
+    generate "$logs"
+    empties="" agains=""
+    # Not i: site() counts with it.
+    k=1
+    while [ "$k" -le "$RUNS" ]; do
+        site "$name" "$logs"
+        size=$(du -sh "$work/$name/logs" | cut -f1)
+        first=$(measure "$name")
+        again=$(measure "$name")
+        echo "$first" | awk -v n="$name" -v l="$logs" -v s="$size" -v r="$k" '{ printf "%-6s %3d logs %6s  run %d  build --full, empty site: wall %7.2f s  cpu %7.2f s  peak %5d MB\n", n, l, s, r, $1, $2, $3 }'
+        echo "$again" | awk -v n="$name" -v r="$k" '{ printf "%-6s                  run %d  build --full, again:      wall %7.2f s  cpu %7.2f s  peak %5d MB\n", n, r, $1, $2, $3 }'
+        empties="$empties $(echo "$first" | cut -d' ' -f3)"
+        agains="$agains $(echo "$again" | cut -d' ' -f3)"
+        k=$((k + 1))
+    done
+    first=$(median $empties)
+    again=$(median $agains)
+    [ "$RUNS" -gt 1 ] && echo "$name median peaks of $RUNS runs: empty site $first MB, again $again MB"
+    peak=$((first > again ? first : again))
 }
 
 for what in $which; do
