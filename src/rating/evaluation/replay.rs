@@ -1053,7 +1053,7 @@ const PIPELINE_PARTS: usize = 16;
 /// history are more than [`PIPELINE_PARTS`]; each system's replay holds one or two of them,
 /// whatever the history's length. (Batches four times as large, with the followers' backlog
 /// held up to 8 MB, peaked 8-9 MB higher at 64,000 matches, and built no faster; half as large,
-/// the other systems' replay took 10% longer on the 966 MB archive: `benches/RESULTS.md`.)
+/// neither the peaks nor the times moved beyond their run-to-run noise: `benches/RESULTS.md`.)
 const PART_BYTES: usize = 1 << 18;
 
 impl Batch {
