@@ -1048,13 +1048,13 @@ fn report(
 /// the evaluation.
 const PIPELINE_PARTS: usize = 16;
 
-/// Packed outcomes a batch holds at most: 87,000 frags between players numbered under 128 (1
-/// MB once decoded, and their losses 0.35 MB), 37,000 in a crowd of 60,000. Batches of a long
+/// Packed outcomes a batch holds at most: 43,000 frags between players numbered under 128 (0.5
+/// MB once decoded, and their losses 0.17 MB), 18,000 in a crowd of 60,000. Batches of a long
 /// history are more than [`PIPELINE_PARTS`]; each system's replay holds one or two of them,
-/// whatever the history's length. (Batches four times as large, with the followers' backlog
-/// held up to 8 MB, peaked 8-9 MB higher at 64,000 matches, and built no faster; half as large,
-/// neither the peaks nor the times moved beyond their run-to-run noise: `benches/RESULTS.md`.)
-const PART_BYTES: usize = 1 << 18;
+/// whatever the history's length, beside the first pages. (Twice as large, the heap's peak at
+/// 64,000 matches was 1.2 MB higher, 30.8 MB; eight times as large, with the followers'
+/// backlog held up to 8 MB, 8-9 MB higher; neither built faster: `benches/RESULTS.md`.)
+const PART_BYTES: usize = 1 << 17;
 
 impl Batch {
     /// The batch's outcomes, decoded.
