@@ -350,9 +350,37 @@ fn seal(value: &impl Serialize) -> Result<Vec<u8>> {
 fn seal_compact(value: &impl Serialize) -> Result<Vec<u8>> {
     seal_with(&Header::current(), |bytes| {
         // Placing: inside `events::placed`, where each match's events go is noted.
-        let mut writer = crate::model::events::PlacingWriter(bytes);
+        let start = bytes.len() as u64;
+        let mut writer = crate::model::events::PlacingWriter::new(bytes, start);
         rmp_serde::encode::write(&mut writer, value).context("cannot encode the state")
     })
+}
+
+/// Like [`seal_compact`], straight into a new file in `dir` as it is encoded, not held
+/// ([`sealed_file::write_compact`]), renamed to the name `name` makes of the bytes'
+/// [`sealed_file::content_hash`] and not flushed; gives that name. Until then the file is
+/// `.<provisional>.tmp-<pid>`, removed on failure (and by a later build if left by a crash).
+fn seal_compact_file(
+    dir: &Path,
+    provisional: &str,
+    value: &impl Serialize,
+    name: impl FnOnce(u64) -> String,
+) -> Result<String> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create state folder {}", dir.display()))?;
+    let tmp = dir.join(format!(".{provisional}.tmp-{}", std::process::id()));
+    let mut staged = Staged {
+        tmp: Some(tmp.clone()),
+        target: dir.join(provisional),
+    };
+    let file = File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let hash = sealed_file::write_compact(&file, &Header::current(), value)
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    drop(file);
+    let name = name(hash);
+    staged.target = dir.join(&name);
+    staged.commit()?;
+    Ok(name)
 }
 
 /// Like [`seal`], with `header` in place of this version's.
@@ -1161,6 +1189,8 @@ mod tests {
             "0123456789abcdef.bin",
             "0123456789abcdef-fedcba9876543210.seg",
             ".0123456789abcdef.bin.tmp-4242",
+            // A segment being written as it is encoded, before it has its name.
+            ".0123456789abcdef-0000000000000003.seg.tmp-4242",
         ];
         let foreign = ["notes.txt", "0123456789abcdef.bin.bak", ".x.tmp-1"];
         for name in stale.iter().chain(&foreign) {

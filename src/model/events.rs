@@ -147,23 +147,38 @@ pub struct Placed {
     count: u32,
 }
 
-/// A writer into `bytes` that tells [`placed`] how many bytes it holds.
-pub struct PlacingWriter<'a>(pub &'a mut Vec<u8>);
+/// A writer that tells [`placed`] how many bytes were written through it, counted from where
+/// it starts in the file being made (after what was written there before it).
+pub struct PlacingWriter<W> {
+    inner: W,
+    written: u64,
+}
 
-impl std::io::Write for PlacingWriter<'_> {
+impl<W: std::io::Write> PlacingWriter<W> {
+    /// A writer into `inner`, whose first byte goes to offset `start` of the file.
+    pub fn new(inner: W, start: u64) -> PlacingWriter<W> {
+        PlacingWriter {
+            inner,
+            written: start,
+        }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for PlacingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.extend_from_slice(buf);
-        let len = self.0.len() as u64;
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        let len = self.written;
         PLACED.with_borrow_mut(|placed| {
             if let Some((written, _)) = placed {
                 *written = len;
             }
         });
-        Ok(buf.len())
+        Ok(n)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+        self.inner.flush()
     }
 }
 

@@ -22,12 +22,13 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{FileState, Fingerprint, Header, seal, seal_compact, unseal_as};
+use super::{FileState, Fingerprint, Header, seal, seal_compact, seal_compact_file, unseal_as};
 use crate::diagnostics::FileReport;
 use crate::model::Match;
 use crate::model::events::{Placed, StoredFile, placed, stored_in};
 use crate::parse::Checkpoint;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Settled matches per full segment: about 8 MB on a public server's log (4 KB a match), so
 /// its 20,000 matches load as ten segments in parallel.
@@ -133,12 +134,13 @@ fn seal_into(f: &mut FileState, per_segment: usize, files_dir: Option<&Path>) ->
     let new: Vec<(Segment, Option<Vec<u8>>)> = f.settled[start..]
         .par_chunks_mut(per_segment.max(1))
         .map(|chunk| -> Result<(Segment, Option<Vec<u8>>)> {
-            let (segment, bytes, placed) = encode(key, chunk)?;
-            let kept = match files_dir {
-                Some(dir) if store(dir, &segment.name, &bytes, chunk, &placed).is_ok() => None,
-                _ => Some(bytes),
-            };
-            Ok((segment, kept))
+            if let Some(dir) = files_dir
+                && let Ok(segment) = write(dir, key, chunk)
+            {
+                return Ok((segment, None));
+            }
+            let (segment, bytes, _) = encode(key, chunk)?;
+            Ok((segment, Some(bytes)))
         })
         .collect::<Result<_>>()?;
     let mut sealed = Sealed {
@@ -167,14 +169,49 @@ fn encode(key: u64, matches: &[Match]) -> Result<(Segment, Vec<u8>, Vec<Placed>)
         placed.len() == matches.len(),
         "the events of a match were not placed"
     );
-    let mut h = crate::hash::Hasher::new();
-    h.raw(&bytes);
+    let hash = super::sealed_file::content_hash(&bytes).context("a segment is not sealed")?;
     let segment = Segment {
-        name: format!("{key:016x}-{:016x}.seg", h.finish()),
+        name: segment_name(key, hash),
         matches: matches.len() as u64,
         named: false,
     };
     Ok((segment, bytes, placed))
+}
+
+/// The file name of the log `key`'s segment whose bytes have the content hash `hash`.
+fn segment_name(key: u64, hash: u64) -> String {
+    format!("{key:016x}-{hash:016x}.seg")
+}
+
+/// Writes the segment of `matches` of the log `key` into `files_dir` as it is encoded (the
+/// same bytes and name as [`encode`]'s, never held whole: issue 41), through a temporary file
+/// renamed into place and not flushed, and leaves the events of `matches` in that file.
+fn write(files_dir: &Path, key: u64, matches: &mut [Match]) -> Result<Segment> {
+    /// Numbers the temporary names of segments written side by side.
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let provisional = segment_name(key, NEXT.fetch_add(1, Ordering::Relaxed));
+    let (name, placed) = placed(|| {
+        let value: &[Match] = matches;
+        seal_compact_file(files_dir, &provisional, &value, |hash| {
+            segment_name(key, hash)
+        })
+    });
+    let name = name?;
+    anyhow::ensure!(
+        placed.len() == matches.len(),
+        "the events of a match were not placed"
+    );
+    let path = files_dir.join(&name);
+    let file =
+        StoredFile::open(&path).with_context(|| format!("cannot read {} back", path.display()))?;
+    for (m, &at) in matches.iter_mut().zip(&placed) {
+        m.events.store(&file, at);
+    }
+    Ok(Segment {
+        name,
+        matches: matches.len() as u64,
+        named: false,
+    })
 }
 
 /// The full segments of a log written while it is still being read, each as soon as its
@@ -226,11 +263,7 @@ impl<'a> Early<'a> {
         let settled = settled.min(matches.len());
         while !self.failed && settled - self.done >= self.per_segment {
             let chunk = &mut matches[self.done..self.done + self.per_segment];
-            let written = encode(self.key, chunk).and_then(|(segment, bytes, placed)| {
-                store(self.files_dir, &segment.name, &bytes, chunk, &placed)?;
-                Ok(segment)
-            });
-            match written {
+            match write(self.files_dir, self.key, chunk) {
                 Ok(segment) => {
                     self.written.push(segment);
                     self.done += self.per_segment;
@@ -245,25 +278,6 @@ impl<'a> Early<'a> {
         f.early.extend(self.written.iter().map(|s| s.name.clone()));
         f.segments.extend(self.written);
     }
-}
-
-/// Writes the segment `bytes` as `name` into `files_dir` now (not flushed) and leaves the
-/// events of `matches` (the matches it holds, their events where `placed` says) in that file.
-fn store(
-    files_dir: &Path,
-    name: &str,
-    bytes: &[u8],
-    matches: &mut [Match],
-    placed: &[Placed],
-) -> Result<()> {
-    super::stage_file_with(files_dir, name, bytes, false)?.commit()?;
-    let path = files_dir.join(name);
-    let file =
-        StoredFile::open(&path).with_context(|| format!("cannot read {} back", path.display()))?;
-    for (m, &at) in matches.iter_mut().zip(placed) {
-        m.events.store(&file, at);
-    }
-    Ok(())
 }
 
 /// Seals `f` with every settled match inside the per-log file and no segment (a state saved
