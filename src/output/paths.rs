@@ -16,28 +16,53 @@ pub fn key(rel: &str) -> PathKey {
     )
 }
 
+/// The first hash of the key of the site-relative path `rel` alone: a key for values that are
+/// checked against the file they describe before use (a stamp holds the file's inode), so that
+/// two paths sharing it (odds of about one in 2^64 a pair) cost only a file read back.
+pub fn short_key(rel: &str) -> u64 {
+    twox_hash::XxHash64::oneshot(0, rel.as_bytes())
+}
+
+/// What a [`KeyTable`] finds its values by: a [`PathKey`], or a [`short_key`].
+pub trait TableKey: Copy + Ord {
+    /// The hash whose top bits name the key's group.
+    fn first(&self) -> u64;
+}
+
+impl TableKey for PathKey {
+    fn first(&self) -> u64 {
+        self.0
+    }
+}
+
+impl TableKey for u64 {
+    fn first(&self) -> u64 {
+        *self
+    }
+}
+
 /// Values by the key of their path, looked up, never added to: a list of exactly their number
 /// (a map's table, a power of two, was up to twice as large), sorted by key, with where each
 /// group of keys of equal top bits starts, so a lookup reads about one entry (a binary search
 /// of 100,000 stamps, twice per file when they are saved, cost a crowd's append 0.04 s).
-pub struct KeyTable<V> {
+pub struct KeyTable<V, K = PathKey> {
     /// The entries, sorted by key, one per key.
-    entries: Vec<(PathKey, V)>,
+    entries: Vec<(K, V)>,
     /// Where each group starts in `entries`, and their number at the end.
     starts: Vec<u32>,
     /// The number of top bits of a key that name its group: about one entry a group.
     bits: u32,
 }
 
-impl<V> Default for KeyTable<V> {
-    fn default() -> KeyTable<V> {
+impl<V, K: TableKey> Default for KeyTable<V, K> {
+    fn default() -> KeyTable<V, K> {
         KeyTable::new(Vec::new())
     }
 }
 
-impl<V> KeyTable<V> {
+impl<V, K: TableKey> KeyTable<V, K> {
     /// The table of `entries`; of entries with one key, the first is kept.
-    pub fn new(mut entries: Vec<(PathKey, V)>) -> KeyTable<V> {
+    pub fn new(mut entries: Vec<(K, V)>) -> KeyTable<V, K> {
         entries.sort_by_key(|(key, _)| *key);
         entries.dedup_by(|later, kept| later.0 == kept.0);
         entries.shrink_to_fit();
@@ -45,7 +70,7 @@ impl<V> KeyTable<V> {
         // Each group's number of entries, then where each starts.
         let mut starts = vec![0u32; (1 << bits) + 1];
         for (key, _) in &entries {
-            starts[group(key.0, bits) + 1] += 1;
+            starts[group(key.first(), bits) + 1] += 1;
         }
         for g in 1..starts.len() {
             starts[g] += starts[g - 1];
@@ -68,8 +93,8 @@ impl<V> KeyTable<V> {
     }
 
     /// The value of `key`, if it holds one.
-    pub fn get(&self, key: &PathKey) -> Option<&V> {
-        (self.group_of(key.0).iter())
+    pub fn get(&self, key: &K) -> Option<&V> {
+        (self.group_of(key.first()).iter())
             .find(|(k, _)| k == key)
             .map(|(_, value)| value)
     }
@@ -77,11 +102,11 @@ impl<V> KeyTable<V> {
     /// Whether some key's first hash is `first` (a path's hash as
     /// [`crate::hashed_pairs::HashedPairs`] holds it).
     pub fn has_first(&self, first: u64) -> bool {
-        self.group_of(first).iter().any(|(k, _)| k.0 == first)
+        self.group_of(first).iter().any(|(k, _)| k.first() == first)
     }
 
     /// The entries whose key's first hash has the top bits of `first`.
-    fn group_of(&self, first: u64) -> &[(PathKey, V)] {
+    fn group_of(&self, first: u64) -> &[(K, V)] {
         let g = group(first, self.bits);
         let (Some(&from), Some(&to)) = (self.starts.get(g), self.starts.get(g + 1)) else {
             return &[];
@@ -155,6 +180,10 @@ mod tests {
             (Some(&1), Some(&2))
         );
         assert_eq!((table.len(), table.get(&key("c"))), (2, None));
+        let short = KeyTable::new(vec![(short_key("a"), 1), (short_key("b"), 2)]);
+        assert_eq!(short.get(&short_key("b")), Some(&2));
+        assert_eq!(short.get(&short_key("c")), None);
+        assert_eq!(short_key("a"), key("a").0);
         let empty = PathKeys::default();
         assert!(empty.is_empty() && !empty.contains("") && !empty.contains("index.html"));
     }

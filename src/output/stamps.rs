@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::paths::{KeyTable, PathKey, key};
+use super::paths::{KeyTable, short_key};
 
 /// File name of the stamps inside the state folder.
 const FILE: &str = "outputs.bin";
@@ -106,13 +106,16 @@ struct Stored<F> {
     files: F,
 }
 
-/// The published files' stamps as loaded, by the [`key`] of their site-relative path.
-type Loaded = KeyTable<Recorded>;
+/// The published files' stamps as loaded, by the [`short_key`] of their site-relative path: 24
+/// bytes a file (with both hashes of a path's key, 32: 0.5 MB of a build's peak at 64,000
+/// matches, issue 41). Two paths sharing one (about one in 2^64 a pair) share a stamp, which
+/// holds one file's inode: the other file is read back.
+type Loaded = KeyTable<Recorded, u64>;
 
-/// Stamps by the [`key`] of their site-relative path, hashed with ahash: each build looks up
-/// and saves one per file of the site (a public server's site has 100,000 files), where the
-/// standard hasher's cost showed and a copy of each path held several MB.
-type StampMap = HashMap<PathKey, Recorded, ahash::RandomState>;
+/// Stamps by the [`short_key`] of their site-relative path, hashed with ahash: each build
+/// looks up and saves one per file of the site (a public server's site has 100,000 files),
+/// where the standard hasher's cost showed and a copy of each path held several MB.
+type StampMap = HashMap<u64, Recorded, ahash::RandomState>;
 
 /// The stamps of `files` (site-relative paths, in order) found in `new`, else in `old`,
 /// encoded as a list of path and stamp while they are looked up, not gathered first.
@@ -125,7 +128,7 @@ struct Listed<'a> {
 impl Listed<'_> {
     fn stamps(&self) -> impl Iterator<Item = (&str, &Recorded)> {
         self.files.iter().filter_map(|rel| {
-            let key = key(rel);
+            let key = short_key(rel);
             let stamp = self.new.get(&key).or_else(|| self.old.get(&key))?;
             Some((rel.as_str(), stamp))
         })
@@ -175,7 +178,7 @@ impl Stamps {
                     .map(|s| {
                         Loaded::new(
                             (s.files.into_iter())
-                                .map(|(rel, stamp)| (key(rel), stamp))
+                                .map(|(rel, stamp)| (short_key(rel), stamp))
                                 .collect(),
                         )
                     })
@@ -215,7 +218,7 @@ impl Stamps {
     /// The stamp of the file at site-relative `rel`, whose metadata is `meta`, when the file is
     /// still as stamped (else its bytes are to be read to know them).
     pub(super) fn current(&self, rel: &str, meta: &std::fs::Metadata) -> Option<Stamp> {
-        let recorded = self.old.get(&key(rel))?;
+        let recorded = self.old.get(&short_key(rel))?;
         (fingerprint(meta) == Some(recorded.meta)).then_some(Stamp {
             hash: recorded.hash,
             len: meta.len(),
@@ -240,7 +243,7 @@ impl Stamps {
 
     fn record(&self, rel: &str, stamp: Recorded) {
         if let Ok(mut new) = self.new.lock() {
-            new.insert(key(rel), stamp);
+            new.insert(short_key(rel), stamp);
         }
     }
 
