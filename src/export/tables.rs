@@ -303,7 +303,7 @@ fn match_players_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
         let (m, s, ids) = (
             &h.matches.at(mi),
             &h.stats.matches[mi],
-            &h.roster.match_players[mi],
+            &h.roster.match_players.at(mi),
         );
         for l in s.lines.iter().filter(|l| !h.is_hidden(l.player)) {
             id.append_value(&m.id);
@@ -363,7 +363,7 @@ fn frags_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
     let mut spots: [Int32Builder; 6] = std::array::from_fn(|_| Int32Builder::with_capacity(n));
     let keys = &h.roster.players;
     for &mi in part {
-        let (m, ids) = (&h.matches.at(mi), &h.roster.match_players[mi]);
+        let (m, ids) = (&h.matches.at(mi), &h.roster.match_players.at(mi));
         let by_line: std::collections::HashMap<u64, &crate::model::KillSpots> =
             m.spots.iter().map(|s| (s.line, s)).collect();
         // The key of match player `i` (None when hidden); None for no such player.

@@ -209,7 +209,7 @@ fn chain(
         h.u64(hash);
         h.str(&m.id);
         h.u64(m.content);
-        for &id in ids {
+        for &id in ids.iter() {
             h.str(&roster.players[id as usize].key);
         }
         hash = h.finish();

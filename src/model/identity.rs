@@ -434,10 +434,10 @@ mod uid_tests {
         assert_eq!(neet.name, "brown magic");
         assert_eq!(neet.names_seen.len(), 4, "{:?}", neet.names_seen);
         for m in 0..4 {
-            assert_eq!(r.match_players[m][0], 2, "match {m}");
+            assert_eq!(r.match_players.at(m)[0], 2, "match {m}");
         }
         // A player without an account who uses a name an account took is that account's.
-        assert_eq!(r.match_players[3][1], 5);
+        assert_eq!(r.match_players.at(3)[1], 5);
     }
 
     #[test]
@@ -461,10 +461,10 @@ mod uid_tests {
         // Id 1 was last seen (by name, in the log without ids) as [ACE]Boss; before, as TheBoss.
         assert_eq!(r.players[0].name, "[ACE]Boss");
         assert!(r.players[0].names_seen.contains(&"TheBoss".to_string()));
-        assert_eq!(r.match_players[1], [1, 0]);
-        assert_eq!(r.match_players[2], [0]);
+        assert_eq!(r.match_players.at(1), [1, 0]);
+        assert_eq!(r.match_players.at(2), [0]);
         // By name (the default), the thief inherits the stats.
         let r = Roster::build(&matches, &Aliases::default());
-        assert_eq!(r.match_players[1][0], r.match_players[0][0]);
+        assert_eq!(r.match_players.at(1)[0], r.match_players.at(0)[0]);
     }
 }

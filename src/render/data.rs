@@ -374,13 +374,13 @@ fn balance_file(input: &SiteInput) -> OutputFile {
         }
         let (m, ids) = (
             input.matches.at(i),
-            input.roster.match_players.get(i).unwrap_or(&[]),
+            input.roster.match_players.get(i).unwrap_or_default(),
         );
         let side = |team: crate::model::Team| -> Vec<u32> {
             let mut out: Vec<u32> = m
                 .players
                 .iter()
-                .zip(ids)
+                .zip(ids.iter())
                 .filter(|(p, _)| p.team == team)
                 .filter_map(|(_, &id)| index.get(id as usize).copied().flatten())
                 .collect();

@@ -221,7 +221,7 @@ pub fn ladders(
                     continue;
                 }
                 let (m, ms) = (matches.at(mi as usize), &stats.matches[mi as usize]);
-                let ids = &roster.match_players[mi as usize];
+                let ids = &roster.match_players.at(mi as usize);
                 let day = m.start.map(|t| t.date());
                 newest = newest.max(day);
                 for l in &ms.lines {

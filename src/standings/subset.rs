@@ -44,7 +44,7 @@ pub fn rate(
     // A subset identity is the site identity in the same seat of the same match.
     let mut site_id = vec![usize::MAX; local.players.len()];
     for (&i, seats) in members.iter().zip(&local.match_players) {
-        for (&l, &g) in seats.iter().zip(&roster.match_players[i]) {
+        for (&l, &g) in seats.iter().zip(&roster.match_players.at(i)) {
             site_id[l as usize] = g as usize;
         }
     }

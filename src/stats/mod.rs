@@ -207,7 +207,7 @@ impl Stats {
         let new = matches.slice(from.min(matches.len())..);
         let new_ids = roster.match_players.iter_from(from.min(matches.len()));
         for (mi, (m, ids)) in (from..).zip(new.iter().zip(new_ids)) {
-            let (mut ms, weapon_frags) = count_match(&m, ids, &mut self.players, &mut self.names);
+            let (mut ms, weapon_frags) = count_match(&m, &ids, &mut self.players, &mut self.names);
             let map_name = self.names.id(&m.map);
             let at = match self.maps.binary_search_by(|s| s.name.as_str().cmp(&m.map)) {
                 Ok(at) => at,
@@ -676,8 +676,8 @@ mod tests {
         let matches = [m];
         let roster = Roster::build(&matches, &Aliases::default());
         let s = Stats::compute(crate::model::MatchList::from(&matches), &roster);
-        let a = &s.players[roster.match_players[0][0] as usize];
-        let b = &s.players[roster.match_players[0][1] as usize];
+        let a = &s.players[roster.match_players.at(0)[0] as usize];
+        let b = &s.players[roster.match_players.at(0)[1] as usize];
         assert_eq!(
             (a.kills, a.headshots, a.assists, a.objectives),
             (1, 1, 0, 1)

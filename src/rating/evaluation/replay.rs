@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::RatingConfig;
 use crate::model::identity::Roster;
+use crate::model::match_ids::Ids;
 use crate::model::{EventKind, MatchList, MatchRef};
 use crate::rating::curve_point::CurvePoint;
 use crate::rating::curves::Curves;
@@ -378,7 +379,7 @@ fn part_matches(total: usize, parts: usize) -> usize {
 /// (issue 41).
 fn next_batch<'m>(
     book: &mut Book,
-    matches: &mut impl Iterator<Item = (MatchRef<'m>, &'m [u32])>,
+    matches: &mut impl Iterator<Item = (MatchRef<'m>, Ids<'m>)>,
     roster: &Roster,
     at_most: usize,
 ) -> Option<Batch> {
@@ -628,7 +629,7 @@ impl Evaluator {
     /// [`PIPELINE_PARTS`]; the result does not depend on it).
     fn replay<'m>(
         &mut self,
-        matches: impl ExactSizeIterator<Item = (MatchRef<'m>, &'m [u32])>,
+        matches: impl ExactSizeIterator<Item = (MatchRef<'m>, Ids<'m>)>,
         roster: &Roster,
         parts: usize,
     ) {

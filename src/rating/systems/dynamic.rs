@@ -183,7 +183,7 @@ impl Stream {
             {
                 ops.push(Op::Decay { periods });
             }
-            let duel_pair = duel_pair(m, ids, cfg);
+            let duel_pair = duel_pair(m, &ids, cfg);
             let mut presence = Presence {
                 team: vec![None; m.players.len()],
             };

@@ -100,7 +100,7 @@ impl Heat {
                 let map = *map_index.get(m.map.as_str())?;
                 let by_line: HashMap<u64, &crate::model::KillSpots> =
                     m.spots.iter().map(|s| (s.line, s)).collect();
-                let ids = &input.roster.match_players[i];
+                let ids = &input.roster.match_players.at(i);
                 let spots = (m.events.read().iter())
                     .filter(|e| matches!(e.kind, EventKind::Frag | EventKind::TeamKill))
                     .filter_map(|e| {

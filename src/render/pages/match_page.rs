@@ -58,7 +58,7 @@ fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
     h.u64(fairest_red_win(r, i).map_or(u64::MAX, f64::to_bits));
     h.u64(expected_margin(r, i).map_or(u64::MAX, f64::to_bits));
     crate::render::heatmap::match_frame(r, i, h);
-    for &id in &r.input.roster.match_players[i] {
+    for &id in &r.input.roster.match_players.at(i) {
         let id = id as usize;
         h.str(&r.names_html[id]);
         h.str(&r.links.players[id]);
@@ -74,7 +74,7 @@ fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
 /// by a newline and the loop's indentation. Every text is escaped (names come as HTML).
 pub(in crate::render) fn kills_html(r: &Renderer, i: usize) -> String {
     let m = &r.input.matches.at(i);
-    let ids = &r.input.roster.match_players[i];
+    let ids = &r.input.roster.match_players.at(i);
     let weapons: Vec<String> = m
         .weapons
         .iter()
@@ -143,7 +143,7 @@ pub(in crate::render) fn timeline(r: &Renderer, i: usize) -> String {
         return String::new();
     }
     let ms = &r.input.stats.matches[i];
-    let ids = &r.input.roster.match_players[i];
+    let ids = &r.input.roster.match_players.at(i);
     let mut best: Vec<crate::stats::MatchLine> = ms.lines.iter().filter(|l| l.frags > 0).collect();
     best.sort_by(|a, b| b.frags.cmp(&a.frags).then(a.player.cmp(&b.player)));
     best.truncate(5);
@@ -245,7 +245,7 @@ pub(in crate::render) fn balance_url(r: &Renderer, i: usize) -> Option<String> {
 pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) -> MatchPage {
     let m = &r.input.matches.at(i);
     let ms: &MatchStats = &r.input.stats.matches[i];
-    let ids = &r.input.roster.match_players[i];
+    let ids = &r.input.roster.match_players.at(i);
     let line_view = |place: usize, l: &crate::stats::MatchLine| {
         let (name_html, url) = r.player_ref(l.player);
         let delta = r

@@ -88,7 +88,7 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
     let mut frags = 0u64;
     let (mut first, mut last) = (None, None);
     for &i in matches {
-        met.extend(r.input.roster.match_players[i].iter().copied());
+        met.extend(r.input.roster.match_players.at(i).iter().copied());
         maps.insert(r.match_map_name(i));
         frags += u64::from(r.input.stats.matches[i].frags);
         if let Some(start) = r.input.matches.head(i).start {

@@ -19,6 +19,7 @@ use std::sync::{Arc, OnceLock};
 use super::recent::Shelf;
 use super::spill::{self, Spill};
 use crate::model::identity::Roster;
+use crate::model::match_ids::Ids;
 use crate::model::{MatchList, MatchRef};
 use crate::progress::PieceTimes;
 use crate::rating::evaluation::replay::{
@@ -50,7 +51,7 @@ fn held_bytes(batch: &Batch, losses: &[f32]) -> usize {
 }
 
 /// Matches in replay order, each with its players' roster numbers.
-type Pairs<'m> = Box<dyn Iterator<Item = (MatchRef<'m>, &'m [u32])> + Send + 'm>;
+type Pairs<'m> = Box<dyn Iterator<Item = (MatchRef<'m>, Ids<'m>)> + Send + 'm>;
 
 /// The headline and the team model, replaying ahead of the others.
 pub struct Leaders<'m> {
