@@ -106,7 +106,8 @@ fn two_sides(m: &Match) -> bool {
 /// A match's head as a history holds it: its number is kept apart, in the history's places, and
 /// the texts it shares with many other matches, once in the history's [`HeadTable`], as is an id
 /// the parsers did not make. 64 bytes (with its id and start held as a match holds them, 88:
-/// 1.5 MB more at 64,000 matches, issue 41).
+/// 1.5 MB more at 64,000 matches, issue 41); packed, about 30 ([`HeldHead::pack`]).
+#[cfg_attr(test, derive(Debug, PartialEq))]
 pub(super) struct HeldHead {
     /// The id's 16 hex digits as a number, or with [`LONG_ID`] the id's number in the
     /// [`HeadTable`].
@@ -367,6 +368,55 @@ impl HeadTable {
     }
 }
 
+/// What the heads packed before the next one left for it ([`HeldHead::pack`]): the line, start
+/// (in seconds) and place among the sources its own are written as differences from.
+#[derive(Default)]
+pub(super) struct PackBase {
+    line: u64,
+    secs: i64,
+    file_index: u32,
+}
+
+/// Appends `v` as a LEB128 variable-length integer.
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The LEB128 integer at the start of `bytes`, which move past it; None when it is cut off or
+/// too long for 64 bits.
+fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
+    let mut v = 0u64;
+    for (i, &b) in bytes.iter().enumerate().take(10) {
+        v |= u64::from(b & 0x7f).checked_shl(7 * i as u32)?;
+        if b & 0x80 == 0 {
+            *bytes = &bytes[i + 1..];
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// The first `N` bytes of `bytes`, which move past them.
+fn take_bytes<const N: usize>(bytes: &mut &[u8]) -> Option<[u8; N]> {
+    let (head, rest) = bytes.split_first_chunk::<N>()?;
+    *bytes = rest;
+    Some(*head)
+}
+
+/// A signed number as an unsigned one, small for small differences either way.
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// The signed number [`zigzag`] made `v` of.
+fn unzigzag(v: u64) -> i64 {
+    (v >> 1) as i64 ^ -((v & 1) as i64)
+}
+
 /// What a head's numbers of texts become in another table ([`HeadTable::renumbering`]).
 pub(super) struct Renumbering {
     texts: Vec<u32>,
@@ -468,6 +518,85 @@ impl HeldHead {
         }
     }
 
+    /// Appends its bytes to `out`, its line, start and place among the sources as differences
+    /// from `last`'s (the head written before it, updated): about 30 bytes, where it is held in
+    /// 64 (see [`HeldHead::unpack`]).
+    pub(super) fn pack(&self, last: &mut PackBase, out: &mut Vec<u8>) {
+        out.push(self.flags);
+        if self.flags & LONG_ID != 0 {
+            varint(out, self.id);
+        } else {
+            out.extend_from_slice(&self.id.to_le_bytes());
+        }
+        out.extend_from_slice(&self.content.to_le_bytes());
+        varint(out, zigzag(self.line.wrapping_sub(last.line) as i64));
+        last.line = self.line;
+        if self.flags & STARTED != 0 {
+            let at = self.start.and_utc();
+            let secs = at.timestamp();
+            varint(out, zigzag(secs.wrapping_sub(last.secs)));
+            varint(out, u64::from(at.timestamp_subsec_nanos()));
+            last.secs = secs;
+        }
+        varint(
+            out,
+            zigzag(i64::from(self.file_index) - i64::from(last.file_index)),
+        );
+        last.file_index = self.file_index;
+        varint(out, u64::from(self.texts));
+        varint(out, u64::from(self.server));
+        varint(out, u64::from(self.duration_seconds));
+        if self.flags & SCORED != 0 {
+            for score in self.scores {
+                varint(out, zigzag(i64::from(score)));
+            }
+        }
+    }
+
+    /// The head [`HeldHead::pack`] wrote at the start of `bytes`, given the same `last` (updated
+    /// as packing updated it), and `bytes` moved past it; None when they hold no head.
+    pub(super) fn unpack(last: &mut PackBase, bytes: &mut &[u8]) -> Option<HeldHead> {
+        let (&flags, rest) = bytes.split_first()?;
+        *bytes = rest;
+        let id = if flags & LONG_ID != 0 {
+            read_varint(bytes)?
+        } else {
+            u64::from_le_bytes(take_bytes(bytes)?)
+        };
+        let content = u64::from_le_bytes(take_bytes(bytes)?);
+        last.line = last.line.wrapping_add(unzigzag(read_varint(bytes)?) as u64);
+        let mut start = NaiveDateTime::default();
+        if flags & STARTED != 0 {
+            last.secs = last.secs.wrapping_add(unzigzag(read_varint(bytes)?));
+            let nanos = u32::try_from(read_varint(bytes)?).ok()?;
+            start = chrono::DateTime::from_timestamp(last.secs, nanos)?.naive_utc();
+        }
+        let file_index = i64::from(last.file_index) + unzigzag(read_varint(bytes)?);
+        last.file_index = u32::try_from(file_index).ok()?;
+        let number = |bytes: &mut &[u8]| u32::try_from(read_varint(bytes)?).ok();
+        let texts = number(bytes)?;
+        let server = number(bytes)?;
+        let duration_seconds = number(bytes)?;
+        let mut scores = [0; 2];
+        if flags & SCORED != 0 {
+            for score in &mut scores {
+                *score = i32::try_from(unzigzag(read_varint(bytes)?)).ok()?;
+            }
+        }
+        Some(HeldHead {
+            id,
+            content,
+            line: last.line,
+            start,
+            file_index: last.file_index,
+            texts,
+            server,
+            duration_seconds,
+            scores,
+            flags,
+        })
+    }
+
     /// The head, as match number `number`, its texts from `table` (the one it was made with,
     /// or the one that absorbed it).
     pub(super) fn head<'a>(&self, number: u32, table: &'a HeadTable) -> MatchHead<'a> {
@@ -560,6 +689,97 @@ mod tests {
         assert_eq!(a.final_team_scores(), MatchHead::of(&m).final_team_scores());
         assert!(a.partial && a.open);
         assert!(size_of::<HeldHead>() <= 64, "{}", size_of::<HeldHead>());
+    }
+
+    /// Heads packed one after the other read back as they were: any id, line, start (none,
+    /// a leap second, before 1970, far ahead), place among the sources, duration and scores,
+    /// each field at its extremes and jumping either way; bytes cut short read as no head.
+    #[test]
+    fn packed_heads_read_back_as_they_were() {
+        let date = |y, mo, d, h, mi, s, n| {
+            chrono::NaiveDate::from_ymd_opt(y, mo, d)
+                .and_then(|d| d.and_hms_nano_opt(h, mi, s, n))
+                .unwrap()
+        };
+        let starts = [
+            Some(date(2026, 11, 29, 17, 30, 5, 0)),
+            None,
+            Some(date(1998, 12, 31, 23, 59, 59, 1_500_000_000)),
+            Some(date(1969, 7, 20, 20, 17, 40, 123_456_789)),
+            Some(date(2026, 11, 29, 17, 30, 4, 0)),
+            Some(date(9999, 12, 31, 23, 59, 59, 999_999_999)),
+        ];
+        let mut heads: Vec<HeldHead> = (0..40u64)
+            .map(|k| {
+                let start = starts[k as usize % starts.len()];
+                let scores = match k % 4 {
+                    0 => None,
+                    1 => Some([i32::MIN, i32::MAX]),
+                    2 => Some([-1, 0]),
+                    _ => Some([3, 70_000]),
+                };
+                let long = k % 5 == 2;
+                let mut flags = (k as u8 * 7) & (PARTIAL | OPEN | HAS_SPOTS | TWO_SIDES);
+                for (on, flag) in [
+                    (long, LONG_ID),
+                    (start.is_some(), STARTED),
+                    (scores.is_some(), SCORED),
+                ] {
+                    if on {
+                        flags |= flag;
+                    }
+                }
+                HeldHead {
+                    id: if long {
+                        k
+                    } else {
+                        k.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    },
+                    content: u64::MAX - k,
+                    line: [0, u64::MAX, 12_345, 12_000, 1 << 40][k as usize % 5],
+                    start: start.unwrap_or_default(),
+                    file_index: [0, u32::MAX, 7, 3][k as usize % 4],
+                    texts: (k as u32 * 1_000_003) % 70_000,
+                    server: [0, u32::MAX][k as usize % 2],
+                    duration_seconds: [u32::MAX, 0, 600][k as usize % 3],
+                    scores: scores.unwrap_or_default(),
+                    flags,
+                }
+            })
+            .collect();
+        let mut bytes = Vec::new();
+        let mut last = PackBase::default();
+        for head in &heads {
+            head.pack(&mut last, &mut bytes);
+        }
+        let mut read = &bytes[..];
+        let mut last = PackBase::default();
+        for head in &heads {
+            assert_eq!(HeldHead::unpack(&mut last, &mut read).as_ref(), Some(head));
+        }
+        assert!(read.is_empty());
+        let mut first = Vec::new();
+        heads[0].pack(&mut PackBase::default(), &mut first);
+        let mut last = PackBase::default();
+        let mut cut = &bytes[..first.len() + 3];
+        let read = HeldHead::unpack(&mut last, &mut cut);
+        assert_eq!(read.as_ref(), Some(&heads[0]));
+        assert_eq!(HeldHead::unpack(&mut last, &mut cut), None);
+        let mut cut = &bytes[..first.len() - 1];
+        assert_eq!(HeldHead::unpack(&mut PackBase::default(), &mut cut), None);
+        // A typical head (a start seconds after the last, a nearby line, no long id) packs in
+        // about half of its 64 held bytes.
+        let mut one = Vec::new();
+        let mut base = PackBase::default();
+        heads[0].pack(&mut base, &mut one);
+        let mut next = Vec::new();
+        let mut h = heads[4].take();
+        h.line = heads[0].line + 700;
+        h.file_index = heads[0].file_index;
+        h.start = heads[0].start + chrono::Duration::seconds(900);
+        h.flags |= STARTED;
+        h.pack(&mut base, &mut next);
+        assert!(next.len() <= 32, "{} bytes", next.len());
     }
 
     /// Heads of tables made apart (the blocks packed on the thread pool) give their own texts

@@ -2,10 +2,10 @@
 //! time ([`super::packed_match`]) into a [`Scratch`] file in the state folder, and decoded one at a
 //! time as a step reads them (issue 41: held decoded, a match's description took about 440 bytes of
 //! memory, 28 MB for 64,000 matches, the largest part of what a build held for its history). Memory
-//! keeps 128 bytes a match: where its description lies and its number (16), its events (24:
-//! themselves a range of a state file, or packed bytes), and its head decoded ([`MatchHead`], 88,
-//! its texts shared with the other heads': what every page's key and every list reads, so that an
-//! append, which keys every page again, decodes no match for them). Read through [`MatchList`]; a
+//! keeps about 70 bytes a match: where its description lies and its number (16), its events (24:
+//! themselves a range of a state file, or packed bytes), and its head packed in memory
+//! ([`heads`]: about 30, its texts shared with the other heads'; what every page's key and every
+//! list reads, so that an append, which keys every page again, decodes no match for them). Read through [`MatchList`]; a
 //! thread keeps the last blocks it read and the last match it decoded. Without a state folder (or
 //! where it cannot be written) the blocks stay in memory. Not a store between builds (see
 //! [`crate::state`]).
@@ -23,7 +23,9 @@ use super::packed_match::{self, BlockWriter, Tables};
 use super::{Events, Match, WhoRef};
 use crate::scratch::Scratch;
 
+mod heads;
 mod staged;
+use heads::Heads;
 pub use staged::{Pick, StagedLog};
 
 /// Matches packed together, with the tables of their texts: what a thread reads at once from
@@ -41,8 +43,8 @@ pub struct History {
     /// Each match's events (kept out of its packed description: they are a range of a state
     /// file, or bytes of their own).
     events: Vec<Events>,
-    /// Each match's head, held decoded: what every page's key and every list reads.
-    heads: Vec<HeldHead>,
+    /// Each match's head: what every page's key and every list reads.
+    heads: Heads,
     /// The texts the heads share.
     head_texts: HeadTable,
     /// The packed descriptions, a block of [`BLOCK_MATCHES`] at a time.
@@ -132,6 +134,7 @@ impl History {
         let mut history = History::empty(scratch);
         history.append(packed);
         history.head_texts.seal();
+        history.heads.pack();
         history
     }
 
@@ -140,7 +143,7 @@ impl History {
         History {
             places: Vec::new(),
             events: Vec::new(),
-            heads: Vec::new(),
+            heads: Heads::default(),
             head_texts: HeadTable::default(),
             blocks: Vec::new(),
             scratch,
@@ -159,7 +162,7 @@ impl History {
         let matches: usize = packed.iter().map(|p| p.places.len()).sum();
         self.places.reserve_exact(matches);
         self.events.reserve_exact(matches);
-        self.heads.reserve_exact(matches);
+        self.heads.open().reserve_exact(matches);
         self.blocks.reserve_exact(packed.len());
         for mut p in packed {
             let block = u32::try_from(self.blocks.len()).expect("fewer blocks than matches");
@@ -167,7 +170,7 @@ impl History {
                 .extend(p.places.into_iter().map(|place| Place { block, ..place }));
             self.events.extend(p.events);
             self.head_texts.absorb(&p.head_texts, &mut p.heads);
-            self.heads.extend(p.heads);
+            self.heads.open().extend(p.heads);
             self.blocks.push(p.block);
         }
     }
@@ -195,7 +198,7 @@ impl History {
 
     /// The `i`-th match's head (nothing decoded).
     pub fn head(&self, i: usize) -> MatchHead<'_> {
-        self.heads[i].head(self.places[i].number, &self.head_texts)
+        (self.heads).with(i, |h| h.head(self.places[i].number, &self.head_texts))
     }
 
     /// The `i`-th match, decoded (the one this thread decoded last, when it is that match).
@@ -237,9 +240,8 @@ impl History {
     fn decode_described(&self, i: usize) -> Match {
         let mut m = self.with_packed(i, packed_match::decode);
         m.number = self.places[i].number;
-        let head = &self.heads[i];
-        m.file_index = head.file_index();
-        let id = head.id(&self.head_texts);
+        let (file_index, id) = (self.heads).with(i, |h| (h.file_index(), h.id(&self.head_texts)));
+        m.file_index = file_index;
         if *m.id != *id {
             m.id = id.as_str().into();
         }

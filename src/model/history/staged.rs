@@ -91,13 +91,14 @@ impl History {
         if in_place {
             for (j, pick) in picks.into_iter().enumerate() {
                 self.places[j].number = pick.number;
-                let head = &mut self.heads[j];
+                let head = &mut self.heads.open()[j];
                 head.set_file_index(pick.file_index);
                 if let Some(id) = &pick.id {
                     head.rename(id, &mut self.head_texts);
                 }
             }
             self.head_texts.seal();
+            self.heads.pack();
             self.id = History::new_id();
             return self;
         }
@@ -130,7 +131,7 @@ impl History {
         let mut out = History::empty(self.scratch.take());
         out.places.reserve_exact(picks.len());
         out.events.reserve_exact(picks.len());
-        out.heads.reserve_exact(picks.len());
+        out.heads.open().reserve_exact(picks.len());
         // The blocks packed again first, their matches then taken in order.
         let mut again = Vec::with_capacity(picks.len() - whole.iter().flatten().count());
         for mut p in repacked {
@@ -151,7 +152,7 @@ impl History {
                     .expect("a match packed again for each pick not in a kept block");
                 out.places.push(place);
                 out.events.push(events);
-                out.heads.push(head);
+                out.heads.open().push(head);
                 continue;
             };
             let b = block as usize;
@@ -166,15 +167,16 @@ impl History {
                 ..self.places[pick.from]
             });
             out.events.push(std::mem::take(&mut self.events[pick.from]));
-            let mut head = self.heads[pick.from].take();
+            let mut head = self.heads.open()[pick.from].take();
             head.renumber(&staged_texts);
             head.set_file_index(pick.file_index);
             if let Some(id) = &pick.id {
                 head.rename(id, &mut out.head_texts);
             }
-            out.heads.push(head);
+            out.heads.open().push(head);
         }
         out.head_texts.seal();
+        out.heads.pack();
         out
     }
 
@@ -341,7 +343,7 @@ mod tests {
             ];
             let staged = History::staged(logs, scratch);
             let (blocks, id) = (staged.blocks.len(), staged.id);
-            let heads = staged.heads.as_ptr();
+            let places = staged.places.as_ptr();
             let picks = (0..want.len())
                 .map(|from| Pick {
                     from,
@@ -357,9 +359,9 @@ mod tests {
             );
             assert_ne!(history.id, id, "a new history to the caches of blocks read");
             assert_eq!(
-                history.heads.as_ptr(),
-                heads,
-                "the heads are where they were"
+                history.places.as_ptr(),
+                places,
+                "the places are where they were"
             );
             for (j, m) in want.iter().enumerate() {
                 let mut expected = m.clone();
