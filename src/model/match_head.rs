@@ -368,13 +368,28 @@ impl HeadTable {
     }
 }
 
-/// What the heads packed before the next one left for it ([`HeldHead::pack`]): the line, start
-/// (in seconds) and place among the sources its own are written as differences from.
+/// The line, start (in seconds) and place among the sources a packed head's own are written as
+/// differences from ([`HeldHead::pack`]): those of the first head of its block.
 #[derive(Default)]
 pub(super) struct PackBase {
     line: u64,
     secs: i64,
     file_index: u32,
+}
+
+impl PackBase {
+    /// The base of `head`'s values (a start of 0 when it has none).
+    pub(super) fn of(head: &HeldHead) -> PackBase {
+        PackBase {
+            line: head.line,
+            secs: if head.flags & STARTED != 0 {
+                head.start.and_utc().timestamp()
+            } else {
+                0
+            },
+            file_index: head.file_index,
+        }
+    }
 }
 
 /// Appends `v` as a LEB128 variable-length integer.
@@ -519,9 +534,8 @@ impl HeldHead {
     }
 
     /// Appends its bytes to `out`, its line, start and place among the sources as differences
-    /// from `last`'s (the head written before it, updated): about 30 bytes, where it is held in
-    /// 64 (see [`HeldHead::unpack`]).
-    pub(super) fn pack(&self, last: &mut PackBase, out: &mut Vec<u8>) {
+    /// from `base`'s: about 30 bytes, where it is held in 64 (see [`HeldHead::unpack`]).
+    pub(super) fn pack(&self, base: &PackBase, out: &mut Vec<u8>) {
         out.push(self.flags);
         if self.flags & LONG_ID != 0 {
             varint(out, self.id);
@@ -529,20 +543,14 @@ impl HeldHead {
             out.extend_from_slice(&self.id.to_le_bytes());
         }
         out.extend_from_slice(&self.content.to_le_bytes());
-        varint(out, zigzag(self.line.wrapping_sub(last.line) as i64));
-        last.line = self.line;
+        varint(out, zigzag(self.line.wrapping_sub(base.line) as i64));
         if self.flags & STARTED != 0 {
             let at = self.start.and_utc();
-            let secs = at.timestamp();
-            varint(out, zigzag(secs.wrapping_sub(last.secs)));
+            varint(out, zigzag(at.timestamp().wrapping_sub(base.secs)));
             varint(out, u64::from(at.timestamp_subsec_nanos()));
-            last.secs = secs;
         }
-        varint(
-            out,
-            zigzag(i64::from(self.file_index) - i64::from(last.file_index)),
-        );
-        last.file_index = self.file_index;
+        let file_index = i64::from(self.file_index) - i64::from(base.file_index);
+        varint(out, zigzag(file_index));
         varint(out, u64::from(self.texts));
         varint(out, u64::from(self.server));
         varint(out, u64::from(self.duration_seconds));
@@ -553,9 +561,9 @@ impl HeldHead {
         }
     }
 
-    /// The head [`HeldHead::pack`] wrote at the start of `bytes`, given the same `last` (updated
-    /// as packing updated it), and `bytes` moved past it; None when they hold no head.
-    pub(super) fn unpack(last: &mut PackBase, bytes: &mut &[u8]) -> Option<HeldHead> {
+    /// The head [`HeldHead::pack`] wrote at the start of `bytes` with the same `base`, and
+    /// `bytes` moved past it; None when they hold no head.
+    pub(super) fn unpack(base: &PackBase, bytes: &mut &[u8]) -> Option<HeldHead> {
         let (&flags, rest) = bytes.split_first()?;
         *bytes = rest;
         let id = if flags & LONG_ID != 0 {
@@ -564,15 +572,15 @@ impl HeldHead {
             u64::from_le_bytes(take_bytes(bytes)?)
         };
         let content = u64::from_le_bytes(take_bytes(bytes)?);
-        last.line = last.line.wrapping_add(unzigzag(read_varint(bytes)?) as u64);
+        let line = base.line.wrapping_add(unzigzag(read_varint(bytes)?) as u64);
         let mut start = NaiveDateTime::default();
         if flags & STARTED != 0 {
-            last.secs = last.secs.wrapping_add(unzigzag(read_varint(bytes)?));
+            let secs = base.secs.wrapping_add(unzigzag(read_varint(bytes)?));
             let nanos = u32::try_from(read_varint(bytes)?).ok()?;
-            start = chrono::DateTime::from_timestamp(last.secs, nanos)?.naive_utc();
+            start = chrono::DateTime::from_timestamp(secs, nanos)?.naive_utc();
         }
-        let file_index = i64::from(last.file_index) + unzigzag(read_varint(bytes)?);
-        last.file_index = u32::try_from(file_index).ok()?;
+        let file_index = i64::from(base.file_index) + unzigzag(read_varint(bytes)?);
+        let file_index = u32::try_from(file_index).ok()?;
         let number = |bytes: &mut &[u8]| u32::try_from(read_varint(bytes)?).ok();
         let texts = number(bytes)?;
         let server = number(bytes)?;
@@ -586,9 +594,9 @@ impl HeldHead {
         Some(HeldHead {
             id,
             content,
-            line: last.line,
+            line,
             start,
-            file_index: last.file_index,
+            file_index,
             texts,
             server,
             duration_seconds,
@@ -747,39 +755,39 @@ mod tests {
                 }
             })
             .collect();
-        let mut bytes = Vec::new();
-        let mut last = PackBase::default();
-        for head in &heads {
-            head.pack(&mut last, &mut bytes);
+        for base in [
+            PackBase::default(),
+            PackBase::of(&heads[0]),
+            PackBase::of(&heads[5]),
+        ] {
+            let mut bytes = Vec::new();
+            for head in &heads {
+                head.pack(&base, &mut bytes);
+            }
+            let mut read = &bytes[..];
+            for head in &heads {
+                assert_eq!(HeldHead::unpack(&base, &mut read).as_ref(), Some(head));
+            }
+            assert!(read.is_empty());
+            let mut first = Vec::new();
+            heads[0].pack(&base, &mut first);
+            let mut cut = &bytes[..first.len() + 3];
+            assert_eq!(HeldHead::unpack(&base, &mut cut).as_ref(), Some(&heads[0]));
+            assert_eq!(HeldHead::unpack(&base, &mut cut), None);
+            let mut cut = &bytes[..first.len() - 1];
+            assert_eq!(HeldHead::unpack(&base, &mut cut), None);
         }
-        let mut read = &bytes[..];
-        let mut last = PackBase::default();
-        for head in &heads {
-            assert_eq!(HeldHead::unpack(&mut last, &mut read).as_ref(), Some(head));
-        }
-        assert!(read.is_empty());
-        let mut first = Vec::new();
-        heads[0].pack(&mut PackBase::default(), &mut first);
-        let mut last = PackBase::default();
-        let mut cut = &bytes[..first.len() + 3];
-        let read = HeldHead::unpack(&mut last, &mut cut);
-        assert_eq!(read.as_ref(), Some(&heads[0]));
-        assert_eq!(HeldHead::unpack(&mut last, &mut cut), None);
-        let mut cut = &bytes[..first.len() - 1];
-        assert_eq!(HeldHead::unpack(&mut PackBase::default(), &mut cut), None);
-        // A typical head (a start seconds after the last, a nearby line, no long id) packs in
-        // about half of its 64 held bytes.
-        let mut one = Vec::new();
-        let mut base = PackBase::default();
-        heads[0].pack(&mut base, &mut one);
-        let mut next = Vec::new();
+        // A typical head (a start hours after its block's first, a line 40,000 on, no long
+        // id) packs in about half of its 64 held bytes.
+        let base = PackBase::of(&heads[0]);
         let mut h = heads[4].take();
-        h.line = heads[0].line + 700;
+        h.line = heads[0].line + 40_000;
         h.file_index = heads[0].file_index;
-        h.start = heads[0].start + chrono::Duration::seconds(900);
+        h.start = heads[0].start + chrono::Duration::seconds(50_000);
         h.flags |= STARTED;
-        h.pack(&mut base, &mut next);
-        assert!(next.len() <= 32, "{} bytes", next.len());
+        let mut bytes = Vec::new();
+        h.pack(&base, &mut bytes);
+        assert!(bytes.len() <= 32, "{} bytes", bytes.len());
     }
 
     /// Heads of tables made apart (the blocks packed on the thread pool) give their own texts

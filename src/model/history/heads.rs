@@ -1,24 +1,15 @@
 //! [`Heads`]: a history's match heads, held as they are made while the history is put together
-//! and packed once it is (a block of [`BLOCK_HEADS`] heads in about 30 bytes each, where held
-//! they take 64: 4.1 MB at 64,000 matches, the largest part of what a build holds for its
-//! history, issue 41). A packed block is unpacked whole when one of its heads is read, and a
-//! thread keeps the last few it unpacked. Not the heads' texts (see [`HeadTable`]).
-
-use std::cell::RefCell;
-use std::rc::Rc;
+//! and packed once it is (about 30 bytes a head, where held they take 64: 4.1 MB at 64,000
+//! matches, the largest part of what a build held for its history, issue 41). A packed head is
+//! read alone: its line, start and place among the sources are differences from its block's
+//! first head's, and where each head starts is kept (pages read the heads of a player's
+//! matches, scattered over the history, so unpacking a block for one head cost an append to the
+//! 966 MB archive 0.4 s). Not the heads' texts (see `HeadTable`).
 
 use super::super::match_head::{HeldHead, PackBase};
 
-/// Heads packed together: a thread unpacks them at once (4 KB held).
+/// Heads whose differences share one base.
 const BLOCK_HEADS: usize = 64;
-
-/// Blocks of heads a thread keeps unpacked: the steps that run side by side on a thread each
-/// read their own run of matches.
-const BLOCKS_KEPT: usize = 8;
-
-/// A block of heads as a thread unpacked it: the id of the heads it is from, its number and
-/// its heads.
-type Unpacked = (u64, usize, Rc<Vec<HeldHead>>);
 
 /// A history's heads, in its order.
 pub(super) enum Heads {
@@ -28,15 +19,14 @@ pub(super) enum Heads {
     Packed(Packed),
 }
 
-/// Heads packed a block at a time.
+/// Heads packed one after the other, a block of [`BLOCK_HEADS`] sharing a base.
 pub(super) struct Packed {
-    /// The blocks' bytes, one after the other.
+    /// The heads' bytes, one after the other.
     bytes: Vec<u8>,
-    /// Where each block starts in `bytes`.
-    starts: Vec<u32>,
-    len: usize,
-    /// Tells these heads apart from any others in the per-thread cache of blocks unpacked.
-    id: u64,
+    /// Where each block starts in `bytes`, and the base of its heads' differences.
+    blocks: Vec<(u32, PackBase)>,
+    /// Where each head starts in its block.
+    offsets: Vec<u16>,
 }
 
 impl Default for Heads {
@@ -53,19 +43,15 @@ impl Heads {
     pub(super) fn with<T>(&self, i: usize, read: impl FnOnce(&HeldHead) -> T) -> T {
         match self {
             Heads::Open(heads) => read(&heads[i]),
-            Heads::Packed(packed) => {
-                assert!(i < packed.len, "head {i} of {}", packed.len);
-                let block = packed.block(i / BLOCK_HEADS);
-                read(&block[i % BLOCK_HEADS])
-            }
+            Heads::Packed(packed) => read(&packed.unpack(i)),
         }
     }
 
     /// The heads held one by one, to be changed or added to (unpacked first if packed).
     pub(super) fn open(&mut self) -> &mut Vec<HeldHead> {
         if let Heads::Packed(packed) = self {
-            let heads = (0..packed.starts.len())
-                .flat_map(|b| packed.unpack(b))
+            let heads = (0..packed.offsets.len())
+                .map(|i| packed.unpack(i))
                 .collect();
             *self = Heads::Open(heads);
         }
@@ -81,67 +67,38 @@ impl Heads {
             return;
         };
         let mut bytes = Vec::new();
-        let mut starts = Vec::with_capacity(heads.len().div_ceil(BLOCK_HEADS));
+        let mut blocks = Vec::with_capacity(heads.len().div_ceil(BLOCK_HEADS));
+        let mut offsets = Vec::with_capacity(heads.len());
         for block in heads.chunks(BLOCK_HEADS) {
-            starts.push(u32::try_from(bytes.len()).expect("heads packed in under 4 GB"));
-            let mut last = PackBase::default();
+            let start = bytes.len();
+            let base = PackBase::of(&block[0]);
             for head in block {
-                head.pack(&mut last, &mut bytes);
+                let at = bytes.len() - start;
+                offsets.push(u16::try_from(at).expect("a block of heads packs in under 64 KB"));
+                head.pack(&base, &mut bytes);
             }
+            let start = u32::try_from(start).expect("heads packed in under 4 GB");
+            blocks.push((start, base));
         }
         bytes.shrink_to_fit();
-        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         *self = Heads::Packed(Packed {
             bytes,
-            starts,
-            len: heads.len(),
-            id: MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            blocks,
+            offsets,
         });
     }
 }
 
 impl Packed {
-    /// Block `b` unpacked, through this thread's cache of the last [`BLOCKS_KEPT`] unpacked.
-    fn block(&self, b: usize) -> Rc<Vec<HeldHead>> {
-        thread_local! {
-            /// The last blocks unpacked, newest first.
-            static UNPACKED: RefCell<Vec<Unpacked>> = const { RefCell::new(Vec::new()) };
+    /// The `i`-th head, unpacked.
+    fn unpack(&self, i: usize) -> HeldHead {
+        let (start, base) = &self.blocks[i / BLOCK_HEADS];
+        let at = *start as usize + usize::from(self.offsets[i]);
+        let mut bytes = &self.bytes[at..];
+        match HeldHead::unpack(base, &mut bytes) {
+            Some(head) => head,
+            None => panic!("head {i} does not read back as packed"),
         }
-        UNPACKED.with_borrow_mut(|unpacked| {
-            if let Some(found) =
-                (unpacked.iter()).position(|(id, at, _)| *id == self.id && *at == b)
-            {
-                if found > 0 {
-                    let hit = unpacked.remove(found);
-                    unpacked.insert(0, hit);
-                }
-                return Rc::clone(&unpacked[0].2);
-            }
-            let heads = Rc::new(self.unpack(b));
-            unpacked.truncate(BLOCKS_KEPT - 1);
-            unpacked.insert(0, (self.id, b, Rc::clone(&heads)));
-            heads
-        })
-    }
-
-    /// The heads of block `b`, unpacked.
-    fn unpack(&self, b: usize) -> Vec<HeldHead> {
-        let from = self.starts[b] as usize;
-        let to = self
-            .starts
-            .get(b + 1)
-            .map_or(self.bytes.len(), |&s| s as usize);
-        let count = BLOCK_HEADS.min(self.len - b * BLOCK_HEADS);
-        let mut bytes = &self.bytes[from..to];
-        let mut last = PackBase::default();
-        let heads: Vec<HeldHead> = (0..count)
-            .map_while(|_| HeldHead::unpack(&mut last, &mut bytes))
-            .collect();
-        assert!(
-            heads.len() == count && bytes.is_empty(),
-            "the heads of block {b} do not read back as packed"
-        );
-        heads
     }
 }
 

@@ -4,11 +4,11 @@
 //! memory, 28 MB for 64,000 matches, the largest part of what a build held for its history). Memory
 //! keeps about 70 bytes a match: where its description lies and its number (16), its events (24:
 //! themselves a range of a state file, or packed bytes), and its head packed in memory
-//! ([`heads`]: about 30, its texts shared with the other heads'; what every page's key and every
-//! list reads, so that an append, which keys every page again, decodes no match for them). Read through [`MatchList`]; a
-//! thread keeps the last blocks it read and the last match it decoded. Without a state folder (or
-//! where it cannot be written) the blocks stay in memory. Not a store between builds (see
-//! [`crate::state`]).
+//! ([`heads`]: about 30, its texts shared with the other heads', read alone; what every page's
+//! key and every list reads, so that an append, which keys every page again, decodes no match
+//! for them). Read through [`MatchList`]; a thread keeps the last blocks it read and the last
+//! match it decoded. Without a state folder (or where it cannot be written) the blocks stay in
+//! memory. Not a store between builds (see [`crate::state`]).
 
 use std::cell::RefCell;
 use std::path::PathBuf;
