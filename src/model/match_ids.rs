@@ -147,12 +147,6 @@ impl<const N: usize> PartialEq<[u32; N]> for Ids<'_> {
     }
 }
 
-impl PartialEq<&[u32]> for Ids<'_> {
-    fn eq(&self, other: &&[u32]) -> bool {
-        **self == **other
-    }
-}
-
 impl<'a> IntoIterator for &'a Ids<'_> {
     type Item = &'a u32;
     type IntoIter = std::slice::Iter<'a, u32>;

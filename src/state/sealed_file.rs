@@ -30,9 +30,9 @@ pub(super) fn write(
     header: &super::Header,
     value: &impl Serialize,
 ) -> anyhow::Result<()> {
-    let (mut sink, head) = Sink::start(file, header, BUFFER, None)?;
+    let mut sink = Sink::start(file, header, BUFFER, None)?;
     let encoded = postcard::serialize_with_flavor(value, &mut sink);
-    sink.finish(head, encoded.map_err(anyhow::Error::from))?;
+    sink.finish(encoded.map_err(anyhow::Error::from))?;
     Ok(())
 }
 
@@ -45,11 +45,11 @@ pub(super) fn write_compact(
     header: &super::Header,
     value: &impl Serialize,
 ) -> anyhow::Result<u64> {
-    let (mut sink, head) = Sink::start(file, header, SEGMENT_BUFFER, Some(Hasher::new()))?;
+    let mut sink = Sink::start(file, header, SEGMENT_BUFFER, Some(Hasher::new()))?;
     let start = sink.body_from as u64;
     let mut writer = crate::model::events::PlacingWriter::new(&mut sink, start);
     let encoded = rmp_serde::encode::write(&mut writer, value).map_err(anyhow::Error::from);
-    sink.finish(head, encoded)
+    sink.finish(encoded)
 }
 
 /// The hash that names sealed `bytes` (a segment's name holds it): FNV-1a of the header and
@@ -85,13 +85,13 @@ struct Sink<'f> {
 }
 
 impl<'f> Sink<'f> {
-    /// A sink into `file` holding `header` and the checksum's place, and the header's length.
+    /// A sink into `file` holding `header` and the checksum's place.
     fn start(
         file: &'f File,
         header: &super::Header,
         capacity: usize,
         name: Option<Hasher>,
-    ) -> anyhow::Result<(Sink<'f>, usize)> {
+    ) -> anyhow::Result<Sink<'f>> {
         let head = postcard::to_allocvec(header)?;
         let mut sink = Sink {
             file,
@@ -105,13 +105,13 @@ impl<'f> Sink<'f> {
         };
         sink.extend(&head);
         sink.extend(&[0; 4]);
-        Ok((sink, head.len()))
+        Ok(sink)
     }
 
     /// Writes the rest once the body is `encoded`, then the checksum into its place after the
-    /// header's `head` bytes, and cuts the file there; gives the [`content_hash`] (0 when it was
+    /// header, and cuts the file there; gives the [`content_hash`] (0 when it was
     /// not wanted). A write's error comes before the encoding's.
-    fn finish(mut self, head: usize, encoded: anyhow::Result<()>) -> anyhow::Result<u64> {
+    fn finish(mut self, encoded: anyhow::Result<()>) -> anyhow::Result<u64> {
         self.flush();
         if let Some(e) = self.failed {
             return Err(e.into());
@@ -119,7 +119,7 @@ impl<'f> Sink<'f> {
         encoded?;
         let sum = self.sum.finalize().to_le_bytes();
         let mut out = self.file;
-        out.seek(SeekFrom::Start(head as u64))?;
+        out.seek(SeekFrom::Start((self.body_from - 4) as u64))?;
         out.write_all(&sum)?;
         self.file.set_len(self.written)?;
         Ok(self.name.map_or(0, |mut h| {
