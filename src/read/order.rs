@@ -3,7 +3,6 @@
 //! heads of a staged history ([`History::staged`]) and applied to it
 //! ([`History::reordered`]). Not the reading of the logs ([`super::read_logs_incremental`]).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Result;
@@ -16,29 +15,20 @@ use crate::hashed_pairs::HashedPairs;
 use crate::model::{HeadId, History, Match, Pick};
 use crate::state::{Archive, ArchiveWrite};
 
-/// What ordering the matches and removing copies read of one match (its head's fields).
-struct Key<'a> {
-    /// Its place in the staged history.
-    at: usize,
+/// A match's place in RANKING.md's order: what the order reads of its head, then its place in
+/// the staged history (sorted unstably, matches alike in the rest keep their staged order, as
+/// a stable sort kept them). The rest of its head is read again where removing copies needs
+/// it: a key holding every field the ordering reads took 104 bytes, and its sort's room as
+/// much again (13 MB of the reading's peak at 64,000 matches, issue 41).
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Place {
+    /// Its start, when every match has one (else None for all).
     start: Option<NaiveDateTime>,
     /// The rank of its source ([`Match::file_index`]).
-    file_index: u32,
+    rank: u32,
     line: u64,
-    content: u64,
-    id: HeadId<'a>,
-    /// Its id told apart from another finished match's ([`order_and_dedupe`]).
-    renamed: Option<Box<str>>,
-    /// How many events it holds.
-    events: usize,
-    open: bool,
-    source: &'a str,
-}
-
-impl Key<'_> {
-    /// Its id, as renamed when it was.
-    fn id(&self) -> &str {
-        self.renamed.as_deref().unwrap_or(&self.id)
-    }
+    /// Its place in the staged history.
+    at: u32,
 }
 
 /// Puts the staged matches (`staged`: the present logs' matches, each log's in its order and
@@ -123,42 +113,40 @@ fn in_order(
     report_of_rank: &[usize],
     remembered: &HashedPairs<u32>,
 ) -> History {
-    let keys: Vec<Key> = (0..staged.len())
+    let all_dated = (0..staged.len()).all(|at| staged.head(at).start.is_some());
+    let places: Vec<Place> = (0..staged.len())
         .map(|at| {
             let head = staged.head(at);
-            Key {
-                at,
-                start: head.start,
-                file_index: file_number(
+            Place {
+                start: head.start.filter(|_| all_dated),
+                rank: file_number(
                     rank_of
                         .get(head.file_index as usize)
                         .copied()
                         .unwrap_or(usize::MAX),
                 ),
                 line: head.line,
-                content: head.content,
-                id: head.id,
-                renamed: None,
-                events: staged.events_len(at),
-                open: head.open,
-                source: head.source,
+                at: u32::try_from(at).expect("fewer than 4 billion matches"),
             }
         })
         .collect();
-    let ordered = order_and_dedupe(keys, reports, report_of_rank);
-    let numbers = number(ordered.iter().map(Key::id), remembered);
-    // A list of its own, the keys freed as it is made: collected, it kept their room (104
-    // bytes a match: 6.7 MB of the reading's peak at 64,000 matches) while the history was
-    // put in order.
-    let mut picks = Vec::with_capacity(ordered.len());
-    picks.extend(
-        (ordered.into_iter().zip(numbers)).map(|(key, number)| Pick {
-            from: key.at,
+    let (ordered, renamed) = order_and_dedupe(&staged, places, reports, report_of_rank);
+    let id_of = |p: &Place| match renamed.binary_search_by_key(&p.at, |(at, _)| *at) {
+        Ok(k) => HeadId::Text(&renamed[k].1),
+        Err(_) => staged.head(p.at as usize).id,
+    };
+    let numbers = number(ordered.iter().map(id_of), remembered);
+    let picks: Vec<Pick> = (ordered.iter().zip(numbers))
+        .map(|(p, number)| Pick {
+            from: p.at as usize,
             number,
-            file_index: key.file_index,
-            id: key.renamed,
-        }),
-    );
+            file_index: p.rank,
+            id: (renamed.binary_search_by_key(&p.at, |(at, _)| *at))
+                .ok()
+                .map(|k| renamed[k].1.clone()),
+        })
+        .collect();
+    drop(ordered);
     staged.reordered(picks)
 }
 
@@ -166,10 +154,14 @@ fn in_order(
 /// one `remembered` (the previous state's (id, number) pairs) gives its id, the later one of an
 /// id remembered twice, else the next free one after the greatest. The build saves them from
 /// the matches.
-fn number<'a>(ids: impl Iterator<Item = &'a str>, remembered: &HashedPairs<u32>) -> Vec<u32> {
+fn number<I>(ids: I, remembered: &HashedPairs<u32>) -> Vec<u32>
+where
+    I: Iterator,
+    I::Item: std::ops::Deref<Target = str>,
+{
     let mut next = remembered.values().max().unwrap_or(0) + 1;
     ids.map(|id| {
-        remembered.get(id).unwrap_or_else(|| {
+        remembered.get(&id).unwrap_or_else(|| {
             next += 1;
             next - 1
         })
@@ -177,93 +169,89 @@ fn number<'a>(ids: impl Iterator<Item = &'a str>, remembered: &HashedPairs<u32>)
     .collect()
 }
 
-/// Sorts matches as RANKING.md says (by start time when every match has one, else by the rank
-/// of their source, in [`Key::file_index`], and line) and removes copies: of matches with the
+/// Sorts the matches of `staged` at `places` as RANKING.md says (by start time when every match
+/// has one, else by the rank of their source and line) and removes copies: of matches with the
 /// same content the first is kept; an unfinished copy (the log ended inside it) of a match
 /// that another copy holds further (same id) is dropped. Two different finished matches that
 /// share an id (the same opening) keep both: the one with the most events (of as many, the
-/// last in the order) keeps the id, the other takes it with a suffix. Notes go to
+/// last in the order) keeps the id, the other takes it with a suffix. Returns the places kept,
+/// in order, and the new ids by staged place (sorted). Notes go to
 /// `reports[report_of_rank[rank]]`.
-fn order_and_dedupe<'k>(
-    mut matches: Vec<Key<'k>>,
+fn order_and_dedupe(
+    staged: &History,
+    mut places: Vec<Place>,
     reports: &mut [FileReport],
     report_of_rank: &[usize],
-) -> Vec<Key<'k>> {
-    let all_dated = matches.iter().all(|m| m.start.is_some());
-    if all_dated {
-        matches.sort_by_key(|m| (m.start, m.file_index, m.line));
-    } else {
-        matches.sort_by_key(|m| (m.file_index, m.line));
-    }
-    let mut note = |m: &Key, why: &str, other: &Key| {
+) -> (Vec<Place>, Vec<(u32, Box<str>)>) {
+    places.sort_unstable();
+    let mut note = |m: &Place, why: &str, other: &Place| {
         let report = report_of_rank
-            .get(m.file_index as usize)
+            .get(m.rank as usize)
             .copied()
-            .unwrap_or(m.file_index as usize);
+            .unwrap_or(m.rank as usize);
         if let Some(r) = reports.get_mut(report) {
-            r.note(
-                why,
-                m.line,
-                &format!("same as {}:{}", other.source, other.line),
-            );
+            let source = staged.head(other.at as usize).source;
+            r.note(why, m.line, &format!("same as {source}:{}", other.line));
         }
     };
-    let mut first: HashMap<u64, usize> = HashMap::with_capacity(matches.len());
-    let mut keep = vec![true; matches.len()];
-    for (i, m) in matches.iter().enumerate() {
-        match first.get(&m.content) {
-            Some(&j) => {
-                keep[i] = false;
-                note(
-                    m,
-                    "duplicate match (same content seen earlier) counted once",
-                    &matches[j],
-                );
-            }
-            None => {
-                first.insert(m.content, i);
-            }
-        }
+    let head = |i: u32| staged.head(places[i as usize].at as usize);
+    let count = u32::try_from(places.len()).expect("fewer than 4 billion matches");
+    // Copies of one content side by side, each group's first (in the order) kept; noted in
+    // the order.
+    let mut contents: Vec<(u64, u32)> = (0..count).map(|i| (head(i).content, i)).collect();
+    contents.sort_unstable();
+    let mut copies: Vec<(u32, u32)> = Vec::new();
+    for group in contents.chunk_by(|a, b| a.0 == b.0) {
+        copies.extend(group[1..].iter().map(|&(_, i)| (i, group[0].1)));
+    }
+    drop(contents);
+    copies.sort_unstable();
+    let mut keep = vec![true; places.len()];
+    for (i, first) in copies {
+        keep[i as usize] = false;
+        note(
+            &places[i as usize],
+            "duplicate match (same content seen earlier) counted once",
+            &places[first as usize],
+        );
     }
     // Copies under one id: the longest finished one stands for the unfinished ones. The ids
     // sorted, each with its place, so that copies are side by side (a map of the ids to their
     // places held a list per match).
-    let mut ids: Vec<(HeadId, usize)> = (matches.iter().enumerate())
-        .filter(|(i, _)| keep[*i])
-        .map(|(i, m)| (m.id, i))
+    let mut ids: Vec<(HeadId, u32)> = (0..count)
+        .filter(|&i| keep[i as usize])
+        .map(|i| (head(i).id, i))
         .collect();
     ids.sort_unstable();
     let mut renamed = Vec::new();
     for group in ids.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
-        let group: Vec<usize> = group.iter().map(|&(_, i)| i).collect();
-        let longest = *group
-            .iter()
-            .max_by_key(|&&i| (matches[i].events, !matches[i].open))
+        let length = |i: u32| (staged.events_len(places[i as usize].at as usize), !head(i).open);
+        let longest = (group.iter().map(|&(_, i)| i))
+            .max_by_key(|&i| length(i))
             .expect("a group has members");
         let mut suffix = 1;
-        for &i in &group {
+        for &(id, i) in group {
             if i == longest {
                 continue;
             }
-            if matches[i].open {
-                keep[i] = false;
+            if head(i).open {
+                keep[i as usize] = false;
                 note(
-                    &matches[i],
+                    &places[i as usize],
                     "unfinished copy of a match read further elsewhere: counted once",
-                    &matches[longest],
+                    &places[longest as usize],
                 );
             } else {
                 suffix += 1;
-                renamed.push((i, suffix));
+                renamed.push((places[i as usize].at, format!("{id}-{suffix}").into()));
             }
         }
     }
-    for (i, suffix) in renamed {
-        matches[i].renamed = Some(format!("{}-{suffix}", matches[i].id).into());
-    }
+    drop(ids);
+    renamed.sort_unstable();
     let mut keep = keep.into_iter();
-    matches.retain(|_| keep.next().unwrap_or(true));
-    matches
+    places.retain(|_| keep.next().unwrap_or(true));
+    (places, renamed)
 }
 
 #[cfg(test)]
