@@ -45,12 +45,15 @@ struct Played {
 }
 
 /// The digest of the texts a row borrows, for each player (coloured name, link) and each match
-/// (link, labels, map, map link, game type): made once per build, so a stub reads one number
-/// per row where it read the texts, scattered in memory, of every opponent and match again on
-/// every page. With them, each match's lines as a match row reads them, side by side.
+/// a page lists (link, labels, map, map link, game type): made once per build, so a stub reads
+/// one number per row where it read the texts, scattered in memory, of every opponent and match
+/// again on every page. With them, those matches' lines as a match row reads them, side by
+/// side. Only the listed matches: a digest of every match grew with the history (12 bytes a
+/// match, issue 41).
 #[derive(Default)]
 pub(super) struct RowTexts {
     players: Vec<u64>,
+    /// Each listed match's digest, in the order of [`MatchLines::listed`].
     matches: Vec<u64>,
     lines: MatchLines,
 }
@@ -63,8 +66,10 @@ pub(super) struct RowTexts {
 /// lines would grow with the history.
 #[derive(Default)]
 struct MatchLines {
-    /// Where match `mi`'s lines start in `players` and `numbers` (one more entry at the end;
-    /// 4 bytes a match of the history).
+    /// The listed matches (indices into the history), in order.
+    listed: Vec<u32>,
+    /// Where each listed match's lines start in `players` and `numbers` (one more entry at
+    /// the end).
     starts: Vec<u32>,
     /// Each line's identity number, match after match, in each match's order of lines.
     players: Vec<u32>,
@@ -73,38 +78,50 @@ struct MatchLines {
 }
 
 impl MatchLines {
-    /// The lines of the `matches` that are `listed`, copied in one pass (no parallel loop:
-    /// see [`row_texts`]); the others have none here.
-    fn new(matches: &[crate::stats::MatchStats], listed: &[bool]) -> MatchLines {
-        let copied = || matches.iter().zip(listed).filter(|(_, l)| **l);
-        let count = copied().map(|(m, _)| m.lines.len()).sum();
+    /// The lines of the matches `listed` (indices into `matches`, in order), copied in one
+    /// pass (no parallel loop: see [`row_texts`]).
+    fn new(matches: &[crate::stats::MatchStats], listed: Vec<u32>) -> MatchLines {
+        let copied = || listed.iter().filter_map(|&mi| matches.get(mi as usize));
+        let count = copied().map(|m| m.lines.len()).sum();
         let mut lines = MatchLines {
-            starts: Vec::with_capacity(matches.len() + 1),
+            starts: Vec::with_capacity(listed.len() + 1),
             players: Vec::with_capacity(count),
             numbers: Vec::with_capacity(count),
+            listed: Vec::new(),
         };
         let at = |lines: &MatchLines| {
             u32::try_from(lines.players.len()).expect("at most 4 billion lines listed")
         };
-        for (mi, m) in matches.iter().enumerate() {
+        for m in copied() {
             lines.starts.push(at(&lines));
-            if !listed.get(mi).copied().unwrap_or(false) {
-                continue;
-            }
             for l in &m.lines {
                 lines.players.push(l.player);
                 lines.numbers.push((l.frags, l.deaths, l.score));
             }
         }
         lines.starts.push(at(&lines));
+        lines.listed = listed;
         lines
+    }
+
+    /// Where match `mi` is among the listed matches.
+    ///
+    /// # Panics
+    /// When it is not listed.
+    fn slot(&self, mi: usize) -> usize {
+        let found = u32::try_from(mi).ok().map(|mi| self.listed.binary_search(&mi));
+        match found {
+            Some(Ok(k)) => k,
+            _ => panic!("match {mi} is not listed on a player page"),
+        }
     }
 
     /// The place (index) of player `id`'s line in match `mi` (0 when they have none there),
     /// and the frags, deaths and score of the line at that place (none when there is none);
     /// `mi` must be a listed match.
     fn find(&self, mi: usize, id: u32) -> (usize, (u32, u32, Option<i32>)) {
-        let (start, end) = (self.starts[mi] as usize, self.starts[mi + 1] as usize);
+        let k = self.slot(mi);
+        let (start, end) = (self.starts[k] as usize, self.starts[k + 1] as usize);
         let place = (self.players[start..end].iter())
             .position(|&p| p == id)
             .unwrap_or(0);
@@ -142,36 +159,39 @@ fn code() -> u64 {
 /// The [`RowTexts`] of this build, made on first use (one pass, on the thread that asks
 /// first: a nested parallel loop could wait on a page that waits for it).
 fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
-    r.row_texts.get_or_init(|| RowTexts {
-        lines: MatchLines::new(&r.input.stats.matches, &listed_matches(r)),
-        players: (r.names_html.iter().zip(&r.links.players))
-            .map(|(name, url)| digest(&[name, url]))
-            .collect(),
-        matches: (r.input.matches.heads().enumerate())
-            .map(|(mi, m)| {
-                digest(&[
-                    &crate::render::match_url(&m.id),
-                    &r.when(mi),
-                    &r.when_sort(mi),
-                    m.map,
-                    r.match_map_url(mi),
-                    &m.gametype.name,
-                ])
-            })
-            .collect(),
+    r.row_texts.get_or_init(|| {
+        let lines = MatchLines::new(&r.input.stats.matches, listed_matches(r));
+        RowTexts {
+            players: (r.names_html.iter().zip(&r.links.players))
+                .map(|(name, url)| digest(&[name, url]))
+                .collect(),
+            matches: (lines.listed.iter())
+                .map(|&mi| {
+                    let mi = mi as usize;
+                    let m = r.input.matches.head(mi);
+                    digest(&[
+                        &crate::render::match_url(&m.id),
+                        &r.when(mi),
+                        &r.when_sort(mi),
+                        m.map,
+                        r.match_map_url(mi),
+                        &m.gametype.name,
+                    ])
+                })
+                .collect(),
+            lines,
+        }
     })
 }
 
-/// Whether each match is among some player's [`PLAYER_MATCH_ROWS`] latest: listed on a page.
-fn listed_matches(r: &Renderer) -> Vec<bool> {
-    let mut listed = vec![false; r.input.stats.matches.len()];
-    for s in &r.input.stats.players {
-        for mi in s.matches.iter().rev().take(PLAYER_MATCH_ROWS) {
-            if let Some(l) = listed.get_mut(mi as usize) {
-                *l = true;
-            }
-        }
-    }
+/// The matches among some player's [`PLAYER_MATCH_ROWS`] latest (listed on a page), in order.
+fn listed_matches(r: &Renderer) -> Vec<u32> {
+    let mut listed: Vec<u32> = (r.input.stats.players.iter())
+        .flat_map(|s| s.matches.iter().rev().take(PLAYER_MATCH_ROWS))
+        .filter(|&mi| (mi as usize) < r.input.stats.matches.len())
+        .collect();
+    listed.sort_unstable();
+    listed.dedup();
     listed
 }
 
@@ -251,7 +271,7 @@ pub(super) fn player_rows_stub(r: &Renderer, i: usize) -> (usize, String) {
         }
         number(b, played.len() as u64);
         for p in &played {
-            number(b, texts.matches[p.mi]);
+            number(b, texts.matches[texts.lines.slot(p.mi)]);
             number(b, p.place as u64);
             number(b, u64::from(p.frags));
             number(b, u64::from(p.deaths));
@@ -405,7 +425,7 @@ mod tests {
                 ..Default::default()
             },
         ];
-        let lines = MatchLines::new(&matches, &[true; 3]);
+        let lines = MatchLines::new(&matches, vec![0, 1, 2]);
         for (mi, m) in matches.iter().enumerate() {
             for id in [2, 5, 7, 8] {
                 let place = m.lines.iter().position(|l| l.player == id).unwrap_or(0);
@@ -420,7 +440,7 @@ mod tests {
         assert_eq!(lines.find(2, 5), (1, (0, 9, Some(0))));
         assert_eq!(lines.find(0, 8), (0, (3, 1, Some(-2))));
         // A match no page lists is not copied; the others are found as before.
-        let lines = MatchLines::new(&matches, &[false, true, true]);
+        let lines = MatchLines::new(&matches, vec![1, 2]);
         assert_eq!(lines.players.len(), 2);
         assert_eq!(lines.find(2, 5), (1, (0, 9, Some(0))));
         assert_eq!(lines.find(2, 2), (0, (9, 0, Some(30))));
