@@ -225,7 +225,12 @@ fn order_and_dedupe(
     ids.sort_unstable();
     let mut renamed = Vec::new();
     for group in ids.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
-        let length = |i: u32| (staged.events_len(places[i as usize].at as usize), !head(i).open);
+        let length = |i: u32| {
+            (
+                staged.events_len(places[i as usize].at as usize),
+                !head(i).open,
+            )
+        };
         let longest = (group.iter().map(|&(_, i)| i))
             .max_by_key(|&i| length(i))
             .expect("a group has members");

@@ -109,7 +109,9 @@ impl MatchLines {
     /// # Panics
     /// When it is not listed.
     fn slot(&self, mi: usize) -> usize {
-        let found = u32::try_from(mi).ok().map(|mi| self.listed.binary_search(&mi));
+        let found = u32::try_from(mi)
+            .ok()
+            .map(|mi| self.listed.binary_search(&mi));
         match found {
             Some(Ok(k)) => k,
             _ => panic!("match {mi} is not listed on a player page"),
