@@ -27,7 +27,7 @@ pub struct Events {
 }
 
 enum Inner {
-    /// In memory (boxed: a match holds its events in three words, as many as a range of a
+    /// In memory (boxed: a match holds its events in two words, as many as a range of a
     /// state file takes, where holding them in place took four).
     Held(Box<Held>),
     /// A range of a state file, read and decoded on each read.
@@ -55,13 +55,41 @@ impl Inner {
     }
 }
 
-/// Where packed events lie in a state file.
+/// Where packed events lie in a state file: 16 bytes (with their count beside them, 24: 0.5 MB
+/// at 64,000 matches, issue 41; the count is the bytes' first number, read when asked for).
 #[derive(Clone)]
 struct Stored {
     file: Arc<StoredFile>,
-    at: u64,
-    len: u32,
-    count: u32,
+    /// Where they start (the low [`AT_BITS`] bits) and their length (the bits above).
+    place: u64,
+}
+
+/// The bits of [`Stored::place`] that say where the events start: 1 TB of a state file.
+const AT_BITS: u32 = 40;
+
+impl Stored {
+    /// The events of `len` bytes at `at` of `file`; None when `at` or `len` does not fit (a
+    /// file of a terabyte, or a match's events of 16 MB: they are held in memory).
+    fn new(file: &Arc<StoredFile>, at: u64, len: usize) -> Option<Stored> {
+        let fits = at < 1 << AT_BITS && len < 1 << (64 - AT_BITS);
+        fits.then(|| Stored {
+            file: Arc::clone(file),
+            place: at | (len as u64) << AT_BITS,
+        })
+    }
+
+    fn at(&self) -> u64 {
+        self.place & ((1 << AT_BITS) - 1)
+    }
+
+    fn len(&self) -> usize {
+        (self.place >> AT_BITS) as usize
+    }
+
+    /// Calls `f` with the events' bytes.
+    fn with_bytes<T>(&self, f: impl FnOnce(&[u8]) -> T) -> T {
+        self.file.with_bytes(self.at(), self.len(), f)
+    }
 }
 
 /// A state file that packed events are read from, open for as long as a match refers to it (a
@@ -237,21 +265,15 @@ fn count_of(bytes: &[u8]) -> Option<u32> {
 /// `v` as packed events: a range of the file [`stored_in`] decodes when it lies inside its
 /// bytes, else a copy.
 fn packed_from(v: &[u8]) -> Inner {
-    let count = count_of(v).unwrap_or(0);
     let stored = SOURCE.with_borrow(|source| {
         let (file, base, len) = source.as_ref()?;
         let start = (v.as_ptr() as usize).wrapping_sub(*base);
         let fits = start <= *len && v.len() <= len - start;
-        Some(Stored {
-            file: Arc::clone(file),
-            at: start as u64,
-            len: u32::try_from(v.len()).ok().filter(|_| fits)?,
-            count,
-        })
+        fits.then(|| Stored::new(file, start as u64, v.len()))?
     });
     match stored {
         Some(stored) => Inner::Stored(stored),
-        None => Inner::own(v.into(), count),
+        None => Inner::own(v.into(), count_of(v).unwrap_or(0)),
     }
 }
 
@@ -363,12 +385,10 @@ impl Events {
     /// events these hold): read from the file from now on.
     pub fn store(&mut self, file: &Arc<StoredFile>, placed: Placed) {
         debug_assert_eq!(self.len(), placed.count as usize);
-        self.inner = Inner::Stored(Stored {
-            file: Arc::clone(file),
-            at: placed.at,
-            len: placed.len,
-            count: placed.count,
-        });
+        // Events too long to be placed stay where they are.
+        if let Some(stored) = Stored::new(file, placed.at, placed.len as usize) {
+            self.inner = Inner::Stored(stored);
+        }
     }
 
     /// Packs events held decoded into the bytes a state file holds them as, kept in memory
@@ -393,18 +413,19 @@ impl Events {
                 Held::Decoded(events) => Cow::Borrowed(events),
                 Held::Own(bytes, _) => Cow::Owned(decode(bytes)),
             },
-            Inner::Stored(s) => Cow::Owned(s.file.with_bytes(s.at, s.len as usize, decode)),
+            Inner::Stored(s) => Cow::Owned(s.with_bytes(decode)),
         }
     }
 
-    /// How many events there are (known without decoding them).
+    /// How many events there are (known without decoding them: of those in a state file,
+    /// their bytes' first number is read).
     pub fn len(&self) -> usize {
         match &self.inner {
             Inner::Held(held) => match &**held {
                 Held::Decoded(events) => events.len(),
                 Held::Own(_, count) => *count as usize,
             },
-            Inner::Stored(s) => s.count as usize,
+            Inner::Stored(s) => s.with_bytes(count_of).unwrap_or(0) as usize,
         }
     }
 
@@ -498,10 +519,10 @@ impl Serialize for Events {
                 }
             },
             Inner::Stored(s) => {
-                let done = s
-                    .file
-                    .with_bytes(s.at, s.len as usize, |b| serializer.serialize_bytes(b))?;
-                note_placed(s.len as usize, s.count as usize);
+                let (done, count) =
+                    s.with_bytes(|b| (serializer.serialize_bytes(b), count_of(b).unwrap_or(0)));
+                let done = done?;
+                note_placed(s.len(), count as usize);
                 Ok(done)
             }
         }
