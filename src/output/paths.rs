@@ -43,14 +43,14 @@ impl TableKey for u64 {
 
 /// Values by the key of their path, looked up, never added to: a list of exactly their number
 /// (a map's table, a power of two, was up to twice as large), sorted by key, with where each
-/// group of keys of equal top bits starts, so a lookup reads about one entry (a binary search
+/// group of keys of equal top bits starts, so a lookup reads a few entries (a binary search
 /// of 100,000 stamps, twice per file when they are saved, cost a crowd's append 0.04 s).
 pub struct KeyTable<V, K = PathKey> {
     /// The entries, sorted by key, one per key.
     entries: Vec<(K, V)>,
     /// Where each group starts in `entries`, and their number at the end.
     starts: Vec<u32>,
-    /// The number of top bits of a key that name its group: about one entry a group.
+    /// The number of top bits of a key that name its group: two to four entries a group.
     bits: u32,
 }
 
@@ -66,7 +66,12 @@ impl<V, K: TableKey> KeyTable<V, K> {
         entries.sort_by_key(|(key, _)| *key);
         entries.dedup_by(|later, kept| later.0 == kept.0);
         entries.shrink_to_fit();
-        let bits = (usize::BITS - entries.len().leading_zeros()).clamp(1, 24);
+        // Two to four entries a group: at one or less a group's `starts` entry took as much
+        // as a short key again (0.5 MB of a build's peak for each of the tables of 65,000
+        // files at 64,000 matches, issue 41); a lookup reads a few keys side by side.
+        let bits = (usize::BITS - entries.len().leading_zeros())
+            .saturating_sub(2)
+            .clamp(1, 24);
         // Each group's number of entries, then where each starts.
         let mut starts = vec![0u32; (1 << bits) + 1];
         for (key, _) in &entries {
@@ -122,9 +127,9 @@ fn group(first: u64, bits: u32) -> usize {
     (first >> (64 - bits)) as usize
 }
 
-/// A set of site-relative paths, by their keys: 16 bytes and about one slot of a table a
-/// path, where their text in one string took about 45 (2.9 MB of a build's peak at 64,000
-/// matches, issue 41). Its paths are not listed: who needs them walks the folder.
+/// A set of site-relative paths, by their keys: about 17 bytes a path, where their text in one
+/// string took about 45 (2.9 MB of a build's peak at 64,000 matches, issue 41). Its paths are
+/// not listed: who needs them walks the folder.
 pub type PathKeys = KeyTable<()>;
 
 impl PathKeys {
