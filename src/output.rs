@@ -229,12 +229,14 @@ impl Staging {
             staging.from_spare = take_spare(&spare, &site, &to);
             let from_spare = staging.from_spare;
             staging.mirroring = Mutex::new(Some(std::thread::spawn(move || {
-                if from_spare {
-                    list(&to)
-                } else {
-                    let _ = std::fs::remove_dir_all(&spare);
-                    mirror(&site, &to)
-                }
+                crate::sys::helper(|| {
+                    if from_spare {
+                        list(&to)
+                    } else {
+                        let _ = std::fs::remove_dir_all(&spare);
+                        mirror(&site, &to)
+                    }
+                })
             })));
         } else if spare.exists() {
             let _ = std::fs::remove_dir_all(&spare);
@@ -265,7 +267,9 @@ impl Staging {
             && let Loading::From(dir) = &*loading
         {
             let dir = dir.clone();
-            *loading = Loading::Begun(std::thread::spawn(move || Stamps::load(&dir)));
+            *loading = Loading::Begun(std::thread::spawn(move || {
+                crate::sys::helper(|| Stamps::load(&dir))
+            }));
         }
     }
 

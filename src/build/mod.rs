@@ -166,7 +166,7 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
         let dir = state_dir.clone();
         let rating = config.rating.clone();
         // Joined on drop, before the lock: the file is mapped while it is read.
-        Joined::spawn(move || state::load_checkpoint(&dir, &rating))
+        Joined::spawn(move || crate::sys::helper(|| state::load_checkpoint(&dir, &rating)))
     });
     let mut warnings = Vec::new();
     let mut previous = load_previous(&state_dir, req.full, &mut warnings)?;
@@ -218,8 +218,8 @@ pub fn build(req: &BuildRequest) -> Result<Built> {
     // The changed logs' state files are written and flushed to disk while the site renders;
     // they replace the old ones only where the state is saved, after the site.
     let (site, prepared) = std::thread::scope(|s| {
-        let prepared = s.spawn(|| state::prepare(&state_dir, &new_state));
-        let cache = s.spawn(page_cache);
+        let prepared = s.spawn(|| crate::sys::helper(|| state::prepare(&state_dir, &new_state)));
+        let cache = s.spawn(|| crate::sys::helper(page_cache));
         let cache = || {
             cache
                 .join()
