@@ -2,7 +2,7 @@
 //! time ([`super::packed_match`]) into a [`Scratch`] file in the state folder, and decoded one at a
 //! time as a step reads them (issue 41: held decoded, a match's description took about 440 bytes of
 //! memory, 28 MB for 64,000 matches, the largest part of what a build held for its history). Memory
-//! keeps about 70 bytes a match: where its description lies and its number (16), its events (24:
+//! keeps about 62 bytes a match: where its description lies and its number (16), its events (16:
 //! themselves a range of a state file, or packed bytes), and its head packed in memory
 //! ([`heads`]: about 30, its texts shared with the other heads', read alone; what every page's
 //! key and every list reads, so that an append, which keys every page again, decodes no match
@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::match_head::{HeadTable, HeldHead, MatchHead};
+use super::match_head::{HeadTable, HeldHead, MatchHead, Renumbering};
 use super::match_list::{MatchList, MatchRef};
 use super::packed_match::{self, BlockWriter, Tables};
 use super::{Events, Match, WhoRef};
@@ -157,22 +157,37 @@ impl History {
         MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Adds the blocks `packed` after its matches, in order (its table of texts not sealed).
+    /// Adds the blocks `packed` after its matches, in order, each with its own table of texts
+    /// (its table of texts not sealed).
     fn append(&mut self, packed: Vec<Packed>) {
+        self.reserve_for(&packed.iter().collect::<Vec<_>>());
+        for p in packed {
+            let renumbering = self.head_texts.renumbering(&p.head_texts);
+            self.push_block(p, &renumbering);
+        }
+    }
+
+    /// Room for the matches of `packed` (it grows once, to its size).
+    fn reserve_for(&mut self, packed: &[&Packed]) {
         let matches: usize = packed.iter().map(|p| p.places.len()).sum();
         self.places.reserve_exact(matches);
         self.events.reserve_exact(matches);
         self.heads.open().reserve_exact(matches);
         self.blocks.reserve_exact(packed.len());
-        for mut p in packed {
-            let block = u32::try_from(self.blocks.len()).expect("fewer blocks than matches");
-            self.places
-                .extend(p.places.into_iter().map(|place| Place { block, ..place }));
-            self.events.extend(p.events);
-            self.head_texts.absorb(&p.head_texts, &mut p.heads);
-            self.heads.open().extend(p.heads);
-            self.blocks.push(p.block);
+    }
+
+    /// Adds the block `p` after its matches, its heads' texts numbered as `renumbering` says.
+    fn push_block(&mut self, p: Packed, renumbering: &Renumbering) {
+        let block = u32::try_from(self.blocks.len()).expect("fewer blocks than matches");
+        self.places
+            .extend(p.places.into_iter().map(|place| Place { block, ..place }));
+        self.events.extend(p.events);
+        let heads = self.heads.open();
+        for mut head in p.heads {
+            head.renumber(renumbering);
+            heads.push(head);
         }
+        self.blocks.push(p.block);
     }
 
     /// Its matches, decoded into a list of their own (for tests and for steps that take every

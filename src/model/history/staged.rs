@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use super::{BLOCK_MATCHES, Block, History, Packed, Place, pack};
+use crate::model::match_head::HeadTable;
 use crate::model::{Events, Match};
 use crate::scratch::Scratch;
 
@@ -22,7 +23,12 @@ const KEPT_BLOCK_MATCHES: usize = BLOCK_MATCHES / 4;
 
 /// One log's matches packed, in the log's order.
 pub struct StagedLog {
+    /// Its blocks, their heads' texts numbered in `head_texts` (their own tables left empty).
     packed: Vec<Packed>,
+    /// The texts of all its heads: its blocks' tables merged as it is staged (a table a block
+    /// held about 3 KB until every log was read, 3 MB of the reading's peak at 64,000 matches,
+    /// issue 41).
+    head_texts: HeadTable,
 }
 
 /// A match of a staged history as the site's order places it ([`History::reordered`]).
@@ -42,11 +48,15 @@ impl History {
     /// it cannot be written), its blocks on the thread pool; the matches' lists and events are
     /// taken, what is left of them only to be dropped.
     pub fn stage_log(matches: &mut [Match], scratch: Option<&Scratch>) -> StagedLog {
-        let packed = matches
+        let mut packed: Vec<Packed> = matches
             .par_chunks_mut(BLOCK_MATCHES)
             .map(|block| pack(block.iter_mut(), scratch))
             .collect();
-        StagedLog { packed }
+        let mut head_texts = HeadTable::default();
+        for p in &mut packed {
+            head_texts.absorb(&std::mem::take(&mut p.head_texts), &mut p.heads);
+        }
+        StagedLog { packed, head_texts }
     }
 
     /// The scratch file a staged history's blocks go to: made in `dir` (the state folder).
@@ -59,15 +69,28 @@ impl History {
     /// heads, then put it in order with [`History::reordered`].
     pub fn staged(logs: Vec<StagedLog>, scratch: Option<Scratch>) -> History {
         let mut history = History::empty(scratch);
-        history.append(logs.into_iter().flat_map(|log| log.packed).collect());
+        let matches = logs.iter().flat_map(|log| &log.packed);
+        history.reserve_for(&matches.collect::<Vec<_>>());
+        for log in logs {
+            history.append_log(log);
+        }
         history
+    }
+
+    /// Adds the staged log `log`'s matches after its own.
+    fn append_log(&mut self, log: StagedLog) {
+        let renumbering = self.head_texts.renumbering(&log.head_texts);
+        for p in log.packed {
+            self.push_block(p, &renumbering);
+        }
     }
 
     /// Packs `matches` after the staged history's matches (see [`History::stage_log`]).
     pub fn stage_more(&mut self, mut matches: Vec<Match>) {
         let staged = History::stage_log(&mut matches, self.scratch.as_ref());
         drop(matches);
-        self.append(staged.packed);
+        self.reserve_for(&staged.packed.iter().collect::<Vec<_>>());
+        self.append_log(staged);
     }
 
     /// How many events the `i`-th match holds.
