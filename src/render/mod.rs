@@ -201,23 +201,20 @@ impl Links {
 
     /// Each match's server name, in parallel.
     fn match_servers(input: &SiteInput) -> Vec<crate::model::text::Text> {
-        let names: Vec<String> = input
-            .matches
-            .par_heads()
-            .map(|m| pages::server::server_name(input.config, input.site_dir, m))
-            .collect();
-        // A name per match, shared: a server's matches are many, its names few. Collected
-        // from the names borrowed, not taken: a list collected from the taken names would keep
-        // their list's room (24 bytes a match, where a name takes 8) for the whole build.
-        let mut shared: HashMap<&str, crate::model::text::Text> = HashMap::new();
-        (names.iter())
-            .map(|name| {
-                shared
-                    .entry(name.as_str())
-                    .or_insert_with_key(|name| (*name).into())
-                    .clone()
-            })
-            .collect()
+        // A name per match, shared, made once per log and server named: a server's matches
+        // are many, its names few. A name made for each match first (a list of them beside
+        // this one) was 3 MB at the start of the pages at 64,000 matches (issue 41).
+        let mut shared: HashMap<(&str, &str), crate::model::text::Text> = HashMap::new();
+        let mut servers = Vec::with_capacity(input.matches.len());
+        for m in input.matches.heads() {
+            let name = shared
+                .entry((m.source.as_str(), m.server.as_str()))
+                .or_insert_with(|| {
+                    pages::server::server_name(input.config, input.site_dir, m).into()
+                });
+            servers.push(name.clone());
+        }
+        servers
     }
 }
 
