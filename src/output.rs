@@ -97,7 +97,7 @@ impl Found {
     /// The mirror of the files found, with the folders `dirs`.
     fn into_mirror(self, dirs: Vec<PathBuf>) -> Mirror {
         Mirror {
-            files: PathKeys::new(self.keys),
+            files: PathKeys::new_any(self.keys),
             dirs,
             strays: self.strays,
         }

@@ -112,6 +112,35 @@ struct Stored<F> {
 /// holds one file's inode: the other file is read back.
 type Loaded = KeyTable<Recorded, u64>;
 
+/// The stamps of `outputs.bin` as they are decoded: each path's [`short_key`] and its record
+/// (the paths themselves are not kept).
+struct KeyedStamps(Vec<(u64, Recorded)>);
+
+impl<'de> Deserialize<'de> for KeyedStamps {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<KeyedStamps, D::Error> {
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = KeyedStamps;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of paths and their stamps")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<KeyedStamps, A::Error> {
+                // A length read from the file is believed up to 262,144 entries (6 MB); past
+                // that the list grows as its entries are read.
+                let mut entries = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 18));
+                while let Some((rel, stamp)) = seq.next_element::<(&str, Recorded)>()? {
+                    entries.push((short_key(rel), stamp));
+                }
+                Ok(KeyedStamps(entries))
+            }
+        }
+        deserializer.deserialize_seq(Entries)
+    }
+}
+
 /// Stamps by the [`short_key`] of their site-relative path, hashed with ahash: each build
 /// looks up and saves one per file of the site (a public server's site has 100,000 files),
 /// where the standard hasher's cost showed and a copy of each path held several MB.
@@ -169,20 +198,14 @@ impl Stamps {
     /// The stamps saved in `state_dir` (none when missing, unreadable or of another format).
     pub(super) fn load(state_dir: &Path) -> Stamps {
         let file = state_dir.join(FILE);
-        let old = std::fs::read(&file)
+        // Mapped, not read into memory, and each path's key taken as it is decoded (read, with
+        // a list of the paths and one of their keys, the file took 8 MB for a while at 65,000
+        // files, under the build's peak: issue 41).
+        let old = crate::mapped::FileBytes::read(&file)
             .ok()
-            .and_then(|bytes| {
-                postcard::from_bytes::<Stored<Vec<(&str, Recorded)>>>(&bytes)
-                    .ok()
-                    .filter(|s| s.format == FORMAT)
-                    .map(|s| {
-                        Loaded::new(
-                            (s.files.into_iter())
-                                .map(|(rel, stamp)| (short_key(rel), stamp))
-                                .collect(),
-                        )
-                    })
-            })
+            .and_then(|bytes| postcard::from_bytes::<Stored<KeyedStamps>>(&bytes).ok())
+            .filter(|s| s.format == FORMAT)
+            .map(|s| Loaded::new_any(s.files.0))
             .unwrap_or_default();
         Stamps {
             file,
