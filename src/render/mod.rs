@@ -201,18 +201,29 @@ impl Links {
 
     /// Each match's server name, in parallel.
     fn match_servers(input: &SiteInput) -> Vec<crate::model::text::Text> {
-        // A name per match, shared, made once per log and server named: a server's matches
-        // are many, its names few. A name made for each match first (a list of them beside
-        // this one) was 3 MB at the start of the pages at 64,000 matches (issue 41).
-        let mut shared: HashMap<(&str, &str), crate::model::text::Text> = HashMap::new();
+        use crate::model::text::Text;
+        use pages::server::{configured_server, logged_server};
+        // A name per match, shared: made once per log (a `[[servers]]` entry's) or per
+        // `sv_hostname`, a server's matches being many and its names few. A name made for each
+        // match first (a list of them beside this one) was 3 MB at the start of the pages at
+        // 64,000 matches (issue 41).
+        let mut configured: HashMap<&str, Option<Text>> = HashMap::new();
+        let mut logged: HashMap<&str, Text> = HashMap::new();
         let mut servers = Vec::with_capacity(input.matches.len());
         for m in input.matches.heads() {
-            let name = shared
-                .entry((m.source.as_str(), m.server.as_str()))
+            let source = m.source.as_str();
+            let name = configured
+                .entry(source)
                 .or_insert_with(|| {
-                    pages::server::server_name(input.config, input.site_dir, m).into()
+                    configured_server(input.config, input.site_dir, source).map(Text::from)
+                })
+                .clone()
+                .unwrap_or_else(|| {
+                    (logged.entry(m.server.as_str()))
+                        .or_insert_with_key(|server| logged_server(server).into())
+                        .clone()
                 });
-            servers.push(name.clone());
+            servers.push(name);
         }
         servers
     }

@@ -8,7 +8,6 @@ use std::path::{Component, Path};
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::model::MatchHead;
 use crate::model::names::plain_name;
 use crate::render::helpers::*;
 use crate::render::pages::match_page;
@@ -18,16 +17,22 @@ use crate::render::views::*;
 /// A server's page lists this many latest matches.
 const SERVER_MATCH_ROWS: usize = 200;
 
-/// The name a match's server has on the site ("unknown server" when the log names none).
-pub(in crate::render) fn server_name(config: &Config, site_dir: &Path, m: MatchHead) -> String {
-    for server in &config.servers {
-        for path in &server.logs {
-            if holds(config, site_dir, path, m.source) {
-                return server.name.clone();
-            }
-        }
-    }
-    match plain_name(m.server) {
+/// The name of the `[[servers]]` entry whose `logs` hold the log at `source`, if one does: the
+/// name of the server of its matches on the site (else [`logged_server`]).
+pub(in crate::render) fn configured_server<'c>(
+    config: &'c Config,
+    site_dir: &Path,
+    source: &str,
+) -> Option<&'c str> {
+    (config.servers.iter())
+        .find(|server| (server.logs.iter()).any(|path| holds(config, site_dir, path, source)))
+        .map(|server| server.name.as_str())
+}
+
+/// The site's name of a server its log names `server` (its `sv_hostname`): without colour
+/// codes, "unknown server" when empty.
+pub(in crate::render) fn logged_server(server: &str) -> String {
+    match plain_name(server) {
         s if s.is_empty() => "unknown server".to_string(),
         s => s,
     }
