@@ -131,9 +131,13 @@ fn in_order(
         })
         .collect();
     let (ordered, renamed) = order_and_dedupe(&staged, places, reports, report_of_rank);
-    let id_of = |p: &Place| match renamed.binary_search_by_key(&p.at, |(at, _)| *at) {
-        Ok(k) => HeadId::Text(&renamed[k].1),
-        Err(_) => staged.head(p.at as usize).id,
+    let renamed_at = |p: &Place| {
+        let found = renamed.binary_search_by_key(&p.at, |(at, _)| *at);
+        found.ok().map(|k| &renamed[k].1)
+    };
+    let id_of = |p: &Place| match renamed_at(p) {
+        Some(id) => HeadId::Text(id),
+        None => staged.head(p.at as usize).id,
     };
     let numbers = number(ordered.iter().map(id_of), remembered);
     let picks: Vec<Pick> = (ordered.iter().zip(numbers))
@@ -141,9 +145,7 @@ fn in_order(
             from: p.at as usize,
             number,
             file_index: p.rank,
-            id: (renamed.binary_search_by_key(&p.at, |(at, _)| *at))
-                .ok()
-                .map(|k| renamed[k].1.clone()),
+            id: renamed_at(p).cloned(),
         })
         .collect();
     drop(ordered);

@@ -186,15 +186,22 @@ fn row_texts<'s>(r: &'s Renderer<'_>) -> &'s RowTexts {
     })
 }
 
-/// The matches among some player's [`PLAYER_MATCH_ROWS`] latest (listed on a page), in order.
+/// The matches among some player's [`PLAYER_MATCH_ROWS`] latest (listed on a page), in order:
+/// marked in a flag a match first (a list of every player's rows before their copies are
+/// removed grows with the players times the rows).
 fn listed_matches(r: &Renderer) -> Vec<u32> {
-    let mut listed: Vec<u32> = (r.input.stats.players.iter())
-        .flat_map(|s| s.matches.iter().rev().take(PLAYER_MATCH_ROWS))
-        .filter(|&mi| (mi as usize) < r.input.stats.matches.len())
-        .collect();
-    listed.sort_unstable();
-    listed.dedup();
-    listed
+    let mut listed = vec![false; r.input.stats.matches.len()];
+    for s in &r.input.stats.players {
+        for mi in s.matches.iter().rev().take(PLAYER_MATCH_ROWS) {
+            if let Some(l) = listed.get_mut(mi as usize) {
+                *l = true;
+            }
+        }
+    }
+    (listed.iter().enumerate())
+        .filter(|(_, l)| **l)
+        .filter_map(|(mi, _)| u32::try_from(mi).ok())
+        .collect()
 }
 
 /// Player `i`'s [`HEAD_TO_HEAD_ROWS`] opponents met most (frags made plus suffered; ties

@@ -199,7 +199,7 @@ impl Links {
             .collect()
     }
 
-    /// Each match's server name, in parallel.
+    /// Each match's server name (see [`pages::server`]).
     fn match_servers(input: &SiteInput) -> Vec<crate::model::text::Text> {
         use crate::model::text::Text;
         use pages::server::{configured_server, logged_server};

@@ -160,20 +160,22 @@ impl History {
     /// Adds the blocks `packed` after its matches, in order, each with its own table of texts
     /// (its table of texts not sealed).
     fn append(&mut self, packed: Vec<Packed>) {
-        self.reserve_for(&packed.iter().collect::<Vec<_>>());
+        self.reserve_for(&packed);
         for p in packed {
             let renumbering = self.head_texts.renumbering(&p.head_texts);
             self.push_block(p, &renumbering);
         }
     }
 
-    /// Room for the matches of `packed` (it grows once, to its size).
-    fn reserve_for(&mut self, packed: &[&Packed]) {
-        let matches: usize = packed.iter().map(|p| p.places.len()).sum();
+    /// Room for the matches of the blocks `packed` (it grows once, to its size).
+    fn reserve_for<'p>(&mut self, packed: impl IntoIterator<Item = &'p Packed>) {
+        let (blocks, matches) = (packed.into_iter()).fold((0, 0), |(blocks, matches), p| {
+            (blocks + 1, matches + p.places.len())
+        });
         self.places.reserve_exact(matches);
         self.events.reserve_exact(matches);
         self.heads.open().reserve_exact(matches);
-        self.blocks.reserve_exact(packed.len());
+        self.blocks.reserve_exact(blocks);
     }
 
     /// Adds the block `p` after its matches, its heads' texts numbered as `renumbering` says.

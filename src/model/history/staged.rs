@@ -69,8 +69,7 @@ impl History {
     /// heads, then put it in order with [`History::reordered`].
     pub fn staged(logs: Vec<StagedLog>, scratch: Option<Scratch>) -> History {
         let mut history = History::empty(scratch);
-        let matches = logs.iter().flat_map(|log| &log.packed);
-        history.reserve_for(&matches.collect::<Vec<_>>());
+        history.reserve_for(logs.iter().flat_map(|log| &log.packed));
         for log in logs {
             history.append_log(log);
         }
@@ -89,7 +88,7 @@ impl History {
     pub fn stage_more(&mut self, mut matches: Vec<Match>) {
         let staged = History::stage_log(&mut matches, self.scratch.as_ref());
         drop(matches);
-        self.reserve_for(&staged.packed.iter().collect::<Vec<_>>());
+        self.reserve_for(&staged.packed);
         self.append_log(staged);
     }
 
