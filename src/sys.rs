@@ -80,8 +80,8 @@ pub(crate) fn give_back_freed_memory() {
 /// Hands the memory this thread freed back to the system (`mi_collect` on this thread):
 /// called as a helper thread's work ends (the stamps read, the site mirrored, the state files
 /// written), whose freed memory otherwise stayed with the allocator for its purge delay,
-/// beside what the build's next steps make (at 64,000 games about 10 MB under the pages'
-/// peak, benches/RESULTS.md).
+/// beside what the build's next steps make (with the give-back between steps, 3 to 5 MB less
+/// held after the reading of 64,000 games: benches/RESULTS.md).
 pub(crate) fn give_back_this_threads_memory() {
     // SAFETY: mi_collect only walks the allocator's own free lists; it takes no pointer.
     unsafe { libmimalloc_sys::mi_collect(true) };

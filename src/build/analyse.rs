@@ -181,7 +181,7 @@ pub fn analyse(
     timer.lap("counts and ratings");
     // What the counting and rating freed (each pass's lists of a block of matches) goes back to
     // the system before the pages grow: held for the allocator's purge delay, it stood under
-    // the pages' peak, most of all at 64,000 games (benches/RESULTS.md).
+    // the pages' peak (a few MB at 64,000 games).
     crate::sys::give_back_freed_memory();
     // Nothing is computed for a site without seasons.
     let seasons = Seasons::compute(config, matches, roster, &people.aliases, hidden);

@@ -557,6 +557,24 @@ impl<'de> Deserialize<'de> for Events {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A range of a state file keeps its place and length in one word, up to 1 TB and 16 MB;
+    /// past either it is not made (the events stay in memory).
+    #[test]
+    fn a_stored_range_holds_its_place_and_length_up_to_their_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state");
+        std::fs::write(&path, b"x").unwrap();
+        let file = StoredFile::open(&path).unwrap();
+        let (most_at, most_len) = ((1u64 << AT_BITS) - 1, (1usize << (64 - AT_BITS)) - 1);
+        for (at, len) in [(0, 0), (5, 7), (most_at, most_len), (1 << 33, 1 << 20)] {
+            let stored = Stored::new(&file, at, len).unwrap();
+            assert_eq!((stored.at(), stored.len()), (at, len));
+        }
+        assert!(Stored::new(&file, most_at + 1, 1).is_none());
+        assert!(Stored::new(&file, 0, most_len + 1).is_none());
+        assert_eq!(std::mem::size_of::<Stored>(), 16);
+    }
     use crate::model::EventKind;
 
     fn event(line: u64) -> Event {
