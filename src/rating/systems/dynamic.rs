@@ -32,8 +32,10 @@ pub fn expected(gi: f64, gj: f64) -> f64 {
     1.0 / (1.0 + ((gj - gi) * (std::f64::consts::LN_10 / SCALE)).exp())
 }
 
-/// Matches turned into operations at a time by [`Ladder::advance`].
-const LADDER_RUN: usize = 256;
+/// Matches turned into operations at a time by [`Ladder::advance`]: 16, whose operations (one
+/// or two of 32 bytes a frag) take about 0.3 MB on a busy server's matches. A run of 256 took
+/// 4 MB at 64,000 synthetic games, the peak of the counts and ratings (issue 41).
+const LADDER_RUN: usize = 16;
 
 /// One rating operation.
 #[derive(Debug, Clone, Copy, PartialEq)]
