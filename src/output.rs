@@ -2,7 +2,6 @@
 //! replaces the old site by rename, so a reader never sees a half-written site. Refuses to replace a
 //! non-empty folder that fragstats did not make.
 
-use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -17,6 +16,7 @@ mod streamed;
 
 pub use file::OutputFile;
 pub use paths::PathKeys;
+use paths::PathList;
 use stamps::{Stamps, Verdict};
 pub use streamed::MakeParts;
 
@@ -435,7 +435,8 @@ impl Staging {
                         // Two independent jobs of about equal length, side by side.
                         std::thread::scope(|s| {
                             s.spawn(|| save_stamps(stamps, &targets));
-                            if keep_as_spare(&old, &out, &written, &spare, &trash).is_err() {
+                            let written = written.iter().map(|&i| targets.get(i));
+                            if keep_as_spare(&old, &out, written, &spare, &trash).is_err() {
                                 remove_tree(&old)?;
                             }
                             Ok(())
@@ -533,14 +534,14 @@ fn site_identity(_: &Path) -> Option<String> {
 /// 15-35 ms to move them), and the build waits for this. Files and folders the new site no
 /// longer has stay: the next build removes them from its staging folder. Interrupted, it
 /// leaves a staging folder and a trash that the next build removes.
-fn keep_as_spare(
+fn keep_as_spare<'a>(
     old: &Path,
     site: &Path,
-    written: &[String],
+    written: impl ExactSizeIterator<Item = &'a str>,
     spare: &Path,
     trash: &Path,
 ) -> Result<()> {
-    if !written.is_empty() {
+    if written.len() > 0 {
         std::fs::create_dir_all(trash)?;
     }
     // Each folder is made once per run of its files (the written files come folder by folder).
@@ -548,7 +549,7 @@ fn keep_as_spare(
     // Named by this process and a count, so a trash the last emptying left part of (say, a
     // file it could not remove) clashes with nothing.
     let pid = std::process::id();
-    for (n, rel) in written.iter().enumerate() {
+    for (n, rel) in written.enumerate() {
         let to = old.join(rel);
         match std::fs::rename(&to, trash.join(format!("{pid}-{n}"))) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
@@ -754,7 +755,7 @@ impl StagedApart for NoneApart {
 /// where the file is no longer produced. Other files are hard-linked from `previous` when their
 /// bytes equal the file of the same path there. The files `apart` lists are in the staging
 /// folder already, or kept as published. Returns the keys ([`safe_relative`]) of all `files`
-/// and of those `apart`, and of those written (new or changed).
+/// and of those `apart`, and where among them are those written (new or changed).
 fn write_all(
     staging: &Path,
     files: &[OutputFile],
@@ -762,7 +763,7 @@ fn write_all(
     previous: Option<&Path>,
     mirrored: &Mirror,
     stamps: Option<&Stamps>,
-) -> Result<(Vec<String>, Vec<String>)> {
+) -> Result<(PathList, Vec<usize>)> {
     std::fs::create_dir_all(staging)
         .with_context(|| format!("cannot create {}", staging.display()))?;
     // Replaced, not rewritten: a marker taken over from a spare folder may be a link.
@@ -770,13 +771,14 @@ fn write_all(
     std::fs::write(staging.join(MARKER), MARKER_TEXT)?;
     // Folders first (once each), then the files in parallel: most are hard links to the
     // previous site, and a big site has tens of thousands of them.
-    let mut targets = Vec::with_capacity(files.len() + apart.count());
+    let mut targets = PathList::with_capacity(files.len() + apart.count());
     for f in files {
-        targets.push(safe_relative(&f.path)?);
+        targets.push(&safe_relative(&f.path)?);
     }
     for i in 0..apart.count() {
-        targets.push(safe_relative(&apart.path(i))?);
+        targets.push(&safe_relative(&apart.path(i))?);
     }
+    targets.shrink_to_fit();
     // Files come grouped by folder (100,000 pages in a handful of folders): a folder met again
     // right away is not looked up in the set.
     let mut dirs: std::collections::BTreeSet<&str> = Default::default();
@@ -797,65 +799,64 @@ fn write_all(
     }
     let mut written: Vec<bool> = files
         .par_iter()
-        .zip(&targets)
-        .map(|(f, rel)| match f.staged {
+        .enumerate()
+        .map(|(i, f)| match f.staged {
             Some(written) => Ok(written),
-            None => stage_file(
-                staging,
-                f,
-                rel,
-                previous,
-                mirrored.files.contains(rel),
-                stamps,
-            ),
+            None => {
+                let rel = targets.get(i);
+                let mirrored = mirrored.files.contains(rel);
+                stage_file(staging, f, rel, previous, mirrored, stamps)
+            }
         })
         .collect::<Result<_>>()?;
-    let apart_written = (targets[files.len()..].par_iter().enumerate())
-        .map(|(i, rel)| match apart.staged(i) {
-            Some(written) => Ok(written),
-            // Kept as published: already there when mirrored, else linked as a file to reuse is.
-            None if mirrored.files.contains(rel) => Ok(false),
-            None => {
-                let kept = OutputFile::without_bytes(rel.clone(), None, true, None);
-                stage_file(staging, &kept, rel, previous, false, stamps)
+    let apart_written = (files.len()..targets.len())
+        .into_par_iter()
+        .map(|t| {
+            let (i, rel) = (t - files.len(), targets.get(t));
+            match apart.staged(i) {
+                Some(written) => Ok(written),
+                // Kept as published: already there when mirrored, else linked as a file to
+                // reuse is.
+                None if mirrored.files.contains(rel) => Ok(false),
+                None => {
+                    let kept = OutputFile::without_bytes(rel.to_string(), None, true, None);
+                    stage_file(staging, &kept, rel, previous, false, stamps)
+                }
             }
         })
         .collect::<Result<Vec<bool>>>()?;
     written.extend(apart_written);
     // Mirrored files no longer produced go, then the folders they leave empty (deepest first).
-    let produced: HashSet<&str, ahash::RandomState> = targets.iter().map(String::as_str).collect();
     for path in
-        gone(staging, mirrored, &produced).chain(mirrored.strays.iter().map(|p| staging.join(p)))
+        gone(staging, mirrored, &targets).chain(mirrored.strays.iter().map(|p| staging.join(p)))
     {
         std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
     }
     for dir in mirrored.dirs.iter().rev() {
         let _ = std::fs::remove_dir(staging.join(dir));
     }
-    let written = (targets.iter().zip(written))
-        .filter(|(_, w)| *w)
-        .map(|(rel, _)| rel.clone())
+    let written = (written.into_iter().enumerate())
+        .filter_map(|(i, w)| w.then_some(i))
         .collect();
     Ok((targets, written))
 }
 
 /// The files of the staging folder that `mirrored` holds and are not `produced`. The mirror
-/// holds its paths' keys, not the paths: only when fewer of the produced paths are mirrored
-/// than it holds is the staging folder listed to find the others.
-fn gone(
-    staging: &Path,
-    mirrored: &Mirror,
-    produced: &HashSet<&str, ahash::RandomState>,
-) -> impl Iterator<Item = PathBuf> {
-    let kept = produced
-        .iter()
-        .filter(|p| mirrored.files.contains(p))
-        .count();
-    let listed = (kept < mirrored.files.len()).then(|| {
+/// holds its paths' keys, not the paths: each mirrored path produced is marked (a flag a
+/// mirrored file, where a set of the produced paths took 2 MB at 65,000 files, issue 41), and
+/// only when some are not is the staging folder listed to find them.
+fn gone(staging: &Path, mirrored: &Mirror, produced: &PathList) -> impl Iterator<Item = PathBuf> {
+    let mut kept = vec![false; mirrored.files.len()];
+    for rel in produced.iter() {
+        if let Some(i) = mirrored.files.position_of(rel) {
+            kept[i] = true;
+        }
+    }
+    let listed = kept.contains(&false).then(|| {
         walk(staging)
             .filter(|(entry, rel)| entry.file_type().is_file() && rel != Path::new(MARKER))
             .filter_map(|(_, rel)| key_of(rel).ok())
-            .filter(|rel| !produced.contains(rel.as_str()) && mirrored.files.contains(rel))
+            .filter(|rel| (mirrored.files.position_of(rel)).is_some_and(|i| !kept[i]))
             .map(|rel| staging.join(rel))
             .collect::<Vec<_>>()
     });
@@ -942,7 +943,7 @@ fn stage_file(
 }
 
 /// Saves the stamps of the site just published, made of the files at `keys`.
-fn save_stamps(stamps: Option<Stamps>, keys: &[String]) {
+fn save_stamps(stamps: Option<Stamps>, keys: &PathList) {
     if let Some(stamps) = stamps {
         stamps.save(keys);
     }

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::paths::{KeyTable, short_key};
+use super::paths::{KeyTable, PathList, short_key};
 
 /// File name of the stamps inside the state folder.
 const FILE: &str = "outputs.bin";
@@ -149,7 +149,7 @@ type StampMap = HashMap<u64, Recorded, ahash::RandomState>;
 /// The stamps of `files` (site-relative paths, in order) found in `new`, else in `old`,
 /// encoded as a list of path and stamp while they are looked up, not gathered first.
 struct Listed<'a> {
-    files: &'a [String],
+    files: &'a PathList,
     new: &'a StampMap,
     old: &'a Loaded,
 }
@@ -159,7 +159,7 @@ impl Listed<'_> {
         self.files.iter().filter_map(|rel| {
             let key = short_key(rel);
             let stamp = self.new.get(&key).or_else(|| self.old.get(&key))?;
-            Some((rel.as_str(), stamp))
+            Some((rel, stamp))
         })
     }
 }
@@ -273,7 +273,7 @@ impl Stamps {
     /// Saves the stamps of the site just published, made of `files` (site-relative): this
     /// build's, else the previous one's (a file kept unread keeps its stamp, checked when used).
     /// A failure is ignored: the next build reads the files back instead.
-    pub(super) fn save(self, files: &[String]) {
+    pub(super) fn save(self, files: &PathList) {
         let Stamps { file, old, new } = self;
         let new = new.into_inner().unwrap_or_default();
         let stored = Stored {
@@ -341,12 +341,12 @@ mod tests {
         let first = Stamps::load(dir.path());
         first.stamp("a.html", &a, 1);
         first.stamp("m/b.html", &b, 2);
-        first.save(&["a.html".to_string(), "m/b.html".to_string()]);
+        first.save(&["a.html", "m/b.html"].into_iter().collect());
         let second = Stamps::load(dir.path());
         second.stamp("c.html", &c, 3);
         second.stamp("a.html", &a, 4);
-        let files = ["c.html", "gone.html", "m/b.html", "a.html"].map(String::from);
-        second.save(&files);
+        let files = ["c.html", "gone.html", "m/b.html", "a.html"];
+        second.save(&files.into_iter().collect());
         let bytes = std::fs::read(dir.path().join(FILE)).unwrap();
         let stored: Stored<Vec<(String, Recorded)>> = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(stored.format, FORMAT);
@@ -368,7 +368,7 @@ mod tests {
         let stamps = Stamps::load(dir.path());
         let alpha = hash(std::iter::once(&b"alpha"[..]));
         stamps.stamp("a.html", &path, alpha);
-        stamps.save(&["a.html".to_string()]);
+        stamps.save(&["a.html"].into_iter().collect());
         let stamps = Stamps::load(dir.path());
         let meta = std::fs::symlink_metadata(&path).unwrap();
         let unhashed = || -> u64 { panic!("hashed") };
