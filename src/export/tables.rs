@@ -255,9 +255,10 @@ fn matches_batch(h: &History, part: &[usize]) -> Result<RecordBatch> {
         blue.append_option(m.team_scores.map(|t| t[1]));
         partial.append_value(m.partial);
         players.append_value(i32::try_from(s.lines.len()).unwrap_or(i32::MAX));
-        frags.append_value(int(s.frags));
-        suicides.append_value(int(s.suicides));
-        team_kills.append_value(int(s.team_kills));
+        let counts = s.counts();
+        frags.append_value(int(counts.frags));
+        suicides.append_value(int(counts.suicides));
+        team_kills.append_value(int(counts.team_kills));
         source.append_value(&m.source);
         line.append_value(i64::try_from(m.line).unwrap_or(i64::MAX));
     }

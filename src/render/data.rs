@@ -275,6 +275,7 @@ fn matches_file(
         .min(links.match_servers.len());
     let one = |i: usize| {
         let (m, s) = (input.matches.head(i), &input.stats.matches[i]);
+        let counts = s.counts();
         MatchJson {
             id: m.id,
             server: &links.match_servers[i],
@@ -287,9 +288,9 @@ fn matches_file(
             start: m.start.map(|t| t.format("%Y-%m-%dT%H:%M:%S").to_string()),
             duration_seconds: m.duration_seconds,
             players: s.lines.len(),
-            kills: s.frags,
-            suicides: s.suicides,
-            team_kills: s.team_kills,
+            kills: counts.frags,
+            suicides: counts.suicides,
+            team_kills: counts.team_kills,
             source: m.source.clone(),
             line: m.line,
             exit_reason: m.exit_reason.cloned(),

@@ -426,12 +426,10 @@ mod tests {
         let matches = vec![
             crate::stats::MatchStats {
                 lines: vec![line(7, 3, 1, Some(-2)), line(2, 1, 4, None)].into(),
-                ..Default::default()
             },
             crate::stats::MatchStats::default(),
             crate::stats::MatchStats {
                 lines: vec![line(2, 9, 0, Some(30)), line(5, 0, 9, Some(0))].into(),
-                ..Default::default()
             },
         ];
         let lines = MatchLines::new(&matches, vec![0, 1, 2]);

@@ -1,21 +1,24 @@
-//! A match's lines ([`MatchLine`]) packed as bytes: a line of small numbers takes about 10
-//! bytes packed against 40 as a value (at 64,000 matches of 8 players, 20 MB against 5), held
-//! in memory until a block of matches is counted, then in the counts' file ([`super::shelf`]).
-//! Each line is unpacked as it is read, by hand ([`unpack`]). Saved and read back (the
-//! checkpoint) as the list of lines, in the same bytes as before. Not the counting itself (see
+//! A match's counts ([`MatchCounts`]) and lines ([`MatchLine`]) packed as bytes: a line of
+//! small numbers takes about 10 bytes packed against 40 as a value (at 64,000 matches of 8
+//! players, 20 MB against 5), and the counts a few bytes where held beside them they took 16
+//! (1 MB at 64,000 matches, issue 41); held in memory until a block of matches is counted, then
+//! in the counts' file ([`super::shelf`]). Each line is unpacked as it is read, by hand
+//! ([`unpack`]). Saved and read back (the checkpoint) as the list of lines, in the same bytes as
+//! before (the counts apart, see [`super::MatchStats`]). Not the counting itself (see
 //! [`super`]).
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::MatchLine;
 use super::shelf::Written;
+use super::{MatchCounts, MatchLine};
 use crate::model::Team;
 
-/// A match's lines in their order, packed (postcard: their number, then each line's fields as
-/// variable-length integers): in memory, or once a block of matches is counted, in the counts'
-/// file ([`super::shelf`]).
+/// A match's counts and lines in their order, packed (the counts' four numbers, then postcard's
+/// bytes of the lines: their number, then each line's fields, all as variable-length
+/// integers): in memory, or once a block of matches is counted, in the counts' file
+/// ([`super::shelf`]).
 #[derive(Clone)]
 pub struct Lines(Packed);
 
@@ -50,12 +53,30 @@ impl Bytes<'_> {
 }
 
 impl Lines {
-    /// `lines`, packed.
+    /// `lines`, packed, with no counts.
     pub fn pack(lines: &[MatchLine]) -> Lines {
+        Lines::with_counts(MatchCounts::default(), lines)
+    }
+
+    /// `counts` and `lines`, packed.
+    pub fn with_counts(counts: MatchCounts, lines: &[MatchLine]) -> Lines {
+        let mut bytes = Vec::new();
+        for n in [
+            counts.frags,
+            counts.suicides,
+            counts.team_kills,
+            counts.kill_lines,
+        ] {
+            push_varint(&mut bytes, n);
+        }
         // Encoding into memory fails only for types serde cannot write, not these.
-        Lines(Packed::Held(Box::new(
-            postcard::to_allocvec(lines).unwrap_or_default().into(),
-        )))
+        let bytes = postcard::to_extend(lines, bytes).unwrap_or_default();
+        Lines(Packed::Held(Box::new(bytes.into())))
+    }
+
+    /// The counts packed with the lines.
+    pub fn counts(&self) -> MatchCounts {
+        counts(&mut self.bytes().slice())
     }
 
     /// The packed bytes, when they are held in memory (not yet written out).
@@ -73,7 +94,10 @@ impl Lines {
 
     /// How many lines there are.
     pub fn len(&self) -> usize {
-        varint(&mut self.bytes().slice()).map_or(0, |n| n as usize)
+        let bytes = self.bytes();
+        let mut lines = bytes.slice();
+        counts(&mut lines);
+        varint(&mut lines).map_or(0, |n| n as usize)
     }
 
     /// No lines.
@@ -86,6 +110,7 @@ impl Lines {
         let bytes = self.bytes();
         let all = bytes.slice();
         let mut rest = all;
+        counts(&mut rest);
         let (left, at) = match varint(&mut rest) {
             Some(n) => (n as usize, all.len() - rest.len()),
             None => (0, all.len()),
@@ -125,8 +150,32 @@ impl Lines {
 
 impl PartialEq for Lines {
     fn eq(&self, other: &Lines) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
+        self.counts() == other.counts() && self.len() == other.len() && self.iter().eq(other.iter())
     }
+}
+
+/// The counts at the start of `bytes`, which are moved past them (none when they do not hold
+/// them: no bytes, for no lines).
+fn counts(bytes: &mut &[u8]) -> MatchCounts {
+    let mut next = || varint(bytes);
+    match (next(), next(), next(), next()) {
+        (Some(frags), Some(suicides), Some(team_kills), Some(kill_lines)) => MatchCounts {
+            frags,
+            suicides,
+            team_kills,
+            kill_lines,
+        },
+        _ => MatchCounts::default(),
+    }
+}
+
+/// Appends `n` as [`varint`] reads it.
+fn push_varint(bytes: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        bytes.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    bytes.push(n as u8);
 }
 
 /// The next line of `bytes` as postcard packs a [`MatchLine`] (its fields in order, integers as
@@ -269,11 +318,55 @@ mod tests {
         }
     }
 
-    /// A match's lines take 16 bytes, its counts 32 (held for every match of the history).
+    /// A match's counts and lines take 16 bytes (held for every match of the history).
     #[test]
-    fn a_match_counts_in_32_bytes() {
+    fn a_match_counts_in_16_bytes() {
         assert_eq!(size_of::<Lines>(), 16);
-        assert!(size_of::<super::super::MatchStats>() <= 32);
+        assert_eq!(size_of::<super::super::MatchStats>(), 16);
+    }
+
+    /// Counts packed with lines read back as they were, the largest numbers among them, and
+    /// apart from the lines; lines packed alone, or no bytes at all, count nothing.
+    #[test]
+    fn packed_counts_are_the_counts() {
+        let lines = [
+            line(3, 4, Some(1), None),
+            line(9, 0, None, Some(Team::Blue)),
+        ];
+        for counts in [
+            MatchCounts::default(),
+            MatchCounts {
+                frags: 4,
+                suicides: 1,
+                team_kills: 127,
+                kill_lines: 132,
+            },
+            MatchCounts {
+                frags: u32::MAX,
+                suicides: 128,
+                team_kills: 1 << 21,
+                kill_lines: u32::MAX - 1,
+            },
+        ] {
+            for n in 0..=lines.len() {
+                let packed = Lines::with_counts(counts, &lines[..n]);
+                assert_eq!(packed.counts(), counts);
+                assert_eq!(packed.to_vec(), &lines[..n]);
+                let saved = postcard::to_allocvec(&packed).unwrap();
+                assert_eq!(saved, postcard::to_allocvec(&lines[..n]).unwrap());
+            }
+        }
+        assert_eq!(Lines::pack(&lines).counts(), MatchCounts::default());
+        assert_eq!(Lines::default().counts(), MatchCounts::default());
+        assert_eq!(
+            (Lines::default().len(), Lines::default().to_vec()),
+            (0, vec![])
+        );
+        let other = MatchCounts {
+            frags: 1,
+            ..MatchCounts::default()
+        };
+        assert_ne!(Lines::pack(&lines), Lines::with_counts(other, &lines));
     }
 
     /// Packed lines read back as they were, in order, from none to many, with the largest
@@ -330,8 +423,11 @@ mod tests {
             .collect();
         let packed = Lines::pack(&many);
         assert_eq!(packed.to_vec(), many);
+        // After the counts' four bytes (of zeros), the postcard bytes of the lines.
+        let held = packed.held().unwrap();
+        assert_eq!(held[..4], [0; 4]);
         assert_eq!(
-            postcard::from_bytes::<Vec<MatchLine>>(packed.held().unwrap()).unwrap(),
+            postcard::from_bytes::<Vec<MatchLine>>(&held[4..]).unwrap(),
             many
         );
 
@@ -346,6 +442,6 @@ mod tests {
             .collect();
         let small = Lines::pack(&small);
         let bytes = small.held().unwrap().len();
-        assert!(bytes < 8 * 20, "{bytes} bytes");
+        assert!(bytes < 8 * 20 + 4, "{bytes} bytes");
     }
 }

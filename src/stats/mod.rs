@@ -37,15 +37,85 @@ pub struct MatchLine {
     pub team: Option<Team>,
 }
 
-/// Counts of one match, one line per active player (sorted by score, then frags, then name key).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct MatchStats {
-    /// Packed: see [`Lines`].
-    pub lines: Lines,
+/// A match's totals: frags, suicides, team kills, and all three (its kill lines).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MatchCounts {
     pub frags: u32,
     pub suicides: u32,
     pub team_kills: u32,
     pub kill_lines: u32,
+}
+
+/// Counts of one match, one line per active player (sorted by score, then frags, then name key),
+/// packed with its totals: 16 bytes held a match (see [`Lines`]). Saved and read back as its
+/// lines, then each total, as it was when they were held apart.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MatchStats {
+    /// Packed: see [`Lines`].
+    pub lines: Lines,
+}
+
+impl MatchStats {
+    /// The match's `counts` and `lines`.
+    pub fn new(counts: MatchCounts, lines: &[MatchLine]) -> MatchStats {
+        MatchStats {
+            lines: Lines::with_counts(counts, lines),
+        }
+    }
+
+    /// The match's totals.
+    pub fn counts(&self) -> MatchCounts {
+        self.lines.counts()
+    }
+}
+
+/// A [`MatchStats`] as it is saved: its lines, then each total.
+#[derive(Serialize)]
+#[serde(rename = "MatchStats")]
+struct SavedMatchStats<'a> {
+    lines: &'a Lines,
+    frags: u32,
+    suicides: u32,
+    team_kills: u32,
+    kill_lines: u32,
+}
+
+/// A [`MatchStats`] as it is read back.
+#[derive(Deserialize)]
+#[serde(rename = "MatchStats")]
+struct ReadMatchStats {
+    lines: Vec<MatchLine>,
+    frags: u32,
+    suicides: u32,
+    team_kills: u32,
+    kill_lines: u32,
+}
+
+impl Serialize for MatchStats {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let counts = self.counts();
+        SavedMatchStats {
+            lines: &self.lines,
+            frags: counts.frags,
+            suicides: counts.suicides,
+            team_kills: counts.team_kills,
+            kill_lines: counts.kill_lines,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for MatchStats {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<MatchStats, D::Error> {
+        let read = ReadMatchStats::deserialize(deserializer)?;
+        let counts = MatchCounts {
+            frags: read.frags,
+            suicides: read.suicides,
+            team_kills: read.team_kills,
+            kill_lines: read.kill_lines,
+        };
+        Ok(MatchStats::new(counts, &read.lines))
+    }
 }
 
 /// Totals of one player over all matches.
@@ -224,7 +294,7 @@ impl Stats {
             };
             let map = &mut self.maps[at];
             map.matches.push(mi as u32);
-            map.frags += ms.frags;
+            map.frags += ms.counts().frags;
             map.seconds += u64::from(m.duration_seconds);
             for (weapon, &n) in m.weapons.iter().zip(&weapon_frags) {
                 if n > 0 {
@@ -244,7 +314,7 @@ impl Stats {
                 *map.frags_by_player.entry(line.player).or_default() += line.frags;
             }
             if self.totals_only {
-                ms.lines = Lines::default();
+                ms = MatchStats::new(ms.counts(), &[]);
             }
             self.matches.push(ms);
             self.shelve();
@@ -344,7 +414,7 @@ impl Stats {
             for line in &mut lines {
                 line.player = id(line.player);
             }
-            m.lines = Lines::pack(&lines);
+            *m = MatchStats::new(m.counts(), &lines);
         });
         self.shelf.rewritten();
         self.shelve();
@@ -400,7 +470,7 @@ fn count_match(
     let mut pairs = vec![0u32; n * n];
     let mut weapons = vec![0u32; n * w];
     let mut weapon_frags = vec![0u32; w];
-    let mut ms = MatchStats::default();
+    let mut ms = MatchCounts::default();
     // Every player named by a kill line is active, so has a line.
     let line = |i: u32| line_of.get(i as usize).copied().filter(|p| *p < n);
     for e in m.events.read().iter() {
@@ -514,8 +584,7 @@ fn count_match(
             .then(a.player.cmp(&b.player))
     });
     // Kept for the whole build (a match's counts): packed.
-    ms.lines = Lines::pack(&lines);
-    (ms, weapon_frags)
+    (MatchStats::new(ms, &lines), weapon_frags)
 }
 
 #[cfg(test)]
@@ -523,6 +592,52 @@ mod tests {
     use super::*;
     use crate::model::identity::Aliases;
     use crate::testdata::Listed;
+
+    /// A match's counts save as the lines and totals held apart saved (the checkpoint's bytes),
+    /// and read back as they were.
+    #[test]
+    fn match_counts_save_as_they_did_held_apart() {
+        #[derive(Serialize)]
+        struct Apart {
+            lines: Vec<MatchLine>,
+            frags: u32,
+            suicides: u32,
+            team_kills: u32,
+            kill_lines: u32,
+        }
+        let lines = vec![
+            MatchLine {
+                player: 4,
+                frags: 300,
+                score: Some(-1),
+                team: Some(Team::Red),
+                ..Default::default()
+            },
+            MatchLine::default(),
+        ];
+        let counts = MatchCounts {
+            frags: 300,
+            suicides: 2,
+            team_kills: 70_000,
+            kill_lines: 70_302,
+        };
+        let ms = MatchStats::new(counts, &lines);
+        assert_eq!((ms.counts(), ms.lines.to_vec()), (counts, lines.clone()));
+        let apart = Apart {
+            lines,
+            frags: 300,
+            suicides: 2,
+            team_kills: 70_000,
+            kill_lines: 70_302,
+        };
+        let bytes = postcard::to_allocvec(&ms).unwrap();
+        assert_eq!(bytes, postcard::to_allocvec(&apart).unwrap());
+        assert_eq!(postcard::from_bytes::<MatchStats>(&bytes).unwrap(), ms);
+        assert_eq!(
+            serde_json::to_string(&ms).unwrap(),
+            serde_json::to_string(&apart).unwrap()
+        );
+    }
 
     #[test]
     fn saved_player_maps_read_back_as_btreemap_reads_them() {

@@ -66,7 +66,7 @@ pub(in crate::render) fn totals(r: &Renderer) -> Totals {
             .stats
             .matches
             .iter()
-            .map(|m| u64::from(m.frags))
+            .map(|m| u64::from(m.counts().frags))
             .sum(),
         span,
     }

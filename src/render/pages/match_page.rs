@@ -18,7 +18,9 @@ use crate::stats::MatchStats;
 /// FNV-1a hash is a chain of dependent multiplies, a byte at a time, which was most of the
 /// cost of keying a public server's 20,000 match pages (each naming a dozen players).
 pub(in crate::render) fn match_keys(r: &Renderer, salt: u64) -> Vec<u64> {
-    const CHUNK: usize = 256;
+    // A chunk's fields take about 1 KB a match (256 matches' took 0.4 MB a thread beside the
+    // pages' start, issue 41).
+    const CHUNK: usize = 64;
     // Written in place, a chunk at a time: gathered from the chunks, the keys were held
     // twice at the end (1 MB at 64,000 matches, issue 41).
     let mut keys = vec![0u64; r.input.matches.len()];
@@ -199,7 +201,7 @@ pub(in crate::render) fn match_row(r: &Renderer, i: usize) -> MatchRow {
         map_url: r.map_url(m.map).to_string(),
         gametype: m.gametype.name.to_string(),
         players: ms.lines.len(),
-        frags: ms.frags,
+        frags: ms.counts().frags,
         duration: clock(m.duration_seconds),
         seconds: m.duration_seconds,
         server: r.links.match_servers[i].to_string(),
@@ -401,7 +403,7 @@ pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) 
         }),
         balance_url: balance_url(r, i),
         sides,
-        kill_lines: ms.kill_lines,
+        kill_lines: ms.counts().kill_lines,
         kills,
         kills_html: kills_html(r, i),
         timeline_svg: timeline(r, i),

@@ -95,7 +95,7 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
     for &i in matches {
         met.extend(r.input.roster.match_players.at(i).iter().copied());
         maps.insert(r.match_map_name(i));
-        frags += u64::from(r.input.stats.matches[i].frags);
+        frags += u64::from(r.input.stats.matches[i].counts().frags);
         if let Some(start) = r.input.matches.head(i).start {
             first = first.min(Some(start)).or(Some(start));
             last = last.max(Some(start));
