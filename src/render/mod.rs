@@ -494,28 +494,41 @@ fn pages<'a>(
     // data files are made beside the player pages, and the data files are staged as soon as
     // each is made: after the pages, writing and hashing players.json (45 MB on a public
     // server's site) and its siblings was a stretch of one busy core at the end of the build.
+    use crate::progress::timed;
     let ((player_pages, (shards, others)), (data, made)) = rayon::join(
         || {
             rayon::join(
                 || {
-                    render_completed_pages(
-                        templates,
-                        &page,
-                        input.roster.players.len(),
-                        "player.html",
-                        &player_urls,
-                        &|i| Keyed("p", player::player_page(r, i)),
-                        &|i, Keyed(name, page)| {
-                            Keyed(name, player::complete_player_page(r, i, page))
-                        },
-                        input.cache,
-                        input.sink,
+                    timed("player pages", || {
+                        render_completed_pages(
+                            templates,
+                            &page,
+                            input.roster.players.len(),
+                            "player.html",
+                            &player_urls,
+                            &|i| Keyed("p", player::player_page(r, i)),
+                            &|i, Keyed(name, page)| {
+                                Keyed(name, player::complete_player_page(r, i, page))
+                            },
+                            input.cache,
+                            input.sink,
+                        )
+                    })
+                },
+                || {
+                    rayon::join(
+                        || timed("rank shards", || rank_shards::files(r)),
+                        || timed("map, clan and match pages", other_pages),
                     )
                 },
-                || rayon::join(|| rank_shards::files(r), other_pages),
             )
         },
-        || rayon::join(|| data::data_files(input, links, input.sink), lists),
+        || {
+            rayon::join(
+                || timed("data files", || data::data_files(input, links, input.sink)),
+                || timed("index and lists", lists),
+            )
+        },
     );
     let (made, player_pages, shards, data, (others, match_pages)) =
         (made?, player_pages?, shards?, data?, others?);
