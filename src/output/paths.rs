@@ -215,7 +215,7 @@ impl PathList {
     }
 
     /// The paths in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + Clone {
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> {
         (0..self.len()).map(|i| self.get(i))
     }
 

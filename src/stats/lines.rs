@@ -60,18 +60,16 @@ impl Lines {
 
     /// `counts` and `lines`, packed.
     pub fn with_counts(counts: MatchCounts, lines: &[MatchLine]) -> Lines {
-        let mut bytes = Vec::new();
-        for n in [
-            counts.frags,
-            counts.suicides,
-            counts.team_kills,
-            counts.kill_lines,
-        ] {
-            push_varint(&mut bytes, n);
-        }
-        // Encoding into memory fails only for types serde cannot write, not these.
-        let bytes = postcard::to_extend(lines, bytes).unwrap_or_default();
-        Lines(Packed::Held(Box::new(bytes.into())))
+        let MatchCounts {
+            frags,
+            suicides,
+            team_kills,
+            kill_lines,
+        } = counts;
+        // Postcard writes the four numbers as variable-length integers, then the lines as it
+        // always did. Encoding into memory fails only for types serde cannot write, not these.
+        let bytes = postcard::to_allocvec(&((frags, suicides, team_kills, kill_lines), lines));
+        Lines(Packed::Held(Box::new(bytes.unwrap_or_default().into())))
     }
 
     /// The counts packed with the lines.
@@ -167,15 +165,6 @@ fn counts(bytes: &mut &[u8]) -> MatchCounts {
         },
         _ => MatchCounts::default(),
     }
-}
-
-/// Appends `n` as [`varint`] reads it.
-fn push_varint(bytes: &mut Vec<u8>, mut n: u32) {
-    while n >= 0x80 {
-        bytes.push(n as u8 | 0x80);
-        n >>= 7;
-    }
-    bytes.push(n as u8);
 }
 
 /// The next line of `bytes` as postcard packs a [`MatchLine`] (its fields in order, integers as
