@@ -115,7 +115,7 @@ impl StoredFile {
     /// Calls `f` with the `len` bytes at `at`, read through this thread's window.
     fn with_bytes<T>(&self, at: u64, len: usize, f: impl FnOnce(&[u8]) -> T) -> T {
         /// Bytes read at once: a segment's next few dozen matches (a window of 1 MB, kept by
-        /// every thread that reads events, took 3 MB beside the pages of 64,000 matches,
+        /// every thread that reads events, took 2.1 MB beside the pages of 64,000 matches,
         /// issue 41; a match read alone, as a player's scattered matches are, reads less).
         const WINDOW: usize = 1 << 18;
         thread_local! {
