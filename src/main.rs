@@ -17,24 +17,42 @@ use fragstats::leftovers::Leftovers;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `mi_option_purge_delay` (option 15 of the v3 its crate builds): how long memory
-/// freed stays with the process before it goes back to the system.
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// mimalloc's options that fragstats sets (the v3 its crate builds numbers them so), each to
+/// a value of its own unless the environment sets it (`MIMALLOC_PURGE_DELAY`, ...: then it is
+/// left to mimalloc). A build frees what one step made while the next step grows, on threads
+/// that come and go; held by the allocator, that memory stood under the later peaks:
+/// - the purge delay, 0 ms (mimalloc's 1000): freed memory goes back to the system at once;
+/// - full pages retained per size class, 0 (mimalloc's 2): an emptied page is freed, not kept;
+/// - reclaiming abandoned pages on a free, 1 (mimalloc's 0): a page a finished thread left is
+///   taken over by the thread that frees into it, so its room is used again.
+///
+/// Together they took the peak of a build of 64,000 matches from 50 MB to 43 and of 16,000 from
+/// 36 to 34, at the same speed (benches/RESULTS.md, issue 41's twenty-first stop; the purge
+/// delay was 100 ms before).
+const ALLOCATOR_OPTIONS: [(libmimalloc_sys::mi_option_t, &str, std::ffi::c_long); 3] = [
+    (MI_OPTION_PURGE_DELAY, "MIMALLOC_PURGE_DELAY", 0),
+    (MI_OPTION_PAGE_FULL_RETAIN, "MIMALLOC_PAGE_FULL_RETAIN", 0),
+    (
+        MI_OPTION_PAGE_RECLAIM_ON_FREE,
+        "MIMALLOC_PAGE_RECLAIM_ON_FREE",
+        1,
+    ),
+];
 
-/// The purge delay in milliseconds: 100, not mimalloc's 1000. A build frees what one step made
-/// while the next step grows; held for a second, that memory added to the peak (the 966 MB
-/// archive's full build peaked 15% higher, benches/RESULTS.md), for about 1% more time on a
-/// full build (within the machine's noise) and 0.05 s more on an append to the 20,000-game
-/// crowd. An admin short of memory sets `MIMALLOC_PURGE_DELAY` (10 takes a tenth off a long
-/// history's peak, for about 0.05 s more on that append: docs/operations.md), which is then
-/// left to mimalloc.
-const PURGE_DELAY_MS: std::ffi::c_long = 100;
+/// `mi_option_purge_delay`: how long freed memory stays with the process (ms).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// `mi_option_page_reclaim_on_free`: who may take over a page an ended thread abandoned.
+const MI_OPTION_PAGE_RECLAIM_ON_FREE: libmimalloc_sys::mi_option_t = 35;
+/// `mi_option_page_full_retain`: emptied small pages kept per size class.
+const MI_OPTION_PAGE_FULL_RETAIN: libmimalloc_sys::mi_option_t = 36;
 
 fn main() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets one of the allocator's options to a value it documents; no memory is
-        // involved.
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    for (option, variable, value) in ALLOCATOR_OPTIONS {
+        if std::env::var_os(variable).is_none() {
+            // SAFETY: sets one of the allocator's options to a value it documents; no memory
+            // is involved.
+            unsafe { libmimalloc_sys::mi_option_set(option, value) };
+        }
     }
     let cli = Cli::parse();
     let result = match cli.command {
@@ -238,16 +256,28 @@ fn one_line(s: &str) -> String {
 mod tests {
     use super::*;
 
-    /// Option 15 of the mimalloc this builds is the purge delay: of all its options, only that
-    /// one defaults to 1000 (ms). An upgrade that renumbered the options fails here rather than
-    /// set another option to 100.
+    /// The options' numbers are those of the mimalloc this builds: each option and its
+    /// neighbours hold mimalloc's own defaults (purge delay 1000, generic collect 10,000,
+    /// reclaim on free 0, full pages retained 2, page candidates 4). An upgrade that renumbered
+    /// the options fails here rather than set others.
     #[test]
-    fn option_15_is_the_purge_delay() {
-        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
-            return;
+    fn options_are_numbered_as_this_mimalloc_numbers_them() {
+        for (option, default) in [
+            (MI_OPTION_PURGE_DELAY, 1000),
+            (34, 10_000),
+            (MI_OPTION_PAGE_RECLAIM_ON_FREE, 0),
+            (MI_OPTION_PAGE_FULL_RETAIN, 2),
+            (37, 4),
+        ] {
+            let set_by_environment = ALLOCATOR_OPTIONS
+                .iter()
+                .any(|&(o, variable, _)| o == option && std::env::var_os(variable).is_some());
+            if set_by_environment {
+                continue;
+            }
+            // SAFETY: reads one of the allocator's options.
+            let value = unsafe { libmimalloc_sys::mi_option_get(option) };
+            assert_eq!(value, default, "option {option}");
         }
-        // SAFETY: reads one of the allocator's options.
-        let value = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
-        assert_eq!(value, 1000);
     }
 }
