@@ -278,7 +278,7 @@ fn matches_file(
         let counts = s.counts();
         MatchJson {
             id: m.id,
-            server: &links.match_servers[i],
+            server: links.match_servers.name(i),
             number: m.number,
             url: crate::render::match_url(&m.id),
             map: m.map.clone(),

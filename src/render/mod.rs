@@ -20,6 +20,7 @@ mod lazy_labels;
 mod lazy_rows;
 pub mod markdown;
 mod match_list;
+mod match_servers;
 mod matches_json;
 mod paged_list;
 mod pages;
@@ -139,8 +140,8 @@ pub struct Links {
     pub players: Vec<String>,
     pub clans: Vec<String>,
     pub maps: HashMap<String, String>,
-    /// Each match's server name (see [`pages::server`]), one copy per server.
-    pub match_servers: Vec<crate::model::text::Text>,
+    /// Each match's server name (see [`pages::server`]).
+    pub match_servers: match_servers::MatchServers,
     /// Server page URLs, by server name.
     pub servers: HashMap<String, String>,
     /// Season page URLs, in the order of `SiteInput::seasons`.
@@ -162,11 +163,10 @@ impl Links {
             .into_iter()
             .map(|s| format!("clans/{s}.html"))
             .collect();
-        let names: std::collections::BTreeSet<&str> =
-            match_servers.iter().map(|s| s.as_str()).collect();
+        let names = match_servers.names();
         let servers = names
             .iter()
-            .zip(unique_slugs(names.iter().copied(), "server"))
+            .zip(unique_slugs(names.iter().map(String::as_str), "server"))
             .map(|(name, slug)| (name.to_string(), format!("servers/{slug}.html")))
             .collect();
         Links {
@@ -200,19 +200,17 @@ impl Links {
     }
 
     /// Each match's server name (see [`pages::server`]).
-    fn match_servers(input: &SiteInput) -> Vec<crate::model::text::Text> {
+    fn match_servers(input: &SiteInput) -> match_servers::MatchServers {
         use crate::model::text::Text;
         use pages::server::{configured_server, logged_server};
-        // A name per match, shared: made once per log (a `[[servers]]` entry's) or per
-        // `sv_hostname`, a server's matches being many and its names few. A name made for each
-        // match first (a list of them beside this one) was 3 MB at the start of the pages at
-        // 64,000 matches (issue 41).
+        // A name made once per log (a `[[servers]]` entry's) or per `sv_hostname`, a server's
+        // matches being many and its names few. A name made for each match first (a list of
+        // them beside this one) was 3 MB at the start of the pages at 64,000 matches (issue 41).
         let mut configured: HashMap<&str, Option<Text>> = HashMap::new();
         let mut logged: HashMap<&str, Text> = HashMap::new();
-        let mut servers = Vec::with_capacity(input.matches.len());
-        for m in input.matches.heads() {
+        let names = (input.matches.heads()).map(|m| {
             let source = m.source.as_str();
-            let name = configured
+            configured
                 .entry(source)
                 .or_insert_with(|| {
                     configured_server(input.config, input.site_dir, source).map(Text::from)
@@ -222,10 +220,9 @@ impl Links {
                     (logged.entry(m.server.as_str()))
                         .or_insert_with_key(|server| logged_server(server).into())
                         .clone()
-                });
-            servers.push(name);
-        }
-        servers
+                })
+        });
+        match_servers::MatchServers::new(names)
     }
 }
 
@@ -698,7 +695,7 @@ fn index_and_lists<'a>(
         &clan::clan_rows(r),
         paged_list::PAGE_SIZE,
     )?);
-    let servers = server::servers(r);
+    let servers = links.match_servers.by_server();
     let server_rows = server::server_rows(r, &servers);
     files.extend(paged_list::pages(
         templates,
@@ -712,13 +709,13 @@ fn index_and_lists<'a>(
     files.extend(render_pages(
         templates,
         &page,
-        servers.len(),
+        server_rows.len(),
         "server.html",
         &|i| server_rows[i].url.clone(),
         &|i| {
             Keyed(
                 "server",
-                server::server_page(r, &server_rows[i], &servers[i].1),
+                server::server_page(r, &server_rows[i], servers.of(i)),
             )
         },
         input.cache,

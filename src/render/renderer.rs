@@ -303,13 +303,16 @@ impl<'a> Renderer<'a> {
     }
 
     /// The maps of `matches` (indices) with their share of them, most played first.
-    pub(super) fn map_shares(&self, matches: &[usize]) -> Vec<LabelCount<'a>> {
+    pub(super) fn map_shares(
+        &self,
+        matches: impl ExactSizeIterator<Item = usize>,
+    ) -> Vec<LabelCount<'a>> {
         let mut counts: std::collections::BTreeMap<std::borrow::Cow<'a, str>, u32> =
             Default::default();
-        for &i in matches {
+        let total = matches.len() as u32;
+        for i in matches {
             *counts.entry(self.match_map_name(i)).or_default() += 1;
         }
-        let total = matches.len() as u32;
         let mut maps: Vec<LabelCount> = counts
             .into_iter()
             .map(|(name, count)| LabelCount {

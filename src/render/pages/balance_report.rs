@@ -114,9 +114,7 @@ pub(in crate::render) fn balance_report(r: &Renderer) -> BalanceReport {
             .start
             .map_or_else(|| "undated".to_string(), |t| t.format("%Y-%m").to_string());
         add(months.entry(month).or_default());
-        add(servers
-            .entry(r.links.match_servers[i].as_str())
-            .or_default());
+        add(servers.entry(r.links.match_servers.name(i)).or_default());
     }
     let mut servers: Vec<BalanceRow> = servers
         .into_iter()

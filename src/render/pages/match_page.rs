@@ -57,7 +57,7 @@ fn match_key_fields(r: &Renderer, i: usize, salt: u64, h: &mut impl Fields) {
     h.u64(m.line);
     h.str(&r.when(i));
     h.str(r.map_url(m.map));
-    h.str(&r.links.match_servers[i]);
+    h.str(r.links.match_servers.name(i));
     h.u64(predicted_red_win(r, i).map_or(u64::MAX, f64::to_bits));
     h.u64(fairest_red_win(r, i).map_or(u64::MAX, f64::to_bits));
     h.u64(expected_margin(r, i).map_or(u64::MAX, f64::to_bits));
@@ -204,7 +204,7 @@ pub(in crate::render) fn match_row(r: &Renderer, i: usize) -> MatchRow {
         frags: ms.counts().frags,
         duration: clock(m.duration_seconds),
         seconds: m.duration_seconds,
-        server: r.links.match_servers[i].to_string(),
+        server: r.links.match_servers.name(i).to_string(),
     }
 }
 
@@ -372,11 +372,11 @@ pub(in crate::render) fn match_page(r: &Renderer, i: usize, own_template: bool) 
         when: r.when(i).to_string(),
         duration: clock(m.duration_seconds),
         exit_reason: m.exit_reason.clone().map(String::from),
-        server: r.links.match_servers[i].to_string(),
+        server: r.links.match_servers.name(i).to_string(),
         server_url: r
             .links
             .servers
-            .get(r.links.match_servers[i].as_str())
+            .get(r.links.match_servers.name(i))
             .cloned()
             .unwrap_or_default(),
         server_html: if m.server.is_empty() {

@@ -203,7 +203,7 @@ pub(in crate::render) fn seasons_page(r: &Renderer) -> SeasonsPage {
 /// The page of season number `s`.
 pub(in crate::render) fn season_page<'s>(r: &'s Renderer<'_>, s: usize) -> SeasonPage<'s> {
     let season: &Season = &r.input.seasons.list[s];
-    let maps = r.map_shares(&season.matches);
+    let maps = r.map_shares(season.matches.iter().copied());
     let mut active: Vec<&SeasonPlayer> = season.players.iter().collect();
     active.sort_by(|a, b| {
         b.matches

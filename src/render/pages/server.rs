@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::model::names::plain_name;
 use crate::render::helpers::*;
+use crate::render::match_servers::ServerMatches;
 use crate::render::pages::match_page;
 use crate::render::renderer::Renderer;
 use crate::render::views::*;
@@ -75,16 +76,7 @@ fn normal(path: &Path) -> std::path::PathBuf {
     out
 }
 
-/// Each server's name and the positions of its matches, in byte order of name.
-pub(in crate::render) fn servers<'s>(r: &'s Renderer<'_>) -> Vec<(&'s str, Vec<usize>)> {
-    let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, s) in r.links.match_servers.iter().enumerate() {
-        by.entry(s.as_str()).or_default().push(i);
-    }
-    by.into_iter().collect()
-}
-
-fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
+fn server_row(r: &Renderer, name: &str, matches: &[u32]) -> ServerRow {
     // Distinct players in a set: as large as the players the server met, not as its history
     // (a public server's history may also name one server per match: no table per server
     // sized by the roster).
@@ -92,7 +84,7 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
     let mut maps = BTreeSet::new();
     let mut frags = 0u64;
     let (mut first, mut last) = (None, None);
-    for &i in matches {
+    for i in matches.iter().map(|&i| i as usize) {
         met.extend(r.input.roster.match_players.at(i).iter().copied());
         maps.insert(r.match_map_name(i));
         frags += u64::from(r.input.stats.matches[i].counts().frags);
@@ -117,14 +109,12 @@ fn server_row(r: &Renderer, name: &str, matches: &[usize]) -> ServerRow {
     }
 }
 
-/// The row of each of `servers` (from [`servers`]), in their order.
-pub(in crate::render) fn server_rows(
-    r: &Renderer,
-    servers: &[(&str, Vec<usize>)],
-) -> Vec<ServerRow> {
-    servers
-        .par_iter()
-        .map(|(name, matches)| server_row(r, name, matches))
+/// The row of each server, in byte order of name, from its matches `servers`.
+pub(in crate::render) fn server_rows(r: &Renderer, servers: &ServerMatches) -> Vec<ServerRow> {
+    let names = r.links.match_servers.names();
+    (0..names.len())
+        .into_par_iter()
+        .map(|s| server_row(r, &names[s], servers.of(s)))
         .collect()
 }
 
@@ -141,12 +131,12 @@ pub(in crate::render) fn server_list(rows: &[ServerRow]) -> Vec<ServerRow> {
 pub(in crate::render) fn server_page<'s>(
     r: &'s Renderer<'_>,
     row: &ServerRow,
-    matches: &[usize],
+    matches: &[u32],
 ) -> ServerPage<'s> {
     // Frags per identity, summed in a table of the players met (see `server_row`).
     let mut frags: HashMap<u32, u32, ahash::RandomState> = HashMap::default();
     let mut months: BTreeMap<(i32, u32), (u32, chrono::NaiveDateTime)> = BTreeMap::new();
-    for &i in matches {
+    for i in matches.iter().map(|&i| i as usize) {
         let m = r.input.matches.head(i);
         let lines = &r.input.stats.matches[i].lines;
         for l in lines {
@@ -165,7 +155,7 @@ pub(in crate::render) fn server_page<'s>(
         .map(|(count, t)| (t.format("%Y-%m").to_string(), count))
         .collect();
     months.sort();
-    let maps = r.map_shares(matches);
+    let maps = r.map_shares(matches.iter().map(|&i| i as usize));
     let mut top: Vec<(u32, u32)> = frags
         .into_iter()
         .filter(|(p, n)| *n > 0 && !r.input.hidden[*p as usize])
@@ -197,7 +187,7 @@ pub(in crate::render) fn server_page<'s>(
         .iter()
         .rev()
         .take(SERVER_MATCH_ROWS)
-        .map(|&i| match_page::match_row(r, i))
+        .map(|&i| match_page::match_row(r, i as usize))
         .collect();
     ServerPage {
         row: row.clone(),
