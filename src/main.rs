@@ -27,8 +27,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 ///   taken over by the thread that frees into it, so its room is used again.
 ///
 /// Together they took the peak of a build of 64,000 matches from 50 MB to 43 and of 16,000 from
-/// 36 to 34, at the same speed (benches/RESULTS.md, issue 41's twenty-first stop; the purge
-/// delay was 100 ms before).
+/// 36 to 34; full builds take the same time, an append to the 20,000-game crowd about 5% more,
+/// the system time of giving memory back (benches/RESULTS.md, issue 41's twenty-first stop; the
+/// purge delay was 100 ms before).
 const ALLOCATOR_OPTIONS: [(libmimalloc_sys::mi_option_t, &str, std::ffi::c_long); 3] = [
     (MI_OPTION_PURGE_DELAY, "MIMALLOC_PURGE_DELAY", 0),
     (MI_OPTION_PAGE_FULL_RETAIN, "MIMALLOC_PAGE_FULL_RETAIN", 0),

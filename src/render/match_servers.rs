@@ -27,26 +27,24 @@ impl MatchServers {
     /// repeated is held once).
     pub fn new<N: AsRef<str>>(names: impl Iterator<Item = N>) -> MatchServers {
         let mut numbers: HashMap<String, u32> = HashMap::new();
-        let mut found: Vec<String> = Vec::new();
         let mut of_match: Vec<u32> = Vec::with_capacity(names.size_hint().0);
         for name in names {
             let name = name.as_ref();
             let n = match numbers.get(name) {
                 Some(&n) => n,
                 None => {
-                    let n = u32::try_from(found.len()).expect("fewer servers than 2^32");
+                    let n = u32::try_from(numbers.len()).expect("fewer servers than 2^32");
                     numbers.insert(name.to_string(), n);
-                    found.push(name.to_string());
                     n
                 }
             };
             of_match.push(n);
         }
         // Numbered again in byte order of name.
-        let mut order: Vec<u32> = (0..found.len() as u32).collect();
-        order.sort_by(|&a, &b| found[a as usize].cmp(&found[b as usize]));
+        let mut found: Vec<(String, u32)> = numbers.into_iter().collect();
+        found.sort_unstable();
         let mut renumber = vec![0u32; found.len()];
-        for (place, &n) in order.iter().enumerate() {
+        for (place, &(_, n)) in found.iter().enumerate() {
             renumber[n as usize] = place as u32;
         }
         for n in &mut of_match {
@@ -54,10 +52,7 @@ impl MatchServers {
         }
         of_match.shrink_to_fit();
         MatchServers {
-            names: order
-                .iter()
-                .map(|&n| std::mem::take(&mut found[n as usize]))
-                .collect(),
+            names: found.into_iter().map(|(name, _)| name).collect(),
             of_match,
         }
     }
