@@ -17,43 +17,25 @@ use fragstats::leftovers::Leftovers;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's options that fragstats sets (the v3 its crate builds numbers them so), each to
-/// a value of its own unless the environment sets it (`MIMALLOC_PURGE_DELAY`, ...: then it is
-/// left to mimalloc). A build frees what one step made while the next step grows, on threads
-/// that come and go; held by the allocator, that memory stood under the later peaks:
-/// - the purge delay, 0 ms (mimalloc's 1000): freed memory goes back to the system at once;
-/// - full pages retained per size class, 0 (mimalloc's 2): an emptied page is freed, not kept;
-/// - reclaiming abandoned pages on a free, 1 (mimalloc's 0): a page a finished thread left is
-///   taken over by the thread that frees into it, so its room is used again.
-///
-/// Together they took the peak of a build of 64,000 matches from 50 MB to 43 and of 16,000 from
-/// 36 to 34; full builds take the same time, an append to the 20,000-game crowd about 5% more,
-/// the system time of giving memory back (benches/RESULTS.md, issue 41's twenty-first stop; the
-/// purge delay was 100 ms before).
-const ALLOCATOR_OPTIONS: [(libmimalloc_sys::mi_option_t, &str, std::ffi::c_long); 3] = [
-    (MI_OPTION_PURGE_DELAY, "MIMALLOC_PURGE_DELAY", 0),
-    (MI_OPTION_PAGE_FULL_RETAIN, "MIMALLOC_PAGE_FULL_RETAIN", 0),
-    (
-        MI_OPTION_PAGE_RECLAIM_ON_FREE,
-        "MIMALLOC_PAGE_RECLAIM_ON_FREE",
-        1,
-    ),
-];
-
-/// `mi_option_purge_delay`: how long freed memory stays with the process (ms).
+/// mimalloc's `mi_option_purge_delay` (option 15 of the v3 its crate builds): how long memory
+/// freed stays with the process before it goes back to the system.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-/// `mi_option_page_reclaim_on_free`: who may take over a page an ended thread abandoned.
-const MI_OPTION_PAGE_RECLAIM_ON_FREE: libmimalloc_sys::mi_option_t = 35;
-/// `mi_option_page_full_retain`: emptied small pages kept per size class.
-const MI_OPTION_PAGE_FULL_RETAIN: libmimalloc_sys::mi_option_t = 36;
+
+/// The purge delay in milliseconds: 0, freed memory goes back to the system at once (mimalloc's
+/// default is 1000). A build frees what one step made while the next step grows; held for the
+/// delay, that memory stood under the later peaks: at 100 ms the pair of `benches/memory.sh`
+/// peaked at 36 and 50 MB, at 10 ms the 64,000 games at 45-46, at 0 at 33 and 43
+/// (benches/RESULTS.md, issue 41's twenty-first stop). Full builds take the same time; an append
+/// to the 20,000-game crowd about 5% more, the system time of giving memory back. mimalloc's
+/// page settings (full pages retained, reclaim on free) changed no peak beyond the runs' spread
+/// and are left as they are. `MIMALLOC_PURGE_DELAY`, when set, is left to mimalloc.
+const PURGE_DELAY_MS: std::ffi::c_long = 0;
 
 fn main() {
-    for (option, variable, value) in ALLOCATOR_OPTIONS {
-        if std::env::var_os(variable).is_none() {
-            // SAFETY: sets one of the allocator's options to a value it documents; no memory
-            // is involved.
-            unsafe { libmimalloc_sys::mi_option_set(option, value) };
-        }
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one of the allocator's options to a value it documents; no memory is
+        // involved.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     }
     let cli = Cli::parse();
     let result = match cli.command {
@@ -257,25 +239,16 @@ fn one_line(s: &str) -> String {
 mod tests {
     use super::*;
 
-    /// The options' numbers are those of the mimalloc this builds: each option and its
-    /// neighbours hold mimalloc's own defaults (purge delay 1000, generic collect 10,000,
-    /// reclaim on free 0, full pages retained 2, page candidates 4). An upgrade that renumbered
-    /// the options fails here rather than set others.
+    /// Option 15 of the mimalloc this builds is the purge delay: it and its neighbours hold
+    /// mimalloc's own defaults (the eager commit delay 1, the purge delay 1000, the NUMA nodes
+    /// 0, the OS tag 100). An upgrade that renumbered the options fails here rather than set
+    /// another option to 0.
     #[test]
-    fn options_are_numbered_as_this_mimalloc_numbers_them() {
-        for (option, default) in [
-            (MI_OPTION_PURGE_DELAY, 1000),
-            (34, 10_000),
-            (MI_OPTION_PAGE_RECLAIM_ON_FREE, 0),
-            (MI_OPTION_PAGE_FULL_RETAIN, 2),
-            (37, 4),
-        ] {
-            let set_by_environment = ALLOCATOR_OPTIONS
-                .iter()
-                .any(|&(o, variable, _)| o == option && std::env::var_os(variable).is_some());
-            if set_by_environment {
-                continue;
-            }
+    fn option_15_is_the_purge_delay() {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+            return;
+        }
+        for (option, default) in [(14, 1), (MI_OPTION_PURGE_DELAY, 1000), (16, 0), (18, 100)] {
             // SAFETY: reads one of the allocator's options.
             let value = unsafe { libmimalloc_sys::mi_option_get(option) };
             assert_eq!(value, default, "option {option}");
