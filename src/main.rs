@@ -26,7 +26,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// delay, that memory stood under the later peaks: at 100 ms the pair of `benches/memory.sh`
 /// peaked at 36 and 50 MB, at 10 ms the 64,000 games at 45-46, at 0 at 33 and 43
 /// (benches/RESULTS.md, issue 41's twenty-first stop). Full builds take the same time; an append
-/// to the 20,000-game crowd about 5% more, the system time of giving memory back. mimalloc's
+/// to the 20,000-game crowd 0-5% more in alternated runs, the system time of giving memory back. mimalloc's
 /// page settings (full pages retained, reclaim on free) changed no peak beyond the runs' spread
 /// and are left as they are. `MIMALLOC_PURGE_DELAY`, when set, is left to mimalloc.
 const PURGE_DELAY_MS: std::ffi::c_long = 0;
