@@ -1,8 +1,7 @@
 //! A file's bytes read through a read-only memory map of it, for the state's ratings checkpoint
 //! and its segments of matches (tens of MB each on a public server's site, whose packed events
 //! the model decodes from these bytes while the build runs: so the model and the state both
-//! use it, and it is neither's), and the published files' stamps. Read into a
-//! buffer, its bytes are copied out of the system's page cache into fresh memory, which is
+//! use it, and it is neither's). Read into a buffer, its bytes are copied out of the system's page cache into fresh memory, which is
 //! dear (the first touch of every page) and stays with the allocator a while once freed;
 //! mapped, the decoder reads the page cache itself, and the pages go with the mapping.
 //! Falls back to an ordinary read where a file cannot be mapped (an empty one).
@@ -54,8 +53,7 @@ impl std::ops::Deref for FileBytes {
             // checkpoint's spare, which is never mapped: the other files are written through a
             // temporary file renamed over them (`stage_file_with`), and a checkpoint is swapped
             // out to be the spare (`spare`) only by a build holding the lock, as every reader
-            // of it does while it is mapped (the stamps, `outputs.bin`, are also written to a
-            // temporary file renamed over them). So the mapped file's bytes do not change while
+            // of it does while it is mapped. So the mapped file's bytes do not change while
             // they are read. (Another program cutting the file short meanwhile would end the
             // process with SIGBUS.)
             FileBytes::Mapped(map) => unsafe {

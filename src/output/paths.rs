@@ -1,8 +1,9 @@
 //! Site-relative paths held by their keys, never as text: [`PathKey`], and [`KeyTable`], values
 //! found by the key of their path. What a build holds of the files of a published site (100,000
-//! on a public server's site): which the staging folder mirrors ([`PathKeys`]), and their
-//! stamps; and the site's paths as one text ([`PathList`]) while it is published. Not the
-//! paths' text keys themselves (see [`super::safe_relative`]).
+//! on a public server's site): which the staging folder mirrors ([`PathKeys`]); and the site's
+//! paths as one text ([`PathList`]) while it is published. Not the paths' text keys themselves
+//! (see [`super::safe_relative`]), nor the stamps' (see [`super::stamps`]), which are
+//! [`short_key`]s.
 
 /// A site-relative path's key: two 64-bit hashes of it (XXH64, seeds 0 and 1), so two paths of
 /// a site share one with odds of about one in 2^128 a pair. The first is the hash that
@@ -24,73 +25,54 @@ pub fn short_key(rel: &str) -> u64 {
     twox_hash::XxHash64::oneshot(0, rel.as_bytes())
 }
 
-/// What a [`KeyTable`] finds its values by: a [`PathKey`], or a [`short_key`].
-pub trait TableKey: Copy + Ord {
-    /// The hash whose top bits name the key's group.
-    fn first(&self) -> u64;
-}
-
-impl TableKey for PathKey {
-    fn first(&self) -> u64 {
-        self.0
-    }
-}
-
-impl TableKey for u64 {
-    fn first(&self) -> u64 {
-        *self
-    }
-}
-
 /// Values by the key of their path, looked up, never added to: a list of exactly their number
 /// (a map's table, a power of two, was up to twice as large), sorted by key, with where each
-/// group of keys of equal top bits starts, so a lookup reads a few entries (a binary search
-/// of 100,000 stamps, twice per file when they are saved, cost a crowd's append 0.04 s).
-pub struct KeyTable<V, K = PathKey> {
+/// group of keys of equal top bits starts, so a lookup reads a few entries.
+pub struct KeyTable<V> {
     /// The entries, sorted by key, one per key.
-    entries: Vec<(K, V)>,
+    entries: Vec<(PathKey, V)>,
     /// Where each group starts in `entries`, and their number at the end.
     starts: Vec<u32>,
     /// The number of top bits of a key that name its group: two to four entries a group.
     bits: u32,
 }
 
-impl<V, K: TableKey> Default for KeyTable<V, K> {
-    fn default() -> KeyTable<V, K> {
+impl<V> Default for KeyTable<V> {
+    fn default() -> KeyTable<V> {
         KeyTable::new(Vec::new())
     }
 }
 
-impl<V, K: TableKey> KeyTable<V, K> {
+impl<V> KeyTable<V> {
     /// The table of `entries`; of entries with one key, the first is kept.
-    pub fn new(mut entries: Vec<(K, V)>) -> KeyTable<V, K> {
+    pub fn new(mut entries: Vec<(PathKey, V)>) -> KeyTable<V> {
         entries.sort_by_key(|(key, _)| *key);
         KeyTable::of_sorted(entries)
     }
 
     /// The table of `entries` whose keys differ but where two texts' hashes meet (a site's
     /// paths): of entries with one key, any one is kept. Sorted in place, where the stable
-    /// sort of [`KeyTable::new`] takes as much room again for a while (1.5 MB as the stamps of
-    /// 65,000 files are loaded, issue 41).
-    pub fn new_any(mut entries: Vec<(K, V)>) -> KeyTable<V, K> {
+    /// sort of [`KeyTable::new`] takes as much room again for a while (1 MB for the
+    /// mirror of a site of 65,000 files, issue 41).
+    pub fn new_any(mut entries: Vec<(PathKey, V)>) -> KeyTable<V> {
         entries.sort_unstable_by_key(|(key, _)| *key);
         KeyTable::of_sorted(entries)
     }
 
     /// The table of `entries`, sorted by key; of entries with one key, the first is kept.
-    fn of_sorted(mut entries: Vec<(K, V)>) -> KeyTable<V, K> {
+    fn of_sorted(mut entries: Vec<(PathKey, V)>) -> KeyTable<V> {
         entries.dedup_by(|later, kept| later.0 == kept.0);
         entries.shrink_to_fit();
-        // Two to four entries a group: at one or less a group's `starts` entry took as much
-        // as a short key again (0.5 MB of a build's peak for each of the tables of 65,000
-        // files at 64,000 matches, issue 41); a lookup reads a few keys side by side.
+        // Two to four entries a group: at one or less a group's `starts` entry took half as
+        // much as a key again (0.5 MB of a build's peak for a table of 65,000 files at 64,000
+        // matches, issue 41); a lookup reads a few keys side by side.
         let bits = (usize::BITS - entries.len().leading_zeros())
             .saturating_sub(2)
             .clamp(1, 24);
         // Each group's number of entries, then where each starts.
         let mut starts = vec![0u32; (1 << bits) + 1];
         for (key, _) in &entries {
-            starts[group(key.first(), bits) + 1] += 1;
+            starts[group(key.0, bits) + 1] += 1;
         }
         for g in 1..starts.len() {
             starts[g] += starts[g - 1];
@@ -113,31 +95,28 @@ impl<V, K: TableKey> KeyTable<V, K> {
     }
 
     /// The value of `key`, if it holds one.
-    pub fn get(&self, key: &K) -> Option<&V> {
-        (self.group_of(key.first()).iter())
+    pub fn get(&self, key: &PathKey) -> Option<&V> {
+        (self.group_of(key.0).iter())
             .find(|(k, _)| k == key)
             .map(|(_, value)| value)
     }
 
     /// Where `key` is among the keys it holds (from 0 to [`KeyTable::len`]), if it holds it.
-    pub fn position(&self, key: &K) -> Option<usize> {
-        let g = group(key.first(), self.bits);
+    pub fn position(&self, key: &PathKey) -> Option<usize> {
+        let g = group(key.0, self.bits);
         let from = *self.starts.get(g)? as usize;
-        let at = self
-            .group_of(key.first())
-            .iter()
-            .position(|(k, _)| k == key)?;
+        let at = self.group_of(key.0).iter().position(|(k, _)| k == key)?;
         Some(from + at)
     }
 
     /// Whether some key's first hash is `first` (a path's hash as
     /// [`crate::hashed_pairs::HashedPairs`] holds it).
     pub fn has_first(&self, first: u64) -> bool {
-        self.group_of(first).iter().any(|(k, _)| k.first() == first)
+        self.group_of(first).iter().any(|(k, _)| k.0 == first)
     }
 
     /// The entries whose key's first hash has the top bits of `first`.
-    fn group_of(&self, first: u64) -> &[(K, V)] {
+    fn group_of(&self, first: u64) -> &[(PathKey, V)] {
         let g = group(first, self.bits);
         let (Some(&from), Some(&to)) = (self.starts.get(g), self.starts.get(g + 1)) else {
             return &[];
@@ -307,9 +286,6 @@ mod tests {
             (Some(&1), Some(&2))
         );
         assert_eq!((table.len(), table.get(&key("c"))), (2, None));
-        let short = KeyTable::new(vec![(short_key("a"), 1), (short_key("b"), 2)]);
-        assert_eq!(short.get(&short_key("b")), Some(&2));
-        assert_eq!(short.get(&short_key("c")), None);
         assert_eq!(short_key("a"), key("a").0);
         let empty = PathKeys::default();
         assert!(empty.is_empty() && !empty.contains("") && !empty.contains("index.html"));

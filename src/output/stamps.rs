@@ -5,29 +5,66 @@
 //! replaced is read and compared as before; one deleted is written again). Kept in the state
 //! folder (`outputs.bin`) beside the state, apart from it: a missing, damaged or foreign file
 //! only means reading the published files back. Not a record of anything else.
+//!
+//! The saved stamps stay in their file while a build uses them: sorted by the key of their
+//! path, a page of them read where a file is checked, with only each page's first key held
+//! (loaded into a table, they were 24 bytes a file, 1.6 MB of a build's peak at 64,000
+//! matches: issue 41).
 
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-
-// Paths are keyed as the site's output paths are (`/`-separated text, see `safe_relative`).
 use std::sync::Mutex;
 
-use serde::{Deserialize, Serialize};
-
-use super::paths::{KeyTable, PathList, short_key};
+use super::paths::{PathList, short_key};
 
 /// File name of the stamps inside the state folder.
 const FILE: &str = "outputs.bin";
-/// Bump when the layout or the hash changes: stamps of another format are not used.
-const FORMAT: u32 = 2;
+/// The file's first four bytes (little-endian): bump when the layout or the hash changes, so
+/// that stamps of another format are not used. Then its records, by key, each once.
+const FORMAT: u32 = 3;
+/// Where the records start.
+const HEADER: u64 = 4;
+/// A saved stamp's bytes: its path's [`short_key`], its hash and its fingerprint, each 8 bytes
+/// little-endian.
+const RECORD: usize = 24;
+/// Records a lookup reads at once (3 KB), whose first key is held.
+const PAGE: usize = 128;
+/// Records read at once when the file is read through (48 KB).
+const CHUNK: usize = 2048;
 
-/// A file's bytes' hash and a fingerprint of its metadata when they were known, as saved and
-/// held: 16 bytes (the metadata itself, 32 more, was 2 MB of a build's peak at 64,000 matches,
-/// issue 41).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A file's bytes' hash and a fingerprint of its metadata when they were known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Recorded {
     hash: u64,
     /// [`fingerprint`] of the file's metadata then.
     meta: u64,
+}
+
+/// The bytes of the record of `key`'s stamp `stamp`.
+fn encode(key: u64, stamp: Recorded) -> [u8; RECORD] {
+    let mut bytes = [0; RECORD];
+    bytes[..8].copy_from_slice(&key.to_le_bytes());
+    bytes[8..16].copy_from_slice(&stamp.hash.to_le_bytes());
+    bytes[16..].copy_from_slice(&stamp.meta.to_le_bytes());
+    bytes
+}
+
+/// The key and stamp of the record of bytes `bytes` (of [`RECORD`] bytes).
+fn decode(bytes: &[u8]) -> (u64, Recorded) {
+    let word = |i: usize| {
+        let mut b = [0; 8];
+        b.copy_from_slice(&bytes[i * 8..i * 8 + 8]);
+        u64::from_le_bytes(b)
+    };
+    (
+        word(0),
+        Recorded {
+            hash: word(1),
+            meta: word(2),
+        },
+    )
 }
 
 /// What a file unchanged since stamped holds: its bytes' hash and length.
@@ -97,89 +134,135 @@ impl PartsHasher {
     }
 }
 
-/// What `outputs.bin` holds: a path and its record per file of the site, read as a list;
-/// written from the maps without one ([`Listed`]), in the same bytes.
-#[derive(Serialize, Deserialize)]
-struct Stored<F> {
-    format: u32,
-    files: F,
+/// The stamps the previous build saved, in their file: how many, and the first key of each
+/// page of [`PAGE`] of them.
+struct Saved {
+    file: File,
+    count: usize,
+    firsts: Vec<u64>,
 }
 
-/// The published files' stamps as loaded, by the [`short_key`] of their site-relative path: 24
-/// bytes a file (with both hashes of a path's key, 32: 0.5 MB of a build's peak at 64,000
-/// matches, issue 41). Two paths sharing one (about one in 2^64 a pair) share a stamp, which
-/// holds one file's inode: the other file is read back.
-type Loaded = KeyTable<Recorded, u64>;
-
-/// The stamps of `outputs.bin` as they are decoded: each path's [`short_key`] and its record
-/// (the paths themselves are not kept).
-struct KeyedStamps(Vec<(u64, Recorded)>);
-
-impl<'de> Deserialize<'de> for KeyedStamps {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<KeyedStamps, D::Error> {
-        struct Entries;
-        impl<'de> serde::de::Visitor<'de> for Entries {
-            type Value = KeyedStamps;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of paths and their stamps")
+impl Saved {
+    /// The stamps saved at `path`: None when the file is missing, cannot be read, is of
+    /// another format, or its records are not each key once, in order.
+    fn open(path: &Path) -> Option<Saved> {
+        let file = File::open(path).ok()?;
+        let body = file.metadata().ok()?.len().checked_sub(HEADER)?;
+        if body % RECORD as u64 != 0 {
+            return None;
+        }
+        let count = usize::try_from(body / RECORD as u64).ok()?;
+        let mut format = [0; HEADER as usize];
+        file.read_exact_at(&mut format, 0).ok()?;
+        if u32::from_le_bytes(format) != FORMAT {
+            return None;
+        }
+        let mut saved = Saved {
+            file,
+            count,
+            firsts: Vec::new(),
+        };
+        let mut firsts = Vec::with_capacity(count.div_ceil(PAGE));
+        let mut read = 0;
+        let mut last = None;
+        for (key, _) in saved.records() {
+            if last.is_some_and(|last| last >= key) {
+                return None;
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<KeyedStamps, A::Error> {
-                // A length read from the file is believed up to 262,144 entries (6 MB); past
-                // that the list grows as its entries are read.
-                let mut entries = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 18));
-                while let Some((rel, stamp)) = seq.next_element::<(&str, Recorded)>()? {
-                    entries.push((short_key(rel), stamp));
-                }
-                Ok(KeyedStamps(entries))
+            if read % PAGE == 0 {
+                firsts.push(key);
+            }
+            (read, last) = (read + 1, Some(key));
+        }
+        saved.firsts = firsts;
+        (read == count).then_some(saved)
+    }
+
+    /// The stamp saved for `key`, if any (None too when its page cannot be read).
+    fn get(&self, key: u64) -> Option<Recorded> {
+        let page = (self.firsts.partition_point(|&first| first <= key)).checked_sub(1)?;
+        let from = page * PAGE;
+        let n = (self.count - from).min(PAGE);
+        let mut bytes = [0; PAGE * RECORD];
+        let bytes = &mut bytes[..n * RECORD];
+        (self.file)
+            .read_exact_at(bytes, HEADER + (from * RECORD) as u64)
+            .ok()?;
+        let key_at = |i: usize| decode(&bytes[i * RECORD..(i + 1) * RECORD]);
+        // The first record whose key is not below `key`.
+        let (mut low, mut high) = (0, n);
+        while low < high {
+            let mid = (low + high) / 2;
+            if key_at(mid).0 < key {
+                low = mid + 1;
+            } else {
+                high = mid;
             }
         }
-        deserializer.deserialize_seq(Entries)
+        let (found, stamp) = key_at(low.min(n - 1));
+        (found == key).then_some(stamp)
+    }
+
+    /// Its records in order (fewer when the file cannot be read to the end).
+    fn records(&self) -> Records<'_> {
+        Records {
+            saved: self,
+            next: 0,
+            bytes: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+/// The records of a [`Saved`] as they are read, [`CHUNK`] at a time.
+struct Records<'a> {
+    saved: &'a Saved,
+    /// The first record not yet read into `bytes`.
+    next: usize,
+    bytes: Vec<u8>,
+    /// Where the next record lies in `bytes`.
+    at: usize,
+}
+
+impl Iterator for Records<'_> {
+    type Item = (u64, Recorded);
+
+    fn next(&mut self) -> Option<(u64, Recorded)> {
+        if self.at == self.bytes.len() {
+            let n = (self.saved.count - self.next).min(CHUNK);
+            if n == 0 {
+                return None;
+            }
+            self.bytes.resize(n * RECORD, 0);
+            let from = HEADER + (self.next * RECORD) as u64;
+            if self
+                .saved
+                .file
+                .read_exact_at(&mut self.bytes, from)
+                .is_err()
+            {
+                self.next = self.saved.count;
+                self.bytes.clear();
+                return None;
+            }
+            (self.next, self.at) = (self.next + n, 0);
+        }
+        let record = decode(&self.bytes[self.at..self.at + RECORD]);
+        self.at += RECORD;
+        Some(record)
     }
 }
 
 /// The stamps a build makes, by the [`short_key`] of their site-relative path, in the order
 /// made: a list while the site is written (24 bytes a stamp, where a map of the 65,000 of an
 /// empty site of 64,000 matches held 131,072 slots of 25 bytes, 3.3 MB, growing through the
-/// pages: issue 41), a [`KeyTable`] of the last of each path's once it is saved.
+/// pages: issue 41).
 type Made = Vec<(u64, Recorded)>;
-
-/// The stamps of `files` (site-relative paths, in order) found in `new`, else in `old`,
-/// encoded as a list of path and stamp while they are looked up, not gathered first.
-struct Listed<'a> {
-    files: &'a PathList,
-    new: &'a Loaded,
-    old: &'a Loaded,
-}
-
-impl Listed<'_> {
-    fn stamps(&self) -> impl Iterator<Item = (&str, &Recorded)> {
-        self.files.iter().filter_map(|rel| {
-            let key = short_key(rel);
-            let stamp = self.new.get(&key).or_else(|| self.old.get(&key))?;
-            Some((rel, stamp))
-        })
-    }
-}
-
-impl Serialize for Listed<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        // The list's length first (the encoding asks for it), then its items.
-        let mut seq = serializer.serialize_seq(Some(self.stamps().count()))?;
-        for item in self.stamps() {
-            seq.serialize_element(&item)?;
-        }
-        seq.end()
-    }
-}
 
 /// The stamps of the published site and those this build makes, by path relative to the site.
 pub(super) struct Stamps {
     file: PathBuf,
-    old: Loaded,
+    old: Option<Saved>,
     new: Mutex<Made>,
 }
 
@@ -198,18 +281,9 @@ impl Stamps {
     /// The stamps saved in `state_dir` (none when missing, unreadable or of another format).
     pub(super) fn load(state_dir: &Path) -> Stamps {
         let file = state_dir.join(FILE);
-        // Mapped, not read into memory, and each path's key taken as it is decoded (read, with
-        // a list of the paths and one of their keys, the file took 8 MB for a while at 65,000
-        // files, under the build's peak: issue 41).
-        let old = crate::mapped::FileBytes::read(&file)
-            .ok()
-            .and_then(|bytes| postcard::from_bytes::<Stored<KeyedStamps>>(&bytes).ok())
-            .filter(|s| s.format == FORMAT)
-            .map(|s| Loaded::new_any(s.files.0))
-            .unwrap_or_default();
         Stamps {
+            old: Saved::open(&file),
             file,
-            old,
             new: Mutex::new(Made::new()),
         }
     }
@@ -241,7 +315,7 @@ impl Stamps {
     /// The stamp of the file at site-relative `rel`, whose metadata is `meta`, when the file is
     /// still as stamped (else its bytes are to be read to know them).
     pub(super) fn current(&self, rel: &str, meta: &std::fs::Metadata) -> Option<Stamp> {
-        let recorded = self.old.get(&short_key(rel))?;
+        let recorded = self.old.as_ref()?.get(short_key(rel))?;
         (fingerprint(meta) == Some(recorded.meta)).then_some(Stamp {
             hash: recorded.hash,
             len: meta.len(),
@@ -276,26 +350,36 @@ impl Stamps {
     pub(super) fn save(self, files: &PathList) {
         let Stamps { file, old, new } = self;
         let mut new = new.into_inner().unwrap_or_default();
-        // Newest first: the table keeps the first of a path's stamps.
-        new.reverse();
-        let new = Loaded::new(new);
-        let stored = Stored {
-            format: FORMAT,
-            files: Listed {
-                files,
-                new: &new,
-                old: &old,
-            },
-        };
+        // By key, each path's stamps in the order made (the last is kept).
+        new.sort_by_key(|(key, _)| *key);
+        let mut keys: Vec<u64> = files.iter().map(short_key).collect();
+        keys.sort_unstable();
+        keys.dedup();
         let tmp = file.with_extension("bin.tmp");
-        let written = (|| -> anyhow::Result<()> {
-            let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-            postcard::to_io(&stored, &mut out)?;
-            std::io::Write::flush(&mut out)?;
-            Ok(())
+        let written = (|| -> std::io::Result<()> {
+            let mut out = std::io::BufWriter::new(File::create(&tmp)?);
+            out.write_all(&FORMAT.to_le_bytes())?;
+            // The three lists side by side, each in key order.
+            let mut new = new.iter().copied().peekable();
+            let mut old = old.iter().flat_map(Saved::records).peekable();
+            for key in keys {
+                let mut found = None;
+                while let Some((k, stamp)) = new.next_if(|(k, _)| *k <= key) {
+                    if k == key {
+                        found = Some(stamp);
+                    }
+                }
+                while let Some((k, stamp)) = old.next_if(|(k, _)| *k <= key) {
+                    if k == key {
+                        found = found.or(Some(stamp));
+                    }
+                }
+                if let Some(stamp) = found {
+                    out.write_all(&encode(key, stamp))?;
+                }
+            }
+            out.flush()
         })();
-        // The two tables are freed on the thread pool, not on the way to the rename.
-        rayon::spawn(move || drop((old, new)));
         if written.is_err() || std::fs::rename(&tmp, &file).is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
@@ -331,10 +415,19 @@ mod tests {
         assert_ne!(hash(std::iter::once(&bytes[1..])), whole);
     }
 
-    /// The saved list names each file of the site that has a stamp, in the site's order: this
-    /// build's stamp, else the previous build's; a file with neither is left out.
+    /// The saved stamps' hashes by path, as the next build finds them.
+    fn saved_hashes(dir: &Path, paths: &[&str]) -> Vec<Option<u64>> {
+        let saved = Saved::open(&dir.join(FILE)).expect("stamps saved");
+        (paths.iter())
+            .map(|p| saved.get(short_key(p)).map(|s| s.hash))
+            .collect()
+    }
+
+    /// The saved stamps are those of each file of the site that has one: this build's last
+    /// stamp, else the previous build's; a file with neither, or no longer in the site, has
+    /// none. The file holds each once, by key.
     #[test]
-    fn saved_stamps_list_the_sites_files_in_order() {
+    fn saved_stamps_are_the_sites_files_latest() {
         let dir = tempfile::tempdir().unwrap();
         let [a, b, c] = ["a.html", "m/b.html", "c.html"].map(|n| dir.path().join(n));
         std::fs::create_dir_all(dir.path().join("m")).unwrap();
@@ -342,25 +435,83 @@ mod tests {
             std::fs::write(path, bytes).unwrap();
         }
         let first = Stamps::load(dir.path());
+        assert!(first.old.is_none());
         first.stamp("a.html", &a, 1);
         first.stamp("m/b.html", &b, 2);
+        first.stamp("c.html", &c, 9);
         first.save(&["a.html", "m/b.html"].into_iter().collect());
+        let all = ["a.html", "m/b.html", "c.html", "gone.html"];
+        assert_eq!(
+            saved_hashes(dir.path(), &all),
+            [Some(1), Some(2), None, None]
+        );
         let second = Stamps::load(dir.path());
         second.stamp("c.html", &c, 3);
         second.stamp("a.html", &a, 4);
         // Stamped again: the later stamp is saved.
         second.stamp("c.html", &c, 5);
-        let files = ["c.html", "gone.html", "m/b.html", "a.html"];
+        let files = ["c.html", "gone.html", "m/b.html", "a.html", "c.html"];
         second.save(&files.into_iter().collect());
-        let bytes = std::fs::read(dir.path().join(FILE)).unwrap();
-        let stored: Stored<Vec<(String, Recorded)>> = postcard::from_bytes(&bytes).unwrap();
-        assert_eq!(stored.format, FORMAT);
-        let listed: Vec<(&str, u64)> = stored
-            .files
-            .iter()
-            .map(|(p, s)| (p.as_str(), s.hash))
-            .collect();
-        assert_eq!(listed, [("c.html", 5), ("m/b.html", 2), ("a.html", 4)]);
+        assert_eq!(
+            saved_hashes(dir.path(), &all),
+            [Some(4), Some(2), Some(5), None]
+        );
+        let len = std::fs::metadata(dir.path().join(FILE)).unwrap().len();
+        assert_eq!(len, HEADER + 3 * RECORD as u64);
+    }
+
+    /// Of many stamps, over many pages of them, each is found and no other key is; stamps of
+    /// a damaged file, one of another format, or one whose keys are out of order are not used.
+    #[test]
+    fn each_saved_stamp_is_found_and_a_damaged_file_gives_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.html");
+        std::fs::write(&path, b"x").unwrap();
+        for count in [1usize, PAGE - 1, PAGE, PAGE + 1, 5 * PAGE + 7] {
+            let paths: Vec<String> = (0..count).map(|n| format!("p/{n}.html")).collect();
+            let stamps = Stamps::load(dir.path());
+            for (n, p) in paths.iter().enumerate() {
+                stamps.record(
+                    p,
+                    Recorded {
+                        hash: n as u64,
+                        meta: 7,
+                    },
+                );
+            }
+            stamps.save(&paths.iter().map(String::as_str).collect());
+            let saved = Saved::open(&dir.path().join(FILE)).unwrap();
+            assert_eq!(
+                (saved.count, saved.firsts.len()),
+                (count, count.div_ceil(PAGE))
+            );
+            for (n, p) in paths.iter().enumerate() {
+                assert_eq!(saved.get(short_key(p)).map(|s| s.hash), Some(n as u64));
+            }
+            for absent in ["p/x.html", "", "q/0.html"] {
+                assert_eq!(saved.get(short_key(absent)), None);
+            }
+            assert_eq!((saved.get(0), saved.get(u64::MAX)), (None, None));
+        }
+        let file = dir.path().join(FILE);
+        let good = std::fs::read(&file).unwrap();
+        let mut unsorted = good.clone();
+        let (first, second) = unsorted[HEADER as usize..].split_at_mut(RECORD);
+        first.swap_with_slice(&mut second[..RECORD]);
+        let mut other_format = good.clone();
+        other_format[0] = 2;
+        for bad in [
+            &good[..good.len() - 1],
+            &unsorted,
+            &other_format,
+            &b"\x02"[..],
+            b"",
+        ] {
+            std::fs::write(&file, bad).unwrap();
+            assert!(Stamps::load(dir.path()).old.is_none());
+        }
+        std::fs::write(&file, &good).unwrap();
+        assert!(Stamps::load(dir.path()).old.is_some());
     }
 
     /// A file unchanged since stamped is judged by its stamp: bytes of another size differ
