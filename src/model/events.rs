@@ -446,6 +446,25 @@ impl Events {
         matches!(self.inner, Inner::Stored(_))
     }
 
+    /// The state file they are kept in and their place in it (where they start and their
+    /// length, in one number), when they are kept in a state file.
+    pub(super) fn stored_place(&self) -> Option<(&Arc<StoredFile>, u64)> {
+        match &self.inner {
+            Inner::Stored(s) => Some((&s.file, s.place)),
+            Inner::Held(_) => None,
+        }
+    }
+
+    /// The events at `place` of `file`, as [`Events::stored_place`] gave them.
+    pub(super) fn at_stored_place(file: &Arc<StoredFile>, place: u64) -> Events {
+        Events {
+            inner: Inner::Stored(Stored {
+                file: Arc::clone(file),
+                place,
+            }),
+        }
+    }
+
     /// The events to change, decoded and held in memory from now on.
     fn make_mut(&mut self) -> &mut Vec<Event> {
         if self.is_packed() {

@@ -4,6 +4,7 @@
 
 pub mod clans;
 pub mod events;
+pub mod events_list;
 pub mod game_type;
 pub mod history;
 pub mod identity;

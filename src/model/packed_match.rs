@@ -183,9 +183,9 @@ impl BlockWriter {
         self.body.is_empty()
     }
 
-    /// Packs `m` (its events and number left out); where its bytes lie among the block's
-    /// matches': offset and length.
-    pub fn push(&mut self, m: &Match) -> (u32, u32) {
+    /// Packs `m` (its events and number left out); where its bytes start among the block's
+    /// matches' (they end where its fields do: a reader needs no length).
+    pub fn push(&mut self, m: &Match) -> u32 {
         let players = m
             .players
             .iter()
@@ -238,7 +238,7 @@ impl BlockWriter {
         let body = std::mem::take(&mut self.body);
         self.body = postcard::to_extend(&packed, body)
             .unwrap_or_else(|e| panic!("a match does not pack: {e} (a fragstats bug)"));
-        (at as u32, (self.body.len() - at) as u32)
+        u32::try_from(at).expect("a block of matches packs in under 4 GB")
     }
 
     /// The block's bytes: its tables, then its matches (whose offsets count from
@@ -333,10 +333,11 @@ fn fresh<T>(n: usize) -> Vec<OnceCell<T>> {
     (0..n).map(|_| OnceCell::new()).collect()
 }
 
-/// The match packed at `at` (`len` bytes) in the block `block` ([`BlockWriter::push`]), its
-/// texts from the block's `tables`; its events empty and its number 0.
-pub fn decode(tables: &Tables, block: &[u8], at: usize, len: usize) -> Match {
-    let bytes = block.get(at..at + len).unwrap_or_default();
+/// The match packed at `at` in the block `block` ([`BlockWriter::push`]), its texts from the
+/// block's `tables`; its events empty and its number 0.
+pub fn decode(tables: &Tables, block: &[u8], at: usize) -> Match {
+    // Read up to its last field: the bytes after it are the next matches'.
+    let bytes = block.get(at..).unwrap_or_default();
     let p: Packed = postcard::from_bytes(bytes).unwrap_or_else(|e| {
         panic!("a match packed by this build does not read: {e} (a fragstats bug)")
     });
@@ -393,17 +394,10 @@ struct PackedPlayers {
     players: Vec<PackedPlayer>,
 }
 
-/// Gives `each` the identity fields of each player of the match at `at` (of `len` bytes) of
-/// `block`, in order, borrowed from the block's bytes: what the roster reads of every match,
+/// Gives `each` the identity fields of each player of the match at `at` of `block`, in order, borrowed from the block's bytes: what the roster reads of every match,
 /// with nothing else decoded and no text made.
-pub fn each_who(
-    tables: &Tables,
-    block: &[u8],
-    at: usize,
-    len: usize,
-    each: &mut dyn FnMut(WhoRef),
-) {
-    let bytes = block.get(at..at + len).unwrap_or_default();
+pub fn each_who(tables: &Tables, block: &[u8], at: usize, each: &mut dyn FnMut(WhoRef)) {
+    let bytes = block.get(at..).unwrap_or_default();
     let p: PackedPlayers = postcard::from_bytes(bytes).unwrap_or_else(|e| {
         panic!("a match packed by this build does not read: {e} (a fragstats bug)")
     });
@@ -426,10 +420,10 @@ fn same_start(t: NaiveDateTime) -> bool {
     let mut w = BlockWriter::default();
     let mut m = crate::testdata::bare_match("ffa", &[]);
     m.start = Some(t);
-    let (at, len) = w.push(&m);
+    let at = w.push(&m);
     let bytes = w.finish();
     let (tables, body) = read_block(&bytes);
-    decode(&tables, &bytes, body + at as usize, len as usize).start == Some(t)
+    decode(&tables, &bytes, body + at as usize).start == Some(t)
 }
 
 #[cfg(test)]
@@ -504,22 +498,16 @@ mod tests {
         b.players.reverse();
 
         let mut w = BlockWriter::default();
-        let places: Vec<(u32, u32)> = [&a, &b].iter().map(|m| w.push(m)).collect();
-        assert!(!w.is_empty() && w.len() == places.iter().map(|p| p.1 as usize).sum::<usize>());
+        let places: Vec<u32> = [&a, &b].iter().map(|m| w.push(m)).collect();
+        assert!(!w.is_empty() && places[0] == 0 && (places[1] as usize) < w.len());
         let bytes = w.finish();
         let (tables, body) = read_block(&bytes);
-        for (m, (at, len)) in [&a, &b].into_iter().zip(places) {
-            let back = decode(&tables, &bytes, body + at as usize, len as usize);
+        for (m, at) in [&a, &b].into_iter().zip(places) {
+            let back = decode(&tables, &bytes, body + at as usize);
             let mut whos = Vec::new();
-            each_who(
-                &tables,
-                &bytes,
-                body + at as usize,
-                len as usize,
-                &mut |w| {
-                    whos.push((w.plain.to_string(), w.name.to_string(), w.uid, w.bot));
-                },
-            );
+            each_who(&tables, &bytes, body + at as usize, &mut |w| {
+                whos.push((w.plain.to_string(), w.name.to_string(), w.uid, w.bot));
+            });
             let want_whos: Vec<_> = (m.players.iter())
                 .map(|p| (p.plain.to_string(), p.name.to_string(), p.uid, p.bot))
                 .collect();

@@ -2,8 +2,8 @@
 //! time ([`super::packed_match`]) into a [`Scratch`] file in the state folder, and decoded one at a
 //! time as a step reads them (issue 41: held decoded, a match's description took about 440 bytes of
 //! memory, 28 MB for 64,000 matches, the largest part of what a build held for its history). Memory
-//! keeps about 62 bytes a match: where its description lies and its number (16), its events (16:
-//! themselves a range of a state file, or packed bytes), and its head packed in memory
+//! keeps about 50 bytes a match: where its description lies and its number (12), its events (8
+//! where they are a range of a state file: [`EventsList`]), and its head packed in memory
 //! ([`heads`]: about 30, its texts shared with the other heads', read alone; what every page's
 //! key and every list reads, so that an append, which keys every page again, decodes no match
 //! for them). Read through [`MatchList`]; a thread keeps the last blocks it read and the last
@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::events_list::EventsList;
 use super::match_head::{HeadTable, HeldHead, MatchHead, Renumbering};
 use super::match_list::{MatchList, MatchRef};
 use super::packed_match::{self, BlockWriter, Tables};
@@ -42,7 +43,7 @@ pub struct History {
     places: Vec<Place>,
     /// Each match's events (kept out of its packed description: they are a range of a state
     /// file, or bytes of their own).
-    events: Vec<Events>,
+    events: EventsList,
     /// Each match's head: what every page's key and every list reads.
     heads: Heads,
     /// The texts the heads share.
@@ -55,12 +56,12 @@ pub struct History {
     id: u64,
 }
 
-/// Where one match's packed description lies: its block, and where in it.
+/// Where one match's packed description lies: its block, and where in it (it ends where its
+/// last field does).
 #[derive(Clone, Copy)]
 struct Place {
     block: u32,
     at: u32,
-    len: u32,
     /// [`Match::number`] (not packed: each build assigns it).
     number: u32,
 }
@@ -142,7 +143,7 @@ impl History {
     fn empty(scratch: Option<Scratch>) -> History {
         History {
             places: Vec::new(),
-            events: Vec::new(),
+            events: EventsList::default(),
             heads: Heads::default(),
             head_texts: HeadTable::default(),
             blocks: Vec::new(),
@@ -239,8 +240,8 @@ impl History {
     /// Gives `each` the identity fields of each player of the `i`-th match, in order (the rest
     /// of it not decoded, no text made).
     pub fn each_who(&self, i: usize, each: &mut dyn FnMut(WhoRef)) {
-        self.with_packed(i, |tables, block, at, len| {
-            packed_match::each_who(tables, block, at, len, each);
+        self.with_packed(i, |tables, block, at| {
+            packed_match::each_who(tables, block, at, each);
         });
     }
 
@@ -249,7 +250,7 @@ impl History {
     /// the site's order gives them, [`History::reordered`]).
     fn decode(&self, i: usize) -> Match {
         let mut m = self.decode_described(i);
-        m.events = self.events[i].clone();
+        m.events = self.events.get(i);
         m
     }
 
@@ -266,8 +267,8 @@ impl History {
     }
 
     /// What `read` makes of the `i`-th match's packed bytes, given its block's tables, the
-    /// block's bytes, and where in them the match lies and its length.
-    fn with_packed<T>(&self, i: usize, read: impl FnOnce(&Tables, &[u8], usize, usize) -> T) -> T {
+    /// block's bytes, and where in them the match starts.
+    fn with_packed<T>(&self, i: usize, read: impl FnOnce(&Tables, &[u8], usize) -> T) -> T {
         let place = self.places[i];
         let block = place.block as usize;
         let got = self.read_block(block);
@@ -275,12 +276,7 @@ impl History {
             Block::Held(bytes) => bytes,
             Block::Written(..) => &got.bytes[..],
         };
-        read(
-            &got.tables,
-            bytes,
-            got.body + place.at as usize,
-            place.len as usize,
-        )
+        read(&got.tables, bytes, got.body + place.at as usize)
     }
 
     /// Block `block` read and its tables decoded, through this thread's cache of the last
@@ -364,11 +360,10 @@ fn pack<'m>(
         // Made before the events are taken: a match's final scores may count its events.
         heads.push(HeldHead::of(m, &mut head_texts));
         events.push(std::mem::take(&mut m.events));
-        let (at, len) = writer.push(m);
+        let at = writer.push(m);
         places.push(Place {
             block: 0,
             at,
-            len,
             number: m.number,
         });
         // Packed: its lists are let go now, not when every match is packed (at 64,000 matches

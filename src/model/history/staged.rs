@@ -94,7 +94,7 @@ impl History {
 
     /// How many events the `i`-th match holds.
     pub fn events_len(&self, i: usize) -> usize {
-        self.events[i].len()
+        self.events.get(i).len()
     }
 
     /// The history of the matches `picks` names, in that order, each with its pick's number,
@@ -128,7 +128,7 @@ impl History {
         // on the thread pool, which reads this history).
         let again: Vec<(usize, Events)> = (picks.iter().enumerate())
             .filter(|(j, _)| whole[*j].is_none())
-            .map(|(j, p)| (j, std::mem::take(&mut self.events[p.from])))
+            .map(|(j, p)| (j, self.events.take(p.from)))
             .collect();
         let repacked: Vec<Packed> = again
             .into_par_iter()
@@ -188,7 +188,7 @@ impl History {
                 number: pick.number,
                 ..self.places[pick.from]
             });
-            out.events.push(std::mem::take(&mut self.events[pick.from]));
+            out.events.push(self.events.take(pick.from));
             let mut head = self.heads.open()[pick.from].take();
             head.renumber(&staged_texts);
             head.set_file_index(pick.file_index);
