@@ -25,12 +25,30 @@ pub fn short_key(rel: &str) -> u64 {
     twox_hash::XxHash64::oneshot(0, rel.as_bytes())
 }
 
+/// A path's key as a [`KeyTable`] holds it: the first hash whole and the low 32 bits of the
+/// second, 12 bytes (where the two hashes took 16: 0.26 MB of a build's peak for the 65,000
+/// files of 64,000 matches, issue 41), so two paths of a site share one with odds of about one
+/// in 2^96 a pair. Ordered as the first hash, then the rest.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct HeldKey([u32; 3]);
+
+impl HeldKey {
+    fn of(key: &PathKey) -> HeldKey {
+        HeldKey([(key.0 >> 32) as u32, key.0 as u32, key.1 as u32])
+    }
+
+    /// The first hash of the key.
+    fn first(self) -> u64 {
+        u64::from(self.0[0]) << 32 | u64::from(self.0[1])
+    }
+}
+
 /// Values by the key of their path, looked up, never added to: a list of exactly their number
 /// (a map's table, a power of two, was up to twice as large), sorted by key, with where each
 /// group of keys of equal top bits starts, so a lookup reads a few entries.
 pub struct KeyTable<V> {
     /// The entries, sorted by key, one per key.
-    entries: Vec<(PathKey, V)>,
+    entries: Vec<(HeldKey, V)>,
     /// Where each group starts in `entries`, and their number at the end.
     starts: Vec<u32>,
     /// The number of top bits of a key that name its group: two to four entries a group.
@@ -45,7 +63,8 @@ impl<V> Default for KeyTable<V> {
 
 impl<V> KeyTable<V> {
     /// The table of `entries`; of entries with one key, the first is kept.
-    pub fn new(mut entries: Vec<(PathKey, V)>) -> KeyTable<V> {
+    pub fn new(entries: Vec<(PathKey, V)>) -> KeyTable<V> {
+        let mut entries = held(entries);
         entries.sort_by_key(|(key, _)| *key);
         KeyTable::of_sorted(entries)
     }
@@ -54,13 +73,14 @@ impl<V> KeyTable<V> {
     /// paths): of entries with one key, any one is kept. Sorted in place, where the stable
     /// sort of [`KeyTable::new`] takes as much room again for a while (1 MB for the
     /// mirror of a site of 65,000 files, issue 41).
-    pub fn new_any(mut entries: Vec<(PathKey, V)>) -> KeyTable<V> {
+    pub fn new_any(entries: Vec<(PathKey, V)>) -> KeyTable<V> {
+        let mut entries = held(entries);
         entries.sort_unstable_by_key(|(key, _)| *key);
         KeyTable::of_sorted(entries)
     }
 
     /// The table of `entries`, sorted by key; of entries with one key, the first is kept.
-    fn of_sorted(mut entries: Vec<(PathKey, V)>) -> KeyTable<V> {
+    fn of_sorted(mut entries: Vec<(HeldKey, V)>) -> KeyTable<V> {
         entries.dedup_by(|later, kept| later.0 == kept.0);
         entries.shrink_to_fit();
         // Two to four entries a group: at one or less a group's `starts` entry took half as
@@ -72,7 +92,7 @@ impl<V> KeyTable<V> {
         // Each group's number of entries, then where each starts.
         let mut starts = vec![0u32; (1 << bits) + 1];
         for (key, _) in &entries {
-            starts[group(key.0, bits) + 1] += 1;
+            starts[group(key.first(), bits) + 1] += 1;
         }
         for g in 1..starts.len() {
             starts[g] += starts[g - 1];
@@ -96,27 +116,29 @@ impl<V> KeyTable<V> {
 
     /// The value of `key`, if it holds one.
     pub fn get(&self, key: &PathKey) -> Option<&V> {
-        (self.group_of(key.0).iter())
-            .find(|(k, _)| k == key)
+        let key = HeldKey::of(key);
+        (self.group_of(key.first()).iter())
+            .find(|(k, _)| *k == key)
             .map(|(_, value)| value)
     }
 
     /// Where `key` is among the keys it holds (from 0 to [`KeyTable::len`]), if it holds it.
     pub fn position(&self, key: &PathKey) -> Option<usize> {
-        let g = group(key.0, self.bits);
+        let key = HeldKey::of(key);
+        let g = group(key.first(), self.bits);
         let from = *self.starts.get(g)? as usize;
-        let at = self.group_of(key.0).iter().position(|(k, _)| k == key)?;
+        let at = (self.group_of(key.first()).iter()).position(|(k, _)| *k == key)?;
         Some(from + at)
     }
 
     /// Whether some key's first hash is `first` (a path's hash as
     /// [`crate::hashed_pairs::HashedPairs`] holds it).
     pub fn has_first(&self, first: u64) -> bool {
-        self.group_of(first).iter().any(|(k, _)| k.0 == first)
+        self.group_of(first).iter().any(|(k, _)| k.first() == first)
     }
 
     /// The entries whose key's first hash has the top bits of `first`.
-    fn group_of(&self, first: u64) -> &[(PathKey, V)] {
+    fn group_of(&self, first: u64) -> &[(HeldKey, V)] {
         let g = group(first, self.bits);
         let (Some(&from), Some(&to)) = (self.starts.get(g), self.starts.get(g + 1)) else {
             return &[];
@@ -127,12 +149,19 @@ impl<V> KeyTable<V> {
     }
 }
 
+/// `entries` with their keys as a table holds them.
+fn held<V>(entries: Vec<(PathKey, V)>) -> Vec<(HeldKey, V)> {
+    (entries.into_iter())
+        .map(|(key, value)| (HeldKey::of(&key), value))
+        .collect()
+}
+
 /// The group of a key whose first hash is `first`: its top `bits` bits.
 fn group(first: u64, bits: u32) -> usize {
     (first >> (64 - bits)) as usize
 }
 
-/// A set of site-relative paths, by their keys: about 17 bytes a path, where their text in one
+/// A set of site-relative paths, by their keys: about 13 bytes a path, where their text in one
 /// string took about 45 (2.9 MB of a build's peak at 64,000 matches, issue 41). Its paths are
 /// not listed: who needs them walks the folder.
 pub type PathKeys = KeyTable<()>;
@@ -287,6 +316,11 @@ mod tests {
         );
         assert_eq!((table.len(), table.get(&key("c"))), (2, None));
         assert_eq!(short_key("a"), key("a").0);
+        // Held in 12 bytes a path: a key differing in the second hash's low bits is another.
+        assert_eq!(std::mem::size_of::<(HeldKey, ())>(), 12);
+        let (first, second) = key("a");
+        assert_eq!(table.get(&(first, second ^ 1)), None);
+        assert_eq!(table.get(&(first ^ 1, second)), None);
         let empty = PathKeys::default();
         assert!(empty.is_empty() && !empty.contains("") && !empty.contains("index.html"));
     }
