@@ -70,6 +70,17 @@ impl EventsList {
         }
     }
 
+    /// How many events the `i`-th match holds (those held in memory not copied to know).
+    ///
+    /// # Panics
+    /// When there is no `i`-th match.
+    pub fn len_of(&self, i: usize) -> usize {
+        match self.place(i) {
+            Place::Stored(file, place) => Events::at_stored_place(file, place).len(),
+            Place::Held(at) => self.held[at].1.len(),
+        }
+    }
+
     /// The `i`-th match's events, taken out (those held in memory are not copied; the list
     /// holds none for it from now on).
     ///
@@ -171,6 +182,7 @@ mod tests {
         assert_eq!((list.runs.len(), list.held.len()), (4, 2));
         for i in (0..order.len()).rev().chain(0..order.len()) {
             assert_eq!(&*list.get(i).read(), &want[i][..], "match {i}");
+            assert_eq!(list.len_of(i), want[i].len());
             assert_eq!(list.get(i).is_stored(), order[i] < 6);
         }
         assert_eq!(&*list.take(1).read(), &want[1][..]);

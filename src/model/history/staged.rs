@@ -94,7 +94,7 @@ impl History {
 
     /// How many events the `i`-th match holds.
     pub fn events_len(&self, i: usize) -> usize {
-        self.events.get(i).len()
+        self.events.len_of(i)
     }
 
     /// The history of the matches `picks` names, in that order, each with its pick's number,
