@@ -188,18 +188,10 @@ impl Saved {
         (self.file)
             .read_exact_at(bytes, HEADER + (from * RECORD) as u64)
             .ok()?;
-        let key_at = |i: usize| decode(&bytes[i * RECORD..(i + 1) * RECORD]);
-        // The first record whose key is not below `key`.
-        let (mut low, mut high) = (0, n);
-        while low < high {
-            let mid = (low + high) / 2;
-            if key_at(mid).0 < key {
-                low = mid + 1;
-            } else {
-                high = mid;
-            }
-        }
-        let (found, stamp) = key_at(low.min(n - 1));
+        // The first record whose key is not below `key` (a page of 128 is read whole anyway).
+        let (found, stamp) = (bytes.chunks_exact(RECORD))
+            .map(decode)
+            .find(|(k, _)| *k >= key)?;
         (found == key).then_some(stamp)
     }
 
